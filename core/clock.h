@@ -1,0 +1,60 @@
+// The Clock gives "now" and "call me at T". Nothing else in rackchaos reads a system clock or sleeps.
+//
+// VirtualClock jumps straight to the next timer, so a simulated month takes as long as its events.
+// Timers due at the same instant run in the order they were scheduled, which keeps runs deterministic.
+// Not thread-safe: one clock belongs to one event loop.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "core/units.h"
+
+namespace rackchaos {
+
+using TimerId = uint64_t;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual Time Now() const = 0;
+  // Runs `fn` at `at` (or at once, on the next turn, if `at` is in the past). Returns an id for Cancel.
+  virtual TimerId CallAt(Time at, std::function<void()> fn) = 0;
+  TimerId CallAfter(Duration d, std::function<void()> fn) { return CallAt(Now() + d, std::move(fn)); }
+  // Cancelling an id that already ran or was cancelled does nothing.
+  virtual void Cancel(TimerId id) = 0;
+};
+
+class VirtualClock : public Clock {
+ public:
+  Time Now() const override { return now_; }
+  TimerId CallAt(Time at, std::function<void()> fn) override;
+  void Cancel(TimerId id) override;
+
+  // Runs the next due timer; returns false when none is left or the next one is after `limit`
+  // (then the clock stops at `limit`).
+  bool RunNext(Time limit = Time::Max());
+  // Runs timers up to and including `limit`, then sets now to `limit`. Returns how many ran.
+  uint64_t RunUntil(Time limit);
+  // Stops RunUntil after the timer that is running now.
+  void Stop() { stopped_ = true; }
+  bool stopped() const { return stopped_; }
+  size_t pending() const { return callbacks_.size(); }
+
+ private:
+  struct Entry {
+    Time at;
+    TimerId id;  // ids grow, so they order same-time timers by scheduling order
+    bool operator>(const Entry& o) const { return at != o.at ? at > o.at : id > o.id; }
+  };
+  Time now_{};
+  TimerId next_id_ = 1;
+  bool stopped_ = false;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue_;
+  std::unordered_map<TimerId, std::function<void()>> callbacks_;
+};
+
+}  // namespace rackchaos

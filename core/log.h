@@ -1,0 +1,16 @@
+// Logging through spdlog, stamped with the run's clock ("[  1h02m03s] ...") instead of the wall clock,
+// so simulated runs log the time the events happen at.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include "core/clock.h"
+
+namespace rackchaos {
+
+// Installs the default logger (stderr, colour when a terminal) at `level`. Idempotent.
+void InitLogging(spdlog::level::level_enum level);
+// The clock whose Now() stamps each line; nullptr stamps "-". The clock must outlive its use here.
+void SetLogClock(const Clock* clock);
+
+}  // namespace rackchaos

@@ -1,0 +1,87 @@
+// A stress plan as plain values: what cluster, which jobs, what to break when, how to heal, what to expect.
+//
+// LoadPlan (runner/plan_loader.h) fills these from YAML once; ValidatePlan (runner/validate.h) checks
+// them against the catalogue, the injector table and the topology. After that a Plan is not modified.
+// Every value keeps the file position it came from, so later checks can still name file:line:column.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.h"
+
+namespace rackchaos::runner {
+
+struct SourcePos {
+  std::string file;
+  int line = 0;    // 1-based; 0 = unknown
+  int column = 0;  // 1-based
+  // "file:line:column" (or just "file" when the position is unknown).
+  std::string ToString() const;
+};
+
+// A scalar from the plan with where it was written.
+struct PlanValue {
+  std::string text;
+  SourcePos pos;
+};
+
+struct ClusterSpec {
+  std::string model = "gb200-nvl72";  // a catalogue model name
+  int racks = 1;
+  int spare_trays = 0;                // per rack: the last N compute trays are kept free as hot spares
+  std::string inventory;              // site inventory path for real racks; empty = simulated
+  SourcePos pos;
+};
+
+struct JobSpec {
+  std::string name;
+  int gpus = 0;
+  int tp = 1, pp = 1, dp = 0, ep = 1;  // dp = 0: derived as gpus / (tp * pp)
+  Duration step_time = Duration::Seconds(10);          // compute per step at full speed
+  Duration checkpoint_interval = Duration::Minutes(30);
+  Duration checkpoint_write = Duration::Seconds(30);   // until the local store acknowledges
+  Duration restart_overhead = Duration::Minutes(5);    // scheduling, loading, warm-up before the next step
+  Duration collective_timeout = Duration::Minutes(10); // NCCL watchdog default (600,000 ms)
+  SourcePos pos;
+};
+
+struct FaultSpec {
+  std::string kind;                 // an injector name
+  PlanValue target;                 // a selector, e.g. "r01.tray07.gpu2", "r01.tray[01-04]"
+  std::string pick = "one";         // one | all | count:N | percent:P
+  SourcePos pick_pos;
+  Time at{};
+  std::optional<Duration> duration; // `for:` — reverted after this long; absent = stays until the end
+  std::map<std::string, PlanValue> params;  // injector-specific, validated by the injector
+  SourcePos pos;
+};
+
+struct HealerSpec {
+  std::string policy = "default";   // a shipped policy name or a path to a policy YAML
+  SourcePos pos;
+};
+
+struct Expectation {
+  std::string text;                 // e.g. "ttr.max < 30m"
+  SourcePos pos;
+};
+
+struct Plan {
+  std::string path;                 // as given on the command line
+  std::string text;                 // the file's bytes, stored with the report
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  std::optional<Duration> duration; // simulated horizon; default: last fault's end + 1h
+  ClusterSpec cluster;
+  std::vector<JobSpec> jobs;
+  std::vector<FaultSpec> faults;
+  HealerSpec healer;
+  std::vector<Expectation> expect;
+};
+
+}  // namespace rackchaos::runner
