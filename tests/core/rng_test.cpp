@@ -17,11 +17,10 @@ TEST_CASE("same seed, same stream; different seed, different stream") {
 
 TEST_CASE("the stream is pinned: a change of generator would change every report") {
   // These values were produced by this generator; if they change, seeds no longer replay old runs.
+  // xoshiro256** seeded through splitmix64 from seed 1.
   Rng r(1);
-  uint64_t first = r.Next();
-  Rng again(1);
-  CHECK(again.Next() == first);
-  CHECK(first != 0);
+  CHECK(r.Next() == 12966619160104079557ULL);
+  CHECK(r.Next() == 9600361134598540522ULL);
 }
 
 TEST_CASE("forks are independent of position and of each other") {
