@@ -96,4 +96,21 @@ struct Event {
 // "fault_injected", "detected", ...: the stable type name stored in reports.
 const char* EventTypeName(const EventBody& body);
 
+// Where events go: the runner's recorder, a test's vector. Record() is called on the run's thread.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void Record(const Event& event) = 0;
+};
+
+// Keeps every event in memory, in order.
+class EventLog : public EventSink {
+ public:
+  void Record(const Event& event) override { events_.push_back(event); }
+  const std::vector<Event>& events() const { return events_; }
+
+ private:
+  std::vector<Event> events_;
+};
+
 }  // namespace rackchaos

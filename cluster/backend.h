@@ -1,0 +1,54 @@
+// The one seam to the world: every verb that touches a rack goes through a Backend.
+//
+// SimBackend (cluster/sim_backend.h) is deterministic and fast; an SSH backend runs a site's command
+// templates. A verb a backend cannot do returns NotSupported, which plan validation checks once
+// (Supports()). Fault verbs take the id of the fault that calls them so that the simulator can record
+// ground truth for blast-radius metrics; it is never shown to the healer. All calls happen on the
+// run's event-loop thread.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "cluster/observation.h"
+#include "cluster/topology.h"
+#include "core/ids.h"
+#include "core/status.h"
+
+namespace rackchaos::cluster {
+
+enum class Verb {
+  kNvlinkPort, kNicLink, kPowerCap, kValve, kTrayPresence,
+  kDrain, kResume, kGpuReset, kRequeueJob, kDiagnostic,
+};
+const char* VerbName(Verb v);
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string Name() const = 0;  // "sim", "ssh"
+  virtual bool Supports(Verb verb) const = 0;
+
+  // --- fault verbs (injectors); Get* read the baseline an injector restores on revert
+  virtual Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) = 0;
+  virtual Status SetNicLink(ComponentId nic, bool up, FaultId cause) = 0;
+  virtual Result<double> GetPowerCap(ComponentId gpu) = 0;
+  virtual Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) = 0;
+  virtual Result<double> GetValveOpening(ComponentId valve) = 0;
+  virtual Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) = 0;
+  virtual Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) = 0;
+
+  // --- healer verbs
+  virtual Status Drain(ComponentId tray, const std::string& reason) = 0;
+  virtual Status Resume(ComponentId tray) = 0;
+  virtual Status ResetGpu(ComponentId gpu) = 0;
+  // Restarts the job from its last checkpoint on healthy, undrained trays (queued until enough exist).
+  virtual Status RequeueJob(JobId job, const std::string& reason) = 0;
+  // Starts a diagnostic on a tray; its DiagnosticResult arrives as an observation when it finishes.
+  virtual Status RunDiagnostic(ComponentId tray) = 0;
+
+  // Observations go to every subscribed sink, in time order. The sink must outlive the backend's use.
+  virtual void Subscribe(ObservationSink* sink) = 0;
+};
+
+}  // namespace rackchaos::cluster

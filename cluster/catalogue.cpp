@@ -1,0 +1,127 @@
+#include "cluster/catalogue.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <map>
+
+// The shipped catalogue files, embedded at build time (see rackchaos_embed in the top CMakeLists.txt).
+extern const char* const kCatalogueGb200Nvl72;
+extern const char* const kCatalogueGb300Nvl72;
+
+namespace rackchaos::cluster {
+namespace {
+
+// The explicit table of shipped models.
+const std::map<std::string, const char*>& ShippedModels() {
+  static const std::map<std::string, const char*> kModels = {
+      {"gb200-nvl72", kCatalogueGb200Nvl72},
+      {"gb300-nvl72", kCatalogueGb300Nvl72},
+  };
+  return kModels;
+}
+
+// Reads `section.key` from the YAML, turning absence or a bad type into a Status naming both.
+class Reader {
+ public:
+  Reader(const YAML::Node& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
+
+  template <typename T>
+  void Get(const char* section, const char* key, T& out) {
+    if (!status_.ok()) return;
+    YAML::Node node = section ? root_[section][key] : root_[key];
+    std::string where = origin_ + ": " + (section ? std::string(section) + "." : "") + key;
+    if (!node) {
+      status_ = Status::Invalid(where + " is missing");
+      return;
+    }
+    try {
+      out = node.as<T>();
+    } catch (const YAML::Exception& e) {
+      status_ = Status::Invalid(where + " has the wrong type (line " + std::to_string(node.Mark().line + 1) + ")");
+    }
+  }
+  void GetDuration(const char* section, const char* key, Duration& out) {
+    std::string text;
+    Get(section, key, text);
+    if (!status_.ok()) return;
+    auto d = ParseDuration(text);
+    if (!d.ok()) status_ = d.status().WithContext(origin_ + ": " + section + "." + key);
+    else out = *d;
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  const YAML::Node& root_;
+  std::string origin_;
+  Status status_;
+};
+
+}  // namespace
+
+std::vector<std::string> CatalogueModelNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : ShippedModels()) names.push_back(name);
+  return names;
+}
+
+Result<RackModel> LoadRackModel(const std::string& name) {
+  auto it = ShippedModels().find(name);
+  if (it == ShippedModels().end()) {
+    std::string known;
+    for (const auto& n : CatalogueModelNames()) known += (known.empty() ? "" : ", ") + n;
+    return Status::NotFound("unknown rack model '" + name + "'; known models: " + known);
+  }
+  return ParseRackModel(it->second, "catalogue/" + name + ".yaml");
+}
+
+Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  RackModel m;
+  Reader r(root, origin);
+  r.Get(nullptr, "model", m.name);
+  r.Get(nullptr, "description", m.description);
+  r.Get(nullptr, "compute_trays", m.compute_trays);
+  r.Get(nullptr, "gpus_per_tray", m.gpus_per_tray);
+  r.Get(nullptr, "cpus_per_tray", m.cpus_per_tray);
+  r.Get(nullptr, "nics_per_tray", m.nics_per_tray);
+  r.Get(nullptr, "switch_trays", m.switch_trays);
+  r.Get("nvlink", "links_per_gpu", m.nvlink_links_per_gpu);
+  r.Get("nvlink", "gbytes_per_s_per_gpu", m.nvlink_gbytes_per_s);
+  r.Get("nvlink", "adaptive_bandwidth", m.adaptive_bandwidth);
+  r.Get("nic", "gbit_per_s", m.nic_gbit_per_s);
+  r.Get("gpu", "tdp_w", m.gpu_tdp_w);
+  r.Get("gpu", "idle_w", m.gpu_idle_w);
+  r.Get("gpu", "min_power_w", m.gpu_min_power_w);
+  r.Get("gpu", "slowdown_c", m.gpu_slowdown_c);
+  r.Get("gpu", "shutdown_c", m.gpu_shutdown_c);
+  r.Get("gpu", "heat_capacity_j_per_k", m.gpu_heat_capacity_j_per_k);
+  r.Get("gpu", "pci_bus_ids", m.gpu_pci_bus_ids);
+  r.Get("cooling", "inlet_c", m.inlet_c);
+  r.Get("cooling", "conductance_w_per_k", m.conductance_w_per_k);
+  r.Get("cooling", "residual_conductance_w_per_k", m.residual_conductance_w_per_k);
+  r.Get("cooling", "tray_flow_l_per_min", m.tray_flow_l_per_min);
+  r.Get("power", "shelves", m.power_shelves);
+  r.Get("power", "psus_per_shelf", m.psus_per_shelf);
+  r.Get("power", "psu_kw", m.psu_kw);
+  r.GetDuration("service", "gpu_reset", m.gpu_reset_time);
+  r.GetDuration("service", "node_boot", m.node_boot_time);
+  r.GetDuration("service", "diagnostic", m.diagnostic_time);
+  RC_RETURN_IF_ERROR(r.status());
+  if (m.compute_trays < 1 || m.gpus_per_tray < 1 || m.nvlink_links_per_gpu < 1 || m.nvlink_links_per_gpu > 64)
+    return Status::Invalid(origin + ": tray, GPU and NVLink counts must be positive (links at most 64)");
+  if (static_cast<int>(m.gpu_pci_bus_ids.size()) != m.gpus_per_tray)
+    return Status::Invalid(origin + ": gpu.pci_bus_ids needs one entry per GPU in a tray");
+  if (!(m.gpu_slowdown_c < m.gpu_shutdown_c) || !(m.inlet_c < m.gpu_slowdown_c))
+    return Status::Invalid(origin + ": need inlet_c < slowdown_c < shutdown_c");
+  if (!(m.conductance_w_per_k > 0) || !(m.residual_conductance_w_per_k > 0) || !(m.gpu_heat_capacity_j_per_k > 0))
+    return Status::Invalid(origin + ": conductances and heat capacity must be > 0");
+  return m;
+}
+
+}  // namespace rackchaos::cluster

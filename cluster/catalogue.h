@@ -1,0 +1,58 @@
+// The rack catalogue: rack models as data (cluster/catalogue/*.yaml, embedded in the binary), never as
+// constants in code. Each number in the YAML carries its source in a comment.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/units.h"
+
+namespace rackchaos::cluster {
+
+struct RackModel {
+  std::string name;
+  std::string description;
+  int compute_trays = 0;
+  int gpus_per_tray = 0;
+  int cpus_per_tray = 0;
+  int nics_per_tray = 0;
+  int switch_trays = 0;
+
+  int nvlink_links_per_gpu = 0;
+  double nvlink_gbytes_per_s = 0;   // per GPU per direction
+  bool adaptive_bandwidth = false;
+  double nic_gbit_per_s = 0;
+
+  double gpu_tdp_w = 0;
+  double gpu_idle_w = 0;
+  double gpu_min_power_w = 0;
+  double gpu_slowdown_c = 0;
+  double gpu_shutdown_c = 0;
+  double gpu_heat_capacity_j_per_k = 0;
+  std::vector<std::string> gpu_pci_bus_ids;  // one per GPU slot in a tray
+
+  double inlet_c = 0;
+  double conductance_w_per_k = 0;           // die to coolant at full valve opening
+  double residual_conductance_w_per_k = 0;  // with the valve shut
+  double tray_flow_l_per_min = 0;
+
+  int power_shelves = 0;
+  int psus_per_shelf = 0;
+  double psu_kw = 0;
+
+  Duration gpu_reset_time{};
+  Duration node_boot_time{};
+  Duration diagnostic_time{};
+
+  int gpus() const { return compute_trays * gpus_per_tray; }
+};
+
+// Names of the models shipped in the binary, sorted.
+std::vector<std::string> CatalogueModelNames();
+// Loads a shipped model by name; an unknown name lists the known ones.
+Result<RackModel> LoadRackModel(const std::string& name);
+// Parses a model from YAML text (a shipped file or a site's own); `origin` names it in errors.
+Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string& origin);
+
+}  // namespace rackchaos::cluster

@@ -1,0 +1,88 @@
+// What the healer can see: symptoms as a real site's telemetry would deliver them, never causes.
+//
+// The simulator produces these when something changes, delivered at the time the real poll period,
+// heartbeat period or log shipping delay would make them visible (poll phases come from the seeded
+// generator), instead of one sample per GPU per period. The SSH backend produces the same types from
+// real commands.
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/event.h"
+#include "core/ids.h"
+#include "core/units.h"
+
+namespace rackchaos::cluster {
+
+// A node's heartbeats stopped (first missed beat) or resumed.
+struct HeartbeatChange {
+  ComponentId node = kNoComponent;  // compute tray
+  bool alive = true;
+  Time last_seen{};
+  Duration period{};
+};
+
+enum class Metric { kGpuTemperature, kGpuPower, kGpuClockFraction, kThermalThrottle, kCoolantFlow };
+const char* MetricName(Metric m);
+
+// One polled telemetry value (DCGM-like): temperature in C, power in W, clock as a fraction of max,
+// throttle as 0/1 (HW thermal slowdown bit), flow in L/min for a tray's valve.
+struct TelemetrySample {
+  ComponentId component = kNoComponent;
+  Metric metric = Metric::kGpuTemperature;
+  double value = 0;
+};
+
+// A kernel log line from a node, as the driver prints it (parse it with healer/xid.h).
+struct KernelLogLine {
+  ComponentId node = kNoComponent;
+  std::string line;
+};
+
+// A link's state as counters or `nvidia-smi nvlink -s` show it. port >= 0 for NVLink ports of a GPU.
+struct LinkStateChange {
+  ComponentId component = kNoComponent;  // GPU (NVLink port) or NIC
+  int port = -1;
+  bool up = true;
+};
+
+// Per-step timings a job reports (per rank compute time; the rest of a step is waiting in collectives).
+struct StepReport {
+  JobId job = kNoJob;
+  double step_time_s = 0;
+  std::vector<ComponentId> rank_gpus;
+  std::vector<float> compute_s;  // parallel to rank_gpus
+};
+
+// The scheduler's view of a job (squeue/sacct): its state and where it runs.
+struct JobStatus {
+  JobId job = kNoJob;
+  JobState state = JobState::kQueued;
+  std::vector<ComponentId> trays;
+  std::string reason;  // e.g. "NCCL watchdog timeout" when it failed
+};
+
+// The result of a diagnostic the healer asked for (dcgmi diag -r 2 on a tray).
+struct DiagnosticResult {
+  ComponentId tray = kNoComponent;
+  bool passed = false;
+  std::string detail;
+};
+
+using ObservationBody = std::variant<HeartbeatChange, TelemetrySample, KernelLogLine, LinkStateChange,
+                                     StepReport, JobStatus, DiagnosticResult>;
+
+struct Observation {
+  Time at{};
+  ObservationBody body;
+};
+
+class ObservationSink {
+ public:
+  virtual ~ObservationSink() = default;
+  virtual void OnObservation(const Observation& obs) = 0;
+};
+
+}  // namespace rackchaos::cluster

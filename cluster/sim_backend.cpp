@@ -1,0 +1,289 @@
+#include "cluster/sim_backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cluster/kernel_log.h"
+
+namespace rackchaos::cluster {
+
+const char* VerbName(Verb v) {
+  switch (v) {
+    case Verb::kNvlinkPort: return "nvlink_port";
+    case Verb::kNicLink: return "nic_link";
+    case Verb::kPowerCap: return "power_cap";
+    case Verb::kValve: return "valve";
+    case Verb::kTrayPresence: return "tray_presence";
+    case Verb::kDrain: return "drain";
+    case Verb::kResume: return "resume";
+    case Verb::kGpuReset: return "gpu_reset";
+    case Verb::kRequeueJob: return "requeue_job";
+    case Verb::kDiagnostic: return "diagnostic";
+  }
+  return "unknown";
+}
+
+const char* MetricName(Metric m) {
+  switch (m) {
+    case Metric::kGpuTemperature: return "gpu_temperature_c";
+    case Metric::kGpuPower: return "gpu_power_w";
+    case Metric::kGpuClockFraction: return "gpu_clock_fraction";
+    case Metric::kThermalThrottle: return "gpu_thermal_throttle";
+    case Metric::kCoolantFlow: return "coolant_flow_l_per_min";
+  }
+  return "unknown";
+}
+
+SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, EventSink& events,
+                       SimOptions options)
+    : topo_(topology), clock_(clock), rng_(rng), jitter_rng_(rng.Fork("step-jitter")), events_(events),
+      opt_(options) {
+  const RackModel& m = topo_.model();
+  gpu_.resize(topo_.gpus().size());
+  for (Gpu& g : gpu_) {
+    g.cap_w = g.baseline_cap_w = m.gpu_tdp_w;
+    g.power_w = m.gpu_idle_w;
+    g.thermal.t0_c = g.thermal.steady_c = m.inlet_c + m.gpu_idle_w / (m.conductance_w_per_k + m.residual_conductance_w_per_k);
+    g.thermal.tau_s = m.gpu_heat_capacity_j_per_k / (m.conductance_w_per_k + m.residual_conductance_w_per_k);
+  }
+  // Poll and heartbeat phases are drawn once per tray: real agents start at arbitrary moments.
+  Rng phases = rng_.Fork("phases");
+  tray_.resize(topo_.trays().size());
+  for (Tray& t : tray_) {
+    t.hb_phase = Duration{static_cast<int64_t>(phases.Below(static_cast<uint64_t>(opt_.heartbeat_period.us)))};
+    t.poll_phase = Duration{static_cast<int64_t>(phases.Below(static_cast<uint64_t>(opt_.telemetry_period.us)))};
+    t.nic_up.assign(static_cast<size_t>(m.nics_per_tray), true);
+    t.nic_cause.assign(static_cast<size_t>(m.nics_per_tray), kNoFault);
+  }
+}
+
+size_t SimBackend::slot(ComponentId tray) const {
+  const auto& trays = topo_.trays();
+  return static_cast<size_t>(std::lower_bound(trays.begin(), trays.end(), tray) - trays.begin());
+}
+
+size_t SimBackend::gslot(ComponentId id) const {
+  const auto& gpus = topo_.gpus();
+  return static_cast<size_t>(std::lower_bound(gpus.begin(), gpus.end(), id) - gpus.begin());
+}
+
+void SimBackend::Emit(ObservationBody body, Time at) {
+  clock_.CallAt(at, [this, body = std::move(body)] {
+    Observation obs{clock_.Now(), body};
+    for (ObservationSink* s : sinks_) s->OnObservation(obs);
+  });
+}
+
+void SimBackend::Physics(ComponentId c, const char* what, double value, FaultId cause) {
+  Record(PhysicsChanged{c, what, value, cause});
+}
+
+Time SimBackend::NextSlot(Duration phase, Duration period, Time after) const {
+  // The first time phase + k*period strictly after `after`.
+  int64_t k = (after.us - phase.us) / period.us + 1;
+  if (after.us < phase.us) k = 0;
+  Time t{phase.us + k * period.us};
+  return t > after ? t : t + period;
+}
+
+void SimBackend::Start() {
+  for (ComponentId tray : topo_.trays()) WatchTelemetry(tray);
+  PlaceQueuedJobs();
+}
+
+// ---------------------------------------------------------------- fault verbs
+
+Status SimBackend::SetNvlinkPort(ComponentId gpu_id, int port, bool up, FaultId cause) {
+  if (topo_.at(gpu_id).kind != Kind::kGpu || port < 0 || port >= topo_.model().nvlink_links_per_gpu)
+    return Status::Invalid("no NVLink port " + std::to_string(port) + " on " + topo_.at(gpu_id).name);
+  Gpu& g = gpu(gpu_id);
+  uint64_t bit = uint64_t{1} << port;
+  if (((g.nvlink_down & bit) == 0) == up) return Status::Ok();
+  g.nvlink_down = up ? (g.nvlink_down & ~bit) : (g.nvlink_down | bit);
+  g.link_cause = up ? kNoFault : cause;
+  Physics(gpu_id, up ? "nvlink_up" : "nvlink_down", port, cause);
+  Time seen = NextSlot(tray_of(gpu_id).poll_phase, opt_.link_poll_period, clock_.Now());
+  Emit(LinkStateChange{gpu_id, port, up}, seen);
+  if (!up) {
+    // NVLink 5 errors surface as Xid 145 on Blackwell (RACK-FACTS: 144-150 NVLink 5 errors).
+    XidLine x{topo_.at(gpu_id).pci, 145, 4242, "python3",
+              "NVLink: Link " + std::to_string(port) + " is down, fatal error detected (0x0, 0x0, 0x10000, 0x0)"};
+    Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
+         clock_.Now() + opt_.log_delay);
+  }
+  if (g.job != kNoJob) RefreshJob(g.job);
+  return Status::Ok();
+}
+
+Status SimBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) {
+  const Component& c = topo_.at(nic);
+  if (c.kind != Kind::kNic) return Status::Invalid(c.name + " is not a NIC");
+  Tray& t = tray_of(nic);
+  if (t.nic_up[c.index] == up) return Status::Ok();
+  t.nic_up[c.index] = up;
+  t.nic_cause[c.index] = up ? kNoFault : cause;
+  Physics(nic, up ? "link_up" : "link_down", 0, cause);
+  Emit(LinkStateChange{nic, -1, up}, NextSlot(t.poll_phase, opt_.link_poll_period, clock_.Now()));
+  if (t.job != kNoJob) RefreshJob(t.job);
+  return Status::Ok();
+}
+
+Result<double> SimBackend::GetPowerCap(ComponentId gpu_id) {
+  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
+  return gpu(gpu_id).cap_w;
+}
+
+Status SimBackend::SetPowerCap(ComponentId gpu_id, double watts, FaultId cause) {
+  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
+  Gpu& g = gpu(gpu_id);
+  g.cap_w = std::clamp(watts, topo_.model().gpu_min_power_w, topo_.model().gpu_tdp_w);
+  g.cap_cause = g.cap_w < g.baseline_cap_w ? cause : kNoFault;
+  Physics(gpu_id, "power_cap", g.cap_w, cause);
+  UpdateThermal(gpu_id);
+  if (g.job != kNoJob) RefreshJob(g.job);
+  return Status::Ok();
+}
+
+Result<double> SimBackend::GetValveOpening(ComponentId valve) {
+  if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
+  return tray_of(valve).valve;
+}
+
+Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId cause) {
+  if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
+  ComponentId tray = topo_.TrayOf(valve);
+  Tray& t = tray_[slot(tray)];
+  t.valve = std::clamp(fraction, 0.0, 1.0);
+  t.valve_cause = t.valve < 1 ? cause : kNoFault;
+  Physics(valve, "valve_opening", t.valve, cause);
+  for (ComponentId g : topo_.GpusOfTray(tray)) UpdateThermal(g);
+  WatchTelemetry(tray);
+  return Status::Ok();
+}
+
+Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cause) {
+  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  Tray& t = tray_[slot(tray_id)];
+  if (t.present == present) return Status::Ok();
+  t.present = present;
+  t.presence_cause = present ? kNoFault : cause;
+  Physics(tray_id, present ? "inserted" : "removed", 0, cause);
+  if (!present) {
+    t.booting = false;
+    for (ComponentId g : topo_.GpusOfTray(tray_id)) Physics(g, "lost", 0, cause);
+    HeartbeatsStopped(tray_id);
+  } else {
+    // A reinserted tray boots before its node agent beats again; its GPUs come back cold and reset.
+    t.booting = true;
+    clock_.CallAfter(topo_.model().node_boot_time, [this, tray_id] {
+      Tray& tr = tray_[slot(tray_id)];
+      if (!tr.present || !tr.booting) return;
+      tr.booting = false;
+      for (ComponentId g : topo_.GpusOfTray(tray_id)) {
+        gpu(g).shutdown = false;
+        gpu(g).throttling = false;
+        Physics(g, "booted", 0, kNoFault);
+      }
+      HeartbeatsResumed(tray_id);
+      PlaceQueuedJobs();
+    });
+  }
+  for (ComponentId g : topo_.GpusOfTray(tray_id)) UpdateThermal(g);
+  if (t.job != kNoJob) RefreshJob(t.job);
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- healer verbs
+
+Status SimBackend::Drain(ComponentId tray_id, const std::string&) {
+  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  tray_[slot(tray_id)].drained = true;
+  return Status::Ok();
+}
+
+Status SimBackend::Resume(ComponentId tray_id) {
+  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  tray_[slot(tray_id)].drained = false;
+  PlaceQueuedJobs();
+  return Status::Ok();
+}
+
+Status SimBackend::ResetGpu(ComponentId gpu_id) {
+  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
+  if (!tray_of(gpu_id).present) return Status::Unavailable(topo_.at(gpu_id).name + ": tray is not present");
+  clock_.CallAfter(topo_.model().gpu_reset_time, [this, gpu_id] {
+    Gpu& g = gpu(gpu_id);
+    if (!tray_of(gpu_id).present) return;
+    // A reset brings a GPU back only once it has cooled below its slowdown temperature.
+    if (g.shutdown && TemperatureAt(g.thermal, clock_.Now()) < topo_.model().gpu_slowdown_c) {
+      g.shutdown = false;
+      g.throttling = false;
+      Physics(gpu_id, "reset", 0, kNoFault);
+      UpdateThermal(gpu_id);
+    }
+  });
+  return Status::Ok();
+}
+
+Status SimBackend::RunDiagnostic(ComponentId tray_id) {
+  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  clock_.CallAfter(topo_.model().diagnostic_time, [this, tray_id] {
+    const Tray& t = tray_[slot(tray_id)];
+    std::string why;
+    if (!t.present || t.booting) why = "node unreachable";
+    for (ComponentId g : topo_.GpusOfTray(tray_id)) {
+      const Gpu& s = gpu(g);
+      const std::string& n = topo_.at(g).name;
+      if (!why.empty()) break;
+      if (s.shutdown) why = n + " not on the bus";
+      else if (s.nvlink_down) why = n + " has inactive NVLink ports";
+      else if (s.cap_w < s.baseline_cap_w * 0.99) why = n + " below expected performance (power limited)";
+    }
+    if (why.empty() && t.valve < 0.9) why = "thermal test failed: GPUs throttle under load (coolant flow low)";
+    if (why.empty() && std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) why = "a NIC link is down";
+    Emit(DiagnosticResult{tray_id, why.empty(), why.empty() ? "all checks passed" : why}, clock_.Now());
+  });
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- heartbeats
+
+void SimBackend::HeartbeatsStopped(ComponentId tray_id) {
+  const Tray& t = tray_[slot(tray_id)];
+  Time now = clock_.Now();
+  Time next = NextSlot(t.hb_phase, opt_.heartbeat_period, now);
+  Time last = next - opt_.heartbeat_period;
+  Emit(HeartbeatChange{tray_id, false, last, opt_.heartbeat_period}, next);
+}
+
+void SimBackend::HeartbeatsResumed(ComponentId tray_id) {
+  const Tray& t = tray_[slot(tray_id)];
+  Time first = NextSlot(t.hb_phase, opt_.heartbeat_period, clock_.Now());
+  Emit(HeartbeatChange{tray_id, true, first, opt_.heartbeat_period}, first);
+}
+
+// ---------------------------------------------------------------- inspection
+
+double SimBackend::GpuTemperature(ComponentId gpu_id) const { return TemperatureAt(gpu(gpu_id).thermal, clock_.Now()); }
+
+bool SimBackend::GpuAlive(ComponentId gpu_id) const {
+  const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];
+  return t.present && !t.booting && !gpu(gpu_id).shutdown;
+}
+
+double SimBackend::GpuSpeed(ComponentId gpu_id) const {
+  if (!GpuAlive(gpu_id)) return 0;
+  const Gpu& g = gpu(gpu_id);
+  double budget = g.cap_w;
+  if (g.throttling) budget = std::min(budget, g.power_w);
+  return SpeedAtPower(budget, topo_.model().gpu_tdp_w);
+}
+
+double SimBackend::JobSteps(JobId id) const {
+  const Job& j = jobs_[id];
+  double s = j.steps;
+  if (j.state == JobState::kRunning && j.step_time_s > 0) s += (clock_.Now() - j.last_update).Seconds() / j.step_time_s;
+  return s;
+}
+
+}  // namespace rackchaos::cluster

@@ -1,0 +1,157 @@
+// SimBackend: a deterministic discrete-event model of the cluster behind the Backend seam.
+//
+// Physics are solved in closed form between events (thermal trajectories, job progress), threshold
+// crossings are scheduled on the virtual clock, and observations are emitted when something changes,
+// at the time the site's poll or heartbeat period would reveal it. Ground truth goes to the EventSink
+// (PhysicsChanged, JobChanged, Checkpointed); symptoms go to ObservationSinks. Same topology, jobs,
+// options and seed give the same events in the same order.
+//
+// Ownership: the topology, clock and sinks are borrowed and must outlive the backend.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cluster/backend.h"
+#include "cluster/job.h"
+#include "cluster/thermal.h"
+#include "core/clock.h"
+#include "core/event.h"
+#include "core/rng.h"
+
+namespace rackchaos::cluster {
+
+struct SimOptions {
+  Duration heartbeat_period = Duration::Seconds(10);  // node agent heartbeat
+  Duration telemetry_period = Duration::Seconds(10);  // DCGM field polling as exported
+  Duration link_poll_period = Duration::Seconds(1);   // IB/NVLink counters visible within ~1 s (RACK-FACTS)
+  Duration log_delay = Duration::Seconds(2);          // kernel log line to the collector
+  Duration step_report_period = Duration::Seconds(60);
+  double step_jitter = 0.01;  // relative stddev of a rank's compute time in one report
+};
+
+class SimBackend : public Backend {
+ public:
+  SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, EventSink& events, SimOptions options = {});
+
+  // Adds a job; it is placed and started when Start() runs. Returns its id.
+  Result<JobId> AddJob(const JobConfig& config);
+  // Places the jobs and starts heartbeats. Call once, at time zero, before running the clock.
+  void Start();
+
+  std::string Name() const override { return "sim"; }
+  bool Supports(Verb) const override { return true; }
+  Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) override;
+  Status SetNicLink(ComponentId nic, bool up, FaultId cause) override;
+  Result<double> GetPowerCap(ComponentId gpu) override;
+  Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) override;
+  Result<double> GetValveOpening(ComponentId valve) override;
+  Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) override;
+  Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
+  Status Drain(ComponentId tray, const std::string& reason) override;
+  Status Resume(ComponentId tray) override;
+  Status ResetGpu(ComponentId gpu) override;
+  Status RequeueJob(JobId job, const std::string& reason) override;
+  Status RunDiagnostic(ComponentId tray) override;
+  void Subscribe(ObservationSink* sink) override { sinks_.push_back(sink); }
+
+  // Inspection for tests and summaries.
+  double GpuTemperature(ComponentId gpu) const;
+  double GpuSpeed(ComponentId gpu) const;
+  bool GpuAlive(ComponentId gpu) const;
+  JobState JobStateOf(JobId job) const { return jobs_[job].state; }
+  double JobSteps(JobId job) const;
+  const std::vector<ComponentId>& JobTrays(JobId job) const { return jobs_[job].trays; }
+  bool TrayDrained(ComponentId tray) const { return tray_[slot(tray)].drained; }
+
+ private:
+  struct Gpu {
+    double cap_w = 0, baseline_cap_w = 0;
+    uint64_t nvlink_down = 0;  // bit per port
+    bool shutdown = false;
+    bool throttling = false;
+    double power_w = 0;
+    ThermalState thermal;
+    TimerId thermal_timer = 0;
+    FaultId cap_cause = kNoFault, link_cause = kNoFault, thermal_cause = kNoFault;
+    JobId job = kNoJob;
+  };
+  struct Tray {
+    bool present = true, booting = false, drained = false;
+    double valve = 1;
+    FaultId valve_cause = kNoFault, presence_cause = kNoFault;
+    Duration hb_phase{}, poll_phase{};
+    TimerId telemetry_timer = 0;
+    JobId job = kNoJob;
+    std::vector<bool> nic_up;
+    std::vector<FaultId> nic_cause;
+  };
+  struct Job {
+    JobConfig cfg;
+    JobId id = kNoJob;
+    JobState state = JobState::kQueued;
+    std::vector<ComponentId> trays, gpus;
+    double steps = 0, ckpt_steps = 0;
+    double step_time_s = 0, speed = 1;
+    Duration running_since_ckpt{};   // running time whose work a restart would throw away
+    Duration until_ckpt{};           // running time left until the next checkpoint snapshot
+    Time last_update{};
+    bool fatal = false;              // hung on a lost GPU/tray: only a restart helps
+    bool started_once = false;
+    Time segment_start{};            // when the current running stretch began
+    FaultId cause = kNoFault;        // the fault impairing it now
+    double pending_steps = 0;
+    Duration pending_running{};
+    TimerId ckpt_timer = 0, ack_timer = 0, timeout_timer = 0, start_timer = 0, report_timer = 0;
+  };
+
+  size_t slot(ComponentId tray) const;
+  size_t gslot(ComponentId gpu) const;
+  Gpu& gpu(ComponentId id) { return gpu_[gslot(id)]; }
+  const Gpu& gpu(ComponentId id) const { return gpu_[gslot(id)]; }
+  Tray& tray_of(ComponentId id) { return tray_[slot(topo_.TrayOf(id))]; }
+  void Emit(ObservationBody body, Time at);
+  void Record(EventBody body) { events_.Record({clock_.Now(), std::move(body)}); }
+  void Physics(ComponentId c, const char* what, double value, FaultId cause);
+  Time NextSlot(Duration phase, Duration period, Time after) const;
+
+  // sim_thermal.cpp
+  void UpdateThermal(ComponentId gpu_id);
+  void OnThermalCrossing(ComponentId gpu_id);
+  void WatchTelemetry(ComponentId tray);
+  void OnTelemetryTick(ComponentId tray);
+  bool ThermallyActive(ComponentId tray) const;
+  double GpuDemand(ComponentId gpu_id) const;
+
+  // sim_jobs.cpp
+  void PlaceQueuedJobs();
+  bool Place(Job& job);
+  void StartRunning(Job& job);
+  void Advance(Job& job);
+  void RefreshJob(JobId id);
+  void SetJobState(Job& job, JobState state, FaultId cause, const std::string& detail, Duration lost = {});
+  void StopTimers(Job& job);
+  void ScheduleCheckpoint(Job& job);
+  void OnCheckpoint(JobId id);
+  void OnCollectiveTimeout(JobId id);
+  void OnStepReport(JobId id);
+  void ReleaseTrays(Job& job);
+
+  // heartbeats (sim_backend.cpp)
+  void HeartbeatsStopped(ComponentId tray);
+  void HeartbeatsResumed(ComponentId tray);
+
+  const Topology& topo_;
+  VirtualClock& clock_;
+  Rng rng_;
+  Rng jitter_rng_;
+  EventSink& events_;
+  SimOptions opt_;
+  std::vector<ObservationSink*> sinks_;
+  std::vector<Gpu> gpu_;
+  std::vector<Tray> tray_;
+  std::vector<Job> jobs_;
+};
+
+}  // namespace rackchaos::cluster

@@ -1,0 +1,286 @@
+// Synchronous training jobs on the simulated cluster: placement, progress, checkpoints, hangs, restarts.
+//
+// Progress is analytic between events: steps advance at 1 / step_time while running. A step lasts as
+// long as its slowest participant: compute at the slowest GPU's speed plus exposed collectives over
+// the slowest NVLink and scale-out paths.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "cluster/sim_backend.h"
+
+namespace rackchaos::cluster {
+
+Result<JobId> SimBackend::AddJob(const JobConfig& config) {
+  const RackModel& m = topo_.model();
+  if (config.gpus < 1) return Status::Invalid("job '" + config.name + "' needs at least one GPU");
+  if (config.gpus > static_cast<int>(topo_.gpus().size()))
+    return Status::Invalid("job '" + config.name + "' asks for " + std::to_string(config.gpus) + " GPUs; the cluster has " +
+                           std::to_string(topo_.gpus().size()));
+  if (config.nvlink_share < 0 || config.scaleout_share < 0 || config.nvlink_share + config.scaleout_share >= 1)
+    return Status::Invalid("job '" + config.name + "': collective shares must be >= 0 and sum below 1");
+  (void)m;
+  Job j;
+  j.cfg = config;
+  j.id = static_cast<JobId>(jobs_.size());
+  j.until_ckpt = config.checkpoint_interval;
+  jobs_.push_back(std::move(j));
+  return jobs_.back().id;
+}
+
+void SimBackend::PlaceQueuedJobs() {
+  for (Job& j : jobs_) {
+    if (j.state != JobState::kQueued || !Place(j)) continue;
+    if (!j.started_once) {  // the run starts with its jobs already in their stride
+      j.started_once = true;
+      StartRunning(j);
+      continue;
+    }
+    SetJobState(j, JobState::kRestarting, j.cause, "placed on " + std::to_string(j.trays.size()) + " trays");
+    JobId id = j.id;
+    j.start_timer = clock_.CallAfter(j.cfg.restart_overhead, [this, id] {
+      jobs_[id].start_timer = 0;
+      StartRunning(jobs_[id]);
+    });
+  }
+}
+
+// Takes the first free, healthy, undrained trays, regular ones before hot spares. The scheduler knows
+// only what Slurm knows: drains and nodes that are down, not which GPU is secretly slow.
+bool SimBackend::Place(Job& job) {
+  const int per_tray = topo_.model().gpus_per_tray;
+  size_t need = static_cast<size_t>((job.cfg.gpus + per_tray - 1) / per_tray);
+  std::vector<ComponentId> free;
+  for (bool spare : {false, true})
+    for (ComponentId tray : topo_.trays()) {
+      const Tray& t = tray_[slot(tray)];
+      if (topo_.at(tray).spare == spare && t.present && !t.booting && !t.drained && t.job == kNoJob) free.push_back(tray);
+    }
+  if (free.size() < need) return false;
+  job.trays.assign(free.begin(), free.begin() + static_cast<long>(need));
+  std::sort(job.trays.begin(), job.trays.end());
+  job.gpus.clear();
+  for (ComponentId tray : job.trays) {
+    tray_[slot(tray)].job = job.id;
+    for (ComponentId g : topo_.GpusOfTray(tray))
+      if (static_cast<int>(job.gpus.size()) < job.cfg.gpus) {
+        job.gpus.push_back(g);
+        gpu(g).job = job.id;
+      }
+  }
+  return true;
+}
+
+void SimBackend::ReleaseTrays(Job& job) {
+  for (ComponentId tray : job.trays) tray_[slot(tray)].job = kNoJob;
+  for (ComponentId g : job.gpus) gpu(g).job = kNoJob;
+  std::vector<ComponentId> gpus = std::move(job.gpus);
+  job.trays.clear();
+  job.gpus.clear();
+  for (ComponentId g : gpus) UpdateThermal(g);
+}
+
+void SimBackend::StartRunning(Job& job) {
+  job.state = JobState::kRunning;
+  job.fatal = false;
+  job.last_update = job.segment_start = clock_.Now();
+  job.step_time_s = 0;  // forces RefreshJob to report the new speed
+  RefreshJob(job.id);
+}
+
+void SimBackend::Advance(Job& job) {
+  Time now = clock_.Now();
+  if (job.state == JobState::kRunning && job.step_time_s > 0) {
+    Duration dt = now - job.last_update;
+    job.steps += dt.Seconds() / job.step_time_s;
+    job.running_since_ckpt += dt;
+  }
+  job.last_update = now;
+}
+
+void SimBackend::StopTimers(Job& job) {
+  for (TimerId* t : {&job.ckpt_timer, &job.ack_timer, &job.timeout_timer, &job.start_timer, &job.report_timer}) {
+    if (*t) clock_.Cancel(*t);
+    *t = 0;
+  }
+}
+
+void SimBackend::SetJobState(Job& job, JobState state, FaultId cause, const std::string& detail, Duration lost) {
+  bool was_running = job.state == JobState::kRunning;
+  if (was_running && state != JobState::kRunning) {
+    job.until_ckpt -= clock_.Now() - job.segment_start;
+    if (job.ckpt_timer) clock_.Cancel(job.ckpt_timer);
+    if (job.ack_timer) clock_.Cancel(job.ack_timer);
+    if (job.report_timer) clock_.Cancel(job.report_timer);
+    job.ckpt_timer = job.ack_timer = job.report_timer = 0;
+    job.step_time_s = 0;
+  }
+  job.state = state;
+  job.cause = cause;
+  Record(JobChanged{job.id, state, job.steps, job.step_time_s, state == JobState::kRunning ? job.speed : 0,
+                    static_cast<int>(job.gpus.size()), lost, cause, detail});
+  Emit(JobStatus{job.id, state, job.trays, detail}, clock_.Now());
+  if (was_running != (state == JobState::kRunning))
+    for (ComponentId g : job.gpus) UpdateThermal(g);
+}
+
+// Re-derives a running or hung job's condition from its GPUs and links after any change to them.
+void SimBackend::RefreshJob(JobId id) {
+  Job& j = jobs_[id];
+  if (j.state != JobState::kRunning && j.state != JobState::kHung) return;
+  Advance(j);
+  const RackModel& m = topo_.model();
+  // A lost GPU, tray or NIC link stops every collective: the job hangs.
+  FaultId hard_cause = kNoFault;
+  bool hard = false, fatal = false;
+  std::string why;
+  for (ComponentId g : j.gpus) {
+    if (GpuAlive(g)) continue;
+    const Tray& t = tray_[slot(topo_.TrayOf(g))];
+    hard = fatal = true;
+    hard_cause = t.present ? gpu(g).thermal_cause : t.presence_cause;
+    why = topo_.at(g).name + (t.present ? " fell off the bus" : " is gone");
+    break;
+  }
+  for (size_t k = 0; !hard && k < j.trays.size(); ++k) {
+    const Tray& t = tray_[slot(j.trays[k])];
+    for (size_t n = 0; n < t.nic_up.size(); ++n)
+      if (!t.nic_up[n]) {
+        hard = true;
+        hard_cause = t.nic_cause[n];
+        why = topo_.at(j.trays[k]).name + ".nic" + std::to_string(n) + " link down";
+        break;
+      }
+  }
+  if (hard) {
+    j.fatal = j.fatal || fatal;
+    if (j.state == JobState::kRunning) {
+      SetJobState(j, JobState::kHung, hard_cause, why);
+      j.timeout_timer = clock_.CallAfter(j.cfg.collective_timeout, [this, id] { OnCollectiveTimeout(id); });
+    }
+    return;
+  }
+  if (j.state == JobState::kHung && j.fatal) return;
+  // Slowest participant, slowest NVLink, and what caused each.
+  double min_speed = 1, min_nvlink = 1;
+  FaultId speed_cause = kNoFault, link_cause = kNoFault;
+  for (ComponentId g : j.gpus) {
+    double s = GpuSpeed(g);
+    if (s < min_speed - 1e-12) {
+      min_speed = s;
+      speed_cause = gpu(g).throttling ? gpu(g).thermal_cause : gpu(g).cap_cause;
+    }
+    double up = static_cast<double>(m.nvlink_links_per_gpu - std::popcount(gpu(g).nvlink_down)) / m.nvlink_links_per_gpu;
+    if (up < min_nvlink - 1e-12) {
+      min_nvlink = up;
+      link_cause = gpu(g).link_cause;
+    }
+  }
+  double nom = j.cfg.step_time.Seconds();
+  double compute = nom * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);
+  double step = compute / min_speed + nom * j.cfg.nvlink_share / min_nvlink + nom * j.cfg.scaleout_share;
+  double compute_penalty = compute / min_speed - compute;
+  double link_penalty = nom * j.cfg.nvlink_share / min_nvlink - nom * j.cfg.nvlink_share;
+  FaultId cause = compute_penalty >= link_penalty ? speed_cause : link_cause;
+  if (compute_penalty < 1e-9 && link_penalty < 1e-9) cause = kNoFault;
+  bool resumed = j.state == JobState::kHung;
+  if (resumed) {
+    if (j.timeout_timer) clock_.Cancel(j.timeout_timer);
+    j.timeout_timer = 0;
+  }
+  if (!resumed && std::fabs(step - j.step_time_s) < 1e-9) return;
+  bool first = j.step_time_s == 0 && !resumed;
+  j.speed = nom / step;
+  if (resumed) {
+    j.state = JobState::kRunning;  // SetJobState below records it; timers restart here
+    j.segment_start = clock_.Now();
+  }
+  j.step_time_s = step;
+  j.cause = cause;
+  Record(JobChanged{j.id, JobState::kRunning, j.steps, step, j.speed, static_cast<int>(j.gpus.size()), {}, cause,
+                    resumed ? "collectives resumed" : (first ? "running" : "speed changed")});
+  if (resumed || first) {
+    Emit(JobStatus{j.id, JobState::kRunning, j.trays, ""}, clock_.Now());
+    ScheduleCheckpoint(j);
+    j.report_timer = clock_.CallAt(NextSlot(Duration{}, opt_.step_report_period, clock_.Now()), [this, id] { OnStepReport(id); });
+    for (ComponentId g : j.gpus) UpdateThermal(g);
+  }
+}
+
+void SimBackend::ScheduleCheckpoint(Job& job) {
+  if (job.until_ckpt <= Duration{}) job.until_ckpt = job.cfg.checkpoint_interval;
+  JobId id = job.id;
+  job.segment_start = clock_.Now();
+  job.ckpt_timer = clock_.CallAfter(job.until_ckpt, [this, id] { OnCheckpoint(id); });
+}
+
+// A checkpoint snapshots progress now; it counts once the store acknowledges the write.
+void SimBackend::OnCheckpoint(JobId id) {
+  Job& j = jobs_[id];
+  j.ckpt_timer = 0;
+  Advance(j);
+  j.pending_steps = j.steps;
+  j.pending_running = j.running_since_ckpt;
+  j.until_ckpt = j.cfg.checkpoint_interval;
+  ScheduleCheckpoint(j);
+  if (j.ack_timer) clock_.Cancel(j.ack_timer);
+  j.ack_timer = clock_.CallAfter(j.cfg.checkpoint_write, [this, id] {
+    Job& job = jobs_[id];
+    job.ack_timer = 0;
+    job.ckpt_steps = job.pending_steps;
+    Advance(job);
+    job.running_since_ckpt -= job.pending_running;
+    Record(Checkpointed{id, job.ckpt_steps});
+  });
+}
+
+void SimBackend::OnCollectiveTimeout(JobId id) {
+  Job& j = jobs_[id];
+  j.timeout_timer = 0;
+  Advance(j);
+  Duration lost = j.running_since_ckpt;
+  j.steps = j.ckpt_steps;
+  j.running_since_ckpt = {};
+  FaultId cause = j.cause;
+  StopTimers(j);
+  SetJobState(j, JobState::kFailed, cause, "NCCL watchdog timeout after " + FormatDuration(j.cfg.collective_timeout), lost);
+  ReleaseTrays(j);
+}
+
+Status SimBackend::RequeueJob(JobId id, const std::string& reason) {
+  if (id >= jobs_.size()) return Status::NotFound("no job " + std::to_string(id));
+  Job& j = jobs_[id];
+  if (j.state == JobState::kFinished) return Status::Invalid("job '" + j.cfg.name + "' has finished");
+  if (j.state == JobState::kQueued || j.state == JobState::kRestarting) return Status::Ok();
+  Advance(j);
+  Duration lost = j.running_since_ckpt;
+  j.steps = j.ckpt_steps;
+  j.running_since_ckpt = {};
+  j.until_ckpt = j.cfg.checkpoint_interval;
+  FaultId cause = j.cause;
+  StopTimers(j);
+  SetJobState(j, JobState::kQueued, cause, "requeued: " + reason, lost);
+  ReleaseTrays(j);
+  PlaceQueuedJobs();
+  return Status::Ok();
+}
+
+void SimBackend::OnStepReport(JobId id) {
+  Job& j = jobs_[id];
+  j.report_timer = 0;
+  if (j.state != JobState::kRunning) return;
+  StepReport r;
+  r.job = id;
+  r.step_time_s = j.step_time_s;
+  double nominal_compute = j.cfg.step_time.Seconds() * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);
+  for (ComponentId g : j.gpus) {
+    double s = std::max(GpuSpeed(g), 1e-6);
+    double noise = std::clamp(jitter_rng_.Normal(0, opt_.step_jitter), -0.2, 0.2);
+    r.rank_gpus.push_back(g);
+    r.compute_s.push_back(static_cast<float>(nominal_compute / s * (1 + noise)));
+  }
+  Emit(std::move(r), clock_.Now());
+  j.report_timer = clock_.CallAfter(opt_.step_report_period, [this, id] { OnStepReport(id); });
+}
+
+}  // namespace rackchaos::cluster

@@ -1,0 +1,111 @@
+// Thermal behaviour of the simulated GPUs and the telemetry that reveals it.
+#include <algorithm>
+#include <cmath>
+
+#include "cluster/kernel_log.h"
+#include "cluster/sim_backend.h"
+
+namespace rackchaos::cluster {
+
+double SimBackend::GpuDemand(ComponentId gpu_id) const {
+  if (!GpuAlive(gpu_id)) return 0;
+  const Gpu& g = gpu(gpu_id);
+  const RackModel& m = topo_.model();
+  bool busy = g.job != kNoJob && jobs_[g.job].state == JobState::kRunning;
+  return std::min(busy ? m.gpu_tdp_w : m.gpu_idle_w, g.cap_w);
+}
+
+// Re-solves one GPU's trajectory after anything that changes its power or cooling, and schedules the
+// next threshold crossing (slowdown, shutdown) if the new trajectory reaches one.
+void SimBackend::UpdateThermal(ComponentId gpu_id) {
+  Gpu& g = gpu(gpu_id);
+  const RackModel& m = topo_.model();
+  const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];
+  Time now = clock_.Now();
+  if (g.thermal_timer) clock_.Cancel(g.thermal_timer);
+  g.thermal_timer = 0;
+  double conductance = m.residual_conductance_w_per_k + m.conductance_w_per_k * t.valve;
+  double temp = TemperatureAt(g.thermal, now);
+  double demand = GpuDemand(gpu_id);
+  double hold = conductance * (m.gpu_slowdown_c - m.inlet_c);  // power that keeps T at slowdown
+  bool was_throttling = g.throttling;
+  if (g.throttling && demand <= hold) g.throttling = false;
+  if (!g.throttling && demand > hold && temp >= m.gpu_slowdown_c - 1e-9) g.throttling = true;
+  double power = g.throttling ? std::max(hold, std::min(m.gpu_min_power_w, demand)) : demand;
+  g.power_w = power;
+  g.thermal = Retarget(g.thermal, now, power, conductance, m.gpu_heat_capacity_j_per_k, m.inlet_c);
+  if (g.throttling && power <= hold + 1e-9) g.thermal.t0_c = g.thermal.steady_c = std::min(temp, m.gpu_slowdown_c);
+  g.thermal_cause = t.valve_cause;
+  if (was_throttling != g.throttling) {
+    Physics(gpu_id, g.throttling ? "thermal_slowdown" : "thermal_recovered", temp, g.thermal_cause);
+    WatchTelemetry(topo_.TrayOf(gpu_id));
+  }
+  std::optional<Time> next;
+  if (!g.throttling && !g.shutdown) next = TimeToReach(g.thermal, m.gpu_slowdown_c);
+  else if (g.throttling) next = TimeToReach(g.thermal, m.gpu_shutdown_c);
+  if (next) g.thermal_timer = clock_.CallAt(*next, [this, gpu_id] { OnThermalCrossing(gpu_id); });
+  if (g.job != kNoJob && was_throttling != g.throttling) RefreshJob(g.job);
+}
+
+void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
+  Gpu& g = gpu(gpu_id);
+  g.thermal_timer = 0;
+  const RackModel& m = topo_.model();
+  double temp = TemperatureAt(g.thermal, clock_.Now());
+  if (!g.throttling) {
+    g.throttling = true;
+    Physics(gpu_id, "thermal_slowdown", temp, g.thermal_cause);
+    WatchTelemetry(topo_.TrayOf(gpu_id));
+    UpdateThermal(gpu_id);
+    if (g.job != kNoJob) RefreshJob(g.job);
+  } else if (temp >= m.gpu_shutdown_c - 1e-6) {
+    g.shutdown = true;
+    g.throttling = false;
+    Physics(gpu_id, "thermal_shutdown", temp, g.thermal_cause);
+    // The driver loses the GPU: Xid 79, "GPU has fallen off the bus" (RACK-FACTS).
+    XidLine x{topo_.at(gpu_id).pci, 79, std::nullopt, "", DefaultXidMessage(79)};
+    Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
+         clock_.Now() + opt_.log_delay);
+    UpdateThermal(gpu_id);
+    if (g.job != kNoJob) RefreshJob(g.job);
+  }
+}
+
+bool SimBackend::ThermallyActive(ComponentId tray_id) const {
+  const Tray& t = tray_[slot(tray_id)];
+  if (t.valve < 1) return true;
+  Time now = clock_.Now();
+  for (ComponentId g : topo_.GpusOfTray(tray_id)) {
+    const Gpu& s = gpu(g);
+    if (s.throttling || s.shutdown) return true;
+    if (std::fabs(TemperatureAt(s.thermal, now) - s.thermal.steady_c) > 0.5) return true;
+  }
+  return false;
+}
+
+// Telemetry is polled per tray while something there is changing or abnormal; a quiet tray costs nothing.
+void SimBackend::WatchTelemetry(ComponentId tray_id) {
+  Tray& t = tray_[slot(tray_id)];
+  if (t.telemetry_timer) return;
+  Time at = NextSlot(t.poll_phase, opt_.telemetry_period, clock_.Now());
+  t.telemetry_timer = clock_.CallAt(at, [this, tray_id] { OnTelemetryTick(tray_id); });
+}
+
+void SimBackend::OnTelemetryTick(ComponentId tray_id) {
+  Tray& t = tray_[slot(tray_id)];
+  t.telemetry_timer = 0;
+  if (!t.present || t.booting) return;  // an unreachable node exports nothing
+  Time now = clock_.Now();
+  const RackModel& m = topo_.model();
+  Emit(TelemetrySample{topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, t.valve * m.tray_flow_l_per_min}, now);
+  for (ComponentId g : topo_.GpusOfTray(tray_id)) {
+    const Gpu& s = gpu(g);
+    if (s.shutdown) continue;  // off the bus: no samples
+    Emit(TelemetrySample{g, Metric::kGpuTemperature, std::round(TemperatureAt(s.thermal, now) * 10) / 10}, now);
+    Emit(TelemetrySample{g, Metric::kThermalThrottle, s.throttling ? 1.0 : 0.0}, now);
+    Emit(TelemetrySample{g, Metric::kGpuPower, std::round(s.power_w)}, now);
+  }
+  if (ThermallyActive(tray_id)) WatchTelemetry(tray_id);
+}
+
+}  // namespace rackchaos::cluster

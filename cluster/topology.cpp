@@ -1,0 +1,192 @@
+#include "cluster/topology.h"
+
+#include <algorithm>
+
+namespace rackchaos::cluster {
+namespace {
+
+std::string Padded(const char* prefix, int value, int width) {
+  std::string digits = std::to_string(value);
+  if (static_cast<int>(digits.size()) < width) digits.insert(0, static_cast<size_t>(width) - digits.size(), '0');
+  return prefix + digits;
+}
+
+int Digits(int n) {
+  int d = 1;
+  while (n >= 10) { n /= 10; ++d; }
+  return d;
+}
+
+}  // namespace
+
+const char* KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kRack: return "rack";
+    case Kind::kComputeTray: return "compute_tray";
+    case Kind::kGpu: return "gpu";
+    case Kind::kCpu: return "cpu";
+    case Kind::kNic: return "nic";
+    case Kind::kValve: return "valve";
+    case Kind::kSwitchTray: return "switch_tray";
+    case Kind::kPowerShelf: return "power_shelf";
+    case Kind::kPsu: return "psu";
+    case Kind::kCdu: return "cdu";
+  }
+  return "unknown";
+}
+
+ComponentId Topology::Add(Kind kind, std::string name, ComponentId parent, int rack, int index) {
+  auto id = static_cast<ComponentId>(components_.size());
+  by_name_.emplace(name, id);
+  components_.push_back({id, kind, std::move(name), parent, rack, index, false, ""});
+  children_.emplace_back();
+  if (parent != kNoComponent) children_[parent].push_back(id);
+  return id;
+}
+
+Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_trays_per_rack) {
+  if (racks < 1) return Status::Invalid("a cluster needs at least one rack");
+  if (spare_trays_per_rack < 0 || spare_trays_per_rack >= model.compute_trays)
+    return Status::Invalid("spare_trays must be between 0 and " + std::to_string(model.compute_trays - 1) +
+                           " for " + model.name);
+  Topology t;
+  t.model_ = model;
+  const int rack_width = std::max(2, Digits(racks));
+  const int tray_width = std::max(2, Digits(model.compute_trays));
+  for (int r = 0; r < racks; ++r) {
+    std::string rname = Padded("r", r + 1, rack_width);
+    ComponentId rack = t.Add(Kind::kRack, rname, kNoComponent, r, r);
+    t.racks_.push_back(rack);
+    t.rack_cdu_.push_back(t.Add(Kind::kCdu, rname + ".cdu", rack, r, 0));
+    for (int s = 0; s < model.power_shelves; ++s) {
+      ComponentId shelf = t.Add(Kind::kPowerShelf, rname + ".shelf" + std::to_string(s + 1), rack, r, s);
+      for (int p = 0; p < model.psus_per_shelf; ++p)
+        t.Add(Kind::kPsu, t.components_[shelf].name + ".psu" + std::to_string(p + 1), shelf, r, p);
+    }
+    for (int s = 0; s < model.switch_trays; ++s)
+      t.Add(Kind::kSwitchTray, rname + ".switch" + std::to_string(s + 1), rack, r, s);
+    for (int k = 0; k < model.compute_trays; ++k) {
+      std::string tname = rname + "." + Padded("tray", k + 1, tray_width);
+      ComponentId tray = t.Add(Kind::kComputeTray, tname, rack, r, k);
+      t.components_[tray].spare = k >= model.compute_trays - spare_trays_per_rack;
+      t.tray_slot_[tray] = t.trays_.size();
+      t.trays_.push_back(tray);
+      t.tray_valve_.push_back(t.Add(Kind::kValve, tname + ".valve", tray, r, 0));
+      for (int c = 0; c < model.cpus_per_tray; ++c) t.Add(Kind::kCpu, tname + ".cpu" + std::to_string(c), tray, r, c);
+      for (int g = 0; g < model.gpus_per_tray; ++g) {
+        ComponentId gpu = t.Add(Kind::kGpu, tname + ".gpu" + std::to_string(g), tray, r, g);
+        t.components_[gpu].pci = model.gpu_pci_bus_ids[g];
+        t.gpu_slot_[gpu] = t.gpus_.size();
+        t.gpus_.push_back(gpu);
+        t.tray_gpus_.push_back(gpu);
+      }
+      for (int n = 0; n < model.nics_per_tray; ++n) {
+        ComponentId nic = t.Add(Kind::kNic, tname + ".nic" + std::to_string(n), tray, r, n);
+        // NICs pair with GPUs in order (one per GPU on NVL72 trays).
+        if (n < model.gpus_per_tray) t.gpu_nic_.push_back(nic);
+      }
+      for (int g = model.nics_per_tray; g < model.gpus_per_tray; ++g) t.gpu_nic_.push_back(kNoComponent);
+    }
+  }
+  return t;
+}
+
+std::optional<ComponentId> Topology::Find(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+Result<Target> Topology::ResolveTarget(std::string_view name) const {
+  if (auto id = Find(name)) return Target{*id, -1};
+  size_t dot = name.rfind('.');
+  if (dot != std::string_view::npos && name.substr(dot + 1).starts_with("nvlink")) {
+    auto gpu = Find(name.substr(0, dot));
+    std::string_view num = name.substr(dot + 7);
+    if (gpu && at(*gpu).kind == Kind::kGpu && !num.empty() &&
+        std::all_of(num.begin(), num.end(), [](char c) { return c >= '0' && c <= '9'; }) && num.size() < 4) {
+      int port = std::stoi(std::string(num));
+      if (port < model_.nvlink_links_per_gpu) return Target{*gpu, port};
+      return Status::NotFound(std::string(name) + ": a " + model_.name + " GPU has NVLink ports 0-" +
+                              std::to_string(model_.nvlink_links_per_gpu - 1));
+    }
+  }
+  return Status::NotFound("no component named '" + std::string(name) + "'");
+}
+
+std::string Topology::TargetName(const Target& t) const {
+  if (t.component == kNoComponent) return "-";
+  std::string n = at(t.component).name;
+  if (t.port >= 0) n += ".nvlink" + std::to_string(t.port);
+  return n;
+}
+
+std::span<const ComponentId> Topology::GpusOfTray(ComponentId tray) const {
+  auto it = tray_slot_.find(tray);
+  if (it == tray_slot_.end()) return {};
+  size_t per = static_cast<size_t>(model_.gpus_per_tray);
+  return std::span<const ComponentId>(tray_gpus_).subspan(it->second * per, per);
+}
+
+ComponentId Topology::TrayOf(ComponentId id) const {
+  for (ComponentId c = id; c != kNoComponent; c = at(c).parent)
+    if (at(c).kind == Kind::kComputeTray) return c;
+  return kNoComponent;
+}
+
+ComponentId Topology::RackOf(ComponentId id) const { return racks_[at(id).rack]; }
+
+ComponentId Topology::ValveOfTray(ComponentId tray) const {
+  auto it = tray_slot_.find(tray);
+  return it == tray_slot_.end() ? kNoComponent : tray_valve_[it->second];
+}
+
+ComponentId Topology::NicOfGpu(ComponentId gpu) const {
+  auto it = gpu_slot_.find(gpu);
+  return it == gpu_slot_.end() ? kNoComponent : gpu_nic_[it->second];
+}
+
+ComponentId Topology::CduOfRack(ComponentId rack) const { return rack_cdu_[at(rack).rack]; }
+
+std::optional<ComponentId> Topology::GpuByPci(ComponentId tray, std::string_view pci) const {
+  for (ComponentId g : GpusOfTray(tray))
+    if (at(g).pci == pci) return g;
+  return std::nullopt;
+}
+
+std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
+  const Component& c = at(id);
+  std::vector<ComponentId> out;
+  auto rack_gpus = [&] {
+    for (ComponentId tray : ChildrenOf(RackOf(id)))
+      if (at(tray).kind == Kind::kComputeTray)
+        for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
+  };
+  switch (c.kind) {
+    case Kind::kGpu: out.push_back(id); break;
+    case Kind::kNic: {
+      ComponentId tray = TrayOf(id);
+      auto gpus = GpusOfTray(tray);
+      if (c.index < static_cast<int>(gpus.size())) out.push_back(gpus[c.index]);
+      break;
+    }
+    case Kind::kCpu: case Kind::kValve: case Kind::kComputeTray: {
+      for (ComponentId g : GpusOfTray(TrayOf(id))) out.push_back(g);
+      break;
+    }
+    // A lost switch tray costs every GPU of the domain bandwidth (adaptive) or the partition (full).
+    case Kind::kSwitchTray: case Kind::kCdu: case Kind::kRack: rack_gpus(); break;
+    // Power shelves and PSUs are redundant: one alone serves no GPU exclusively.
+    case Kind::kPowerShelf: case Kind::kPsu: break;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<ComponentId> Topology::Ancestors(ComponentId id) const {
+  std::vector<ComponentId> out;
+  for (ComponentId c = at(id).parent; c != kNoComponent; c = at(c).parent) out.push_back(c);
+  return out;
+}
+
+}  // namespace rackchaos::cluster

@@ -1,0 +1,85 @@
+// The component graph of a simulated cluster, built from a rack model: racks, compute trays with their
+// GPUs, CPUs, NICs and coolant valve, NVLink switch trays, power shelves with PSUs, and a CDU per rack.
+//
+// Names follow the physical hierarchy ("r01.tray07.gpu2"); ids are dense indexes in build order, so the
+// same model and counts always give the same ids. Immutable after Build(). NVLink ports are not
+// components: a target may name one as "<gpu>.nvlinkN" (see Target).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "cluster/catalogue.h"
+#include "core/ids.h"
+#include "core/status.h"
+
+namespace rackchaos::cluster {
+
+enum class Kind { kRack, kComputeTray, kGpu, kCpu, kNic, kValve, kSwitchTray, kPowerShelf, kPsu, kCdu };
+const char* KindName(Kind kind);  // "rack", "compute_tray", "gpu", ...
+
+struct Component {
+  ComponentId id = kNoComponent;
+  Kind kind = Kind::kRack;
+  std::string name;
+  ComponentId parent = kNoComponent;
+  int rack = 0;        // 0-based rack index
+  int index = 0;       // position among its siblings of the same kind (gpu2 -> 2, tray07 -> 6)
+  bool spare = false;  // compute trays kept free as hot spares
+  std::string pci;     // GPUs: PCI bus id as the driver prints it
+};
+
+// A fault or action target: a component, or one NVLink port of a GPU.
+struct Target {
+  ComponentId component = kNoComponent;
+  int port = -1;
+};
+
+class Topology {
+ public:
+  static Result<Topology> Build(const RackModel& model, int racks, int spare_trays_per_rack);
+
+  const RackModel& model() const { return model_; }
+  size_t size() const { return components_.size(); }
+  const Component& at(ComponentId id) const { return components_[id]; }
+  const std::vector<Component>& components() const { return components_; }
+  std::optional<ComponentId> Find(std::string_view name) const;
+  // "r01.tray03.gpu2" or "r01.tray03.gpu2.nvlink5"; NotFound otherwise.
+  Result<Target> ResolveTarget(std::string_view name) const;
+  std::string TargetName(const Target& t) const;
+
+  const std::vector<ComponentId>& racks() const { return racks_; }
+  const std::vector<ComponentId>& trays() const { return trays_; }
+  const std::vector<ComponentId>& gpus() const { return gpus_; }
+  const std::vector<ComponentId>& ChildrenOf(ComponentId id) const { return children_[id]; }
+  std::span<const ComponentId> GpusOfTray(ComponentId tray) const;
+  ComponentId TrayOf(ComponentId id) const;   // the compute tray holding it; kNoComponent if none
+  ComponentId RackOf(ComponentId id) const;
+  ComponentId ValveOfTray(ComponentId tray) const;
+  ComponentId NicOfGpu(ComponentId gpu) const;
+  ComponentId CduOfRack(ComponentId rack) const;
+  std::optional<ComponentId> GpuByPci(ComponentId tray, std::string_view pci) const;
+
+  // GPUs that lose service if `id` fails (through containment and dependencies), sorted.
+  std::vector<ComponentId> GpusServedBy(ComponentId id) const;
+  // Parent chain from `id` (exclusive) to its rack (inclusive).
+  std::vector<ComponentId> Ancestors(ComponentId id) const;
+
+ private:
+  ComponentId Add(Kind kind, std::string name, ComponentId parent, int rack, int index);
+
+  RackModel model_;
+  std::vector<Component> components_;
+  std::vector<std::vector<ComponentId>> children_;
+  std::unordered_map<std::string, ComponentId> by_name_;
+  std::vector<ComponentId> racks_, trays_, gpus_;
+  std::vector<ComponentId> tray_gpus_;  // per tray (by tray index in trays_) its GPUs, contiguous
+  std::vector<ComponentId> tray_valve_, gpu_nic_, rack_cdu_;
+  std::unordered_map<ComponentId, size_t> tray_slot_, gpu_slot_;
+};
+
+}  // namespace rackchaos::cluster

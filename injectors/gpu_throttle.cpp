@@ -1,0 +1,57 @@
+// gpu_throttle: caps a GPU's power so it runs slower; a synchronous job slows to its pace.
+// Real mode: `nvidia-smi -i GPU -pl W`, reverted to the recorded baseline (REAL-COMMANDS.md §2a).
+#include <cstdio>
+
+#include "injectors/injector.h"
+
+namespace rackchaos::injectors {
+namespace {
+
+std::string Watts(double w) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0fW", w);
+  return buf;
+}
+
+class GpuThrottleInjector : public Injector {
+ public:
+  std::string_view name() const override { return "gpu_throttle"; }
+  std::string_view summary() const override { return "cap a GPU's power limit (power_cap: W, or share: % of TDP)"; }
+  const std::vector<ParamInfo>& params() const override {
+    static const std::vector<ParamInfo> kParams = {
+        {"power_cap", ParamType::kWatts, "", "power limit to set, e.g. 600W (clamped to the GPU's minimum)"},
+        {"share", ParamType::kFraction, "", "power limit as a share of TDP, e.g. 50%; used when power_cap is absent (default 50%)"},
+    };
+    return kParams;
+  }
+  std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kPowerCap}; }
+
+  Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
+    if (topo.at(t.component).kind == cluster::Kind::kGpu && t.port < 0) return Status::Ok();
+    return Status::Invalid("gpu_throttle needs a GPU (e.g. r01.tray05.gpu1); " + topo.TargetName(t) + " is a " +
+                           cluster::KindName(topo.at(t.component).kind));
+  }
+
+  Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params& p,
+                        FaultId fault) const override {
+    RC_ASSIGN_OR_RETURN(double baseline, b.GetPowerCap(t.component));
+    double cap = p.count("power_cap") ? p.at("power_cap")
+                                      : topo.model().gpu_tdp_w * (p.count("share") ? p.at("share") : 0.5);
+    RC_RETURN_IF_ERROR(b.SetPowerCap(t.component, cap, fault));
+    return Applied{baseline, "power_cap=" + Watts(cap) + " baseline=" + Watts(baseline)};
+  }
+
+  Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied& a,
+                FaultId fault) const override {
+    return b.SetPowerCap(t.component, a.baseline, fault);
+  }
+};
+
+}  // namespace
+
+const Injector& GpuThrottle() {
+  static const GpuThrottleInjector kInjector;
+  return kInjector;
+}
+
+}  // namespace rackchaos::injectors

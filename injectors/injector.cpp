@@ -1,0 +1,78 @@
+#include "injectors/injector.h"
+
+#include "core/units.h"
+
+namespace rackchaos::injectors {
+
+// Each fault kind lives in its own file and exposes one accessor; the table lists them explicitly
+// (no self-registering statics: static libraries drop them).
+const Injector& LinkDown();
+const Injector& GpuThrottle();
+const Injector& ValveFail();
+const Injector& TrayPull();
+
+const std::vector<const Injector*>& AllInjectors() {
+  static const std::vector<const Injector*> kTable = {&LinkDown(), &GpuThrottle(), &ValveFail(), &TrayPull()};
+  return kTable;
+}
+
+const Injector* FindInjector(std::string_view name) {
+  for (const Injector* i : AllInjectors())
+    if (i->name() == name) return i;
+  return nullptr;
+}
+
+std::string InjectorNames() {
+  std::string out;
+  for (const Injector* i : AllInjectors()) out += (out.empty() ? "" : ", ") + std::string(i->name());
+  return out;
+}
+
+const char* ParamTypeName(ParamType t) {
+  switch (t) {
+    case ParamType::kWatts: return "power (e.g. 600W, 1.2kW)";
+    case ParamType::kFraction: return "fraction (e.g. 15% or 0.15)";
+    case ParamType::kDuration: return "duration (e.g. 90s, 5m)";
+  }
+  return "value";
+}
+
+Result<double> ParseParamValue(const ParamInfo& info, std::string_view text) {
+  switch (info.type) {
+    case ParamType::kWatts: return ParseWatts(text);
+    case ParamType::kFraction: return ParseFraction(text);
+    case ParamType::kDuration: {
+      auto d = ParseDuration(text);
+      if (!d.ok()) return d.status();
+      return d->Seconds();
+    }
+  }
+  return Status::Internal("unknown parameter type");
+}
+
+Result<Params> ParseParams(const Injector& injector, const std::map<std::string, std::string>& raw) {
+  Params out;
+  for (const auto& [key, text] : raw) {
+    const ParamInfo* info = nullptr;
+    for (const ParamInfo& p : injector.params())
+      if (p.name == key) info = &p;
+    if (!info) {
+      std::string known;
+      for (const ParamInfo& p : injector.params()) known += (known.empty() ? "" : ", ") + p.name;
+      return Status::Invalid("unknown parameter '" + key + "' for " + std::string(injector.name()) + "; " +
+                             (known.empty() ? "it takes none" : "known: " + known));
+    }
+    auto v = ParseParamValue(*info, text);
+    if (!v.ok()) return v.status().WithContext("parameter '" + key + "'");
+    out[key] = *v;
+  }
+  for (const ParamInfo& p : injector.params()) {
+    if (out.count(p.name) || p.default_text.empty()) continue;
+    auto v = ParseParamValue(p, p.default_text);
+    if (!v.ok()) return Status::Internal("bad default for " + p.name);
+    out[p.name] = *v;
+  }
+  return out;
+}
+
+}  // namespace rackchaos::injectors

@@ -1,0 +1,52 @@
+// link_down: an NVLink port of one GPU ("r01.tray03.gpu2.nvlink5"), or a GPU's scale-out NIC link
+// ("r01.tray03.nic2"). Real mode: `nv set interface acpN link state down` on the switch tray, or
+// `ip link set dev IF down` / `mlxlink --port_state DN` on the host (REAL-COMMANDS.md §1).
+#include "injectors/injector.h"
+
+namespace rackchaos::injectors {
+namespace {
+
+using cluster::Kind;
+
+class LinkDownInjector : public Injector {
+ public:
+  std::string_view name() const override { return "link_down"; }
+  std::string_view summary() const override {
+    return "take an NVLink port (<gpu>.nvlinkN) or a scale-out NIC link (<tray>.nicN) down";
+  }
+  const std::vector<ParamInfo>& params() const override {
+    static const std::vector<ParamInfo> kNone;
+    return kNone;
+  }
+  std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kNvlinkPort, cluster::Verb::kNicLink}; }
+
+  Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
+    Kind k = topo.at(t.component).kind;
+    if ((k == Kind::kGpu && t.port >= 0) || k == Kind::kNic) return Status::Ok();
+    return Status::Invalid("link_down needs an NVLink port (e.g. r01.tray03.gpu2.nvlink5) or a NIC "
+                           "(e.g. r01.tray03.nic2); " + topo.TargetName(t) + " is a " + cluster::KindName(k));
+  }
+
+  Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params&,
+                        FaultId fault) const override {
+    Status s = topo.at(t.component).kind == Kind::kNic ? b.SetNicLink(t.component, false, fault)
+                                                       : b.SetNvlinkPort(t.component, t.port, false, fault);
+    RC_RETURN_IF_ERROR(s);
+    return Applied{1, "state=down baseline=up"};
+  }
+
+  Status Revert(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Applied&,
+                FaultId fault) const override {
+    return topo.at(t.component).kind == Kind::kNic ? b.SetNicLink(t.component, true, fault)
+                                                   : b.SetNvlinkPort(t.component, t.port, true, fault);
+  }
+};
+
+}  // namespace
+
+const Injector& LinkDown() {
+  static const LinkDownInjector kInjector;
+  return kInjector;
+}
+
+}  // namespace rackchaos::injectors

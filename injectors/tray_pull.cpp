@@ -1,0 +1,44 @@
+// tray_pull: a compute tray is removed; its GPUs, CPUs and NICs vanish. With `for:` it is reinserted
+// after that long and boots. Real mode: Redfish ComputerSystem.Reset ForceOff / On on the tray's BMC,
+// after a drain (REAL-COMMANDS.md §7).
+#include "injectors/injector.h"
+
+namespace rackchaos::injectors {
+namespace {
+
+class TrayPullInjector : public Injector {
+ public:
+  std::string_view name() const override { return "tray_pull"; }
+  std::string_view summary() const override { return "remove a compute tray (reinserted after `for:`, then it boots)"; }
+  const std::vector<ParamInfo>& params() const override {
+    static const std::vector<ParamInfo> kNone;
+    return kNone;
+  }
+  std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kTrayPresence}; }
+
+  Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
+    if (topo.at(t.component).kind == cluster::Kind::kComputeTray && t.port < 0) return Status::Ok();
+    return Status::Invalid("tray_pull needs a compute tray (e.g. r01.tray11); " + topo.TargetName(t) + " is a " +
+                           cluster::KindName(topo.at(t.component).kind));
+  }
+
+  Result<Applied> Apply(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Params&,
+                        FaultId fault) const override {
+    RC_RETURN_IF_ERROR(b.SetTrayPresent(t.component, false, fault));
+    return Applied{1, "removed"};
+  }
+
+  Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied&,
+                FaultId fault) const override {
+    return b.SetTrayPresent(t.component, true, fault);
+  }
+};
+
+}  // namespace
+
+const Injector& TrayPull() {
+  static const TrayPullInjector kInjector;
+  return kInjector;
+}
+
+}  // namespace rackchaos::injectors

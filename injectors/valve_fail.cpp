@@ -1,0 +1,64 @@
+// valve_fail: a tray's coolant valve closes to a given opening. Temperature then rises over time;
+// the GPUs throttle at their slowdown temperature and shut down at their limit.
+// Real mode: Redfish CoolantConnector ValveControl, lab only (REAL-COMMANDS.md §3).
+#include <cstdio>
+
+#include "injectors/injector.h"
+
+namespace rackchaos::injectors {
+namespace {
+
+std::string Percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", f * 100);
+  return buf;
+}
+
+class ValveFailInjector : public Injector {
+ public:
+  std::string_view name() const override { return "valve_fail"; }
+  std::string_view summary() const override { return "close a compute tray's coolant valve to an opening (default 0%)"; }
+  const std::vector<ParamInfo>& params() const override {
+    static const std::vector<ParamInfo> kParams = {
+        {"opening", ParamType::kFraction, "0%", "how far the valve stays open, 0% = shut"},
+    };
+    return kParams;
+  }
+  std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kValve}; }
+
+  // A tray stands for its valve, so "r01.tray08" and "r01.tray08.valve" both work.
+  static ComponentId ValveOf(const cluster::Topology& topo, const cluster::Target& t) {
+    if (topo.at(t.component).kind == cluster::Kind::kValve) return t.component;
+    if (topo.at(t.component).kind == cluster::Kind::kComputeTray) return topo.ValveOfTray(t.component);
+    return kNoComponent;
+  }
+
+  Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
+    if (t.port < 0 && ValveOf(topo, t) != kNoComponent) return Status::Ok();
+    return Status::Invalid("valve_fail needs a valve or a compute tray (e.g. r01.tray08.valve); " +
+                           topo.TargetName(t) + " is a " + cluster::KindName(topo.at(t.component).kind));
+  }
+
+  Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params& p,
+                        FaultId fault) const override {
+    ComponentId valve = ValveOf(topo, t);
+    RC_ASSIGN_OR_RETURN(double baseline, b.GetValveOpening(valve));
+    double opening = p.count("opening") ? p.at("opening") : 0;
+    RC_RETURN_IF_ERROR(b.SetValveOpening(valve, opening, fault));
+    return Applied{baseline, "opening=" + Percent(opening) + " baseline=" + Percent(baseline)};
+  }
+
+  Status Revert(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Applied& a,
+                FaultId fault) const override {
+    return b.SetValveOpening(ValveOf(topo, t), a.baseline, fault);
+  }
+};
+
+}  // namespace
+
+const Injector& ValveFail() {
+  static const ValveFailInjector kInjector;
+  return kInjector;
+}
+
+}  // namespace rackchaos::injectors
