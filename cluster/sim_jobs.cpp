@@ -118,7 +118,7 @@ void SimBackend::SetJobState(Job& job, JobState state, FaultId cause, const std:
   job.state = state;
   job.cause = cause;
   Record(JobChanged{job.id, state, job.steps, job.step_time_s, state == JobState::kRunning ? job.speed : 0,
-                    static_cast<int>(job.gpus.size()), lost, cause, detail});
+                    static_cast<int>(job.gpus.size()), lost, cause, detail, job.trays});
   Emit(JobStatus{job.id, state, job.trays, detail}, clock_.Now());
   if (was_running != (state == JobState::kRunning))
     for (ComponentId g : job.gpus) UpdateThermal(g);
@@ -198,7 +198,7 @@ void SimBackend::RefreshJob(JobId id) {
   j.step_time_s = step;
   j.cause = cause;
   Record(JobChanged{j.id, JobState::kRunning, j.steps, step, j.speed, static_cast<int>(j.gpus.size()), {}, cause,
-                    resumed ? "collectives resumed" : (first ? "running" : "speed changed")});
+                    resumed ? "collectives resumed" : (first ? "running" : "speed changed"), j.trays});
   if (resumed || first) {
     Emit(JobStatus{j.id, JobState::kRunning, j.trays, ""}, clock_.Now());
     ScheduleCheckpoint(j);

@@ -77,6 +77,7 @@ struct JobChanged {
   Duration lost_work{};     // on a restart: running time since the last checkpoint, thrown away
   FaultId cause = kNoFault; // the fault behind the change, if any (ground truth)
   std::string detail;       // e.g. placement, or why it hung
+  std::vector<ComponentId> trays;  // where it runs (running, restarting); empty otherwise
 };
 
 // A job wrote a checkpoint that was acknowledged.

@@ -1,0 +1,58 @@
+// Detectors turn observations into symptoms. They read observations only (heartbeats, telemetry,
+// kernel log lines, link state, step times, scheduler state), never the injection list, so detection
+// delay is measured, not configured. Found through one explicit name -> factory table.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/observation.h"
+#include "cluster/topology.h"
+#include "core/clock.h"
+#include "healer/policy.h"
+#include "healer/xid.h"
+
+namespace rackchaos::healer {
+
+enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed };
+const char* SymptomClassName(SymptomClass c);
+
+struct Symptom {
+  SymptomClass cls = SymptomClass::kXid;
+  std::string detector;
+  ComponentId component = kNoComponent;  // GPU, NIC, valve or tray; kNoComponent for job-level symptoms
+  JobId job = kNoJob;
+  std::string text;                      // "Xid 145 (NVLink error): reset GPU"
+  XidAction action = XidAction::kNone;   // what the Xid catalogue recommends, for Xid symptoms
+};
+
+struct DetectorContext {
+  const cluster::Topology& topo;
+  Clock& clock;
+  const Policy& policy;
+  std::function<void(Symptom)> raise;
+};
+
+class Detector {
+ public:
+  virtual ~Detector() = default;
+  virtual std::string_view name() const = 0;
+  virtual void OnObservation(const cluster::Observation& obs, DetectorContext& ctx) = 0;
+};
+
+struct DetectorInfo {
+  std::string name;
+  std::string summary;
+  std::function<std::unique_ptr<Detector>()> make;
+};
+// The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, job_failure.
+const std::vector<DetectorInfo>& DetectorTable();
+
+// Straggler test on one step report, exposed for unit tests: indexes of ranks whose compute time is a
+// robust outlier (|x - median| / (1.4826 MAD) above `threshold` and at least `min_slowdown` slower).
+std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown);
+
+}  // namespace rackchaos::healer

@@ -1,0 +1,219 @@
+// The detectors: heartbeat loss, kernel Xid lines, link state, thermal telemetry, stragglers, job failures.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "healer/detector.h"
+
+namespace rackchaos::healer {
+namespace {
+
+using cluster::Observation;
+
+template <typename T>
+const T* As(const Observation& obs) {
+  return std::get_if<T>(&obs.body);
+}
+
+// A node is lost after `missed_beats` heartbeats fail to arrive.
+class HeartbeatDetector : public Detector {
+ public:
+  std::string_view name() const override { return "heartbeat"; }
+  void OnObservation(const Observation& obs, DetectorContext& ctx) override {
+    const auto* hb = As<cluster::HeartbeatChange>(obs);
+    if (!hb) return;
+    auto it = pending_.find(hb->node);
+    if (hb->alive) {
+      if (it != pending_.end()) ctx.clock.Cancel(it->second);
+      pending_.erase(hb->node);
+      return;
+    }
+    if (it != pending_.end()) return;
+    Time deadline = hb->last_seen + hb->period * ctx.policy.heartbeat_missed_beats;
+    ComponentId node = hb->node;
+    pending_[node] = ctx.clock.CallAt(deadline, [this, &ctx, node] {
+      pending_.erase(node);
+      ctx.raise({SymptomClass::kHeartbeatLost, "heartbeat", node, kNoJob,
+                 std::to_string(ctx.policy.heartbeat_missed_beats) + " heartbeats missed", XidAction::kNone});
+    });
+  }
+
+ private:
+  std::map<ComponentId, TimerId> pending_;
+};
+
+// Reads the kernel log for Xid lines and maps their PCI address to a GPU of the node.
+class XidDetector : public Detector {
+ public:
+  std::string_view name() const override { return "xid"; }
+  void OnObservation(const Observation& obs, DetectorContext& ctx) override {
+    const auto* log = As<cluster::KernelLogLine>(obs);
+    if (!log) return;
+    auto xid = ParseXidLine(log->line);
+    if (!xid || xid->is_sxid) return;
+    auto gpu = ctx.topo.GpuByPci(log->node, xid->pci);
+    ComponentId target = gpu ? *gpu : log->node;
+    std::string text = "Xid " + std::to_string(xid->code) + " (" + XidDescription(xid->code) + "): " + XidActionName(xid->action);
+    ctx.raise({SymptomClass::kXid, "xid", target, kNoJob, text, xid->action});
+  }
+};
+
+class LinkStateDetector : public Detector {
+ public:
+  std::string_view name() const override { return "link_state"; }
+  void OnObservation(const Observation& obs, DetectorContext& ctx) override {
+    const auto* link = As<cluster::LinkStateChange>(obs);
+    if (!link) return;
+    auto key = std::make_pair(link->component, link->port);
+    if (link->up) {
+      down_.erase(key);
+      return;
+    }
+    if (!down_.insert(key).second) return;
+    std::string what = link->port >= 0 ? "NVLink port " + std::to_string(link->port) + " inactive" : "NIC link down";
+    ctx.raise({SymptomClass::kLinkDown, "link_state", link->component, kNoJob, what, XidAction::kNone});
+  }
+
+ private:
+  std::set<std::pair<ComponentId, int>> down_;
+};
+
+// GPU temperature or thermal throttling for `samples` polls in a row; coolant flow below nominal.
+class ThermalDetector : public Detector {
+ public:
+  std::string_view name() const override { return "thermal"; }
+  void OnObservation(const Observation& obs, DetectorContext& ctx) override {
+    const auto* s = As<cluster::TelemetrySample>(obs);
+    if (!s) return;
+    const Policy& p = ctx.policy;
+    if (s->metric == cluster::Metric::kCoolantFlow) {
+      double nominal = ctx.topo.model().tray_flow_l_per_min;
+      bool low = s->value < nominal * (1 - p.thermal_flow_drop);
+      if (Latch(s->component, low, 1))
+        ctx.raise({SymptomClass::kFlowLow, "thermal", s->component, kNoJob,
+                   "coolant flow " + Fmt(s->value) + " L/min (nominal " + Fmt(nominal) + ")", XidAction::kNone});
+      return;
+    }
+    bool hot = (s->metric == cluster::Metric::kGpuTemperature && s->value >= p.thermal_temperature_c) ||
+               (s->metric == cluster::Metric::kThermalThrottle && s->value > 0);
+    if (s->metric != cluster::Metric::kGpuTemperature && s->metric != cluster::Metric::kThermalThrottle) return;
+    // Temperature and throttle samples arrive together; either keeps the streak, a cool one ends it.
+    if (s->metric == cluster::Metric::kThermalThrottle && !hot) return;
+    if (Latch(s->component, hot, p.thermal_samples))
+      ctx.raise({SymptomClass::kThermal, "thermal", s->component, kNoJob,
+                 s->metric == cluster::Metric::kThermalThrottle ? "thermal slowdown active"
+                                                                : "temperature " + Fmt(s->value) + " C",
+                 XidAction::kNone});
+  }
+
+ private:
+  static std::string Fmt(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+  }
+  // Counts consecutive abnormal samples; true once when the streak reaches `need`.
+  bool Latch(ComponentId c, bool abnormal, int need) {
+    int& n = streak_[c];
+    if (!abnormal) {
+      n = 0;
+      return false;
+    }
+    return ++n == need;
+  }
+  std::map<ComponentId, int> streak_;
+};
+
+// A synchronous job runs at its slowest rank, so that rank is the one that waits least in collectives.
+// A rank is a straggler when it is a robust outlier in every report for a whole window.
+class StragglerDetector : public Detector {
+ public:
+  std::string_view name() const override { return "straggler"; }
+  void OnObservation(const Observation& obs, DetectorContext& ctx) override {
+    const auto* r = As<cluster::StepReport>(obs);
+    if (!r) return;
+    const Policy& p = ctx.policy;
+    std::vector<size_t> out = RobustOutliers(r->compute_s, p.straggler_mad_threshold, p.straggler_min_slowdown);
+    std::set<ComponentId> now;
+    for (size_t i : out) now.insert(r->rank_gpus[i]);
+    auto& streaks = streaks_[r->job];
+    for (auto it = streaks.begin(); it != streaks.end();)  // a rank back in line resets its streak
+      it = now.count(it->first) ? std::next(it) : streaks.erase(it);
+    for (ComponentId g : now) {
+      Streak& s = streaks[g];
+      if (s.reports == 0) s.since = obs.at;
+      ++s.reports;
+      if (!s.raised && s.reports >= p.straggler_min_reports && obs.at - s.since >= p.straggler_window) {
+        s.raised = true;
+        ctx.raise({SymptomClass::kStraggler, "straggler", g, r->job,
+                   "rank slower than the median for " + FormatDuration(obs.at - s.since), XidAction::kNone});
+      }
+    }
+  }
+
+ private:
+  struct Streak {
+    Time since{};
+    int reports = 0;
+    bool raised = false;
+  };
+  std::map<JobId, std::map<ComponentId, Streak>> streaks_;
+};
+
+class JobFailureDetector : public Detector {
+ public:
+  std::string_view name() const override { return "job_failure"; }
+  void OnObservation(const Observation& obs, DetectorContext& ctx) override {
+    const auto* js = As<cluster::JobStatus>(obs);
+    if (!js || js->state != JobState::kFailed) return;
+    ctx.raise({SymptomClass::kJobFailed, "job_failure", kNoComponent, js->job, "job failed: " + js->reason,
+               XidAction::kNone});
+  }
+};
+
+}  // namespace
+
+const char* SymptomClassName(SymptomClass c) {
+  switch (c) {
+    case SymptomClass::kHeartbeatLost: return "heartbeat_lost";
+    case SymptomClass::kXid: return "xid";
+    case SymptomClass::kLinkDown: return "link_down";
+    case SymptomClass::kStraggler: return "straggler";
+    case SymptomClass::kThermal: return "thermal";
+    case SymptomClass::kFlowLow: return "flow_low";
+    case SymptomClass::kJobFailed: return "job_failed";
+  }
+  return "unknown";
+}
+
+std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown) {
+  std::vector<size_t> out;
+  if (compute_s.size() < 3) return out;
+  std::vector<float> v(compute_s);
+  auto mid = v.begin() + static_cast<long>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  double median = *mid;
+  for (float& x : v) x = static_cast<float>(std::fabs(x - median));
+  std::nth_element(v.begin(), mid, v.end());
+  double mad = std::max(static_cast<double>(*mid), median * 1e-4);  // all-equal ranks: no division by zero
+  for (size_t i = 0; i < compute_s.size(); ++i) {
+    double excess = compute_s[i] - median;
+    if (excess / (1.4826 * mad) > threshold && excess > median * min_slowdown) out.push_back(i);
+  }
+  return out;
+}
+
+const std::vector<DetectorInfo>& DetectorTable() {
+  static const std::vector<DetectorInfo> kTable = {
+      {"heartbeat", "node heartbeats missed for N periods", [] { return std::make_unique<HeartbeatDetector>(); }},
+      {"xid", "NVIDIA Xid lines in the kernel log, with the catalogue's action", [] { return std::make_unique<XidDetector>(); }},
+      {"link_state", "NVLink ports inactive or NIC links down", [] { return std::make_unique<LinkStateDetector>(); }},
+      {"thermal", "GPU temperature, thermal slowdown, coolant flow", [] { return std::make_unique<ThermalDetector>(); }},
+      {"straggler", "ranks slower than the rest (median absolute deviation over a window)", [] { return std::make_unique<StragglerDetector>(); }},
+      {"job_failure", "jobs the scheduler reports failed", [] { return std::make_unique<JobFailureDetector>(); }},
+  };
+  return kTable;
+}
+
+}  // namespace rackchaos::healer

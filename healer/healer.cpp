@@ -1,0 +1,143 @@
+#include "healer/healer.h"
+
+#include <algorithm>
+
+namespace rackchaos::healer {
+
+using cluster::Kind;
+
+Healer::Healer(const cluster::Topology& topo, Clock& clock, cluster::Backend& backend, EventSink& events, Policy policy)
+    : topo_(topo), clock_(clock), backend_(backend), events_(events), policy_(std::move(policy)),
+      ctx_{topo_, clock_, policy_, [this](Symptom s) { Raise(std::move(s)); }} {
+  for (const DetectorInfo& info : DetectorTable()) detectors_.push_back(info.make());
+}
+
+void Healer::OnObservation(const cluster::Observation& obs) {
+  if (const auto* js = std::get_if<cluster::JobStatus>(&obs.body)) {
+    job_trays_[js->job] = js->trays;
+    job_state_[js->job] = js->state;
+  }
+  if (const auto* diag = std::get_if<cluster::DiagnosticResult>(&obs.body)) OnDiagnostic(*diag);
+  for (auto& d : detectors_) d->OnObservation(obs, ctx_);
+}
+
+void Healer::Act(const char* action, ComponentId c, JobId job, Status s, const std::string& detail) {
+  events_.Record({clock_.Now(), ActionTaken{action, c, job, s.ok(), s.ok() ? detail : detail + ": " + s.ToString()}});
+}
+
+// Every symptom is recorded; those on hardware already out of service need no new decision.
+void Healer::Raise(Symptom s) {
+  DetectionId id = next_detection_++;
+  events_.Record({clock_.Now(), Detected{id, s.detector, s.component, s.text}});
+  if (s.cls == SymptomClass::kJobFailed) {
+    if (policy_.restart_jobs) RestartJob(s.job, s.text);
+    return;
+  }
+  ComponentId tray = topo_.TrayOf(s.component);
+  if (tray != kNoComponent && isolated_.count(tray)) return;
+  pending_.push_back({std::move(s), id});
+  if (!window_timer_) window_timer_ = clock_.CallAfter(policy_.correlation_window, [this] { OnWindowClosed(); });
+}
+
+void Healer::OnWindowClosed() {
+  window_timer_ = 0;
+  std::vector<Pending> batch = std::move(pending_);
+  pending_.clear();
+  std::vector<Symptom> symptoms;
+  for (const Pending& p : batch) symptoms.push_back(p.symptom);
+  for (const IsolationDecision& d : Localize(symptoms, topo_, policy_.shared_domain_min_trays)) Isolate(d, batch);
+}
+
+std::vector<ComponentId> Healer::TraysOfDomain(ComponentId domain) const {
+  const cluster::Component& c = topo_.at(domain);
+  if (c.kind == Kind::kCdu || c.kind == Kind::kRack || c.kind == Kind::kSwitchTray) {
+    std::vector<ComponentId> out;
+    for (ComponentId child : topo_.ChildrenOf(topo_.RackOf(domain)))
+      if (topo_.at(child).kind == Kind::kComputeTray) out.push_back(child);
+    return out;
+  }
+  ComponentId tray = topo_.TrayOf(domain);
+  return tray == kNoComponent ? std::vector<ComponentId>{} : std::vector<ComponentId>{tray};
+}
+
+bool Healer::BreakerAllows(int gpus, const std::string& domain_name) {
+  Time now = clock_.Now();
+  while (!breaker_.empty() && now - breaker_.front().first >= policy_.breaker_window) breaker_.pop_front();
+  int recent = 0;
+  for (const auto& [t, n] : breaker_) recent += n;
+  double limit = policy_.breaker_max_share * static_cast<double>(topo_.gpus().size());
+  if (recent + gpus > limit + 1e-9) {
+    Act("alert", kNoComponent, kNoJob, Status::Ok(),
+        "circuit breaker open: isolating " + domain_name + " would take " + std::to_string(recent + gpus) +
+            " GPUs out within " + FormatDuration(policy_.breaker_window) + " (limit " +
+            std::to_string(static_cast<int>(limit)) + ")");
+    return false;
+  }
+  breaker_.push_back({now, gpus});
+  return true;
+}
+
+void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& batch) {
+  std::vector<ComponentId> trays;
+  for (ComponentId t : TraysOfDomain(d.domain))
+    if (!isolated_.count(t)) trays.push_back(t);
+  if (trays.empty()) return;
+  int gpus = 0;
+  for (ComponentId t : trays) gpus += static_cast<int>(topo_.GpusOfTray(t).size());
+  const std::string& name = topo_.at(d.domain).name;
+  if (!BreakerAllows(gpus, name)) return;
+  Isolated iso{d.domain, cluster::KindName(topo_.at(d.domain).kind), {}, d.reason};
+  std::vector<ComponentId> reset;
+  for (size_t i : d.symptoms) {
+    iso.because.push_back(batch[i].id);
+    const Symptom& s = batch[i].symptom;
+    if (s.cls == SymptomClass::kXid && s.action == XidAction::kResetGpu && topo_.at(s.component).kind == Kind::kGpu)
+      reset.push_back(s.component);
+  }
+  events_.Record({clock_.Now(), iso});
+  for (ComponentId t : trays) {
+    Act("drain", t, kNoJob, backend_.Drain(t, "rackchaos: " + name + ": " + d.reason), "isolating " + name);
+    isolated_[t] = {d.domain, t == topo_.TrayOf(d.domain) ? reset : std::vector<ComponentId>{}};
+  }
+  if (policy_.restart_jobs) RestartJobsOn({trays.begin(), trays.end()}, name + " isolated: " + d.reason);
+  for (ComponentId t : trays) ScheduleRecheck(t);
+}
+
+void Healer::RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason) {
+  for (const auto& [job, placed] : job_trays_) {
+    JobState st = job_state_[job];
+    if (st != JobState::kRunning && st != JobState::kHung) continue;
+    if (std::any_of(placed.begin(), placed.end(), [&](ComponentId t) { return trays.count(t) > 0; }))
+      RestartJob(job, reason);
+  }
+}
+
+void Healer::RestartJob(JobId job, const std::string& reason) {
+  Act("requeue_job", kNoComponent, job, backend_.RequeueJob(job, reason), "restart from the last checkpoint: " + reason);
+}
+
+void Healer::ScheduleRecheck(ComponentId tray) {
+  clock_.CallAfter(policy_.recheck, [this, tray] {
+    auto it = isolated_.find(tray);
+    if (it == isolated_.end()) return;
+    if (policy_.gpu_reset) {
+      for (ComponentId g : it->second.reset_gpus) Act("gpu_reset", g, kNoJob, backend_.ResetGpu(g), "Xid asked for a reset");
+      it->second.reset_gpus.clear();
+    }
+    Act("diagnose", tray, kNoJob, backend_.RunDiagnostic(tray), "burn-in check before return to service");
+  });
+}
+
+void Healer::OnDiagnostic(const cluster::DiagnosticResult& r) {
+  if (!isolated_.count(r.tray)) return;
+  if (!r.passed) {
+    Act("quarantine", r.tray, kNoJob, Status::Ok(),
+        "diagnostic failed (" + r.detail + "); next check in " + FormatDuration(policy_.recheck));
+    ScheduleRecheck(r.tray);
+    return;
+  }
+  isolated_.erase(r.tray);
+  Act("resume", r.tray, kNoJob, backend_.Resume(r.tray), "diagnostic passed: " + r.detail);
+}
+
+}  // namespace rackchaos::healer

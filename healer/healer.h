@@ -1,0 +1,71 @@
+// The healer: detect -> localize -> isolate -> remediate -> return to service.
+//
+// It subscribes to a backend's observations (symptoms only), raises symptoms through its detectors,
+// waits a short correlation window so that symptoms of one failure are explained together, isolates
+// the smallest domain (draining the trays it covers, within the circuit breaker), restarts the jobs
+// that ran there from their checkpoints, and later diagnoses isolated trays and resumes those that pass.
+// Every detection, isolation and action is recorded as an event. Single-threaded, on the run's clock.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "cluster/backend.h"
+#include "core/event.h"
+#include "healer/detector.h"
+#include "healer/localizer.h"
+#include "healer/policy.h"
+
+namespace rackchaos::healer {
+
+class Healer : public cluster::ObservationSink {
+ public:
+  Healer(const cluster::Topology& topo, Clock& clock, cluster::Backend& backend, EventSink& events, Policy policy);
+
+  void OnObservation(const cluster::Observation& obs) override;
+
+  const Policy& policy() const { return policy_; }
+  bool IsIsolated(ComponentId tray) const { return isolated_.count(tray) > 0; }
+
+ private:
+  struct Pending {
+    Symptom symptom;
+    DetectionId id;
+  };
+  struct Quarantine {
+    ComponentId domain;
+    std::vector<ComponentId> reset_gpus;  // GPUs whose Xid asked for a reset
+  };
+
+  void Raise(Symptom s);
+  void OnWindowClosed();
+  void Isolate(const IsolationDecision& d, const std::vector<Pending>& batch);
+  bool BreakerAllows(int gpus, const std::string& domain_name);
+  void RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason);
+  void RestartJob(JobId job, const std::string& reason);
+  void ScheduleRecheck(ComponentId tray);
+  void OnDiagnostic(const cluster::DiagnosticResult& r);
+  std::vector<ComponentId> TraysOfDomain(ComponentId domain) const;
+  void Act(const char* action, ComponentId c, JobId job, Status s, const std::string& detail);
+
+  const cluster::Topology& topo_;
+  Clock& clock_;
+  cluster::Backend& backend_;
+  EventSink& events_;
+  Policy policy_;
+  std::vector<std::unique_ptr<Detector>> detectors_;
+  DetectorContext ctx_;
+
+  DetectionId next_detection_ = 1;
+  std::vector<Pending> pending_;
+  TimerId window_timer_ = 0;
+  std::map<ComponentId, Quarantine> isolated_;             // by tray
+  std::deque<std::pair<Time, int>> breaker_;               // isolations in the window: when, GPUs
+  std::map<JobId, std::vector<ComponentId>> job_trays_;    // the scheduler's view
+  std::map<JobId, JobState> job_state_;
+};
+
+}  // namespace rackchaos::healer

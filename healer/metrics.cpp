@@ -1,0 +1,221 @@
+#include "healer/metrics.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace rackchaos::healer {
+namespace {
+
+using cluster::Kind;
+
+struct FaultFacts {
+  FaultMetrics m;
+  cluster::Target target;
+  std::set<ComponentId> affected;  // components the fault physically changed
+  std::set<ComponentId> trays;     // their compute trays
+  std::set<ComponentId> direct_gpus, collateral_gpus;
+  bool needs_isolation = false;
+};
+
+bool Active(const FaultFacts& f, Time t) { return f.m.injected <= t; }
+
+// A symptom or isolation on `c` relates to a fault if it sits on what the fault changed or in the same tray.
+bool Related(const FaultFacts& f, const cluster::Topology& topo, ComponentId c) {
+  if (c == kNoComponent) return false;
+  if (f.affected.count(c)) return true;
+  ComponentId tray = topo.TrayOf(c);
+  if (tray != kNoComponent) return f.trays.count(tray) > 0;
+  for (ComponentId t : f.trays)  // rack-wide domains (CDU, rack) relate to faults inside them
+    if (topo.RackOf(t) == topo.RackOf(c)) return true;
+  return false;
+}
+
+// The earliest-injected fault the event relates to, or nullptr.
+FaultFacts* Attribute(std::map<FaultId, FaultFacts>& faults, const cluster::Topology& topo, ComponentId c, Time t) {
+  for (auto& [id, f] : faults)
+    if (Active(f, t) && Related(f, topo, c)) return &f;
+  return nullptr;
+}
+
+bool CorrectIsolation(const FaultFacts& f, const cluster::Topology& topo, ComponentId domain) {
+  return domain == f.target.component || domain == topo.TrayOf(f.target.component) || f.affected.count(domain) > 0;
+}
+
+// Per-job walk over its JobChanged events: time stalled, slowed and redone, attributed to causes.
+struct JobWalk {
+  std::map<FaultId, JobImpact> impacts;
+  std::map<FaultId, Time> recovered_at;  // last time the job stopped being impaired by the fault
+  JobMetrics metrics;
+};
+
+bool Impaired(const JobChanged& c) { return c.state != JobState::kRunning || c.speed < 0.999; }
+
+JobWalk WalkJob(const JobInfo& info, const std::vector<std::pair<Time, const JobChanged*>>& changes, Time end) {
+  JobWalk w;
+  w.metrics.job = info.id;
+  w.metrics.name = info.name;
+  w.metrics.gpus = info.gpus;
+  if (changes.empty()) return w;
+  Time start = changes.front().first;
+  Duration running{}, lost{};
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const auto& [t, c] = changes[i];
+    Time next = i + 1 < changes.size() ? changes[i + 1].first : end;
+    Duration dt = next - t;
+    if (c->lost_work > Duration{}) {
+      lost += c->lost_work;
+      if (c->cause != kNoFault) w.impacts[c->cause].rework += c->lost_work;
+    }
+    if (c->state == JobState::kRunning) running += dt;
+    if (i > 0 && changes[i - 1].second->state == JobState::kRunning && c->state != JobState::kRunning)
+      ++w.metrics.interruptions;
+    if (c->cause != kNoFault && Impaired(*c)) {
+      JobImpact& imp = w.impacts[c->cause];
+      if (c->state == JobState::kRunning) imp.slowdown_hours += dt.Hours() * (1 - c->speed);
+      else {
+        imp.stalled += dt;
+        imp.interrupted = true;
+      }
+    }
+    // Recovery from fault F: the first change after an F-impaired stretch that is no longer impaired by F.
+    if (i > 0) {
+      const JobChanged* prev = changes[i - 1].second;
+      if (prev->cause != kNoFault && Impaired(*prev) && (c->cause != prev->cause || !Impaired(*c)))
+        w.recovered_at[prev->cause] = t;
+      if (c->cause != kNoFault && Impaired(*c)) w.recovered_at.erase(c->cause);
+    }
+  }
+  const JobChanged* last = changes.back().second;
+  double steps = last->steps;
+  if (last->state == JobState::kRunning && last->step_time_s > 0) steps += (end - changes.back().first).Seconds() / last->step_time_s;
+  w.metrics.wall = end - start;
+  w.metrics.productive = running - lost;
+  if (w.metrics.productive < Duration{}) w.metrics.productive = {};
+  w.metrics.steps = steps;
+  double wall_s = w.metrics.wall.Seconds();
+  w.metrics.ettr = wall_s > 0 ? w.metrics.productive.Seconds() / wall_s : 0;
+  w.metrics.goodput = wall_s > 0 ? steps * info.nominal_step.Seconds() / wall_s : 0;
+  for (auto& [f, imp] : w.impacts) {
+    imp.fault = f;
+    imp.job = info.id;
+    imp.job_name = info.name;
+    imp.gpu_hours_lost = info.gpus * (imp.stalled.Hours() + imp.slowdown_hours + imp.rework.Hours());
+  }
+  return w;
+}
+
+std::set<ComponentId> GpusOfTrays(const cluster::Topology& topo, const std::vector<ComponentId>& trays) {
+  std::set<ComponentId> out;
+  for (ComponentId t : trays)
+    for (ComponentId g : topo.GpusOfTray(t)) out.insert(g);
+  return out;
+}
+
+}  // namespace
+
+RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topology& topo,
+                          const std::vector<JobInfo>& jobs, Time end) {
+  std::map<FaultId, FaultFacts> faults;
+  std::map<JobId, std::vector<std::pair<Time, const JobChanged*>>> job_changes;
+  // Pass 1: faults and what they physically changed.
+  for (const Event& e : events) {
+    if (const auto* fi = std::get_if<FaultInjected>(&e.body)) {
+      FaultFacts& f = faults[fi->fault];
+      f.m.fault = fi->fault;
+      f.m.kind = fi->kind;
+      f.target = {fi->target, fi->port};
+      f.m.target = topo.TargetName(f.target);
+      f.m.injected = e.at;
+      f.affected.insert(fi->target);
+    } else if (const auto* fr = std::get_if<FaultReverted>(&e.body)) {
+      if (faults.count(fr->fault)) faults[fr->fault].m.reverted = e.at;
+    } else if (const auto* pc = std::get_if<PhysicsChanged>(&e.body)) {
+      if (pc->cause == kNoFault || !faults.count(pc->cause)) continue;
+      FaultFacts& f = faults[pc->cause];
+      f.affected.insert(pc->component);
+      if (pc->what == "valve_opening" || pc->what.ends_with("_up") || pc->what == "inserted") continue;
+      for (ComponentId g : topo.GpusServedBy(pc->component)) f.direct_gpus.insert(g);
+      f.needs_isolation = true;
+    } else if (const auto* jc = std::get_if<JobChanged>(&e.body)) {
+      job_changes[jc->job].push_back({e.at, jc});
+    }
+  }
+  for (auto& [id, f] : faults)
+    for (ComponentId c : f.affected)
+      if (topo.TrayOf(c) != kNoComponent) f.trays.insert(topo.TrayOf(c));
+
+  // Pass 2: detections, isolations and the drains that carried them out.
+  RunMetrics run;
+  std::vector<FaultFacts*> last_isolation;
+  Time last_isolation_at{-1};
+  for (const Event& e : events) {
+    if (const auto* d = std::get_if<Detected>(&e.body)) {
+      if (FaultFacts* f = Attribute(faults, topo, d->component, e.at))
+        if (!f->m.time_to_detect) f->m.time_to_detect = e.at - f->m.injected;
+    } else if (const auto* iso = std::get_if<Isolated>(&e.body)) {
+      ++run.isolations;
+      last_isolation.clear();
+      last_isolation_at = e.at;
+      bool correct = false;
+      for (auto& [id, f] : faults) {
+        if (!Active(f, e.at) || !Related(f, topo, iso->component)) continue;
+        last_isolation.push_back(&f);
+        if (!f.m.time_to_isolate) f.m.time_to_isolate = e.at - f.m.injected;
+        f.m.isolated.push_back(topo.at(iso->component).name);
+        correct = correct || CorrectIsolation(f, topo, iso->component);
+      }
+      if (correct) ++run.correct_isolations;
+      else run.false_isolations.push_back(topo.at(iso->component).name + " at " + FormatDuration(e.at));
+    } else if (const auto* a = std::get_if<ActionTaken>(&e.body)) {
+      if (a->action == "drain" && e.at == last_isolation_at)
+        for (FaultFacts* f : last_isolation)
+          for (ComponentId g : topo.GpusOfTray(a->component)) f->collateral_gpus.insert(g);
+    }
+  }
+
+  // Pass 3: jobs.
+  for (const JobInfo& info : jobs) {
+    JobWalk w = WalkJob(info, job_changes[info.id], end);
+    run.jobs.push_back(w.metrics);
+    for (auto& [fid, imp] : w.impacts) {
+      if (!faults.count(fid)) continue;
+      FaultFacts& f = faults[fid];
+      f.needs_isolation = true;
+      ++f.m.jobs_touched;
+      if (imp.interrupted) {
+        ++f.m.jobs_interrupted;
+        for (const auto& [t, c] : job_changes[info.id])
+          if (c->cause == fid && !c->trays.empty())
+            for (ComponentId g : GpusOfTrays(topo, c->trays)) f.collateral_gpus.insert(g);
+      }
+      f.m.gpu_hours_lost += imp.gpu_hours_lost;
+      f.m.rework += imp.rework;
+      Time rec = w.recovered_at.count(fid) ? w.recovered_at[fid] : Time::Max();
+      Duration ttr = rec == Time::Max() ? Duration::Max() : rec - f.m.injected;
+      if (!f.m.time_to_recover || ttr > *f.m.time_to_recover) f.m.time_to_recover = ttr;
+      run.impacts.push_back(imp);
+    }
+  }
+
+  int needing = 0, isolated = 0;
+  for (auto& [id, f] : faults) {
+    if (f.m.time_to_recover && *f.m.time_to_recover == Duration::Max()) f.m.time_to_recover.reset();
+    if (f.m.jobs_touched == 0 && f.m.time_to_isolate) f.m.time_to_recover = f.m.time_to_isolate;
+    for (ComponentId g : f.direct_gpus) f.collateral_gpus.erase(g);
+    f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
+    f.m.gpus_collateral = static_cast<int>(f.collateral_gpus.size());
+    if (f.needs_isolation) {
+      ++needing;
+      if (f.m.time_to_isolate) ++isolated;
+      else run.missed_faults.push_back("#" + std::to_string(id) + " " + f.m.kind + " " + f.m.target);
+    }
+    run.faults.push_back(f.m);
+  }
+  run.precision = run.isolations ? static_cast<double>(run.correct_isolations) / run.isolations : 1.0;
+  run.recall = needing ? static_cast<double>(isolated) / needing : 1.0;
+  return run;
+}
+
+}  // namespace rackchaos::healer

@@ -1,0 +1,144 @@
+#include "healer/policy.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "core/units.h"
+
+extern const char* const kPolicyDefault;
+extern const char* const kPolicyConservative;
+extern const char* const kPolicyAggressive;
+
+namespace rackchaos::healer {
+namespace {
+
+const std::map<std::string, const char*>& Shipped() {
+  static const std::map<std::string, const char*> kPolicies = {
+      {"aggressive", kPolicyAggressive}, {"conservative", kPolicyConservative}, {"default", kPolicyDefault}};
+  return kPolicies;
+}
+
+// Reads optional keys; a present key with a bad value is an error naming origin:line and the key.
+class Reader {
+ public:
+  Reader(YAML::Node root, std::string origin) : root_(std::move(root)), origin_(std::move(origin)) {}
+
+  void Read(const std::vector<std::string>& path, const std::function<Status(const YAML::Node&)>& set) {
+    if (!status_.ok()) return;
+    YAML::Node n = root_;
+    for (const auto& key : path) {
+      if (!n.IsMap() || !n[key]) return;
+      n = n[key];
+    }
+    std::string where = origin_ + ":" + std::to_string(n.Mark().line + 1) + ": ";
+    try {
+      Status s = set(n);
+      if (!s.ok()) status_ = Status::Invalid(where + s.message());
+    } catch (const YAML::Exception&) {
+      std::string key;
+      for (const auto& k : path) key += (key.empty() ? "" : ".") + k;
+      status_ = Status::Invalid(where + key + " has the wrong type");
+    }
+  }
+  void Int(const std::vector<std::string>& path, int& out, int lo, int hi) {
+    Read(path, [&](const YAML::Node& n) {
+      int v = n.as<int>();
+      if (v < lo || v > hi) return Status::Invalid(path.back() + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      out = v;
+      return Status::Ok();
+    });
+  }
+  void Double(const std::vector<std::string>& path, double& out) {
+    Read(path, [&](const YAML::Node& n) { out = n.as<double>(); return Status::Ok(); });
+  }
+  void Bool(const std::vector<std::string>& path, bool& out) {
+    Read(path, [&](const YAML::Node& n) { out = n.as<bool>(); return Status::Ok(); });
+  }
+  void Dur(const std::vector<std::string>& path, Duration& out) {
+    Read(path, [&](const YAML::Node& n) {
+      auto d = ParseDuration(n.as<std::string>());
+      if (!d.ok()) return d.status();
+      out = *d;
+      return Status::Ok();
+    });
+  }
+  void Frac(const std::vector<std::string>& path, double& out) {
+    Read(path, [&](const YAML::Node& n) {
+      auto f = ParseFraction(n.as<std::string>());
+      if (!f.ok()) return f.status();
+      out = *f;
+      return Status::Ok();
+    });
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  YAML::Node root_;
+  std::string origin_;
+  Status status_;
+};
+
+}  // namespace
+
+std::vector<std::string> ShippedPolicyNames() {
+  std::vector<std::string> out;
+  for (const auto& [name, text] : Shipped()) out.push_back(name);
+  return out;
+}
+
+Result<Policy> LoadPolicy(const std::string& name_or_path) {
+  auto it = Shipped().find(name_or_path);
+  if (it != Shipped().end()) return ParsePolicy(it->second, "policy " + name_or_path);
+  bool is_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") ||
+                 name_or_path.ends_with(".yml");
+  if (!is_path) {
+    std::string known;
+    for (const auto& n : ShippedPolicyNames()) known += (known.empty() ? "" : ", ") + n;
+    return Status::NotFound("unknown healer policy '" + name_or_path + "'; shipped policies: " + known +
+                            " (or give a path to a policy YAML)");
+  }
+  std::ifstream in(name_or_path);
+  if (!in) return Status::NotFound("cannot read healer policy file " + name_or_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParsePolicy(ss.str(), name_or_path);
+}
+
+Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                           ": " + e.msg);
+  }
+  if (!root.IsMap()) return Status::Invalid(origin + ": a policy is a YAML map");
+  Policy p;
+  Reader r(root, origin);
+  r.Read({"name"}, [&](const YAML::Node& n) { p.name = n.as<std::string>(); return Status::Ok(); });
+  r.Read({"description"}, [&](const YAML::Node& n) { p.description = n.as<std::string>(); return Status::Ok(); });
+  r.Int({"detectors", "heartbeat", "missed_beats"}, p.heartbeat_missed_beats, 1, 1000);
+  r.Dur({"detectors", "straggler", "window"}, p.straggler_window);
+  r.Int({"detectors", "straggler", "min_reports"}, p.straggler_min_reports, 1, 100000);
+  r.Double({"detectors", "straggler", "mad_threshold"}, p.straggler_mad_threshold);
+  r.Frac({"detectors", "straggler", "min_slowdown"}, p.straggler_min_slowdown);
+  r.Double({"detectors", "thermal", "temperature_c"}, p.thermal_temperature_c);
+  r.Int({"detectors", "thermal", "samples"}, p.thermal_samples, 1, 1000);
+  r.Frac({"detectors", "thermal", "flow_drop"}, p.thermal_flow_drop);
+  r.Dur({"correlation_window"}, p.correlation_window);
+  r.Int({"shared_domain_min_trays"}, p.shared_domain_min_trays, 2, 1000);
+  r.Frac({"circuit_breaker", "max_share"}, p.breaker_max_share);
+  r.Dur({"circuit_breaker", "window"}, p.breaker_window);
+  r.Bool({"remediation", "restart_jobs"}, p.restart_jobs);
+  r.Bool({"remediation", "gpu_reset"}, p.gpu_reset);
+  r.Dur({"return_to_service", "recheck"}, p.recheck);
+  RC_RETURN_IF_ERROR(r.status());
+  if (p.name.empty()) return Status::Invalid(origin + ": a policy needs a name");
+  return p;
+}
+
+}  // namespace rackchaos::healer
