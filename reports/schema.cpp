@@ -1,0 +1,204 @@
+#include "reports/schema.h"
+
+#include <string>
+
+namespace rackchaos::reports {
+namespace {
+
+// Version 1. Conventions a user querying with plain sqlite3 can rely on:
+//  - every table carries run_id; event-derived tables are keyed by (run_id, seq) of their event;
+//  - times are integer microseconds in *_us columns (virtual time from the start of the run), and the
+//    views add *_s seconds; wall-clock time exists only in runs.started_wall / ended_wall;
+//  - absent ids and absent optional durations are NULL;
+//  - no column has a time-based or random default, so the same run gives the same rows.
+// Event tables are WITHOUT ROWID: one b-tree per table keeps million-event batches fast.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE schema_history(version INTEGER PRIMARY KEY, description TEXT NOT NULL);
+
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  plan_name TEXT NOT NULL, plan_path TEXT NOT NULL, plan_text TEXT NOT NULL, plan_hash TEXT NOT NULL,
+  seed TEXT NOT NULL,  -- decimal uint64: it may not fit SQLite's signed integer
+  version TEXT NOT NULL, host TEXT NOT NULL, backend TEXT NOT NULL, command_line TEXT NOT NULL,
+  started_wall TEXT NOT NULL, ended_wall TEXT,
+  status TEXT NOT NULL
+    CHECK(status IN ('running', 'passed', 'failed', 'error', 'interrupted', 'aborted')),
+  exit_code INTEGER, failed_reason TEXT NOT NULL DEFAULT '');
+
+CREATE TABLE components(
+  run_id INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+  parent_id INTEGER, serial TEXT NOT NULL, PRIMARY KEY(run_id, id));
+CREATE INDEX components_by_name ON components(run_id, name);
+CREATE INDEX components_by_serial ON components(serial);
+
+CREATE TABLE jobs(
+  run_id INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, gpus INTEGER NOT NULL,
+  nominal_step_s REAL NOT NULL, PRIMARY KEY(run_id, id));
+
+CREATE TABLE events(
+  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, t_us INTEGER NOT NULL, type TEXT NOT NULL,
+  component_id INTEGER, job_id INTEGER, fault_id INTEGER, detail TEXT NOT NULL,
+  PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+
+CREATE TABLE faults(
+  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, fault_id INTEGER NOT NULL, kind TEXT NOT NULL,
+  target_id INTEGER, port INTEGER, selector TEXT NOT NULL, detail TEXT NOT NULL,
+  injected_us INTEGER NOT NULL, reverted_us INTEGER, revert_detail TEXT,
+  PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+CREATE INDEX faults_by_id ON faults(run_id, fault_id);
+
+CREATE TABLE detections(
+  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, t_us INTEGER NOT NULL, detection_id INTEGER,
+  detector TEXT NOT NULL, component_id INTEGER, symptom TEXT NOT NULL,
+  PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+
+CREATE TABLE isolations(
+  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, t_us INTEGER NOT NULL, component_id INTEGER,
+  domain TEXT NOT NULL, detection_ids TEXT NOT NULL, reason TEXT NOT NULL,
+  PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+
+CREATE TABLE actions(
+  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, t_us INTEGER NOT NULL, action TEXT NOT NULL,
+  component_id INTEGER, job_id INTEGER, ok INTEGER NOT NULL, detail TEXT NOT NULL,
+  PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+
+CREATE TABLE job_events(
+  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, t_us INTEGER NOT NULL, job_id INTEGER,
+  state TEXT NOT NULL, steps REAL NOT NULL, step_time_s REAL NOT NULL, speed REAL NOT NULL,
+  gpus INTEGER NOT NULL, lost_work_us INTEGER NOT NULL, cause_fault_id INTEGER, detail TEXT NOT NULL,
+  trays TEXT NOT NULL,  -- component ids of the trays it runs on, comma-separated
+  PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+
+CREATE TABLE checkpoints(
+  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, t_us INTEGER NOT NULL, job_id INTEGER,
+  step REAL NOT NULL, PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+
+CREATE TABLE physics(
+  run_id INTEGER NOT NULL, seq INTEGER NOT NULL, t_us INTEGER NOT NULL, component_id INTEGER,
+  what TEXT NOT NULL, value REAL NOT NULL, cause_fault_id INTEGER,
+  PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+
+CREATE TABLE fault_metrics(
+  run_id INTEGER NOT NULL, ord INTEGER NOT NULL, fault_id INTEGER NOT NULL, kind TEXT NOT NULL,
+  target TEXT NOT NULL, injected_us INTEGER NOT NULL, reverted_us INTEGER,
+  ttd_us INTEGER, tti_us INTEGER, ttr_us INTEGER,
+  gpus_direct INTEGER NOT NULL, gpus_collateral INTEGER NOT NULL,
+  jobs_touched INTEGER NOT NULL, jobs_interrupted INTEGER NOT NULL,
+  gpu_hours_lost REAL NOT NULL, rework_us INTEGER NOT NULL,
+  isolated TEXT NOT NULL,  -- component names, comma-separated
+  PRIMARY KEY(run_id, ord));
+
+CREATE TABLE job_impacts(
+  run_id INTEGER NOT NULL, ord INTEGER NOT NULL, fault_id INTEGER NOT NULL, job_id INTEGER,
+  job_name TEXT NOT NULL, interrupted INTEGER NOT NULL, stalled_us INTEGER NOT NULL,
+  rework_us INTEGER NOT NULL, slowdown_hours REAL NOT NULL, gpu_hours_lost REAL NOT NULL,
+  PRIMARY KEY(run_id, ord));
+
+CREATE TABLE job_metrics(
+  run_id INTEGER NOT NULL, ord INTEGER NOT NULL, job_id INTEGER, name TEXT NOT NULL,
+  gpus INTEGER NOT NULL, wall_us INTEGER NOT NULL, productive_us INTEGER NOT NULL,
+  ettr REAL NOT NULL, goodput REAL NOT NULL, interruptions INTEGER NOT NULL, steps REAL NOT NULL,
+  PRIMARY KEY(run_id, ord));
+
+-- precision, recall, isolations, correct_isolations, false_isolations, missed_faults (counts).
+CREATE TABLE run_metrics(
+  run_id INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL, PRIMARY KEY(run_id, name));
+-- The names behind the false_isolations and missed_faults counts.
+CREATE TABLE run_metric_items(
+  run_id INTEGER NOT NULL, list TEXT NOT NULL CHECK(list IN ('false_isolation', 'missed_fault')),
+  ord INTEGER NOT NULL, item TEXT NOT NULL, PRIMARY KEY(run_id, list, ord));
+
+CREATE VIEW event_log AS
+  SELECT e.run_id, e.seq, e.t_us, e.t_us / 1e6 AS t_s, e.type, c.name AS component, j.name AS job,
+         e.fault_id, e.detail
+  FROM events e
+  LEFT JOIN components c ON c.run_id = e.run_id AND c.id = e.component_id
+  LEFT JOIN jobs j ON j.run_id = e.run_id AND j.id = e.job_id;
+
+CREATE VIEW fault_timeline AS
+  SELECT f.run_id, f.fault_id, f.kind, c.name AS target, f.port, f.selector,
+         f.injected_us / 1e6 AS injected_s, f.reverted_us / 1e6 AS reverted_s, f.detail
+  FROM faults f LEFT JOIN components c ON c.run_id = f.run_id AND c.id = f.target_id;
+
+CREATE VIEW fault_summary AS
+  SELECT m.run_id, m.fault_id, m.kind, m.target, c.kind AS target_kind, c.serial AS target_serial,
+         m.injected_us / 1e6 AS injected_s, m.ttd_us / 1e6 AS ttd_s, m.tti_us / 1e6 AS tti_s,
+         m.ttr_us / 1e6 AS ttr_s, m.gpus_direct, m.gpus_collateral,
+         m.gpus_direct + m.gpus_collateral AS gpus_total, m.jobs_touched, m.jobs_interrupted,
+         m.gpu_hours_lost, m.rework_us / 1e6 AS rework_s, m.isolated
+  FROM fault_metrics m LEFT JOIN components c ON c.run_id = m.run_id AND c.name = m.target;
+
+CREATE VIEW job_summary AS
+  SELECT run_id, job_id, name, gpus, wall_us / 1e6 AS wall_s, productive_us / 1e6 AS productive_s,
+         round(ettr * 100, 1) AS ettr_pct, round(goodput * 100, 1) AS goodput_pct, interruptions,
+         steps
+  FROM job_metrics;
+
+CREATE VIEW run_summary AS
+  SELECT r.id AS run_id, r.plan_name, r.seed, r.backend, r.version, r.status, r.exit_code,
+         r.started_wall, r.ended_wall,
+         (SELECT count(*) FROM faults f WHERE f.run_id = r.id) AS faults,
+         (SELECT value FROM run_metrics m WHERE m.run_id = r.id AND m.name = 'precision') AS precision,
+         (SELECT value FROM run_metrics m WHERE m.run_id = r.id AND m.name = 'recall') AS recall
+  FROM runs r;
+)sql";
+
+Status CreateV1(Db& db) {
+  RC_RETURN_IF_ERROR(db.Exec(kSchemaV1, "creating schema version 1"));
+  return db.Exec("PRAGMA application_id = " + std::to_string(kReportApplicationId),
+                 "marking the file as a rackchaos report");
+}
+
+// Append new steps here; never edit a step that has shipped.
+constexpr Migration kMigrations[] = {
+    {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
+};
+
+}  // namespace
+
+std::span<const Migration> SchemaMigrations() { return kMigrations; }
+
+int LatestSchemaVersion() { return kMigrations[std::size(kMigrations) - 1].version; }
+
+Result<int> CheckSchemaVersion(Db& db, std::span<const Migration> steps) {
+  // The first read is where SQLite notices that a file is not a database at all.
+  RC_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version", "reading the schema version"));
+  RC_ASSIGN_OR_RETURN(int64_t app_id, db.QueryInt("PRAGMA application_id", "reading the application id"));
+  RC_ASSIGN_OR_RETURN(int64_t objects,
+                      db.QueryInt("SELECT count(*) FROM sqlite_schema", "listing the schema"));
+  int latest = steps.empty() ? 0 : steps.back().version;
+  if ((version > 0 && app_id != kReportApplicationId) || (version == 0 && objects > 0)) {
+    return Status::Invalid("'" + db.path() + "' is an SQLite database but not a rackchaos report");
+  }
+  if (version > latest) {
+    return Status::NotSupported("report '" + db.path() + "' has schema version " +
+                                std::to_string(version) + ", newer than this rackchaos knows (" +
+                                std::to_string(latest) + "); use a newer rackchaos to open it");
+  }
+  return static_cast<int>(version);
+}
+
+Status Migrate(Db& db, std::span<const Migration> steps) {
+  for (const Migration& step : steps) {
+    std::string what = "migrating to schema version " + std::to_string(step.version);
+    RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db, what));
+    // Re-read under the write lock: another process may have migrated since we last looked.
+    RC_ASSIGN_OR_RETURN(int64_t current, db.QueryInt("PRAGMA user_version", what));
+    if (current >= step.version) continue;
+    if (current != step.version - 1) {
+      return Status::Internal(what + ": report '" + db.path() + "' is at version " +
+                              std::to_string(current) + ", expected " +
+                              std::to_string(step.version - 1));
+    }
+    RC_RETURN_IF_ERROR(step.apply(db));
+    RC_ASSIGN_OR_RETURN(Stmt history, db.Prepare("INSERT INTO schema_history VALUES (?, ?)", what));
+    history.Bind(1, static_cast<int64_t>(step.version));
+    history.Bind(2, std::string_view(step.description));
+    RC_RETURN_IF_ERROR(history.Run(what));
+    RC_RETURN_IF_ERROR(db.Exec("PRAGMA user_version = " + std::to_string(step.version), what));
+    RC_RETURN_IF_ERROR(txn.Commit(what));
+  }
+  return Status::Ok();
+}
+
+}  // namespace rackchaos::reports

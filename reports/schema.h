@@ -1,0 +1,40 @@
+// The report database schema and its forward migrations.
+//
+// `PRAGMA user_version` holds the schema version; `PRAGMA application_id` marks the file as a rackchaos
+// report. Migration step N takes a database from version N-1 to N inside one transaction, so a crash
+// mid-migration leaves the previous version intact. Adding version 2 means writing one function and
+// appending one row to the table in schema.cpp; old databases are upgraded when opened read-write.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "core/status.h"
+#include "reports/sqlite_db.h"
+
+namespace rackchaos::reports {
+
+// 'RCHR', stored in the SQLite header so other tools (and we) can tell a report from any database.
+inline constexpr int64_t kReportApplicationId = 0x52434852;
+
+struct Migration {
+  int version;              // the user_version once this step has run
+  const char* description;  // recorded in the schema_history table
+  Status (*apply)(Db& db);  // runs inside the step's transaction; must not commit
+};
+
+// The steps this build knows, in order: element i has version i+1.
+std::span<const Migration> SchemaMigrations();
+// The version a database has after every step of SchemaMigrations().
+int LatestSchemaVersion();
+
+// Reads the version of an open database and checks it can be used with `steps`:
+// kCorrupt when the file is not an SQLite database, kInvalidArgument when it is another program's
+// database, kNotSupported when its version is newer than the last step (the file is not touched).
+Result<int> CheckSchemaVersion(Db& db, std::span<const Migration> steps);
+
+// Applies every step newer than the database's version, one transaction per step. Safe against a
+// concurrent opener: the version is re-read after the write lock is taken.
+Status Migrate(Db& db, std::span<const Migration> steps);
+
+}  // namespace rackchaos::reports

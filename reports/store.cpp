@@ -1,0 +1,181 @@
+#include "reports/store.h"
+
+#include <sqlite3.h>
+
+#include <cstdio>
+
+#include "reports/schema.h"
+#include "reports/store_state.h"
+
+namespace rackchaos::reports {
+namespace {
+
+// WAL lets renderers read while the runner writes, and with synchronous=NORMAL a committed batch
+// survives a process crash (only an OS crash can lose the last commits, never corrupt the file).
+Status ConfigureForWriting(Db& db) {
+  RC_ASSIGN_OR_RETURN(Stmt wal, db.Prepare("PRAGMA journal_mode = WAL", "switching to WAL"));
+  RC_ASSIGN_OR_RETURN(bool row, wal.Step("switching to WAL"));
+  std::string mode = row ? wal.Text(0) : "";
+  if (mode != "wal" && mode != "memory") {
+    return Status::IoError("switching report '" + db.path() + "' to WAL: journal mode stayed '" +
+                           mode + "'");
+  }
+  return db.Exec("PRAGMA synchronous = NORMAL", "setting synchronous=NORMAL");
+}
+
+bool IsFinalStatus(const std::string& s) {
+  return s == "passed" || s == "failed" || s == "error" || s == "interrupted" || s == "aborted";
+}
+
+}  // namespace
+
+std::string PlanHash(std::string_view plan_text) {
+  uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : plan_text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+Result<Stmt*> ReportStore::State::Cached(const char* sql, std::string_view what) {
+  auto it = cache.find(sql);
+  if (it != cache.end()) return &it->second;
+  RC_ASSIGN_OR_RETURN(Stmt stmt, db.Prepare(sql, what));
+  return &cache.emplace(sql, std::move(stmt)).first->second;
+}
+
+Status ReportStore::State::RequireRun(int64_t run, std::string_view what) {
+  RC_ASSIGN_OR_RETURN(Stmt* stmt, Cached("SELECT 1 FROM runs WHERE id = ?", what));
+  stmt->Bind(1, run);
+  Result<bool> row = stmt->Step(what);
+  stmt->Reset();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::NotFound(std::string(what) + ": no run " + std::to_string(run) +
+                                     " in report '" + db.path() + "'");
+  return Status::Ok();
+}
+
+Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions& options) {
+  RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI));
+  db.SetBusyTimeout(options.busy_timeout_ms);
+  // Check the version before touching anything, so a newer or foreign file is left exactly as it was.
+  RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
+  RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  if (version < LatestSchemaVersion()) RC_RETURN_IF_ERROR(Migrate(db, SchemaMigrations()));
+  auto state = std::make_unique<State>();
+  state->db = std::move(db);
+  return ReportStore(std::move(state));
+}
+
+Result<ReportStore> ReportStore::OpenReadOnly(const std::string& path, const OpenOptions& options) {
+  RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI));
+  db.SetBusyTimeout(options.busy_timeout_ms);
+  RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
+  if (version == 0) {
+    return Status::Invalid("'" + path + "' is not a rackchaos report (it has no schema)");
+  }
+  if (version < LatestSchemaVersion()) {
+    return Status::Invalid("report '" + path + "' has schema version " + std::to_string(version) +
+                           ", older than " + std::to_string(LatestSchemaVersion()) +
+                           "; open it read-write once to migrate it");
+  }
+  auto state = std::make_unique<State>();
+  state->db = std::move(db);
+  state->read_only = true;
+  return ReportStore(std::move(state));
+}
+
+ReportStore::ReportStore(std::unique_ptr<State> state) : state_(std::move(state)) {}
+ReportStore::ReportStore(ReportStore&&) noexcept = default;
+ReportStore& ReportStore::operator=(ReportStore&&) noexcept = default;
+// Statements must be finalized before the connection closes: State declares db first, so the cache
+// (declared after it) is destroyed first.
+ReportStore::~ReportStore() = default;
+
+const std::string& ReportStore::path() const { return state_->db.path(); }
+
+Result<int64_t> ReportStore::BeginRun(const RunInfo& info) {
+  const std::string what = "recording the start of plan '" + info.plan_name + "'";
+  RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
+      "INSERT INTO runs(plan_name, plan_path, plan_text, plan_hash, seed, version, host, backend, "
+      "command_line, started_wall, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running') "
+      "RETURNING id", what));
+  stmt->Bind(1, info.plan_name);
+  stmt->Bind(2, info.plan_path);
+  stmt->Bind(3, info.plan_text);
+  stmt->Bind(4, info.plan_hash.empty() ? PlanHash(info.plan_text) : info.plan_hash);
+  stmt->Bind(5, std::to_string(info.seed));
+  stmt->Bind(6, info.version);
+  stmt->Bind(7, info.host);
+  stmt->Bind(8, info.backend);
+  stmt->Bind(9, info.command_line);
+  stmt->Bind(10, info.started_wall);
+  // A lone statement is its own transaction; stepping it to DONE is what commits the row.
+  RC_ASSIGN_OR_RETURN(bool row, stmt->Step(what));
+  int64_t id = row ? stmt->Int(0) : 0;
+  Result<bool> done = stmt->Step(what);
+  stmt->Reset();
+  if (!done.ok()) return done.status();
+  if (!row) return Status::Internal(what + ": no run id returned");
+  return id;
+}
+
+Status ReportStore::AddComponents(int64_t run, const std::vector<ComponentRow>& components) {
+  const std::string what = ForRun("adding components to", run);
+  RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
+  RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
+  RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
+      "INSERT INTO components(run_id, id, name, kind, parent_id, serial) VALUES (?, ?, ?, ?, ?, ?)",
+      what));
+  for (const ComponentRow& c : components) {
+    stmt->Bind(1, run);
+    BindId(*stmt, 2, c.id, kNoComponent);
+    stmt->Bind(3, c.name);
+    stmt->Bind(4, c.kind);
+    BindId(*stmt, 5, c.parent, kNoComponent);
+    stmt->Bind(6, c.serial);
+    RC_RETURN_IF_ERROR(stmt->Run(what + " (" + c.name + ")"));
+  }
+  return txn.Commit(what);
+}
+
+Status ReportStore::AddJobs(int64_t run, const std::vector<JobRow>& jobs) {
+  const std::string what = ForRun("adding jobs to", run);
+  RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
+  RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
+  RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
+      "INSERT INTO jobs(run_id, id, name, gpus, nominal_step_s) VALUES (?, ?, ?, ?, ?)", what));
+  for (const JobRow& j : jobs) {
+    stmt->Bind(1, run);
+    BindId(*stmt, 2, j.id, kNoJob);
+    stmt->Bind(3, j.name);
+    stmt->Bind(4, static_cast<int64_t>(j.gpus));
+    stmt->Bind(5, j.nominal_step_s);
+    RC_RETURN_IF_ERROR(stmt->Run(what + " (" + j.name + ")"));
+  }
+  return txn.Commit(what);
+}
+
+Status ReportStore::FinishRun(int64_t run, const std::string& status, int exit_code,
+                              const std::string& ended_wall, const std::string& failed_reason) {
+  const std::string what = ForRun("recording the end of", run);
+  if (!IsFinalStatus(status)) {
+    return Status::Invalid(what + ": status '" + status +
+                           "' is not one of passed, failed, error, interrupted, aborted");
+  }
+  RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
+  RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
+      "UPDATE runs SET status = ?, exit_code = ?, ended_wall = ?, failed_reason = ? WHERE id = ?",
+      what));
+  stmt->Bind(1, status);
+  stmt->Bind(2, static_cast<int64_t>(exit_code));
+  stmt->Bind(3, ended_wall);
+  stmt->Bind(4, failed_reason);
+  stmt->Bind(5, run);
+  return stmt->Run(what);
+}
+
+}  // namespace rackchaos::reports

@@ -1,0 +1,143 @@
+// The report store: one SQLite database holding runs, their components and jobs, every event, and the
+// recovery metrics. Writers are used by the runner; renderers (summary, JSON, HTML, compare, history)
+// read only through the Read* functions here and get plain structs back.
+//
+// Schema (see reports/schema.cpp for columns and views): runs, components, jobs, events, and typed
+// event tables faults, detections, isolations, actions, job_events, checkpoints, physics; metrics in
+// fault_metrics, job_impacts, job_metrics, run_metrics, run_metric_items; views event_log,
+// fault_timeline, fault_summary, job_summary, run_summary.
+//
+// Durability: WAL with synchronous=NORMAL; a run row exists from BeginRun on with status 'running', so a
+// run whose process died shows up as such. Determinism: writing the same run into two fresh files gives
+// identical rows apart from runs.host, runs.started_wall and runs.ended_wall.
+//
+// Errors: every failure is a Status naming the operation and the file. kUnavailable when another
+// connection holds the write lock past the busy timeout; kCorrupt when the file is not a database;
+// kNotSupported when its schema is newer than this build; kNotFound for an absent run or file.
+//
+// Threading: one store is one connection; use it from one thread at a time. Movable, not copyable;
+// a moved-from store may only be destroyed or assigned to.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/event.h"
+#include "core/ids.h"
+#include "core/metrics.h"
+#include "core/status.h"
+
+namespace rackchaos::reports {
+
+struct RunInfo {
+  std::string plan_name;
+  std::string plan_path;
+  std::string plan_text;
+  std::string plan_hash;  // PlanHash(plan_text); BeginRun fills it when empty
+  uint64_t seed = 0;
+  std::string version;
+  std::string host;
+  std::string backend;       // "sim" | "ssh"
+  std::string started_wall;  // ISO-8601 UTC
+  std::string command_line;
+};
+
+// A run as stored: what BeginRun received plus how it ended.
+struct RunRow {
+  int64_t id = 0;
+  RunInfo info;
+  std::string status;              // running|passed|failed|error|interrupted|aborted
+  std::optional<int> exit_code;    // absent while running
+  std::string ended_wall;          // "" while running
+  std::string failed_reason;
+};
+
+struct ComponentRow {
+  ComponentId id = kNoComponent;
+  std::string name;    // "r01.tray07.gpu2"
+  std::string kind;    // "gpu", "compute_tray", ...
+  ComponentId parent = kNoComponent;
+  std::string serial;
+};
+
+struct JobRow {
+  JobId id = kNoJob;
+  std::string name;
+  int gpus = 0;
+  double nominal_step_s = 0;
+};
+
+// One row of the events table: the flat form every event type shares.
+struct EventRow {
+  int64_t seq = 0;  // 1-based order within the run
+  Time at{};
+  std::string type;  // EventTypeName()
+  ComponentId component = kNoComponent;
+  JobId job = kNoJob;
+  FaultId fault = kNoFault;
+  std::string detail;
+};
+
+struct OpenOptions {
+  int busy_timeout_ms = 5000;  // how long to wait for another connection's lock before kUnavailable
+};
+
+// 16 hex digits of the 64-bit FNV-1a hash of `plan_text`: deterministic across hosts and builds.
+std::string PlanHash(std::string_view plan_text);
+
+class ReportStore {
+ public:
+  // Opens or creates the database at `path` and migrates it to the current schema.
+  static Result<ReportStore> Open(const std::string& path, const OpenOptions& options = {});
+  // Opens an existing database without writing to it. Fails with kNotFound if absent, and with
+  // kInvalidArgument if its schema is older than this build (open it read-write once to migrate).
+  // Write calls on a read-only store fail with kIoError.
+  static Result<ReportStore> OpenReadOnly(const std::string& path, const OpenOptions& options = {});
+
+  ReportStore(ReportStore&&) noexcept;
+  ReportStore& operator=(ReportStore&&) noexcept;
+  ~ReportStore();
+
+  const std::string& path() const;
+
+  // --- Writers (each call is one transaction; on error nothing of that call is kept) ---
+
+  // Inserts the run with status 'running' and returns its id (ids increase within a file).
+  Result<int64_t> BeginRun(const RunInfo& info);
+  Status AddComponents(int64_t run, const std::vector<ComponentRow>& components);
+  Status AddJobs(int64_t run, const std::vector<JobRow>& jobs);
+  // Appends events after those already stored for the run (seq continues), into the events table
+  // and the typed table of each event type. FaultReverted sets reverted_us on the open fault row.
+  Status AppendEvents(int64_t run, const std::vector<Event>& events);
+  // Stores (or replaces) the run's metrics.
+  Status AddMetrics(int64_t run, const RunMetrics& metrics);
+  // `status` is passed|failed|error|interrupted|aborted; anything else is kInvalidArgument.
+  Status FinishRun(int64_t run, const std::string& status, int exit_code,
+                   const std::string& ended_wall, const std::string& failed_reason);
+
+  // --- Readers ---
+
+  // The highest run id, kNotFound when the store has no runs.
+  Result<int64_t> LatestRun() const;
+  // Every run, oldest first.
+  Result<std::vector<RunRow>> ListRuns() const;
+  Result<RunRow> ReadRun(int64_t run) const;
+  // The metrics as AddMetrics stored them (empty metrics with precision and recall 1 if never added).
+  Result<RunMetrics> ReadMetrics(int64_t run) const;
+  Result<std::vector<ComponentRow>> ReadComponents(int64_t run) const;
+  Result<std::vector<JobRow>> ReadJobs(int64_t run) const;
+  // Events in seq order; `limit` < 0 means all.
+  Result<std::vector<EventRow>> ReadEvents(int64_t run, int64_t limit = -1) const;
+
+  struct State;  // the connection and its cached statements (reports/store_state.h)
+
+ private:
+  explicit ReportStore(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace rackchaos::reports

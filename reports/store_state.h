@@ -1,0 +1,50 @@
+// Internal to reports/: the state behind a ReportStore and helpers shared by its .cpp files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/units.h"
+#include "reports/sqlite_db.h"
+#include "reports/store.h"
+
+namespace rackchaos::reports {
+
+struct ReportStore::State {
+  Db db;
+  bool read_only = false;
+  // Prepared statements reused across calls, keyed by the address of their static SQL text: a
+  // million-event batch then prepares each statement once.
+  std::map<const char*, Stmt> cache;
+
+  // The cached statement for `sql` (a string literal or other static text), prepared on first use.
+  Result<Stmt*> Cached(const char* sql, std::string_view what);
+  // kNotFound unless the run exists.
+  Status RequireRun(int64_t run, std::string_view what);
+};
+
+// Ids use a sentinel for "none" in memory and NULL in the database.
+inline void BindId(Stmt& stmt, int index, uint32_t id, uint32_t none) {
+  if (id == none) stmt.BindNull(index);
+  else stmt.Bind(index, static_cast<int64_t>(id));
+}
+inline uint32_t IdOr(const Stmt& stmt, int col, uint32_t none) {
+  return stmt.IsNull(col) ? none : static_cast<uint32_t>(stmt.Int(col));
+}
+inline std::optional<int64_t> OptUs(const std::optional<Duration>& d) {
+  if (!d) return std::nullopt;
+  return d->us;
+}
+inline std::optional<Duration> OptDuration(const Stmt& stmt, int col) {
+  if (stmt.IsNull(col)) return std::nullopt;
+  return Duration::Micros(stmt.Int(col));
+}
+
+// "what" strings name the run: "appending events to run 3".
+inline std::string ForRun(std::string_view what, int64_t run) {
+  return std::string(what) + " run " + std::to_string(run);
+}
+
+}  // namespace rackchaos::reports

@@ -1,0 +1,23 @@
+// The terminal summary of one run, as printed at the end of `rackchaos run` and by
+// `rackchaos report show`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+#include "reports/store.h"
+
+namespace rackchaos::reports {
+
+// Renders run `run` from the store alone (never from live objects): a header (plan, seed, backend,
+// version, status), a per-fault table (kind, target, injection time, time to detect / isolate /
+// recover, GPUs direct+collateral, jobs, GPU-hours lost, re-work) followed by what was isolated for
+// each fault, a per-job table (GPUs, ETTR, goodput, interruptions, kept steps) and the healer's quality
+// (isolations, precision, recall, false isolations, missed faults).
+//
+// Plain ASCII, columns aligned, no colours, '\n' line ends; durations use FormatDurationShort and a
+// missing one prints "-". Fails with the store's Status (e.g. kNotFound for an unknown run).
+Result<std::string> RenderSummary(const ReportStore& store, int64_t run);
+
+}  // namespace rackchaos::reports

@@ -1,0 +1,275 @@
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "reports/schema.h"
+#include "reports/sqlite_db.h"
+#include "reports/store.h"
+#include "tests/reports/test_util.h"
+
+using namespace rackchaos;
+using namespace rackchaos::reports;
+using rackchaos::reports::testing::TempDir;
+namespace t = rackchaos::reports::testing;
+
+namespace {
+
+Db Raw(const std::string& path) {
+  auto db = Db::Open(path, SQLITE_OPEN_READWRITE);
+  REQUIRE_MESSAGE(db.ok(), db.status().ToString());
+  return std::move(db).value();
+}
+
+int64_t Int(const std::string& path, const std::string& sql) {
+  Db db = Raw(path);
+  auto v = db.QueryInt(sql, "test query");
+  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
+  return *v;
+}
+
+// Every row of `sql`, one string per row, columns joined by '|'.
+std::vector<std::string> Rows(Db& db, const std::string& sql) {
+  auto stmt = db.Prepare(sql, "test query");
+  REQUIRE_MESSAGE(stmt.ok(), stmt.status().ToString());
+  std::vector<std::string> rows;
+  while (true) {
+    auto row = stmt->Step("test query");
+    REQUIRE(row.ok());
+    if (!*row) break;
+    rows.push_back(stmt->Text(0));
+  }
+  return rows;
+}
+
+// A dump of every table and the schema itself, in a fixed order, minus the wall-clock columns and the
+// host (which legitimately differ between two runs of the same plan).
+std::string Dump(const std::string& path) {
+  Db db = Raw(path);
+  std::string out;
+  for (const std::string& row : Rows(db, "SELECT type || '|' || name || '|' || coalesce(sql, '') "
+                                         "FROM sqlite_schema ORDER BY name")) {
+    out += row + "\n";
+  }
+  out += "user_version=" + std::to_string(*db.QueryInt("PRAGMA user_version", "v")) + "\n";
+  for (const std::string& table :
+       Rows(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")) {
+    std::string cols, order;
+    for (const std::string& col :
+         Rows(db, "SELECT name FROM pragma_table_info('" + table + "') ORDER BY cid")) {
+      if (table == "runs" && (col == "started_wall" || col == "ended_wall" || col == "host")) continue;
+      cols += (cols.empty() ? "" : " || '|' || ") + std::string("quote(") + col + ")";
+      order += (order.empty() ? "" : ", ") + col;
+    }
+    out += "== " + table + "\n";
+    for (const std::string& row : Rows(db, "SELECT " + cols + " FROM " + table + " ORDER BY " + order)) {
+      out += row + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("reports.store: a new store is at the latest schema version, marked as a rackchaos report, in WAL mode") {
+  TempDir dir;
+  std::string path = dir.File("r.db");
+  {
+    auto store = ReportStore::Open(path);
+    REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+    CHECK(store->LatestRun().status().code() == StatusCode::kNotFound);
+  }
+  CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(Int(path, "PRAGMA application_id") == kReportApplicationId);
+  CHECK(Int(path, "SELECT count(*) FROM schema_history") == 1);
+  Db db = Raw(path);
+  CHECK(Rows(db, "PRAGMA journal_mode") == std::vector<std::string>{"wal"});
+}
+
+TEST_CASE("reports.store: a run round-trips, starts as 'running' and ends with FinishRun") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  RunInfo info = t::SampleRunInfo();
+  info.seed = UINT64_MAX;  // does not fit SQLite's signed integer
+  auto run = store->BeginRun(info);
+  REQUIRE(run.ok());
+  CHECK(*run == 1);
+  auto row = store->ReadRun(*run);
+  REQUIRE(row.ok());
+  CHECK(row->status == "running");
+  CHECK_FALSE(row->exit_code.has_value());
+  CHECK(row->info.seed == UINT64_MAX);
+  CHECK(row->info.plan_hash == PlanHash(info.plan_text));
+  CHECK(row->info.plan_hash.size() == 16);
+  CHECK(row->info.command_line == info.command_line);
+
+  REQUIRE(store->FinishRun(*run, "failed", 1, "2025-01-02T04:00:00Z", "ttr.p95 < 10m").ok());
+  row = store->ReadRun(*run);
+  CHECK(row->status == "failed");
+  CHECK(row->exit_code == 1);
+  CHECK(row->failed_reason == "ttr.p95 < 10m");
+  CHECK(store->FinishRun(*run, "great", 0, "", "").code() == StatusCode::kInvalidArgument);
+  CHECK(store->FinishRun(99, "passed", 0, "", "").code() == StatusCode::kNotFound);
+  CHECK(store->ReadRun(99).status().code() == StatusCode::kNotFound);
+  CHECK(*store->LatestRun() == 1);
+  CHECK(*store->BeginRun(info) == 2);
+  CHECK(store->ListRuns()->size() == 2);
+}
+
+TEST_CASE("reports.store: a run whose process died stays visible as 'running'") {
+  TempDir dir;
+  std::string path = dir.File("r.db");
+  {
+    auto store = ReportStore::Open(path);
+    REQUIRE(store.ok());
+    auto run = store->BeginRun(t::SampleRunInfo());
+    REQUIRE(run.ok());
+    REQUIRE(store->AppendEvents(*run, t::SampleEvents()).ok());
+  }  // no FinishRun
+  auto store = ReportStore::OpenReadOnly(path);
+  REQUIRE(store.ok());
+  CHECK(store->ReadRun(1)->status == "running");
+  CHECK(store->ReadEvents(1)->size() == t::SampleEvents().size());
+}
+
+TEST_CASE("reports.store: events land in the events table and in their typed tables") {
+  TempDir dir;
+  std::string path = dir.File("r.db");
+  {
+    auto store = ReportStore::Open(path);
+    REQUIRE(store.ok());
+    t::WriteSampleRun(*store);
+    auto events = store->ReadEvents(1);
+    REQUIRE(events.ok());
+    REQUIRE(events->size() == 12);
+    CHECK((*events)[0].seq == 1);
+    CHECK((*events)[11].seq == 12);  // seq continues across the two batches
+    CHECK((*events)[1].type == "fault_injected");
+    CHECK((*events)[1].component == 1);
+    CHECK((*events)[1].fault == 1);
+    CHECK((*events)[1].detail == "tray_pull on 'r01.tray03': graceful=false");
+    CHECK((*events)[4].at == Duration::Millis(72500));
+    CHECK((*events)[8].job == 0);
+    CHECK((*events)[8].component == kNoComponent);
+    CHECK(store->ReadEvents(1, 3)->size() == 3);
+  }
+  CHECK(Int(path, "SELECT count(*) FROM faults") == 1);
+  CHECK(Int(path, "SELECT injected_us FROM faults WHERE fault_id = 1") == 60'000'000);
+  CHECK(Int(path, "SELECT reverted_us FROM faults WHERE fault_id = 1") == 600'000'000);
+  CHECK(Int(path, "SELECT port IS NULL FROM faults") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM detections WHERE detector = 'heartbeat'") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM isolations WHERE detection_ids = '1'") == 2);
+  CHECK(Int(path, "SELECT count(*) FROM actions WHERE ok = 1") == 2);
+  CHECK(Int(path, "SELECT count(*) FROM job_events") == 3);
+  CHECK(Int(path, "SELECT lost_work_us FROM job_events WHERE seq = 10") == 10'000'000);
+  CHECK(Int(path, "SELECT cause_fault_id FROM job_events WHERE state = 'hung'") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE trays = '3,4' AND seq = 10") == 1);
+  CHECK(Int(path, "SELECT step FROM checkpoints") == 64);
+  CHECK(Int(path, "SELECT cause_fault_id FROM physics WHERE what = 'removed'") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM events WHERE job_id IS NULL AND component_id IS NULL") == 1);
+}
+
+TEST_CASE("reports.store: views join names so plain sqlite3 queries read well") {
+  TempDir dir;
+  std::string path = dir.File("r.db");
+  {
+    auto store = ReportStore::Open(path);
+    REQUIRE(store.ok());
+    t::WriteSampleRun(*store);
+  }
+  Db db = Raw(path);
+  CHECK(Rows(db, "SELECT target_kind || ' ' || target_serial || ' ' || ttd_s || ' ' || "
+                 "coalesce(ttr_s, '-') || ' ' || gpus_total FROM fault_summary") ==
+        std::vector<std::string>{"compute_tray TR-003 12.5 - 72"});
+  CHECK(Rows(db, "SELECT component FROM event_log WHERE type = 'detected'") ==
+        std::vector<std::string>{"r01.tray03"});
+  CHECK(Rows(db, "SELECT job FROM event_log WHERE type = 'checkpoint'") ==
+        std::vector<std::string>{"llm-train"});
+  CHECK(Rows(db, "SELECT target || ' ' || reverted_s FROM fault_timeline") ==
+        std::vector<std::string>{"r01.tray03 600.0"});
+  CHECK(Rows(db, "SELECT ettr_pct FROM job_summary WHERE name = 'llm-train'") ==
+        std::vector<std::string>{"87.3"});
+  CHECK(Rows(db, "SELECT status || ' ' || faults || ' ' || precision FROM run_summary") ==
+        std::vector<std::string>{"passed 1 0.5"});
+}
+
+TEST_CASE("reports.store: metrics read back exactly as written, and writing them again replaces them") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  int64_t run = t::WriteSampleRun(*store);
+  REQUIRE(store->AddMetrics(run, t::SampleMetrics()).ok());
+  auto m = store->ReadMetrics(run);
+  REQUIRE(m.ok());
+  RunMetrics want = t::SampleMetrics();
+  REQUIRE(m->faults.size() == 1);
+  const FaultMetrics& f = m->faults[0];
+  CHECK(f.fault == 1);
+  CHECK(f.target == "r01.tray03");
+  CHECK(f.reverted == want.faults[0].reverted);
+  CHECK(f.time_to_detect == Duration::Millis(12500));
+  CHECK(f.time_to_isolate == Duration::Seconds(20));
+  CHECK_FALSE(f.time_to_recover.has_value());
+  CHECK(f.gpus_collateral == 68);
+  CHECK(f.gpu_hours_lost == 1.2345);
+  CHECK(f.rework == Duration::Seconds(10));
+  CHECK(f.isolated == want.faults[0].isolated);
+  REQUIRE(m->impacts.size() == 1);
+  CHECK(m->impacts[0].interrupted);
+  CHECK(m->impacts[0].stalled == Duration::Seconds(30));
+  REQUIRE(m->jobs.size() == 2);
+  CHECK(m->jobs[0].ettr == 0.8734);
+  CHECK(m->jobs[1].name == "eval");
+  CHECK(m->isolations == 2);
+  CHECK(m->correct_isolations == 1);
+  CHECK(m->precision == 0.5);
+  CHECK(m->false_isolations == std::vector<std::string>{"r01.tray05"});
+  CHECK(m->missed_faults.empty());
+  CHECK(store->ReadComponents(run)->size() == 4);
+  CHECK(store->ReadComponents(run)->at(0).parent == kNoComponent);
+  CHECK(store->ReadJobs(run)->at(0).nominal_step_s == 1.25);
+}
+
+TEST_CASE("reports.store: the same run written into two fresh files gives identical rows except wall time and host") {
+  TempDir dir;
+  for (const char* name : {"a.db", "b.db"}) {
+    auto store = ReportStore::Open(dir.File(name));
+    REQUIRE(store.ok());
+    t::WriteSampleRun(*store);
+  }
+  {
+    // Wall-clock columns and host differ between real runs; the dump must not care.
+    auto b = ReportStore::Open(dir.File("b.db"));
+    RunInfo other = t::SampleRunInfo();
+    other.host = "elsewhere";
+    other.started_wall = "2030-01-01T00:00:00Z";
+    auto a = ReportStore::Open(dir.File("a.db"));
+    REQUIRE(a->BeginRun(t::SampleRunInfo()).ok());
+    REQUIRE(b->BeginRun(other).ok());
+  }
+  std::string a = Dump(dir.File("a.db")), b = Dump(dir.File("b.db"));
+  CHECK(a.find("== events") != std::string::npos);
+  CHECK(a.find("graceful=false") != std::string::npos);
+  CHECK(a == b);
+}
+
+TEST_CASE("reports.store: a batch that fails leaves nothing of itself behind") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  auto run = store->BeginRun(t::SampleRunInfo());
+  REQUIRE(run.ok());
+  REQUIRE(store->AddComponents(*run, t::SampleComponents()).ok());
+  // The duplicate id violates the primary key after the first rows went in.
+  Status s = store->AddComponents(*run, {{7, "r02", "rack", kNoComponent, "RK-2"}, t::SampleComponents()[0]});
+  CHECK(s.code() == StatusCode::kInternal);
+  CHECK(s.message().find("adding components to run 1") != std::string::npos);
+  CHECK(store->ReadComponents(*run)->size() == 4);
+  CHECK(store->AppendEvents(42, t::SampleEvents()).code() == StatusCode::kNotFound);
+  // The store is still usable after a failed batch.
+  CHECK(store->AppendEvents(*run, t::SampleEvents()).ok());
+}
