@@ -1,0 +1,154 @@
+#include "runner/ssh/remote_command.h"
+
+namespace rackchaos::ssh {
+namespace {
+
+// The transport is the edge where real time is measured: elapsed from the steady clock, start and
+// end stamps from the wall clock so they compare across hosts and with remote logs.
+int64_t WallMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Capture(std::string& into, bool& truncated, uint64_t& total, const char* data, size_t len,
+             size_t cap) {
+  total += len;
+  const size_t room = into.size() < cap ? cap - into.size() : 0;
+  into.append(data, std::min(room, len));
+  if (len > room) truncated = true;
+}
+
+}  // namespace
+
+RemoteCommand::RemoteCommand(boost::asio::io_context& io, std::string host, std::string command,
+                             size_t max_output_bytes)
+    : command_(std::move(command)),
+      max_output_bytes_(max_output_bytes),
+      submitted_(std::chrono::steady_clock::now()),
+      timer_(io) {
+  result_.host = std::move(host);
+}
+
+RemoteCommand::~RemoteCommand() { ReleaseChannel(); }
+
+bool RemoteCommand::Step(ssh_session session) {
+  if (finished_) return true;
+  if (phase_ == Phase::kNew && !StartChannel(session)) return true;
+  if (phase_ == Phase::kOpening) {
+    const int rc = ssh_channel_open_session(channel_.get());
+    if (rc == SSH_AGAIN) return false;
+    if (rc != SSH_OK) {
+      Finish(
+          Status::Unavailable(result_.host + ": cannot open a channel: " + LibsshError(session)));
+      return true;
+    }
+    phase_ = Phase::kExec;
+    result_.start_wall_us = WallMicros();
+  }
+  if (phase_ == Phase::kExec) {
+    const int rc = ssh_channel_request_exec(channel_.get(), command_.c_str());
+    if (rc == SSH_AGAIN) return false;
+    if (rc != SSH_OK) {
+      Finish(Status::Unavailable(result_.host + ": exec request refused: " + LibsshError(session)));
+      return true;
+    }
+    phase_ = Phase::kRunning;
+  }
+  // sshd sends EOF, then exit-status (or exit-signal), then close; close alone also ends it.
+  if (closed_ || (eof_ && exit_known_)) Finish(Status::Ok());
+  return finished_;
+}
+
+bool RemoteCommand::StartChannel(ssh_session session) {
+  channel_.reset(ssh_channel_new(session));
+  if (!channel_) {
+    Finish(
+        Status::Unavailable(result_.host + ": cannot create a channel: " + LibsshError(session)));
+    return false;
+  }
+  callbacks_ = {};
+  callbacks_.userdata = this;
+  callbacks_.channel_data_function = &RemoteCommand::OnData;
+  callbacks_.channel_eof_function = &RemoteCommand::OnEof;
+  callbacks_.channel_close_function = &RemoteCommand::OnClose;
+  callbacks_.channel_exit_status_function = &RemoteCommand::OnExitStatus;
+  callbacks_.channel_exit_signal_function = &RemoteCommand::OnExitSignal;
+  ssh_callbacks_init(&callbacks_);
+  if (ssh_set_channel_callbacks(channel_.get(), &callbacks_) != SSH_OK) {
+    Finish(Status::Internal(result_.host + ": cannot register channel callbacks"));
+    return false;
+  }
+  phase_ = Phase::kOpening;
+  return true;
+}
+
+void RemoteCommand::Abort(const Status& status) {
+  if (finished_) return;
+  // Ask sshd to kill the process so it does not outlive us; a no-op if the channel is not open.
+  if (channel_ && phase_ == Phase::kRunning && !closed_) {
+    ssh_channel_request_send_signal(channel_.get(), "KILL");
+  }
+  Finish(status);
+}
+
+bool RemoteCommand::TakeActivity() { return std::exchange(activity_, false); }
+
+void RemoteCommand::Finish(Status status) {
+  if (finished_) return;
+  finished_ = true;
+  result_.status = std::move(status);
+  if (!result_.status.ok()) result_.exit_status = -1;
+  result_.end_wall_us = WallMicros();
+  result_.elapsed = Duration::Micros(std::chrono::duration_cast<std::chrono::microseconds>(
+                                         std::chrono::steady_clock::now() - submitted_)
+                                         .count());
+  timer_.cancel();
+  ReleaseChannel();
+}
+
+void RemoteCommand::ReleaseChannel() {
+  if (!channel_) return;
+  // Late packets for a freed channel must not reach callbacks pointing at this object.
+  ssh_remove_channel_callbacks(channel_.get(), &callbacks_);
+  channel_.reset();  // sends close when still open; libssh frees it after the remote close
+}
+
+int RemoteCommand::OnData(ssh_session, ssh_channel, void* data, uint32_t len, int is_stderr,
+                          void* self) {
+  auto* c = static_cast<RemoteCommand*>(self);
+  c->activity_ = true;
+  CommandResult& r = c->result_;
+  const auto* bytes = static_cast<const char*>(data);
+  if (is_stderr) {
+    Capture(r.err, r.err_truncated, r.err_bytes, bytes, len, c->max_output_bytes_);
+  } else {
+    Capture(r.out, r.out_truncated, r.out_bytes, bytes, len, c->max_output_bytes_);
+  }
+  return static_cast<int>(len);  // all consumed, so libssh keeps the window open
+}
+
+void RemoteCommand::OnEof(ssh_session, ssh_channel, void* self) {
+  auto* c = static_cast<RemoteCommand*>(self);
+  c->eof_ = c->activity_ = true;
+}
+
+void RemoteCommand::OnClose(ssh_session, ssh_channel, void* self) {
+  auto* c = static_cast<RemoteCommand*>(self);
+  c->closed_ = c->activity_ = true;
+}
+
+void RemoteCommand::OnExitStatus(ssh_session, ssh_channel, int status, void* self) {
+  auto* c = static_cast<RemoteCommand*>(self);
+  c->result_.exit_status = status;
+  c->exit_known_ = c->activity_ = true;
+}
+
+void RemoteCommand::OnExitSignal(ssh_session, ssh_channel, const char* signal, int, const char*,
+                                 const char*, void* self) {
+  auto* c = static_cast<RemoteCommand*>(self);
+  c->result_.exit_signal = signal ? signal : "?";
+  c->exit_known_ = c->activity_ = true;
+}
+
+}  // namespace rackchaos::ssh

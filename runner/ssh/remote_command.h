@@ -1,0 +1,69 @@
+// One command on one channel of an open session: open the channel, request exec, collect output
+// through libssh channel callbacks, finish on close or on EOF plus exit status.
+//
+// Internal to runner/ssh; owned by a Session and used only on the io_context's thread. Output
+// arrives through callbacks from whichever libssh call processes packets for the session, so a
+// command never hides data in libssh's channel buffers where an fd wait could not see it.
+#pragma once
+
+#include <libssh/callbacks.h>
+
+#include <chrono>
+#include <string>
+
+#include "runner/ssh/asio.h"
+#include "runner/ssh/command_result.h"
+#include "runner/ssh/libssh_handles.h"
+
+namespace rackchaos::ssh {
+
+class RemoteCommand {
+ public:
+  RemoteCommand(boost::asio::io_context& io, std::string host, std::string command,
+                size_t max_output_bytes);
+  ~RemoteCommand();
+  RemoteCommand(const RemoteCommand&) = delete;
+  RemoteCommand& operator=(const RemoteCommand&) = delete;
+
+  // Advances the command on `session` (connected and authenticated) as far as it can without
+  // blocking. Returns true once the command finished (result() is final and the channel released).
+  bool Step(ssh_session session);
+  // Ends the command now with `status` (not OK): asks the remote side to kill the process
+  // (best effort), closes and releases the channel. Safe to call in any phase, also twice.
+  void Abort(const Status& status);
+  // True (and resets) when libssh reported anything for this channel since the last call.
+  bool TakeActivity();
+
+  bool finished() const { return finished_; }
+  CommandResult& result() { return result_; }
+  // Armed by the session with the command timeout.
+  boost::asio::steady_timer& timer() { return timer_; }
+
+ private:
+  enum class Phase { kNew, kOpening, kExec, kRunning };
+
+  static int OnData(ssh_session, ssh_channel, void* data, uint32_t len, int is_stderr, void* self);
+  static void OnEof(ssh_session, ssh_channel, void* self);
+  static void OnClose(ssh_session, ssh_channel, void* self);
+  static void OnExitStatus(ssh_session, ssh_channel, int status, void* self);
+  static void OnExitSignal(ssh_session, ssh_channel, const char* signal, int core,
+                           const char* errmsg, const char* lang, void* self);
+
+  bool StartChannel(ssh_session session);
+  void Finish(Status status);
+  void ReleaseChannel();
+
+  std::string command_;
+  size_t max_output_bytes_;
+  CommandResult result_;
+  Phase phase_ = Phase::kNew;
+  ChannelHandle channel_;
+  ssh_channel_callbacks_struct callbacks_{};
+  bool eof_ = false, closed_ = false, exit_known_ = false;
+  bool activity_ = false;
+  bool finished_ = false;
+  std::chrono::steady_clock::time_point submitted_;
+  boost::asio::steady_timer timer_;
+};
+
+}  // namespace rackchaos::ssh

@@ -1,0 +1,88 @@
+// SshPool: SSH sessions to many hosts, opened, verified and used concurrently from one Asio loop.
+//
+// Each host gets one libssh session in non-blocking mode. The pool waits on the sessions' sockets
+// with Asio (no thread per host), so a command lands on hundreds of hosts at once and one slow or
+// dead host never holds up the others. Sessions stay open and are reused; every command runs on a
+// fresh channel of its host's session. A session that fails or drops is reported through the
+// operation that hit it and reopened on the host's next use.
+//
+// Security: host keys are checked strictly against known_hosts (see host_key.h); authentication is
+// by public key (identity file or ssh-agent); there is no password support.
+//
+// Threading: not thread-safe. Call everything on the thread that runs `io`; callbacks run there
+// too, from posted handlers (never inside the call that started the operation). The blocking
+// helpers (ConnectAll, RunAll) run `io` themselves until their operations end; do not call them
+// from inside a handler of the same io_context.
+//
+// Ownership and lifetime: `io` must outlive the pool. Destroying the pool closes all sessions; the
+// callbacks of operations still in flight are then never called.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "runner/ssh/admission.h"
+#include "runner/ssh/asio.h"
+#include "runner/ssh/command_result.h"
+#include "runner/ssh/host_spec.h"
+#include "runner/ssh/ssh_options.h"
+
+namespace rackchaos::ssh {
+
+class Session;
+
+class SshPool {
+ public:
+  using ConnectCallback = std::function<void(const std::string& host, const Status& status)>;
+  using CommandCallback = std::function<void(CommandResult result)>;
+
+  SshPool(boost::asio::io_context& io, PoolOptions options = {});
+  ~SshPool();
+  SshPool(const SshPool&) = delete;
+  SshPool& operator=(const SshPool&) = delete;
+
+  // Registers hosts without connecting. Names must be unique and non-empty; each host needs an
+  // address, a port in 1..65535 and an identity file unless use_agent. Re-adding an identical spec
+  // is a no-op; a different spec under a known name is InvalidArgument. Nothing is added on error.
+  Status AddHosts(const std::vector<HostSpec>& hosts);
+
+  // Opens, host-key-checks and authenticates the named hosts' sessions concurrently (those already
+  // open are reused). `done` runs once per name: OK, or the reason (kNotFound for an unknown name).
+  void Connect(const std::vector<std::string>& names, ConnectCallback done);
+
+  // Runs `command` on each named host, each on a new channel of its session (connecting first when
+  // needed). `done` runs once per name with that host's CommandResult.
+  void Run(const std::vector<std::string>& names, const std::string& command, CommandCallback done);
+
+  // Blocking: AddHosts + Connect for `hosts`. OK when every host connected; otherwise the first
+  // failure's code and a message listing every failed host and why.
+  Status ConnectAll(const std::vector<HostSpec>& hosts);
+  // Blocking: Run and wait. Results are in the order of `names`.
+  std::vector<CommandResult> RunAll(const std::vector<std::string>& names,
+                                    const std::string& command);
+
+  // The names of all registered hosts, sorted.
+  std::vector<std::string> HostNames() const;
+  // True when the host's session is open and authenticated (a drop may not be noticed yet).
+  bool IsConnected(const std::string& name) const;
+  // Closes one host's session now (it reopens on next use); its in-flight callbacks never run.
+  void Disconnect(const std::string& name);
+
+ private:
+  // Runs `io_` until `done()` is true (or the loop runs out of work).
+  void RunUntil(const std::function<bool()>& done);
+  std::shared_ptr<Session> Find(const std::string& name) const;
+
+  boost::asio::io_context& io_;
+  PoolOptions options_;
+  std::map<std::string, std::shared_ptr<Session>> sessions_;
+  Admission admission_;
+  // Cleared on destruction; callbacks posted earlier check it before running.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace rackchaos::ssh
