@@ -53,6 +53,10 @@ void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
   const RackModel& m = topo_.model();
   double temp = TemperatureAt(g.thermal, clock_.Now());
   if (!g.throttling) {
+    if (g.thermal.steady_c <= m.gpu_slowdown_c) {  // the trajectory turned before it got there
+      UpdateThermal(gpu_id);
+      return;
+    }
     g.throttling = true;
     Physics(gpu_id, "thermal_slowdown", temp, g.thermal_cause);
     WatchTelemetry(topo_.TrayOf(gpu_id));

@@ -16,7 +16,7 @@ std::optional<Time> TimeToReach(const ThermalState& s, double level) {
   double to = level - s.steady_c;
   if (from == 0 || to == 0) return std::nullopt;
   if ((from > 0) != (to > 0)) return std::nullopt;       // level is beyond the steady state
-  if (std::fabs(to) > std::fabs(from)) return std::nullopt;  // already past the level
+  if (std::fabs(to) >= std::fabs(from)) return std::nullopt;  // already at or past the level
   double dt = s.tau_s * std::log(from / to);
   // Round up so that at the returned time the level has been reached.
   return s.since + Duration{static_cast<int64_t>(std::ceil(dt * 1e6))};

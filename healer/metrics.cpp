@@ -119,7 +119,8 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
                           const std::vector<JobInfo>& jobs, Time end) {
   std::map<FaultId, FaultFacts> faults;
   std::map<JobId, std::vector<std::pair<Time, const JobChanged*>>> job_changes;
-  // Pass 1: faults and what they physically changed.
+  // Pass 1: faults (an injector's physical effects are recorded before its FaultInjected, at the same
+  // time, so faults are collected first) and what they physically changed.
   for (const Event& e : events) {
     if (const auto* fi = std::get_if<FaultInjected>(&e.body)) {
       FaultFacts& f = faults[fi->fault];
@@ -129,7 +130,10 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       f.m.target = topo.TargetName(f.target);
       f.m.injected = e.at;
       f.affected.insert(fi->target);
-    } else if (const auto* fr = std::get_if<FaultReverted>(&e.body)) {
+    }
+  }
+  for (const Event& e : events) {
+    if (const auto* fr = std::get_if<FaultReverted>(&e.body)) {
       if (faults.count(fr->fault)) faults[fr->fault].m.reverted = e.at;
     } else if (const auto* pc = std::get_if<PhysicsChanged>(&e.body)) {
       if (pc->cause == kNoFault || !faults.count(pc->cause)) continue;
@@ -187,7 +191,8 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       if (imp.interrupted) {
         ++f.m.jobs_interrupted;
         for (const auto& [t, c] : job_changes[info.id])
-          if (c->cause == fid && !c->trays.empty())
+          // The placement the job was interrupted on: a restart's new trays are not damage.
+          if (c->cause == fid && (c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed))
             for (ComponentId g : GpusOfTrays(topo, c->trays)) f.collateral_gpus.insert(g);
       }
       f.m.gpu_hours_lost += imp.gpu_hours_lost;

@@ -1,0 +1,36 @@
+// Expectations: gates on recorded metrics, e.g. "ttr.max < 30m", "ettr.min >= 0.9",
+// "healer.precision == 1", "blast.jobs.max <= 1".
+//
+// A gate is METRIC OP VALUE. METRIC is one of the names in ExpectationMetrics(); OP one of
+// < <= > >= == !=; VALUE a duration for time metrics (90s, 5m) and a number or percentage otherwise.
+// A fault whose time is missing (never detected, isolated or recovered) counts as infinitely late.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/metrics.h"
+#include "core/status.h"
+
+namespace rackchaos::runner {
+
+struct Gate {
+  std::string text;
+  std::string metric;
+  std::string op;
+  double value = 0;  // seconds for time metrics
+};
+
+struct GateResult {
+  Gate gate;
+  bool passed = false;
+  double actual = 0;
+  std::string message;  // "ttr.max < 30m: 12.4m (pass)"
+};
+
+// The metric names a gate may use, with a one-line description each.
+const std::vector<std::pair<std::string, std::string>>& ExpectationMetrics();
+Result<Gate> ParseGate(const std::string& text);
+GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics);
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,187 @@
+// rackchaos: the command line. Each subcommand reads as a list of stages.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cluster/catalogue.h"
+#include "core/log.h"
+#include "healer/detector.h"
+#include "healer/policy.h"
+#include "injectors/injector.h"
+#include "reports/store.h"
+#include "reports/summary.h"
+#include "runner/exit_code.h"
+#include "runner/expect.h"
+#include "runner/plan_loader.h"
+#include "runner/run.h"
+#include "runner/validate.h"
+
+namespace rc = rackchaos;
+using rc::runner::ExitCode;
+using rc::runner::ToInt;
+
+namespace {
+
+struct Common {
+  int verbose = 0;
+  bool quiet = false;
+  std::string db = "rackchaos.db";
+};
+
+void SetupLogging(const Common& c) {
+  auto level = spdlog::level::warn;
+  if (c.quiet) level = spdlog::level::err;
+  else if (c.verbose == 1) level = spdlog::level::info;
+  else if (c.verbose >= 2) level = spdlog::level::debug;
+  rc::InitLogging(level);
+}
+
+int Error(ExitCode code, const std::string& message) {
+  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
+  return ToInt(code);
+}
+
+// Load and validate: every problem is bad input (exit 2) with a file:line:column message.
+int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& vopt, rc::runner::Plan& plan,
+                    rc::runner::RunSpec& spec) {
+  auto loaded = rc::runner::LoadPlan(path);
+  if (!loaded.ok()) return Error(ExitCode::kBadInput, loaded.status().message());
+  plan = std::move(*loaded);
+  auto validated = rc::runner::ValidatePlan(plan, vopt);
+  if (!validated.ok()) return Error(ExitCode::kBadInput, validated.status().message());
+  spec = std::move(*validated);
+  return 0;
+}
+
+int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> seed, const std::string& healer,
+           const std::string& command_line) {
+  rc::runner::Plan plan;
+  rc::runner::RunSpec spec;
+  if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec)) return rc_;
+  rc::runner::InstallStopHandlers();
+  rc::runner::RunOptions opt{c.db, command_line, true};
+  rc::runner::RunOutcome out = rc::runner::ExecuteRun(plan, spec, opt);
+  if (out.code == ExitCode::kRuntimeError) return Error(out.code, out.error);
+  if (!c.quiet) {
+    std::cout << out.summary;
+    if (!out.gates.empty()) {
+      std::cout << "\nExpectations\n";
+      for (const auto& g : out.gates) std::cout << "  " << (g.passed ? "pass  " : "FAIL  ") << g.message << "\n";
+    }
+    std::cout << "\nRun " << out.run_id << " stored in " << c.db << " (seed " << spec.seed << "; replay with --seed "
+              << spec.seed << ")\n";
+  }
+  return ToInt(out.code);
+}
+
+int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
+  rc::runner::Plan plan;
+  rc::runner::RunSpec spec;
+  if (int rc_ = LoadAndValidate(path, {seed, ""}, plan, spec)) return rc_;
+  std::cout << path << ": ok: " << spec.topology.model().name << " x" << spec.topology.racks().size() << " ("
+            << spec.topology.gpus().size() << " GPUs), " << spec.jobs.size() << " job(s), " << spec.faults.size()
+            << " fault(s), healer policy " << spec.policy.name << ", horizon " << rc::FormatDuration(spec.horizon) << "\n";
+  for (const auto& f : spec.faults)
+    std::cout << "  #" << f.id << " at " << rc::FormatDuration(f.at) << ": " << f.injector->name() << " on "
+              << spec.topology.TargetName(f.target)
+              << (f.duration ? " for " + rc::FormatDuration(*f.duration) : std::string(" until the end")) << "\n";
+  return 0;
+}
+
+int CmdReport(const Common& c, std::optional<int64_t> run) {
+  auto store = rc::reports::ReportStore::OpenReadOnly(c.db);
+  if (!store.ok()) return Error(ExitCode::kRuntimeError, store.status().message());
+  int64_t id = 0;
+  if (run) id = *run;
+  else {
+    auto latest = store->LatestRun();
+    if (!latest.ok()) return Error(ExitCode::kRuntimeError, latest.status().message());
+    id = *latest;
+  }
+  auto text = rc::reports::RenderSummary(*store, id);
+  if (!text.ok()) return Error(text.status().code() == rc::StatusCode::kNotFound ? ExitCode::kBadInput : ExitCode::kRuntimeError,
+                               text.status().message());
+  std::cout << *text;
+  return 0;
+}
+
+int CmdList(const std::string& what) {
+  if (what == "models") {
+    for (const auto& name : rc::cluster::CatalogueModelNames()) {
+      auto m = rc::cluster::LoadRackModel(name);
+      std::printf("%-14s %s\n", name.c_str(), m.ok() ? m->description.c_str() : m.status().message().c_str());
+    }
+  } else if (what == "injectors") {
+    for (const auto* i : rc::injectors::AllInjectors())
+      std::printf("%-14s %s\n", std::string(i->name()).c_str(), std::string(i->summary()).c_str());
+  } else if (what == "detectors") {
+    for (const auto& d : rc::healer::DetectorTable()) std::printf("%-14s %s\n", d.name.c_str(), d.summary.c_str());
+  } else if (what == "policies") {
+    for (const auto& name : rc::healer::ShippedPolicyNames()) {
+      auto p = rc::healer::LoadPolicy(name);
+      std::printf("%-14s %s\n", name.c_str(), p.ok() ? p->description.c_str() : p.status().message().c_str());
+    }
+  } else if (what == "metrics") {
+    for (const auto& [name, desc] : rc::runner::ExpectationMetrics()) std::printf("%-24s %s\n", name.c_str(), desc.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rackchaos: fault injection and self-healing tests for rack-scale GPU clusters.\n"
+               "A YAML plan says what to break; the simulated rack breaks it, the healer recovers, and a SQLite\n"
+               "report (rackchaos.db) says how far the damage spread and how long recovery took."};
+  app.footer(std::string("\n") + rc::runner::kExitCodeHelp +
+             "\nExamples:\n  rackchaos run scenarios/quickstart.yaml\n  rackchaos run scenarios/quickstart.yaml --seed 7 --healer aggressive\n"
+             "  rackchaos validate scenarios/quickstart.yaml\n  rackchaos report --db rackchaos.db\n"
+             "  sqlite3 rackchaos.db 'select * from fault_summary'\n");
+  app.require_subcommand(1);
+  Common common;
+  auto add_common = [&](CLI::App* sub, bool db) {
+    sub->add_flag("-v,--verbose", common.verbose, "More log output (-v info, -vv debug); lines carry the run's time");
+    sub->add_flag("-q,--quiet", common.quiet, "Only errors");
+    if (db) sub->add_option("--db", common.db, "Report database (SQLite)")->capture_default_str();
+  };
+
+  std::string plan_path, healer, list_what;
+  std::optional<uint64_t> seed;
+  std::optional<int64_t> run_id;
+
+  auto* run = app.add_subcommand("run", "Run a plan on the simulated cluster and record the report");
+  run->add_option("plan", plan_path, "Plan file (YAML)")->required();
+  run->add_option("--seed", seed, "Override the plan's seed (the summary prints the seed used)");
+  run->add_option("--healer", healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
+  add_common(run, true);
+
+  auto* validate = app.add_subcommand("validate", "Check a plan without running it (exit 0 ok, 2 with the error)");
+  validate->add_option("plan", plan_path, "Plan file (YAML)")->required();
+  validate->add_option("--seed", seed, "Seed for target picks");
+  add_common(validate, false);
+
+  auto* report = app.add_subcommand("report", "Print the summary of a stored run (default: the latest)");
+  report->add_option("run", run_id, "Run id (see `sqlite3 rackchaos.db 'select id, plan_name from runs'`)");
+  add_common(report, true);
+
+  auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics");
+  list->add_option("what", list_what, "models | injectors | detectors | policies | metrics")
+      ->required()
+      ->check(CLI::IsMember({"models", "injectors", "detectors", "policies", "metrics"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : ToInt(ExitCode::kBadInput);
+  }
+  SetupLogging(common);
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  if (*run) return CmdRun(common, plan_path, seed, healer, command_line);
+  if (*validate) return CmdValidate(plan_path, seed);
+  if (*report) return CmdReport(common, run_id);
+  if (*list) return CmdList(list_what);
+  return ToInt(ExitCode::kBadInput);
+}

@@ -1,0 +1,218 @@
+#include "runner/run.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+
+#include "cluster/sim_backend.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "healer/healer.h"
+#include "healer/metrics.h"
+#include "reports/store.h"
+#include "reports/summary.h"
+
+#ifndef RACKCHAOS_VERSION
+#define RACKCHAOS_VERSION "0.0.0"
+#endif
+
+namespace rackchaos::runner {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnStopSignal(int) { g_stop.store(true); }
+
+// Wall-clock stamps are for the run row only (never for events), so runs stay reproducible.
+std::string WallNow() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+// Keeps every event for the metrics and flushes them to the store in batches.
+class RecordingSink : public EventSink {
+ public:
+  RecordingSink(reports::ReportStore& store, int64_t run) : store_(store), run_(run) {}
+  void Record(const Event& e) override {
+    log_.Record(e);
+    if (log_.events().size() - flushed_ >= kBatch) (void)Flush();
+  }
+  Status Flush() {
+    if (flushed_ == log_.events().size() || !status_.ok()) return status_;
+    std::vector<Event> batch(log_.events().begin() + static_cast<long>(flushed_), log_.events().end());
+    status_ = store_.AppendEvents(run_, batch);
+    if (status_.ok()) flushed_ = log_.events().size();
+    return status_;
+  }
+  const std::vector<Event>& events() const { return log_.events(); }
+
+ private:
+  static constexpr size_t kBatch = 20000;
+  reports::ReportStore& store_;
+  int64_t run_;
+  EventLog log_;
+  size_t flushed_ = 0;
+  Status status_;
+};
+
+std::vector<reports::ComponentRow> ComponentRows(const cluster::Topology& topo) {
+  std::vector<reports::ComponentRow> rows;
+  rows.reserve(topo.size());
+  for (const cluster::Component& c : topo.components())
+    rows.push_back({c.id, c.name, cluster::KindName(c.kind), c.parent, "SIM-" + topo.model().name + "-" + c.name});
+  return rows;
+}
+
+// The faults that are applied now, so that they can be reverted at the end or on a stop.
+struct Ledger {
+  struct Entry {
+    const ResolvedFault* fault;
+    injectors::Applied applied;
+    TimerId revert_timer = 0;
+  };
+  std::map<FaultId, Entry> open;
+};
+
+void ScheduleFaults(const RunSpec& spec, VirtualClock& clock, cluster::Backend& backend, EventSink& events,
+                    Ledger& ledger) {
+  const cluster::Topology& topo = spec.topology;
+  for (const ResolvedFault& f : spec.faults) {
+    clock.CallAt(f.at, [&, fp = &f] {
+      auto applied = fp->injector->Apply(backend, topo, fp->target, fp->params, fp->id);
+      std::string name = topo.TargetName(fp->target);
+      if (!applied.ok()) {
+        spdlog::error("fault #{} {} on {} failed: {}", fp->id, fp->injector->name(), name, applied.status().ToString());
+        return;
+      }
+      events.Record({clock.Now(), FaultInjected{fp->id, std::string(fp->injector->name()), fp->target.component,
+                                                fp->target.port, fp->selector, applied->detail}});
+      spdlog::info("fault #{} {} on {} ({})", fp->id, fp->injector->name(), name, applied->detail);
+      Ledger::Entry entry{fp, *applied, 0};
+      if (fp->duration) {
+        entry.revert_timer = clock.CallAfter(*fp->duration, [&, fp] {
+          Ledger::Entry e = ledger.open[fp->id];
+          ledger.open.erase(fp->id);
+          Status s = fp->injector->Revert(backend, topo, fp->target, e.applied, fp->id);
+          events.Record({clock.Now(), FaultReverted{fp->id, s.ok() ? "after " + FormatDuration(*fp->duration) : s.ToString()}});
+          spdlog::info("fault #{} reverted", fp->id);
+        });
+      }
+      ledger.open[fp->id] = entry;
+    });
+  }
+}
+
+void RevertAll(const RunSpec& spec, VirtualClock& clock, cluster::Backend& backend, EventSink& events, Ledger& ledger,
+               const std::string& why) {
+  for (auto& [id, e] : ledger.open) {
+    if (e.revert_timer) clock.Cancel(e.revert_timer);
+    Status s = e.fault->injector->Revert(backend, spec.topology, e.fault->target, e.applied, id);
+    events.Record({clock.Now(), FaultReverted{id, s.ok() ? why : why + ": " + s.ToString()}});
+  }
+  ledger.open.clear();
+}
+
+RunOutcome Fail(RunOutcome out, const Status& s) {
+  out.code = ExitCode::kRuntimeError;
+  out.error = s.ToString();
+  return out;
+}
+
+}  // namespace
+
+void InstallStopHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+bool StopRequested() { return g_stop.load(); }
+void RequestStop() { g_stop.store(true); }
+
+RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& options) {
+  RunOutcome out;
+  // Stage 1: the store and the run row, before anything happens, so a crash leaves a 'running' row.
+  auto store = reports::ReportStore::Open(options.db_path);
+  if (!store.ok()) return Fail(out, store.status());
+  reports::RunInfo info{plan.name, plan.path, plan.text, "", spec.seed, RACKCHAOS_VERSION, HostName(), "sim",
+                        WallNow(), options.command_line};
+  auto run = store->BeginRun(info);
+  if (!run.ok()) return Fail(out, run.status());
+  out.run_id = *run;
+  std::vector<reports::JobRow> job_rows;
+  std::vector<healer::JobInfo> job_infos;
+  for (size_t i = 0; i < spec.jobs.size(); ++i) {
+    const auto& j = spec.jobs[i];
+    job_rows.push_back({static_cast<JobId>(i), j.name, j.gpus, j.step_time.Seconds()});
+    job_infos.push_back({static_cast<JobId>(i), j.name, j.gpus, j.step_time});
+  }
+  Status s = store->AddComponents(*run, ComponentRows(spec.topology));
+  if (s.ok()) s = store->AddJobs(*run, job_rows);
+  if (!s.ok()) return Fail(out, s);
+
+  // Stage 2: the simulated cluster and the healer, wired through observations only.
+  VirtualClock clock;
+  SetLogClock(&clock);
+  RecordingSink events(*store, *run);
+  Rng rng(spec.seed);
+  cluster::SimBackend sim(spec.topology, clock, rng.Fork("sim"), events);
+  for (const auto& j : spec.jobs) {
+    auto id = sim.AddJob(j);
+    if (!id.ok()) return Fail(out, id.status());
+  }
+  healer::Healer healer(spec.topology, clock, sim, events, spec.policy);
+  sim.Subscribe(&healer);
+
+  // Stage 3: faults on the timeline, then the clock to the horizon (or until a stop is asked).
+  Ledger ledger;
+  ScheduleFaults(spec, clock, sim, events, ledger);
+  sim.Start();
+  bool interrupted = false;
+  while (clock.RunNext(spec.horizon)) {
+    if (StopRequested()) {
+      interrupted = true;
+      break;
+    }
+  }
+  Time end = interrupted ? clock.Now() : spec.horizon;
+
+  // Stage 4: nothing stays applied, whatever happened.
+  RevertAll(spec, clock, sim, events, ledger, interrupted ? "run interrupted" : "end of run");
+  s = events.Flush();
+  if (!s.ok()) return Fail(out, s);
+
+  // Stage 5: metrics from the recorded events, gates, verdict.
+  RunMetrics metrics = healer::ComputeMetrics(events.events(), spec.topology, job_infos, end);
+  s = store->AddMetrics(*run, metrics);
+  if (!s.ok()) return Fail(out, s);
+  std::string failed;
+  for (const Gate& g : spec.gates) {
+    GateResult r = EvaluateGate(g, metrics);
+    if (!r.passed && failed.empty()) failed = r.message;
+    out.gates.push_back(r);
+  }
+  out.code = interrupted ? ExitCode::kInterrupted : failed.empty() ? ExitCode::kPass : ExitCode::kExpectationFailed;
+  const char* status = interrupted ? "interrupted" : failed.empty() ? "passed" : "failed";
+  s = store->FinishRun(*run, status, ToInt(out.code), WallNow(), interrupted ? "interrupted by signal" : failed);
+  if (!s.ok()) return Fail(out, s);
+  SetLogClock(nullptr);
+  auto summary = reports::RenderSummary(*store, *run);
+  out.summary = summary.ok() ? *summary : summary.status().ToString();
+  return out;
+}
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,158 @@
+#include "runner/validate.h"
+
+#include <algorithm>
+
+#include "core/rng.h"
+#include "runner/selector.h"
+
+namespace rackchaos::runner {
+namespace {
+
+Status At(const SourcePos& pos, const std::string& message) {
+  return Status::Invalid(pos.ToString() + ": " + message);
+}
+
+// Every name a selector may match: components, plus NVLink ports of GPUs when the selector asks for ports.
+std::vector<cluster::Target> Match(const Selector& sel, const cluster::Topology& topo) {
+  std::vector<cluster::Target> out;
+  for (const cluster::Component& c : topo.components()) {
+    if (sel.is_attribute()) {
+      if (sel.attribute_key() == "kind" && sel.attribute_value() == cluster::KindName(c.kind)) out.push_back({c.id, -1});
+      continue;
+    }
+    if (!sel.Matches(c.name)) continue;
+    if (!sel.port_pattern()) {
+      out.push_back({c.id, -1});
+      continue;
+    }
+    if (c.kind != cluster::Kind::kGpu) continue;
+    for (int p = 0; p < topo.model().nvlink_links_per_gpu; ++p)
+      if (sel.MatchesPort(p)) out.push_back({c.id, p});
+  }
+  return out;
+}
+
+Result<std::vector<cluster::Target>> Resolve(const FaultSpec& f, const cluster::Topology& topo, Rng& rng) {
+  auto sel = ParseSelector(f.target.text);
+  if (!sel.ok()) return At(f.target.pos, sel.status().message());
+  if (sel->is_attribute() && sel->attribute_key() != "kind")
+    return At(f.target.pos, "attribute selector '" + sel->attribute_key() + "=' is not supported yet; use kind=<kind> or a name pattern");
+  std::vector<cluster::Target> matches = Match(*sel, topo);
+  if (matches.empty()) {
+    std::vector<std::string> names;
+    for (const cluster::Component& c : topo.components()) names.push_back(c.name);
+    std::string wanted = f.target.text;
+    if (sel->port_pattern()) {  // suggest among GPUs, then put the port back
+      size_t dot = wanted.rfind('.');
+      std::string port = wanted.substr(dot);
+      wanted = wanted.substr(0, dot);
+      auto near = NearestNames(wanted, names, 3);
+      std::string list;
+      for (const auto& n : near) list += (list.empty() ? "" : ", ") + n + port;
+      return At(f.target.pos, "target '" + f.target.text + "' matches nothing in " + topo.model().name +
+                                  " x" + std::to_string(topo.racks().size()) + "; nearest: " + list);
+    }
+    std::string list;
+    for (const auto& n : NearestNames(wanted, names, 3)) list += (list.empty() ? "" : ", ") + n;
+    return At(f.target.pos, "target '" + f.target.text + "' matches no component; nearest: " + list);
+  }
+  auto pick = ParsePick(f.pick);
+  if (!pick.ok()) return At(f.pick_pos, pick.status().message());
+  auto chosen = ApplyPick(*pick, matches.size(), rng);
+  if (!chosen.ok()) return At(f.pick_pos, chosen.status().message());
+  std::vector<cluster::Target> out;
+  for (size_t i : *chosen) out.push_back(matches[i]);
+  return out;
+}
+
+cluster::JobConfig ToJobConfig(const JobSpec& j) {
+  cluster::JobConfig c;
+  c.name = j.name;
+  c.gpus = j.gpus;
+  c.tp = j.tp;
+  c.pp = j.pp;
+  c.dp = j.dp > 0 ? j.dp : std::max(1, j.gpus / std::max(1, j.tp * j.pp));
+  c.ep = j.ep;
+  c.step_time = j.step_time;
+  c.checkpoint_interval = j.checkpoint_interval;
+  c.checkpoint_write = j.checkpoint_write;
+  c.restart_overhead = j.restart_overhead;
+  c.collective_timeout = j.collective_timeout;
+  return c;
+}
+
+Status ValidateFaults(const Plan& plan, RunSpec& spec) {
+  Rng pick_rng = Rng(spec.seed).Fork("plan.pick");
+  FaultId next = 1;
+  for (const FaultSpec& f : plan.faults) {
+    const injectors::Injector* inj = injectors::FindInjector(f.kind);
+    if (!inj) return At(f.pos, "unknown fault kind '" + f.kind + "'; known kinds: " + injectors::InjectorNames());
+    injectors::Params params;
+    for (const auto& [key, value] : f.params) {
+      std::map<std::string, std::string> one{{key, value.text}};
+      auto p = injectors::ParseParams(*inj, one);
+      if (!p.ok()) return At(value.pos, p.status().message());
+    }
+    std::map<std::string, std::string> raw;
+    for (const auto& [key, value] : f.params) raw[key] = value.text;
+    auto all = injectors::ParseParams(*inj, raw);
+    if (!all.ok()) return At(f.pos, all.status().message());
+    RC_ASSIGN_OR_RETURN(auto targets, Resolve(f, spec.topology, pick_rng));
+    for (const cluster::Target& t : targets) {
+      Status s = inj->CheckTarget(spec.topology, t);
+      if (!s.ok()) return At(f.target.pos, s.message());
+      spec.faults.push_back({next++, inj, t, *all, f.at, f.duration, f.target.text, f.pos});
+    }
+  }
+  std::stable_sort(spec.faults.begin(), spec.faults.end(),
+                   [](const ResolvedFault& a, const ResolvedFault& b) { return a.at < b.at; });
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
+  RunSpec spec;
+  spec.seed = options.seed.value_or(plan.seed);
+  auto model = cluster::LoadRackModel(plan.cluster.model);
+  if (!model.ok()) return At(plan.cluster.pos, model.status().message());
+  if (!plan.cluster.inventory.empty())
+    return At(plan.cluster.pos, "real racks (cluster.inventory) are not supported by this build yet; remove "
+                                "'inventory' to run on the simulated cluster");
+  auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays);
+  if (!topo.ok()) return At(plan.cluster.pos, topo.status().message());
+  spec.topology = std::move(*topo);
+
+  int free_gpus = 0;
+  for (ComponentId t : spec.topology.trays()) free_gpus += spec.topology.at(t).spare ? 0 : spec.topology.model().gpus_per_tray;
+  int asked = 0;
+  for (const JobSpec& j : plan.jobs) {
+    asked += j.gpus;
+    spec.jobs.push_back(ToJobConfig(j));
+    if (asked > free_gpus)
+      return At(j.pos, "the jobs ask for " + std::to_string(asked) + " GPUs but the cluster has " +
+                           std::to_string(free_gpus) + " outside its spare trays");
+  }
+  RC_RETURN_IF_ERROR(ValidateFaults(plan, spec));
+
+  std::string policy_name = options.healer_policy.empty() ? plan.healer.policy : options.healer_policy;
+  auto policy = healer::LoadPolicy(policy_name);
+  if (!policy.ok()) {
+    if (!options.healer_policy.empty()) return Status::Invalid("--healer: " + policy.status().message());
+    return At(plan.healer.pos, policy.status().message());
+  }
+  spec.policy = std::move(*policy);
+
+  for (const Expectation& e : plan.expect) {
+    auto g = ParseGate(e.text);
+    if (!g.ok()) return At(e.pos, g.status().message());
+    spec.gates.push_back(*g);
+  }
+  // Default horizon: an hour past the last fault's end, so recovery has time to show.
+  Time last{};
+  for (const ResolvedFault& f : spec.faults) last = std::max(last, f.at + f.duration.value_or(Duration{}));
+  spec.horizon = plan.duration.value_or(last + Duration::Hours(1));
+  return spec;
+}
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,48 @@
+// Plan validation against the world: the catalogue (model), the injector table (kinds, parameters,
+// target kinds), the topology (selectors resolve, picks drawn from the seeded generator), the healer
+// policy and the expectation grammar. The result is a RunSpec: everything a run needs, resolved.
+// Errors keep the one-line "FILE:LINE:COL: what; what would be valid" form of the loader.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/job.h"
+#include "cluster/topology.h"
+#include "healer/policy.h"
+#include "injectors/injector.h"
+#include "runner/expect.h"
+#include "runner/plan.h"
+
+namespace rackchaos::runner {
+
+struct ResolvedFault {
+  FaultId id = kNoFault;
+  const injectors::Injector* injector = nullptr;
+  cluster::Target target;
+  injectors::Params params;
+  Time at{};
+  std::optional<Duration> duration;
+  std::string selector;
+  SourcePos pos;
+};
+
+struct RunSpec {
+  uint64_t seed = 1;
+  cluster::Topology topology;
+  std::vector<cluster::JobConfig> jobs;
+  std::vector<ResolvedFault> faults;  // in injection order (time, then plan order)
+  healer::Policy policy;
+  Time horizon{};
+  std::vector<Gate> gates;
+};
+
+struct ValidateOptions {
+  std::optional<uint64_t> seed;  // --seed overrides the plan's
+  std::string healer_policy;     // --healer overrides the plan's
+};
+
+Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options);
+
+}  // namespace rackchaos::runner
