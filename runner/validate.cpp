@@ -42,6 +42,14 @@ Result<std::vector<cluster::Target>> Resolve(const FaultSpec& f, const cluster::
     std::vector<std::string> names;
     for (const cluster::Component& c : topo.components()) names.push_back(c.name);
     std::string wanted = f.target.text;
+    if (sel->port_pattern()) {
+      bool gpu_matched = false;
+      for (const cluster::Component& c : topo.components())
+        gpu_matched = gpu_matched || (c.kind == cluster::Kind::kGpu && sel->Matches(c.name));
+      if (gpu_matched)
+        return At(f.target.pos, "target '" + f.target.text + "': a " + topo.model().name + " GPU has NVLink ports nvlink0-nvlink" +
+                                    std::to_string(topo.model().nvlink_links_per_gpu - 1));
+    }
     if (sel->port_pattern()) {  // suggest among GPUs, then put the port back
       size_t dot = wanted.rfind('.');
       std::string port = wanted.substr(dot);
