@@ -1,0 +1,233 @@
+// SSH fan-out benchmark: one command on N loopback sshd endpoints at once.
+//
+//   ssh_fanout_bench [hosts=256] [rounds=5] [--no-compare]
+//
+// Starts N endpoints (16 per sshd) and measures, for rackchaos' SshPool:
+//   cold   - a new pool each round: connect + key exchange + host key check + auth + run `true`;
+//   pooled - `true` on every host over sessions that are already open;
+// and, when installed, `pdsh -R ssh -f N` and `parallel-ssh -p N` running `true` (both start one
+// OpenSSH client per host, so they pay the cold cost every time). Start skew is measured twice:
+// on this side (when each exec request was sent) and on the hosts (`date +%s%N` as the command).
+// Must run as root (the fixture creates the test user and starts sshd). Loopback only.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "runner/ssh/ssh_pool.h"
+#include "tests/ssh/sshd_fixture.h"
+
+namespace {
+
+using rackchaos::ssh::CommandResult;
+using rackchaos::ssh::HostSpec;
+using rackchaos::ssh::SshPool;
+using rackchaos::ssh::testing::SshdFixture;
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// CPU time (user + system) this process used so far, in milliseconds.
+double CpuMs() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+// The p-quantile (0..1) of `v` by nearest rank; 0 for an empty vector.
+double Quantile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t rank = static_cast<size_t>(p * static_cast<double>(v.size()) + 0.999999);
+  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+}
+
+// Offsets of each stamp from the earliest one, in milliseconds.
+std::vector<double> Skews(const std::vector<int64_t>& stamps_us) {
+  std::vector<double> out;
+  if (stamps_us.empty()) return out;
+  const int64_t first = *std::min_element(stamps_us.begin(), stamps_us.end());
+  for (int64_t s : stamps_us) out.push_back(static_cast<double>(s - first) / 1000.0);
+  return out;
+}
+
+// Every 19-digit number in `text` (date +%s%N), as microseconds.
+std::vector<int64_t> NanoStamps(const std::string& text) {
+  std::vector<int64_t> out;
+  static const std::regex kStamp("\\b(1[0-9]{18})\\b");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kStamp);
+       it != std::sregex_iterator(); ++it) {
+    out.push_back(std::stoll((*it)[1]) / 1000);
+  }
+  return out;
+}
+
+struct Round {
+  double wall_ms = 0;
+  double submit_ms = 0;      // inside Run(): every session's channel-open request written
+  double submit_cpu_ms = 0;  // CPU this process used for that
+  int failed = 0;
+  std::vector<double> local_skew_ms, remote_skew_ms;
+};
+
+void Print(const char* name, const std::vector<Round>& rounds) {
+  std::vector<double> walls, submits, submit_cpu, local, remote;
+  int failed = 0;
+  for (const Round& r : rounds) {
+    walls.push_back(r.wall_ms);
+    submits.push_back(r.submit_ms);
+    submit_cpu.push_back(r.submit_cpu_ms);
+    local.insert(local.end(), r.local_skew_ms.begin(), r.local_skew_ms.end());
+    remote.insert(remote.end(), r.remote_skew_ms.begin(), r.remote_skew_ms.end());
+    failed += r.failed;
+  }
+  std::printf(
+      "%-26s wall median %8.1f ms (min %8.1f, max %8.1f), submit %5.1f ms (cpu %5.1f) | start skew "
+      "p50/p99/max: local %6.1f/%6.1f/%6.1f ms, remote %7.1f/%7.1f/%7.1f ms | failed %d\n",
+      name, Quantile(walls, 0.5), Quantile(walls, 0), Quantile(walls, 1), Quantile(submits, 0.5),
+      Quantile(submit_cpu, 0.5), Quantile(local, 0.5), Quantile(local, 0.99), Quantile(local, 1),
+      Quantile(remote, 0.5), Quantile(remote, 0.99), Quantile(remote, 1), failed);
+}
+
+Round Measure(boost::asio::io_context& io, SshPool& pool, const std::vector<std::string>& names,
+              const std::string& command) {
+  Round round;
+  std::vector<CommandResult> results;
+  const auto start = Clock::now();
+  const double cpu_before = CpuMs();
+  pool.Run(names, command, [&](CommandResult r) { results.push_back(std::move(r)); });
+  round.submit_ms = Ms(Clock::now() - start);
+  round.submit_cpu_ms = CpuMs() - cpu_before;
+  while (results.size() < names.size() && io.run_one() > 0) {
+  }
+  round.wall_ms = Ms(Clock::now() - start);
+  std::vector<int64_t> local, remote;
+  for (const CommandResult& r : results) {
+    if (!r.status.ok() || r.exit_status != 0) {
+      if (round.failed++ == 0)
+        std::fprintf(stderr, "  %s: %s\n", r.host.c_str(), r.status.ToString().c_str());
+      continue;
+    }
+    local.push_back(r.start_wall_us);
+    for (int64_t s : NanoStamps(r.out)) remote.push_back(s);
+  }
+  round.local_skew_ms = Skews(local);
+  round.remote_skew_ms = Skews(remote);
+  return round;
+}
+
+std::vector<Round> RackchaosCold(const std::vector<HostSpec>& hosts, int rounds,
+                                 const std::string& cmd) {
+  std::vector<std::string> names;
+  for (const HostSpec& h : hosts) names.push_back(h.name);
+  std::vector<Round> out;
+  for (int i = 0; i < rounds; ++i) {
+    boost::asio::io_context io;
+    SshPool pool(io);
+    if (!pool.AddHosts(hosts).ok()) std::abort();
+    out.push_back(Measure(io, pool, names, cmd));  // each Run connects first
+  }
+  return out;
+}
+
+std::vector<Round> RackchaosPooled(const std::vector<HostSpec>& hosts, int rounds,
+                                   const std::string& cmd) {
+  boost::asio::io_context io;
+  SshPool pool(io);
+  const rackchaos::Status s = pool.ConnectAll(hosts);
+  if (!s.ok()) std::fprintf(stderr, "connect: %s\n", s.ToString().c_str());
+  std::vector<std::string> names = pool.HostNames();
+  Measure(io, pool, names, "true");  // warm-up
+  std::vector<Round> out;
+  for (int i = 0; i < rounds; ++i) out.push_back(Measure(io, pool, names, cmd));
+  return out;
+}
+
+// An OpenSSH client config naming every endpoint e000.. with its address and port.
+std::string WriteSshConfig(const SshdFixture& sshd, std::string* host_list) {
+  const std::string path = sshd.dir() + "/ssh_config";
+  std::ofstream out(path);
+  for (size_t i = 0; i < sshd.endpoints().size(); ++i) {
+    char alias[16];
+    std::snprintf(alias, sizeof alias, "e%03zu", i % 1000);
+    out << "Host " << alias << "\n  HostName " << sshd.endpoints()[i].address << "\n  Port "
+        << sshd.endpoints()[i].port << "\n";
+    if (!host_list->empty()) *host_list += ',';
+    *host_list += alias;
+  }
+  out << "Host *\n  User " << SshdFixture::kUser << "\n  IdentityFile " << sshd.user_key()
+      << "\n  IdentitiesOnly yes\n  UserKnownHostsFile " << sshd.known_hosts()
+      << "\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n"
+      << "  LogLevel ERROR\n";
+  return path;
+}
+
+std::vector<Round> External(const std::string& shell_command, int rounds, size_t hosts) {
+  std::vector<Round> out;
+  for (int i = 0; i < rounds; ++i) {
+    Round round;
+    std::string output;
+    const auto start = Clock::now();
+    const int rc = rackchaos::ssh::testing::RunShell(shell_command + " 2>&1", &output);
+    round.wall_ms = Ms(Clock::now() - start);
+    const std::vector<int64_t> stamps = NanoStamps(output);
+    round.remote_skew_ms = Skews(stamps);
+    if (rc != 0 || stamps.size() != hosts)
+      round.failed = static_cast<int>(hosts - std::min(hosts, stamps.size())) + (rc != 0);
+    if (round.failed && i == 0) std::fprintf(stderr, "  rc %d: %.300s\n", rc, output.c_str());
+    out.push_back(round);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 256;
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
+  const bool compare = !(argc > 3 && std::string(argv[3]) == "--no-compare");
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  lim.rlim_cur = lim.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &lim);
+
+  auto sshd = SshdFixture::Start(n);
+  if (!sshd.ok()) {
+    std::fprintf(stderr, "fixture: %s\n", sshd.status().ToString().c_str());
+    return 1;
+  }
+  const std::vector<HostSpec> hosts = (*sshd)->Hosts((*sshd)->known_hosts());
+  const std::string stamp = "date +%s%N";
+  std::printf(
+      "%d endpoints on %d sshd processes, %d rounds each (the date +%%s%%N runs give the remote "
+      "skew)\n",
+      n, (n + 15) / 16, rounds);
+
+  Print("rackchaos cold `true`", RackchaosCold(hosts, rounds, "true"));
+  Print("rackchaos cold `date`", RackchaosCold(hosts, rounds, stamp));
+  Print("rackchaos pooled `true`", RackchaosPooled(hosts, rounds * 4, "true"));
+  Print("rackchaos pooled `date`", RackchaosPooled(hosts, rounds * 4, stamp));
+
+  std::string list;
+  const std::string config = WriteSshConfig(**sshd, &list);
+  const std::string N = std::to_string(n);
+  if (compare && rackchaos::ssh::testing::RunShell("command -v pdsh >/dev/null") == 0) {
+    const std::string pdsh = "PDSH_SSH_ARGS='-F " + config + " -a -x -l%u %h' pdsh -R ssh -l " +
+                             SshdFixture::kUser + " -f " + N + " -w " + list + " ";
+    Print("pdsh -R ssh -f N `date`", External(pdsh + "'" + stamp + "'", rounds, hosts.size()));
+  }
+  if (compare && rackchaos::ssh::testing::RunShell("command -v parallel-ssh >/dev/null") == 0) {
+    const std::string hosts_file = (*sshd)->dir() + "/pssh_hosts";
+    std::ofstream(hosts_file) << std::regex_replace(list, std::regex(","), "\n") << "\n";
+    const std::string pssh =
+        "parallel-ssh -h " + hosts_file + " -p " + N + " -t 120 -x '-F " + config + "' -i ";
+    Print("parallel-ssh -p N `date`", External(pssh + "'" + stamp + "'", rounds, hosts.size()));
+  }
+  return 0;
+}
