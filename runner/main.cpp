@@ -60,7 +60,9 @@ int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> see
   rc::runner::RunSpec spec;
   if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec)) return rc_;
   rc::runner::InstallStopHandlers();
-  rc::runner::RunOptions opt{c.db, command_line, true};
+  rc::runner::RunOptions opt;
+  opt.db_path = c.db;
+  opt.command_line = command_line;
   rc::runner::RunOutcome out = rc::runner::ExecuteRun(plan, spec, opt);
   if (out.code == ExitCode::kRuntimeError) return Error(out.code, out.error);
   if (!c.quiet) {

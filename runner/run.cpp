@@ -183,7 +183,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   sim.Start();
   bool interrupted = false;
   while (clock.RunNext(spec.horizon)) {
-    if (StopRequested()) {
+    if (StopRequested() || (options.interrupt_at && clock.Now() >= *options.interrupt_at)) {
       interrupted = true;
       break;
     }

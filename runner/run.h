@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct RunOptions {
   std::string db_path = "rackchaos.db";
   std::string command_line;
   bool print_summary = true;
+  // Behave as if SIGINT arrived when the simulated clock reaches this time (tests use it).
+  std::optional<Time> interrupt_at;
 };
 
 struct RunOutcome {

@@ -1,0 +1,58 @@
+#include <doctest/doctest.h>
+
+#include "runner/expect.h"
+
+using namespace rackchaos;
+
+namespace {
+RunMetrics Sample() {
+  RunMetrics m;
+  for (int i = 1; i <= 4; ++i) {
+    FaultMetrics f;
+    f.fault = static_cast<FaultId>(i);
+    f.time_to_detect = Duration::Seconds(10 * i);
+    f.time_to_recover = Duration::Minutes(5 * i);
+    f.jobs_touched = i == 4 ? 2 : 1;
+    m.faults.push_back(f);
+  }
+  JobMetrics j;
+  j.ettr = 0.91;
+  m.jobs.push_back(j);
+  m.precision = 0.75;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("gates parse metric, operator and value with units") {
+  auto g = runner::ParseGate("ttr.p95 < 30m");
+  REQUIRE(g.ok());
+  CHECK(g->metric == "ttr.p95");
+  CHECK(g->op == "<");
+  CHECK(g->value == doctest::Approx(1800));
+  CHECK(runner::ParseGate("ettr.min >= 90%")->value == doctest::Approx(0.9));
+  CHECK_FALSE(runner::ParseGate("ttr.max 30m").ok());
+  CHECK_FALSE(runner::ParseGate("ttr.max < 30").ok());  // a time needs a unit
+  CHECK_FALSE(runner::ParseGate("healer.precision == x").ok());
+}
+
+TEST_CASE("gates evaluate against metrics") {
+  RunMetrics m = Sample();
+  auto eval = [&](const char* text) { return runner::EvaluateGate(*runner::ParseGate(text), m); };
+  CHECK(eval("ttr.max <= 20m").passed);
+  CHECK_FALSE(eval("ttr.max < 20m").passed);
+  CHECK(eval("ttd.p50 == 20s").passed);  // nearest rank of 10,20,30,40 s
+  CHECK(eval("ttr.p95 == 20m").passed);
+  CHECK(eval("blast.jobs.max <= 2").passed);
+  CHECK_FALSE(eval("blast.jobs.max <= 1").passed);
+  CHECK(eval("ettr.min >= 0.9").passed);
+  CHECK_FALSE(eval("healer.precision == 1").passed);
+  CHECK(eval("ttr.max < 30m").message == "ttr.max < 30m: 20.0m (pass)");
+}
+
+TEST_CASE("a fault never recovered fails every time gate") {
+  RunMetrics m = Sample();
+  m.faults[1].time_to_recover.reset();
+  auto r = runner::EvaluateGate(*runner::ParseGate("ttr.max < 100d"), m);
+  CHECK_FALSE(r.passed);
+  CHECK(r.message.find("never") != std::string::npos);
+}

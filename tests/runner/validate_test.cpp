@@ -1,0 +1,118 @@
+// Validation against the catalogue, the injector table and the topology, with file:line:column errors.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "runner/plan_loader.h"
+#include "runner/validate.h"
+
+using namespace rackchaos;
+
+namespace {
+
+const char* kBase = R"(name: t
+seed: 5
+cluster: {model: gb200-nvl72, racks: 2, spare_trays: 2}
+workload:
+  jobs:
+    - {name: j, gpus: 64, step_time: 5s}
+faults:
+  - at: 10m
+    kind: KIND
+    target: TARGET
+    pick: PICK
+)";
+
+Result<runner::RunSpec> Validate(const std::string& kind, const std::string& target, const std::string& pick = "one") {
+  std::string text = kBase;
+  text.replace(text.find("KIND"), 4, kind);
+  text.replace(text.find("TARGET"), 6, target);
+  text.replace(text.find("PICK"), 4, pick);
+  auto plan = runner::ParsePlan(text, "t.yaml");
+  REQUIRE_MESSAGE(plan.ok(), plan.status().message());
+  return runner::ValidatePlan(*plan, {});
+}
+
+}  // namespace
+
+TEST_CASE("targets resolve to components and NVLink ports") {
+  auto spec = Validate("link_down", "r02.tray04.gpu1.nvlink17");
+  REQUIRE(spec.ok());
+  REQUIRE(spec->faults.size() == 1);
+  CHECK(spec->topology.TargetName(spec->faults[0].target) == "r02.tray04.gpu1.nvlink17");
+  CHECK(spec->faults[0].target.port == 17);
+  CHECK(spec->topology.gpus().size() == 144);
+}
+
+TEST_CASE("pick modes choose among matches, deterministically from the seed") {
+  auto all = Validate("tray_pull", "r*.tray[01-04]", "all");
+  REQUIRE(all.ok());
+  CHECK(all->faults.size() == 8);
+  auto three = Validate("gpu_throttle", "r01.tray*.gpu*", "count:3");
+  REQUIRE(three.ok());
+  CHECK(three->faults.size() == 3);
+  auto again = Validate("gpu_throttle", "r01.tray*.gpu*", "count:3");
+  for (size_t i = 0; i < 3; ++i) CHECK(three->faults[i].target.component == again->faults[i].target.component);
+  CHECK(three->faults[0].id == 1);
+  CHECK(three->faults[2].id == 3);
+}
+
+TEST_CASE("errors name the line and column and what would be valid") {
+  auto kind = Validate("link_dwn", "r01.tray01.nic0");
+  REQUIRE_FALSE(kind.ok());
+  CHECK(kind.status().message() == "t.yaml:9:5: unknown fault kind 'link_dwn'; known kinds: link_down, gpu_throttle, valve_fail, tray_pull");
+
+  auto target = Validate("tray_pull", "r01.tray33");
+  REQUIRE_FALSE(target.ok());
+  CHECK(target.status().message().rfind("t.yaml:10:13: target 'r01.tray33' matches no component; nearest: r01.tray13", 0) == 0);
+
+  auto port = Validate("link_down", "r01.tray01.gpu0.nvlink18");
+  REQUIRE_FALSE(port.ok());
+  CHECK(port.status().message().find("NVLink ports nvlink0-nvlink17") != std::string::npos);
+
+  auto wrong = Validate("valve_fail", "r01.tray01.gpu0");
+  REQUIRE_FALSE(wrong.ok());
+  CHECK(wrong.status().message().find("valve_fail needs a valve or a compute tray") != std::string::npos);
+
+  auto too_many = Validate("tray_pull", "r01.tray0[1-2]", "count:5");
+  REQUIRE_FALSE(too_many.ok());
+  CHECK(too_many.status().message().rfind("t.yaml:11:11:", 0) == 0);
+}
+
+TEST_CASE("model, job size, parameters, policy and gates are checked") {
+  auto parse = [](const std::string& text) {
+    auto plan = runner::ParsePlan(text, "p.yaml");
+    REQUIRE_MESSAGE(plan.ok(), plan.status().message());
+    return runner::ValidatePlan(*plan, {});
+  };
+  auto model = parse("name: p\ncluster: {model: gb900-nvl1}\n");
+  REQUIRE_FALSE(model.ok());
+  CHECK(model.status().message().find("known models: gb200-nvl72, gb300-nvl72") != std::string::npos);
+
+  auto big = parse("name: p\ncluster: {model: gb200-nvl72, spare_trays: 2}\nworkload:\n  jobs:\n    - {name: j, gpus: 72}\n");
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.status().message().find("outside its spare trays") != std::string::npos);
+
+  auto param = parse("name: p\nfaults:\n  - {at: 1m, kind: valve_fail, target: r01.tray01, params: {openness: 5%}}\n");
+  REQUIRE_FALSE(param.ok());
+  CHECK(param.status().message().find("unknown parameter 'openness' for valve_fail; known: opening") != std::string::npos);
+
+  auto gate = parse("name: p\nexpect:\n  - ttr.p99 < 5m\n");
+  REQUIRE_FALSE(gate.ok());
+  CHECK(gate.status().message().rfind("p.yaml:3:5: unknown metric 'ttr.p99'", 0) == 0);
+
+  auto policy = parse("name: p\nhealer: {policy: reckless}\n");
+  REQUIRE_FALSE(policy.ok());
+  CHECK(policy.status().message().find("shipped policies: aggressive, conservative, default") != std::string::npos);
+}
+
+TEST_CASE("overrides and the default horizon") {
+  auto plan = runner::ParsePlan(
+      "name: p\nseed: 9\nfaults:\n  - {at: 1h, kind: tray_pull, target: r01.tray02, for: 30m}\n", "p.yaml");
+  REQUIRE(plan.ok());
+  auto spec = runner::ValidatePlan(*plan, {std::optional<uint64_t>(77), "aggressive"});
+  REQUIRE(spec.ok());
+  CHECK(spec->seed == 77);
+  CHECK(spec->policy.name == "aggressive");
+  CHECK(spec->horizon == Duration::Minutes(150));  // last fault end (1h30m) + 1h
+}
