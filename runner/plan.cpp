@@ -1,0 +1,106 @@
+// Plan values and the table of plan keys (declared in runner/plan_loader.h). The table lives beside the
+// structs it describes; plan_loader.cpp reads YAML against it and docs are generated from it.
+#include "runner/plan.h"
+
+#include "runner/plan_loader.h"
+
+namespace rackchaos::runner {
+
+std::string SourcePos::ToString() const {
+  if (line <= 0) return file;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+namespace {
+
+using T = KeyInfo::Type;
+constexpr bool kRequired = true;
+constexpr bool kOptional = false;
+
+// Bounds: 100000 racks of 72 GPUs is already far beyond any real cluster; the caps keep arithmetic
+// (tp * pp * dp) comfortably inside int64.
+const std::vector<KeyInfo> kKeys = {
+    {"", "name", T::kString, kRequired, 0, 0, "", "quickstart", "A short name for the plan, used in reports."},
+    {"", "description", T::kString, kOptional, 0, 0, "", "\"one GPU link flaps\"", "Free text for humans."},
+    {"", "seed", T::kUint64, kOptional, 0, 0, "1", "42",
+     "Seed of the random generator; the same seed replays the same run."},
+    {"", "duration", T::kDuration, kOptional, 0, 0, "last fault's end + 1h", "6h", "Simulated horizon."},
+    {"", "cluster", T::kMap, kOptional, 0, 0, "", "{model: gb200-nvl72, racks: 1}", "What hardware to run on."},
+    {"", "workload", T::kMap, kOptional, 0, 0, "", "{jobs: [{name: pretrain, gpus: 64}]}",
+     "The training jobs that run on it."},
+    {"", "faults", T::kList, kOptional, 0, 0, "[]", "[{at: 30m, kind: link_down, target: r01.tray03.gpu2}]",
+     "Faults injected at given times."},
+    {"", "healer", T::kMap, kOptional, 0, 0, "", "{policy: default}", "How the self-healing loop behaves."},
+    {"", "expect", T::kList, kOptional, 0, 0, "[]", "[\"ttr.max < 30m\"]", "Gates checked after the run."},
+
+    {"cluster", "model", T::kString, kOptional, 0, 0, "gb200-nvl72", "gb200-nvl72", "A catalogue model name."},
+    {"cluster", "racks", T::kInt, kOptional, 1, 100000, "1", "2", "How many racks of the model."},
+    {"cluster", "spare_trays", T::kInt, kOptional, 0, 1000, "0", "2",
+     "Per rack: the last N compute trays are kept free as hot spares."},
+    {"cluster", "inventory", T::kString, kOptional, 0, 0, "", "sites/lab.yaml",
+     "A site inventory for real racks; absent = simulated."},
+
+    {"workload", "jobs", T::kList, kOptional, 0, 0, "[]", "[{name: pretrain, gpus: 64}]", "Jobs, by name."},
+
+    {"workload.jobs[]", "name", T::kString, kRequired, 0, 0, "", "pretrain", "Unique job name."},
+    {"workload.jobs[]", "gpus", T::kInt, kRequired, 1, 10000000, "", "64", "GPUs the job needs."},
+    {"workload.jobs[]", "parallelism", T::kMap, kOptional, 0, 0, "tp=pp=ep=1, dp=gpus/(tp*pp)", "{tp: 4, pp: 4, dp: 4}",
+     "Tensor, pipeline, data and expert parallel degrees; tp*pp*dp = gpus."},
+    {"workload.jobs[]", "step_time", T::kDuration, kOptional, 0, 0, "10s", "6s", "Compute per step at full speed."},
+    {"workload.jobs[]", "checkpoint", T::kMap, kOptional, 0, 0, "", "{interval: 30m, write_time: 40s}",
+     "How often the job checkpoints and how long a write takes."},
+    {"workload.jobs[]", "restart_overhead", T::kDuration, kOptional, 0, 0, "5m", "5m",
+     "Scheduling, loading and warm-up before the first step after a restart."},
+    {"workload.jobs[]", "collective_timeout", T::kDuration, kOptional, 0, 0, "10m", "10m",
+     "NCCL watchdog: a stuck collective fails the job after this long."},
+
+    {"workload.jobs[].parallelism", "tp", T::kInt, kOptional, 1, 10000000, "1", "4", "Tensor parallel degree."},
+    {"workload.jobs[].parallelism", "pp", T::kInt, kOptional, 1, 10000000, "1", "4", "Pipeline parallel degree."},
+    {"workload.jobs[].parallelism", "dp", T::kInt, kOptional, 1, 10000000, "gpus/(tp*pp)", "4",
+     "Data parallel degree."},
+    {"workload.jobs[].parallelism", "ep", T::kInt, kOptional, 1, 10000000, "1", "1", "Expert parallel degree."},
+
+    {"workload.jobs[].checkpoint", "interval", T::kDuration, kOptional, 0, 0, "30m", "30m",
+     "Time between checkpoints."},
+    {"workload.jobs[].checkpoint", "write_time", T::kDuration, kOptional, 0, 0, "30s", "40s",
+     "Until the local store acknowledges a checkpoint."},
+
+    {"faults[]", "at", T::kDuration, kRequired, 0, 0, "", "30m", "When to inject, from the start of the run."},
+    {"faults[]", "kind", T::kString, kRequired, 0, 0, "", "link_down", "An injector name."},
+    {"faults[]", "target", T::kSelector, kRequired, 0, 0, "", "r01.tray03.gpu2", "Which components."},
+    {"faults[]", "pick", T::kPick, kOptional, 0, 0, "one", "all", "How many of the matched components."},
+    {"faults[]", "for", T::kDuration, kOptional, 0, 0, "until the end", "20m", "Revert the fault after this long."},
+    {"faults[]", "params", T::kMap, kOptional, 0, 0, "", "{opening: 15%}",
+     "Injector-specific scalars, checked by the injector."},
+
+    {"healer", "policy", T::kString, kOptional, 0, 0, "default", "default",
+     "A shipped policy name or a path to a policy YAML."},
+};
+
+}  // namespace
+
+const std::vector<KeyInfo>& PlanKeys() { return kKeys; }
+
+std::string DescribeType(const KeyInfo& key) {
+  switch (key.type) {
+    case T::kString:
+      return "a string";
+    case T::kInt:
+      return "an integer from " + std::to_string(key.min) + " to " + std::to_string(key.max);
+    case T::kUint64:
+      return "an integer from 0 to 18446744073709551615";
+    case T::kDuration:
+      return "a duration with a unit (ms, s, m, h, d, w)";
+    case T::kMap:
+      return "a map";
+    case T::kList:
+      return "a list";
+    case T::kSelector:
+      return "a target selector";
+    case T::kPick:
+      return "a pick mode (one, all, count:N, N%)";
+  }
+  return "a value";
+}
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,554 @@
+#include "runner/plan_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "runner/selector.h"
+
+namespace rackchaos::runner {
+namespace {
+
+using Type = KeyInfo::Type;
+
+Status ErrorAt(const SourcePos& pos, const std::string& message) {
+  return Status::Invalid(pos.ToString() + ": " + message);
+}
+
+// ---- Guards that run on the raw text, before yaml-cpp sees it ----
+
+// Refuses bytes no plan contains: control characters and invalid UTF-8. This turns binary junk into
+// one clear error instead of whatever yaml-cpp's encoding detection makes of it.
+Status CheckBytes(std::string_view text, const std::string& file) {
+  int line = 1, column = 1;
+  for (size_t i = 0; i < text.size(); ++column) {
+    auto c = static_cast<unsigned char>(text[i]);
+    size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok =
+        length != 0 && i + length <= text.size() && (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') && c != 0x7F;
+    for (size_t k = 1; ok && k < length; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (!ok) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", c);
+      return ErrorAt({file, line, column},
+                     std::string("byte ") + hex + " is not text; a plan is UTF-8 text (is this a binary file?)");
+    }
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    }
+    i += length;
+  }
+  return Status::Ok();
+}
+
+// Estimates the nesting depth without parsing, because yaml-cpp recurses per level and can exhaust the
+// stack on input like 100000 '['. Counts open flow brackets (outside quotes and comments) plus block
+// indentation levels and "- " entries. It may over-count odd files; it never under-counts brackets.
+Status CheckDepth(std::string_view text, const std::string& file) {
+  std::vector<size_t> indents;  // columns of the open block levels
+  int flow = 0, line = 0;
+  char quote = 0;
+  for (size_t start = 0; start < text.size(); ++line) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view l = text.substr(start, end - start);
+    start = end + 1;
+    size_t indent = l.find_first_not_of(' ');
+    if (quote == 0 && flow == 0 && indent != std::string_view::npos && l[indent] != '#' && l[indent] != '\r') {
+      while (!indents.empty() && indents.back() > indent) indents.pop_back();
+      if (indents.empty() || indents.back() < indent) indents.push_back(indent);
+      for (size_t i = indent; i + 1 < l.size() && l[i] == '-' && l[i + 1] == ' ';) {
+        i = l.find_first_not_of(' ', i + 1);
+        if (i == std::string_view::npos) break;
+        indents.push_back(i);
+      }
+    }
+    char previous = ' ';
+    for (size_t i = 0; i < l.size(); previous = l[i++]) {
+      char c = l[i];
+      bool token_start = previous == ' ' || previous == '\t' || previous == '[' || previous == '{' || previous == ',' ||
+                         previous == ':' || i == 0;
+      if (quote == '"' && c == '\\') {
+        ++i;
+        continue;
+      }
+      if (quote != 0) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '#' && token_start) break;
+      if ((c == '"' || c == '\'') && token_start)
+        quote = c;
+      else if ((c == '[' || c == '{') && (token_start || flow > 0))
+        ++flow;
+      else if ((c == ']' || c == '}') && flow > 0)
+        --flow;
+      if (flow + static_cast<int>(indents.size()) > kMaxPlanDepth) {
+        return ErrorAt({file, line + 1, static_cast<int>(i) + 1},
+                       "nesting is deeper than " + std::to_string(kMaxPlanDepth) + " levels; a plan needs about 5");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Refuses a second YAML document. A "---" or "..." marker at column 0 always ends a document, even
+// inside a scalar, so a line scan is exact. Only the first document would be read otherwise.
+Status CheckOneDocument(std::string_view text, const std::string& file) {
+  bool content = false, ended = false;
+  int line = 0;
+  for (size_t start = 0; start < text.size(); ++line) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view l = text.substr(start, end - start);
+    start = end + 1;
+    bool marker = (l.substr(0, 3) == "---" || l.substr(0, 3) == "...") &&
+                  (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    size_t first = l.find_first_not_of(" \t\r");
+    bool is_content = !marker && first != std::string_view::npos && l[first] != '#' && !(l[0] == '%' && !content);
+    if ((marker && l[0] == '-' && content) || (is_content && ended)) {
+      return ErrorAt({file, line + 1, 1}, "a second YAML document starts here; a plan file holds exactly one");
+    }
+    ended = ended || (marker && l[0] == '.' && content);
+    content = content || is_content;
+  }
+  return Status::Ok();
+}
+
+// ---- Reading YAML nodes against the key table ----
+
+struct Field {
+  std::string key;
+  YAML::Node key_node, value;
+  const KeyInfo* info = nullptr;  // null in open maps (params)
+};
+
+const char* NodeKind(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    default:
+      return "empty";
+  }
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  const std::string& file() const { return file_; }
+  SourcePos Pos(const YAML::Node& n) const {
+    YAML::Mark m = n.Mark();
+    return m.is_null() ? SourcePos{file_, 0, 0} : SourcePos{file_, m.line + 1, m.column + 1};
+  }
+  // An empty value has no useful mark of its own (yaml-cpp points at the next line): use the key's.
+  SourcePos Pos(const Field& f) const { return f.value.IsNull() ? Pos(f.key_node) : Pos(f.value); }
+
+  // Every node the walk touches goes through here, so an alias-heavy document cannot make it explode.
+  Status Visit(const YAML::Node& n) {
+    if (++visited_ <= kMaxPlanNodes) return Status::Ok();
+    return ErrorAt(Pos(n), "the plan has more than " + std::to_string(kMaxPlanNodes) +
+                               " values (alias bomb?); a plan needs a few hundred");
+  }
+
+  std::string Expected(const Field& f) const {
+    if (f.info == nullptr) return "expected a scalar value";
+    return "expected " + DescribeType(*f.info) + " (e.g. " + f.key + ": " + std::string(f.info->example) + ")";
+  }
+
+  Status TypeError(const Field& f, const std::string& problem) const {
+    return ErrorAt(Pos(f), f.key + ": " + problem + "; " + Expected(f));
+  }
+
+  // Checks `node` is a map (or empty) with scalar, known, unique keys; returns its entries in order.
+  Result<std::vector<Field>> Fields(const YAML::Node& node, const SourcePos& pos, std::string_view section,
+                                    const std::string& where, bool open = false) {
+    RC_RETURN_IF_ERROR(Visit(node));
+    std::vector<Field> out;
+    if (node.IsNull()) return out;
+    if (!node.IsMap()) {
+      return ErrorAt(pos, where + " is " + NodeKind(node) + "; expected a map of keys: " + KeyList(section));
+    }
+    std::map<std::string, SourcePos> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      RC_RETURN_IF_ERROR(Visit(it->second));
+      if (!it->first.IsScalar()) return ErrorAt(Pos(it->first), "a key in " + where + " is not a plain word");
+      Field f{it->first.Scalar(), it->first, it->second, Find(section, it->first.Scalar())};
+      if (f.info == nullptr && !open) return ErrorAt(Pos(f.key_node), UnknownKey(f.key, section, where));
+      auto [first, inserted] = seen.emplace(f.key, Pos(f.key_node));
+      if (!inserted) {
+        return ErrorAt(Pos(f.key_node), "duplicate key '" + f.key + "' (first at " + first->second.ToString() +
+                                            "); each key may appear once in " + where);
+      }
+      out.push_back(std::move(f));
+    }
+    return out;
+  }
+
+  // Fails naming the first required key of `section` that `fields` lacks.
+  Status Require(const std::vector<Field>& fields, const SourcePos& pos, std::string_view section,
+                 const std::string& where) const {
+    for (const KeyInfo& k : PlanKeys()) {
+      if (k.section != section || !k.required) continue;
+      auto has = [&](const Field& f) { return f.key == k.key; };
+      if (std::none_of(fields.begin(), fields.end(), has)) {
+        return ErrorAt(pos, "missing required key '" + std::string(k.key) + "' in " + where + "; expected " +
+                                DescribeType(k) + " (e.g. " + std::string(k.key) + ": " + std::string(k.example) + ")");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Scalar(const Field& f, std::string& out) const {
+    if (!f.value.IsScalar()) return TypeError(f, std::string("the value is ") + NodeKind(f.value));
+    out = f.value.Scalar();
+    return Status::Ok();
+  }
+
+  Status Read(const Field& f, std::string& out) const {
+    RC_RETURN_IF_ERROR(Scalar(f, out));
+    if (out.empty()) return TypeError(f, "the value is an empty string");
+    return Status::Ok();
+  }
+
+  Status Read(const Field& f, int& out) const {
+    std::string text;
+    RC_RETURN_IF_ERROR(Scalar(f, text));
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && ptr == text.data() + text.size()) {
+      if (value >= f.info->min && value <= f.info->max) {
+        out = static_cast<int>(value);
+        return Status::Ok();
+      }
+      return TypeError(f, "'" + text + "' is out of range");
+    }
+    return TypeError(f, "'" + text + "' " + NotAnInteger(text, ec));
+  }
+
+  Status Read(const Field& f, uint64_t& out) const {
+    std::string text;
+    RC_RETURN_IF_ERROR(Scalar(f, text));
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    if (ec == std::errc() && ptr == text.data() + text.size()) return Status::Ok();
+    bool negative = !text.empty() && text[0] == '-' &&
+                    std::from_chars(text.data() + 1, text.data() + text.size(), out).ec == std::errc();
+    return TypeError(f, "'" + text + "' " + (negative ? "is out of range" : NotAnInteger(text, ec)));
+  }
+
+  Status Read(const Field& f, Duration& out) const {
+    std::string text;
+    RC_RETURN_IF_ERROR(Scalar(f, text));
+    auto parsed = ParseDuration(text);
+    if (!parsed.ok()) return ErrorAt(Pos(f), f.key + ": " + parsed.status().message());
+    out = parsed.value();
+    return Status::Ok();
+  }
+
+  // The entries of a list-valued field; an empty value is an empty list.
+  Result<std::vector<YAML::Node>> Items(const Field& f) {
+    std::vector<YAML::Node> out;
+    if (f.value.IsNull()) return out;
+    if (!f.value.IsSequence()) return TypeError(f, std::string("the value is ") + NodeKind(f.value));
+    for (const YAML::Node& item : f.value) {
+      RC_RETURN_IF_ERROR(Visit(item));
+      out.push_back(item);
+    }
+    return out;
+  }
+
+ private:
+  static const KeyInfo* Find(std::string_view section, std::string_view key) {
+    for (const KeyInfo& k : PlanKeys()) {
+      if (k.section == section && k.key == key) return &k;
+    }
+    return nullptr;
+  }
+
+  static std::string KeyList(std::string_view section) {
+    std::string out;
+    for (const KeyInfo& k : PlanKeys()) {
+      if (k.section == section) out += (out.empty() ? "" : ", ") + std::string(k.key);
+    }
+    return out.empty() ? "(any)" : out;
+  }
+
+  static std::string UnknownKey(const std::string& key, std::string_view section, const std::string& where) {
+    std::string message = "unknown key '" + key + "'" + (section.empty() ? "" : " in " + where) +
+                          "; expected one of: " + KeyList(section);
+    const KeyInfo* best = nullptr;
+    size_t best_distance = 0;
+    for (const KeyInfo& k : PlanKeys()) {
+      size_t d = EditDistance(key, k.key);
+      if (k.section == section && (best == nullptr || d < best_distance)) {
+        best = &k;
+        best_distance = d;
+      }
+    }
+    if (best != nullptr && (best_distance <= 2 || best_distance <= key.size() / 3)) {
+      message += " (did you mean '" + std::string(best->key) + "'?)";
+    }
+    return message;
+  }
+
+  // Why `text` is not an integer: huge, fractional, or not a number at all.
+  static std::string NotAnInteger(const std::string& text, std::errc ec) {
+    if (ec == std::errc::result_out_of_range) return "is out of range";
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    bool numeric = !text.empty() && end == text.c_str() + text.size() && std::isfinite(d) &&
+                   text.find_first_of("xXpP") == std::string::npos;
+    if (!numeric) return "is not a number";
+    if (d != std::floor(d)) return "is not a whole number";
+    return std::fabs(d) >= 9.2e18 ? "is out of range" : "is not written as a plain integer";
+  }
+
+  std::string file_;
+  size_t visited_ = 0;
+};
+
+// ---- Sections ----
+
+std::string Indexed(const std::string& list, size_t i) { return list + "[" + std::to_string(i) + "]"; }
+
+Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
+  cluster.pos = r.Pos(field);
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, cluster.pos, "cluster", "cluster"));
+  for (const Field& f : fields) {
+    if (f.key == "model")
+      RC_RETURN_IF_ERROR(r.Read(f, cluster.model));
+    else if (f.key == "racks")
+      RC_RETURN_IF_ERROR(r.Read(f, cluster.racks));
+    else if (f.key == "spare_trays")
+      RC_RETURN_IF_ERROR(r.Read(f, cluster.spare_trays));
+    else if (f.key == "inventory")
+      RC_RETURN_IF_ERROR(r.Read(f, cluster.inventory));
+  }
+  return Status::Ok();
+}
+
+// tp * pp * dp must equal gpus; an absent dp is derived. Caps in the key table keep the product in int64.
+Status CheckParallelism(const SourcePos& pos, JobSpec& job) {
+  const int64_t tp_pp = int64_t{job.tp} * job.pp;
+  if (job.dp == 0) {
+    if (job.gpus % tp_pp != 0) {
+      return ErrorAt(pos, "gpus " + std::to_string(job.gpus) +
+                              " is not divisible by tp*pp = " + std::to_string(job.tp) + "*" + std::to_string(job.pp) +
+                              " = " + std::to_string(tp_pp) + "; choose tp and pp whose product divides gpus");
+    }
+    job.dp = static_cast<int>(job.gpus / tp_pp);
+    return Status::Ok();
+  }
+  const int64_t product = tp_pp * job.dp;
+  if (product == job.gpus) return Status::Ok();
+  std::string fix = job.gpus % tp_pp == 0 ? " (e.g. dp: " + std::to_string(job.gpus / tp_pp) + ")" : "";
+  return ErrorAt(pos, "tp*pp*dp = " + std::to_string(job.tp) + "*" + std::to_string(job.pp) + "*" +
+                          std::to_string(job.dp) + " = " + std::to_string(product) + " but gpus is " +
+                          std::to_string(job.gpus) + "; make the product equal gpus" + fix);
+}
+
+Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec& job) {
+  if (f.key == "parallelism") {
+    RC_ASSIGN_OR_RETURN(auto fields,
+                        r.Fields(f.value, r.Pos(f), "workload.jobs[].parallelism", where + ".parallelism"));
+    for (const Field& p : fields) {
+      int& degree = p.key == "tp" ? job.tp : p.key == "pp" ? job.pp : p.key == "dp" ? job.dp : job.ep;
+      RC_RETURN_IF_ERROR(r.Read(p, degree));
+    }
+  } else {
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].checkpoint", where + ".checkpoint"));
+    for (const Field& c : fields) {
+      RC_RETURN_IF_ERROR(r.Read(c, c.key == "interval" ? job.checkpoint_interval : job.checkpoint_write));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& where) {
+  JobSpec job;
+  job.pos = r.Pos(node);
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(node, job.pos, "workload.jobs[]", where));
+  RC_RETURN_IF_ERROR(r.Require(fields, job.pos, "workload.jobs[]", where));
+  SourcePos parallelism_pos = job.pos;
+  for (const Field& f : fields) {
+    if (f.key == "name")
+      RC_RETURN_IF_ERROR(r.Read(f, job.name));
+    else if (f.key == "gpus")
+      RC_RETURN_IF_ERROR(r.Read(f, job.gpus));
+    else if (f.key == "step_time")
+      RC_RETURN_IF_ERROR(r.Read(f, job.step_time));
+    else if (f.key == "restart_overhead")
+      RC_RETURN_IF_ERROR(r.Read(f, job.restart_overhead));
+    else if (f.key == "collective_timeout")
+      RC_RETURN_IF_ERROR(r.Read(f, job.collective_timeout));
+    else
+      RC_RETURN_IF_ERROR(ReadJobMaps(r, f, where, job));
+    if (f.key == "parallelism") parallelism_pos = r.Pos(f);
+  }
+  RC_RETURN_IF_ERROR(CheckParallelism(parallelism_pos, job));
+  return job;
+}
+
+Status ReadWorkload(Reader& r, const Field& field, std::vector<JobSpec>& jobs) {
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, r.Pos(field), "workload", "workload"));
+  std::map<std::string, SourcePos> names;
+  for (const Field& f : fields) {  // only "jobs"
+    RC_ASSIGN_OR_RETURN(auto items, r.Items(f));
+    for (size_t i = 0; i < items.size(); ++i) {
+      RC_ASSIGN_OR_RETURN(JobSpec job, ReadJob(r, items[i], Indexed("workload.jobs", i)));
+      auto [first, inserted] = names.emplace(job.name, job.pos);
+      if (!inserted) {
+        return ErrorAt(job.pos, "duplicate job name '" + job.name + "' (first at " + first->second.ToString() +
+                                    "); job names must be unique");
+      }
+      jobs.push_back(std::move(job));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadFaultField(Reader& r, const Field& f, const std::string& where, FaultSpec& fault) {
+  if (f.key == "at") return r.Read(f, fault.at);
+  if (f.key == "kind") return r.Read(f, fault.kind);
+  if (f.key == "for") return r.Read(f, fault.duration.emplace());
+  if (f.key == "target") {
+    fault.target.pos = r.Pos(f);
+    RC_RETURN_IF_ERROR(r.Read(f, fault.target.text));
+    auto selector = ParseSelector(fault.target.text);
+    return selector.ok() ? Status::Ok() : ErrorAt(fault.target.pos, "target: " + selector.status().message());
+  }
+  if (f.key == "pick") {
+    fault.pick_pos = r.Pos(f);
+    RC_RETURN_IF_ERROR(r.Read(f, fault.pick));
+    auto pick = ParsePick(fault.pick);
+    return pick.ok() ? Status::Ok() : ErrorAt(fault.pick_pos, "pick: " + pick.status().message());
+  }
+  // params: any keys; each value a scalar, kept as text for the injector to check.
+  RC_ASSIGN_OR_RETURN(auto params, r.Fields(f.value, r.Pos(f), "faults[].params", where + ".params", true));
+  for (const Field& p : params) {
+    PlanValue value{"", r.Pos(p)};
+    RC_RETURN_IF_ERROR(r.Scalar(p, value.text));
+    fault.params.emplace(p.key, std::move(value));
+  }
+  return Status::Ok();
+}
+
+Status ReadFaults(Reader& r, const Field& field, std::vector<FaultSpec>& faults) {
+  RC_ASSIGN_OR_RETURN(auto items, r.Items(field));
+  for (size_t i = 0; i < items.size(); ++i) {
+    FaultSpec fault;
+    fault.pos = r.Pos(items[i]);
+    const std::string where = Indexed("faults", i);
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(items[i], fault.pos, "faults[]", where));
+    RC_RETURN_IF_ERROR(r.Require(fields, fault.pos, "faults[]", where));
+    for (const Field& f : fields) RC_RETURN_IF_ERROR(ReadFaultField(r, f, where, fault));
+    faults.push_back(std::move(fault));
+  }
+  return Status::Ok();
+}
+
+Status ReadExpect(Reader& r, const Field& field, std::vector<Expectation>& expect) {
+  RC_ASSIGN_OR_RETURN(auto items, r.Items(field));
+  for (size_t i = 0; i < items.size(); ++i) {
+    Field item{Indexed("expect", i), field.key_node, items[i], nullptr};
+    Expectation e{"", r.Pos(item)};
+    RC_RETURN_IF_ERROR(r.Scalar(item, e.text));
+    if (e.text.empty()) return ErrorAt(e.pos, item.key + " is empty; write a gate such as \"ttr.max < 30m\"");
+    expect.push_back(std::move(e));
+  }
+  return Status::Ok();
+}
+
+Status ReadTop(Reader& r, const Field& f, Plan& plan) {
+  if (f.key == "name") return r.Read(f, plan.name);
+  if (f.key == "description") return r.Scalar(f, plan.description);
+  if (f.key == "seed") return r.Read(f, plan.seed);
+  if (f.key == "duration") return r.Read(f, plan.duration.emplace());
+  if (f.key == "cluster") return ReadCluster(r, f, plan.cluster);
+  if (f.key == "workload") return ReadWorkload(r, f, plan.jobs);
+  if (f.key == "faults") return ReadFaults(r, f, plan.faults);
+  if (f.key == "expect") return ReadExpect(r, f, plan.expect);
+  plan.healer.pos = r.Pos(f);  // healer
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, plan.healer.pos, "healer", "healer"));
+  for (const Field& h : fields) {
+    plan.healer.pos = r.Pos(h);
+    RC_RETURN_IF_ERROR(r.Read(h, plan.healer.policy));
+  }
+  return Status::Ok();
+}
+
+// Parses the YAML and walks it; yaml-cpp reports problems by throwing, so this is where that stops.
+Status Walk(const std::string& text, Reader& r, Plan& plan) {
+  const SourcePos start{r.file(), 1, 1};
+  try {
+    // YAML::Load, not LoadAll: LoadAll in yaml-cpp 0.7 loops forever on input such as ","
+    // (jbeder/yaml-cpp#1040); CheckOneDocument has already refused a second document.
+    const YAML::Node root = YAML::Load(text);
+    if (root.IsNull()) {
+      return ErrorAt(start, "the plan is empty; a plan is a map with at least a name, e.g. name: quickstart");
+    }
+    if (!root.IsMap()) {
+      return ErrorAt(r.Pos(root), std::string("the plan is ") + NodeKind(root) +
+                                      "; a plan is a map of keys such as name:, cluster:, workload:, faults:");
+    }
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(root, start, "", "the plan"));
+    RC_RETURN_IF_ERROR(r.Require(fields, r.Pos(root), "", "the plan"));
+    for (const Field& f : fields) RC_RETURN_IF_ERROR(ReadTop(r, f, plan));
+    return Status::Ok();
+  } catch (const YAML::ParserException& e) {
+    SourcePos pos = e.mark.is_null() ? start : SourcePos{r.file(), e.mark.line + 1, e.mark.column + 1};
+    return ErrorAt(
+        pos, "YAML syntax error: " + e.msg + "; check the indentation (spaces, not tabs), quotes and brackets here");
+  } catch (const std::exception& e) {
+    return ErrorAt(start, std::string("could not read the YAML: ") + e.what());
+  }
+}
+
+}  // namespace
+
+Result<Plan> ParsePlan(const std::string& text, const std::string& path_for_messages) {
+  if (text.size() > kMaxPlanBytes) {
+    return Status::Invalid(path_for_messages + ": the plan is " + std::to_string(text.size()) +
+                           " bytes; plans are limited to 16 MiB");
+  }
+  RC_RETURN_IF_ERROR(CheckBytes(text, path_for_messages));
+  RC_RETURN_IF_ERROR(CheckDepth(text, path_for_messages));
+  RC_RETURN_IF_ERROR(CheckOneDocument(text, path_for_messages));
+  Plan plan;
+  plan.path = path_for_messages;
+  plan.text = text;
+  Reader reader(path_for_messages);
+  RC_RETURN_IF_ERROR(Walk(text, reader, plan));
+  return plan;
+}
+
+Result<Plan> LoadPlan(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) return Status::NotFound(path + ": no such plan file");
+  if (std::filesystem::is_directory(status)) return Status::IoError(path + ": is a directory, not a plan file");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return Status::IoError(path + ": cannot read: " + ec.message());
+  if (size > kMaxPlanBytes) {
+    return Status::IoError(path + ": the file is " + std::to_string(size) + " bytes; plans are limited to 16 MiB");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) {
+    if (size != 0) return Status::IoError(path + ": cannot read the file");
+  }
+  return ParsePlan(text.str(), path);
+}
+
+}  // namespace rackchaos::runner
