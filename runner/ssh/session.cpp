@@ -54,6 +54,7 @@ void Session::Exec(std::string command, CommandDone done) {
 void Session::Shutdown() {
   shut_down_ = true;
   TearDown();
+  key_.reset();
 }
 
 // ---- Connection stages ------------------------------------------------------------------------

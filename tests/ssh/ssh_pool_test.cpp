@@ -2,8 +2,10 @@
 #include "runner/ssh/ssh_pool.h"
 
 #include <doctest/doctest.h>
+#include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -199,6 +201,47 @@ TEST_CASE("public key authentication with a key the server does not know is refu
   const Status missing = pool.ConnectAll(hosts);
   CHECK_MESSAGE(missing.message().find("cannot load identity file") != std::string::npos,
                 missing.message());
+}
+
+// An ssh-agent holding the test user's key; killed (by pid) when the test ends.
+struct Agent {
+  pid_t pid = 0;
+  std::string socket;
+  ~Agent() {
+    if (pid > 0) ::kill(pid, SIGTERM);
+    ::unsetenv("SSH_AUTH_SOCK");
+  }
+};
+
+TEST_CASE("authenticates with the ssh-agent's key when use_agent is set") {
+  auto sshd = StartSshd(1);
+  Agent agent;
+  agent.socket = sshd->dir() + "/agent.sock";
+  std::string out;
+  REQUIRE(testing::RunShell("ssh-agent -s -a " + agent.socket, &out) == 0);
+  const size_t at = out.find("SSH_AGENT_PID=");
+  REQUIRE(at != std::string::npos);
+  agent.pid = std::stoi(out.substr(at + 14));
+  REQUIRE(testing::RunShell("SSH_AUTH_SOCK=" + agent.socket + " ssh-add -q " + sshd->user_key() +
+                            " 2>/dev/null") == 0);
+  ::setenv("SSH_AUTH_SOCK", agent.socket.c_str(), 1);
+
+  auto hosts = sshd->Hosts(sshd->known_hosts());
+  hosts[0].use_agent = true;
+  hosts[0].identity_file.clear();
+  boost::asio::io_context io;
+  SshPool pool(io);
+  const Status s = pool.ConnectAll(hosts);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+  const auto r = pool.RunAll({"host00"}, "id -un")[0];
+  CHECK(r.out == "rcssh\n");
+
+  // Without the key in the agent, the agent path is refused like a wrong key.
+  REQUIRE(testing::RunShell("SSH_AUTH_SOCK=" + agent.socket + " ssh-add -q -D 2>/dev/null") == 0);
+  hosts[0].name = "again";
+  const Status refused = pool.ConnectAll(hosts);
+  CHECK_MESSAGE(refused.message().find("the ssh-agent's keys") != std::string::npos,
+                refused.message());
 }
 
 TEST_CASE("a command timeout is reported as kTimeout while other hosts succeed") {
