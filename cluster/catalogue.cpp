@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 // The shipped catalogue files, embedded at build time (see rackchaos_embed in the top CMakeLists.txt).
 extern const char* const kCatalogueGb200Nvl72;
@@ -29,8 +30,16 @@ class Reader {
   template <typename T>
   void Get(const char* section, const char* key, T& out) {
     if (!status_.ok()) return;
-    YAML::Node node = section ? root_[section][key] : root_[key];
     std::string where = origin_ + ": " + (section ? std::string(section) + "." : "") + key;
+    std::optional<YAML::Node> found;  // not `node = ...`: assigning a yaml-cpp node rewrites its target
+    try {  // yaml-cpp throws when a scalar is subscripted ("nic: 400" where a map belongs)
+      found.emplace(section ? root_[section][key] : root_[key]);
+    } catch (const YAML::Exception& e) {
+      status_ = Status::Invalid(where + ": " + (section ? std::string(section) : std::string("the file")) +
+                                " is not a map (line " + std::to_string(e.mark.line + 1) + ")");
+      return;
+    }
+    const YAML::Node& node = *found;
     if (!node) {
       status_ = Status::Invalid(where + " is missing");
       return;

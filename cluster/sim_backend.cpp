@@ -79,7 +79,9 @@ void SimBackend::Physics(ComponentId c, const char* what, double value, FaultId 
 }
 
 Time SimBackend::NextSlot(Duration phase, Duration period, Time after) const {
-  // The first time phase + k*period strictly after `after`.
+  // The first time phase + k*period strictly after `after`. Link polls (1 s) run on the telemetry
+  // phase (up to 10 s): reduce it first, or a change early in the run waits for the full phase.
+  phase.us %= period.us;
   int64_t k = (after.us - phase.us) / period.us + 1;
   if (after.us < phase.us) k = 0;
   Time t{phase.us + k * period.us};
@@ -169,20 +171,27 @@ Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cau
   t.presence_cause = present ? kNoFault : cause;
   Physics(tray_id, present ? "inserted" : "removed", 0, cause);
   if (!present) {
+    // Pulled while booting: that boot never finishes, and its heartbeats, which had not resumed,
+    // cannot stop again.
+    bool was_booting = t.booting;
     t.booting = false;
+    if (t.boot_timer) clock_.Cancel(t.boot_timer);
+    t.boot_timer = 0;
     for (ComponentId g : topo_.GpusOfTray(tray_id)) Physics(g, "lost", 0, cause);
-    HeartbeatsStopped(tray_id);
+    if (!was_booting) HeartbeatsStopped(tray_id);
   } else {
     // A reinserted tray boots before its node agent beats again; its GPUs come back cold and reset.
     t.booting = true;
-    clock_.CallAfter(topo_.model().node_boot_time, [this, tray_id] {
+    t.boot_timer = clock_.CallAfter(topo_.model().node_boot_time, [this, tray_id] {
       Tray& tr = tray_[slot(tray_id)];
+      tr.boot_timer = 0;
       if (!tr.present || !tr.booting) return;
       tr.booting = false;
       for (ComponentId g : topo_.GpusOfTray(tray_id)) {
         gpu(g).shutdown = false;
         gpu(g).throttling = false;
         Physics(g, "booted", 0, kNoFault);
+        UpdateThermal(g);  // back to idle power (it drew nothing while out and booting)
       }
       HeartbeatsResumed(tray_id);
       PlaceQueuedJobs();

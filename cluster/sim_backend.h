@@ -82,7 +82,7 @@ class SimBackend : public Backend {
     double valve = 1;
     FaultId valve_cause = kNoFault, presence_cause = kNoFault;
     Duration hb_phase{}, poll_phase{};
-    TimerId telemetry_timer = 0;
+    TimerId telemetry_timer = 0, boot_timer = 0;
     JobId job = kNoJob;
     std::vector<bool> nic_up;
     std::vector<FaultId> nic_cause;

@@ -34,7 +34,10 @@ void SimBackend::UpdateThermal(ComponentId gpu_id) {
   double power = g.throttling ? std::max(hold, std::min(m.gpu_min_power_w, demand)) : demand;
   g.power_w = power;
   g.thermal = Retarget(g.thermal, now, power, conductance, m.gpu_heat_capacity_j_per_k, m.inlet_c);
-  if (g.throttling && power <= hold + 1e-9) g.thermal.t0_c = g.thermal.steady_c = std::min(temp, m.gpu_slowdown_c);
+  // Holding at slowdown: pin the trajectory there. A GPU still above it (it was heating at its
+  // lowest power when the flow came back) cools toward it instead of jumping down.
+  if (g.throttling && power <= hold + 1e-9 && temp <= m.gpu_slowdown_c)
+    g.thermal.t0_c = g.thermal.steady_c = temp;
   g.thermal_cause = t.valve_cause;
   if (was_throttling != g.throttling) {
     Physics(gpu_id, g.throttling ? "thermal_slowdown" : "thermal_recovered", temp, g.thermal_cause);
@@ -42,7 +45,10 @@ void SimBackend::UpdateThermal(ComponentId gpu_id) {
   }
   std::optional<Time> next;
   if (!g.throttling && !g.shutdown) next = TimeToReach(g.thermal, m.gpu_slowdown_c);
-  else if (g.throttling) next = TimeToReach(g.thermal, m.gpu_shutdown_c);
+  // TimeToReach never returns the level a trajectory starts on, so a GPU retargeted while already at
+  // its shutdown temperature (the job hung at the instant its neighbour shut down) shuts down now.
+  else if (g.throttling)
+    next = temp >= m.gpu_shutdown_c - 1e-6 ? std::optional<Time>(now) : TimeToReach(g.thermal, m.gpu_shutdown_c);
   if (next) g.thermal_timer = clock_.CallAt(*next, [this, gpu_id] { OnThermalCrossing(gpu_id); });
   if (g.job != kNoJob && was_throttling != g.throttling) RefreshJob(g.job);
 }

@@ -27,13 +27,16 @@ class HeartbeatDetector : public Detector {
     if (hb->alive) {
       if (it != pending_.end()) ctx.clock.Cancel(it->second);
       pending_.erase(hb->node);
+      lost_.erase(hb->node);
       return;
     }
-    if (it != pending_.end()) return;
+    // A repeated "stopped" report, before or after the symptom, is the same loss.
+    if (it != pending_.end() || lost_.count(hb->node)) return;
     Time deadline = hb->last_seen + hb->period * ctx.policy.heartbeat_missed_beats;
     ComponentId node = hb->node;
     pending_[node] = ctx.clock.CallAt(deadline, [this, &ctx, node] {
       pending_.erase(node);
+      lost_.insert(node);
       ctx.raise({SymptomClass::kHeartbeatLost, "heartbeat", node, kNoJob,
                  std::to_string(ctx.policy.heartbeat_missed_beats) + " heartbeats missed", XidAction::kNone});
     });
@@ -41,6 +44,7 @@ class HeartbeatDetector : public Detector {
 
  private:
   std::map<ComponentId, TimerId> pending_;
+  std::set<ComponentId> lost_;  // reported lost, not heard from since
 };
 
 // Reads the kernel log for Xid lines and maps their PCI address to a GPU of the node.
@@ -95,12 +99,10 @@ class ThermalDetector : public Detector {
                    "coolant flow " + Fmt(s->value) + " L/min (nominal " + Fmt(nominal) + ")", XidAction::kNone});
       return;
     }
+    if (s->metric != cluster::Metric::kGpuTemperature && s->metric != cluster::Metric::kThermalThrottle) return;
     bool hot = (s->metric == cluster::Metric::kGpuTemperature && s->value >= p.thermal_temperature_c) ||
                (s->metric == cluster::Metric::kThermalThrottle && s->value > 0);
-    if (s->metric != cluster::Metric::kGpuTemperature && s->metric != cluster::Metric::kThermalThrottle) return;
-    // Temperature and throttle samples arrive together; either keeps the streak, a cool one ends it.
-    if (s->metric == cluster::Metric::kThermalThrottle && !hot) return;
-    if (Latch(s->component, hot, p.thermal_samples))
+    if (HotPoll(s->component, obs.at, hot, p.thermal_samples))
       ctx.raise({SymptomClass::kThermal, "thermal", s->component, kNoJob,
                  s->metric == cluster::Metric::kThermalThrottle ? "thermal slowdown active"
                                                                 : "temperature " + Fmt(s->value) + " C",
@@ -122,7 +124,30 @@ class ThermalDetector : public Detector {
     }
     return ++n == need;
   }
-  std::map<ComponentId, int> streak_;
+  // A GPU's temperature and throttle samples of one poll share a time and count as one sample: the poll
+  // is hot if either is. Counting each would make one hot, throttling poll meet `samples: 2` on its own.
+  // True once per streak, when the count of hot polls in a row reaches `need`.
+  bool HotPoll(ComponentId gpu, Time at, bool hot, int need) {
+    Poll& p = polls_[gpu];
+    if (at != p.at) {  // a new poll: close the previous one
+      p.before = p.hot ? p.before + 1 : 0;
+      if (!p.hot) p.raised = false;
+      p.at = at;
+      p.hot = false;
+    }
+    p.hot = p.hot || hot;
+    if (!p.hot || p.raised || p.before + 1 < need) return false;
+    p.raised = true;
+    return true;
+  }
+  struct Poll {
+    Time at{-1};
+    bool hot = false;     // this poll so far
+    int before = 0;       // hot polls in a row before this one
+    bool raised = false;  // this streak already raised its symptom
+  };
+  std::map<ComponentId, int> streak_;  // coolant flow, per valve
+  std::map<ComponentId, Poll> polls_;  // temperature and throttle, per GPU
 };
 
 // A synchronous job runs at its slowest rank, so that rank is the one that waits least in collectives.
@@ -132,7 +157,7 @@ class StragglerDetector : public Detector {
   std::string_view name() const override { return "straggler"; }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* r = As<cluster::StepReport>(obs);
-    if (!r) return;
+    if (!r || r->rank_gpus.size() != r->compute_s.size()) return;  // malformed: no rank -> GPU mapping
     const Policy& p = ctx.policy;
     std::vector<size_t> out = RobustOutliers(r->compute_s, p.straggler_mad_threshold, p.straggler_min_slowdown);
     std::set<ComponentId> now;

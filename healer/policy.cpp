@@ -31,8 +31,11 @@ class Reader {
     if (!status_.ok()) return;
     YAML::Node n = root_;
     for (const auto& key : path) {
-      if (!n.IsMap() || !n[key]) return;
-      n = n[key];
+      const YAML::Node& parent = n;  // const lookup: never inserts the key
+      if (!parent.IsMap() || !parent[key]) return;
+      // reset() rebinds `n`; `n = parent[key]` would assign through the shared node and overwrite root_
+      // with the child, so every key read after the first nested one was silently ignored.
+      n.reset(parent[key]);
     }
     std::string where = origin_ + ":" + std::to_string(n.Mark().line + 1) + ": ";
     try {

@@ -1,0 +1,112 @@
+#include "cluster/catalogue.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace rackchaos::cluster {
+namespace {
+
+std::string ShippedText(const std::string& model) {
+  std::ifstream in(std::string(RACKCHAOS_SOURCE_DIR) + "/cluster/catalogue/" + model + ".yaml");
+  REQUIRE(in.good());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The shipped GB200 text with the first occurrence of `from` replaced by `to`.
+std::string Gb200With(const std::string& from, const std::string& to) {
+  std::string text = ShippedText("gb200-nvl72");
+  size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+TEST_CASE("both shipped models load with their catalogue numbers") {
+  CHECK(CatalogueModelNames() == std::vector<std::string>{"gb200-nvl72", "gb300-nvl72"});
+
+  auto gb200 = LoadRackModel("gb200-nvl72");
+  REQUIRE(gb200.ok());
+  CHECK(gb200->name == "gb200-nvl72");
+  CHECK(gb200->compute_trays == 18);
+  CHECK(gb200->gpus_per_tray == 4);
+  CHECK(gb200->gpus() == 72);
+  CHECK(gb200->switch_trays == 9);
+  CHECK(gb200->nvlink_links_per_gpu == 18);
+  CHECK(gb200->nic_gbit_per_s == 400);
+  CHECK(gb200->gpu_tdp_w == 1200);
+  CHECK(gb200->conductance_w_per_k == 40);
+  CHECK(gb200->gpu_pci_bus_ids.size() == 4);
+  CHECK(gb200->gpu_reset_time == Duration::Seconds(30));
+  CHECK(gb200->node_boot_time == Duration::Minutes(5));
+  CHECK(gb200->diagnostic_time == Duration::Minutes(2));
+
+  auto gb300 = LoadRackModel("gb300-nvl72");
+  REQUIRE(gb300.ok());
+  CHECK(gb300->name == "gb300-nvl72");
+  CHECK(gb300->gpu_tdp_w == 1400);
+  CHECK(gb300->nic_gbit_per_s == 800);
+  CHECK(gb300->conductance_w_per_k == 47);
+}
+
+TEST_CASE("an unknown model is NotFound and lists the known ones") {
+  auto m = LoadRackModel("gb400-nvl144");
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.status().code() == StatusCode::kNotFound);
+  CHECK(m.status().message().find("'gb400-nvl144'") != std::string::npos);
+  CHECK(m.status().message().find("known models: gb200-nvl72, gb300-nvl72") != std::string::npos);
+}
+
+TEST_CASE("the shipped text parses as a site's own file would") {
+  auto m = ParseRackModel(ShippedText("gb200-nvl72"), "site.yaml");
+  REQUIRE(m.ok());
+  CHECK(m->gpu_shutdown_c == 92);
+}
+
+TEST_CASE("malformed catalogue YAML names the origin and the key") {
+  SUBCASE("missing key") {
+    auto m = ParseRackModel(Gb200With("  tdp_w: 1200", "  tdp: 1200"), "site.yaml");
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message() == "site.yaml: gpu.tdp_w is missing");
+  }
+  SUBCASE("wrong type names the key and its line") {
+    auto m = ParseRackModel(Gb200With("compute_trays: 18", "compute_trays: eighteen"), "site.yaml");
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message() == "site.yaml: compute_trays has the wrong type (line 7)");
+  }
+  SUBCASE("bad duration names the key") {
+    auto m = ParseRackModel(Gb200With("node_boot: 5m", "node_boot: 5"), "site.yaml");
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message().find("site.yaml: service.node_boot") == 0);
+  }
+  SUBCASE("a section that is a scalar, not a map") {
+    // yaml-cpp throws when a scalar is subscripted; that must come back as a value, not escape.
+    std::string text = Gb200With("nic:\n  gbit_per_s: 400", "nic: 400");
+    Result<RackModel> m = Status::Internal("not parsed");
+    CHECK_NOTHROW(m = ParseRackModel(text, "site.yaml"));
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message() == "site.yaml: nic.gbit_per_s: nic is not a map (line 16)");
+    CHECK_NOTHROW(m = ParseRackModel("just a sentence", "site.yaml"));
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message() == "site.yaml: model: the file is not a map (line 1)");
+  }
+  SUBCASE("syntax error names the line") {
+    auto m = ParseRackModel("model: x\n  bad: [unclosed\n", "site.yaml");
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message().find("site.yaml:") == 0);
+  }
+  SUBCASE("inconsistent numbers") {
+    auto m = ParseRackModel(Gb200With("slowdown_c: 87", "slowdown_c: 95"), "site.yaml");
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message() == "site.yaml: need inlet_c < slowdown_c < shutdown_c");
+    m = ParseRackModel(Gb200With(", \"0000:42:00\"]", "]"), "site.yaml");
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message() == "site.yaml: gpu.pci_bus_ids needs one entry per GPU in a tray");
+  }
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster

@@ -1,0 +1,242 @@
+// Valve failures on the simulated cluster: when GPUs throttle and shut down, against the closed form
+// worked out here from the catalogue (GB200: TDP 1200 W, C = 400 J/K, G = 2 + 40 * opening W/K,
+// inlet 35 C, slowdown 87 C, shutdown 92 C, lowest throttled power 300 W).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "tests/cluster/sim_harness.h"
+
+namespace rackchaos::cluster {
+namespace {
+
+using namespace testing;
+
+constexpr FaultId kValveFault = 7;
+
+// A 32-GPU job on trays 01-08 whose GPUs sit at their full-flow steady state under TDP by 10 min.
+struct ValveScenario {
+  ValveScenario() {
+    auto id = h.sim.AddJob(cfg);
+    REQUIRE(id.ok());
+    job = *id;
+    h.sim.Start();
+    REQUIRE(h.sim.JobTrays(job).size() == 8);
+    REQUIRE(h.sim.JobTrays(job).back() == tray);
+    for (ComponentId g : h.topo.GpusOfTray(tray)) gpus.push_back(g);
+  }
+
+  Harness h;
+  JobConfig cfg = Job(32);
+  JobId job = kNoJob;
+  ComponentId tray = h.Id("r01.tray08");
+  ComponentId valve = h.Id("r01.tray08.valve");
+  std::vector<ComponentId> gpus;
+  const Time closed_at = Duration::Minutes(10);
+  const double loaded_c = Steady(h.model(), 1200, 1.0);  // 35 + 1200 / 42 = 63.57 C
+};
+
+TEST_CASE("valve at 15%: the tray's GPUs throttle when the closed form says, hold, and the job slows") {
+  ValveScenario s;
+  const RackModel& m = s.h.model();
+  s.h.At(s.closed_at, [&] { CHECK(s.h.sim.SetValveOpening(s.valve, 0.15, kValveFault).ok()); });
+  s.h.clock.RunUntil(Duration::Minutes(20));
+
+  CHECK(s.h.sim.GetValveOpening(s.valve).value() == 0.15);
+  CHECK(s.h.sim.GpuTemperature(s.gpus[0]) == doctest::Approx(87).epsilon(1e-9));  // held; read before the restore
+  // G = 8 W/K: T_ss = 185 C, tau = 50 s; from 63.57 C to 87 C takes 50 ln(121.43 / 98) = 10.718 s.
+  const Time slowdown = s.closed_at + Duration::FromSecondsF(SecondsToReach(m, 1200, 0.15, s.loaded_c, 87));
+  CHECK((slowdown - s.closed_at).Seconds() == doctest::Approx(10.718).epsilon(1e-4));
+  for (ComponentId g : s.gpus) {
+    auto slow = s.h.Physics("thermal_slowdown", g);
+    REQUIRE(slow.size() == 1);
+    CHECK(Near(slow[0].first, slowdown));
+    CHECK(slow[0].second.value == doctest::Approx(87).epsilon(1e-6));
+    CHECK(slow[0].second.cause == kValveFault);
+    CHECK(s.h.sim.GpuAlive(g));
+  }
+  CHECK(s.h.Physics("thermal_slowdown").size() == 4);  // only tray08's GPUs
+  CHECK(s.h.Physics("thermal_shutdown").empty());
+
+  // Throttled, a GPU holds 87 C at G (87 - 35) = 416 W, above the 300 W floor: it never shuts down,
+  // and computes at (416 / 1200)^(1/3) of full speed.
+  const double hold = Conductance(m, 0.15) * (m.gpu_slowdown_c - m.inlet_c);
+  CHECK(hold == doctest::Approx(416));
+  CHECK(hold > m.gpu_min_power_w);
+  CHECK(s.h.sim.GpuSpeed(s.gpus[0]) == doctest::Approx(std::cbrt(hold / 1200)));
+
+  auto changes = s.h.JobChanges(s.job);
+  REQUIRE(changes.size() == 2);  // running at t=0, slower at the slowdown
+  CHECK(changes[1].second.detail == "speed changed");
+  CHECK(Near(changes[1].first, slowdown));
+  CHECK(changes[1].second.step_time_s == doctest::Approx(StepTime(s.cfg, std::cbrt(hold / 1200))));
+  CHECK(changes[1].second.step_time_s == doctest::Approx(8.5 / std::cbrt(416.0 / 1200) + 1.5));
+  CHECK(changes[1].second.speed == doctest::Approx(10 / changes[1].second.step_time_s));
+  CHECK(changes[1].second.cause == kValveFault);
+  CHECK(changes[1].second.state == JobState::kRunning);
+
+  // Telemetry shows the throttle bit, the held temperature and the reduced flow (8 L/min x 15%).
+  bool throttle_seen = false, flow_seen = false;
+  for (const auto& [at, sample] : s.h.seen.Of<TelemetrySample>()) {
+    if (sample.component == s.gpus[2] && sample.metric == Metric::kThermalThrottle && sample.value == 1) {
+      throttle_seen = true;
+      CHECK(at >= slowdown);
+    }
+    if (sample.component == s.valve && sample.metric == Metric::kCoolantFlow && at > s.closed_at) {
+      flow_seen = true;
+      CHECK(sample.value == doctest::Approx(1.2));
+    }
+  }
+  CHECK(throttle_seen);
+  CHECK(flow_seen);
+
+  SUBCASE("restoring the valve ends the throttle and the job's slowdown") {
+    const Time restored = s.h.clock.Now();
+    CHECK(s.h.sim.SetValveOpening(s.valve, 1.0, kValveFault).ok());
+    s.h.clock.RunUntil(restored + Duration::Minutes(10));  // 63 time constants at full flow
+    for (ComponentId g : s.gpus) {
+      auto rec = s.h.Physics("thermal_recovered", g);
+      REQUIRE(rec.size() == 1);
+      CHECK(rec[0].first == restored);
+      CHECK(s.h.sim.GpuTemperature(g) == doctest::Approx(s.loaded_c).epsilon(1e-6));
+    }
+    auto after = s.h.JobChanges(s.job);
+    REQUIRE(after.size() == 3);
+    CHECK(after[2].first == restored);
+    CHECK(after[2].second.step_time_s == doctest::Approx(10));
+    CHECK(after[2].second.speed == doctest::Approx(1));
+    CHECK(after[2].second.cause == kNoFault);
+  }
+}
+
+TEST_CASE("valve at 0%: the GPUs throttle, then shut down at the predicted time, and the job hangs") {
+  ValveScenario s;
+  const RackModel& m = s.h.model();
+  s.h.At(s.closed_at, [&] { CHECK(s.h.sim.SetValveOpening(s.valve, 0.0, kValveFault).ok()); });
+  s.h.clock.RunUntil(Duration::Minutes(11));
+
+  // Shut: G = 2 W/K, T_ss = 635 C, tau = 200 s; 63.57 C -> 87 C in 200 ln(571.43 / 548) = 8.373 s.
+  const Time slowdown = s.closed_at + Duration::FromSecondsF(SecondsToReach(m, 1200, 0.0, s.loaded_c, 87));
+  CHECK((slowdown - s.closed_at).Seconds() == doctest::Approx(8.373).epsilon(1e-3));
+  // Holding 87 C would need 2 x 52 = 104 W, below the 300 W floor: at 300 W, T_ss = 185 C, and
+  // 87 C -> 92 C takes 200 ln(98 / 93) = 10.474 s.
+  CHECK(Conductance(m, 0.0) * (m.gpu_slowdown_c - m.inlet_c) < m.gpu_min_power_w);
+  const Time shutdown = slowdown + Duration::FromSecondsF(SecondsToReach(m, 300, 0.0, 87, 92));
+  CHECK((shutdown - slowdown).Seconds() == doctest::Approx(10.474).epsilon(1e-3));
+
+  for (ComponentId g : s.gpus) {
+    CAPTURE(s.h.topo.at(g).name);
+    auto slow = s.h.Physics("thermal_slowdown", g);
+    REQUIRE(slow.size() == 1);
+    CHECK(Near(slow[0].first, slowdown));
+    auto shut = s.h.Physics("thermal_shutdown", g);
+    REQUIRE(shut.size() == 1);
+    CHECK(Near(shut[0].first, shutdown, 20));
+    CHECK(shut[0].second.value >= 92 - 1e-6);
+    CHECK(shut[0].second.cause == kValveFault);
+    CHECK_FALSE(s.h.sim.GpuAlive(g));
+    CHECK(s.h.sim.GpuSpeed(g) == 0);
+    CHECK(s.h.sim.GpuTemperature(g) < 92);  // off the bus it draws nothing and cools
+  }
+
+  // Xid 79 for each GPU, from tray08's kernel log, after the log shipping delay.
+  auto lines = s.h.seen.Of<KernelLogLine>();
+  REQUIRE(lines.size() == 4);
+  for (size_t k = 0; k < 4; ++k) {
+    CHECK(lines[k].second.node == s.tray);
+    CHECK(Near(lines[k].first, shutdown + Duration::Seconds(2), 20));
+    const std::string want = "NVRM: Xid (PCI:" + s.h.topo.at(s.gpus[k]).pci + "): 79, GPU has fallen off the bus.";
+    CHECK_MESSAGE(lines[k].second.line.find(want) != std::string::npos, lines[k].second.line);
+  }
+
+  auto changes = s.h.JobChanges(s.job);
+  REQUIRE(changes.size() >= 2);
+  const auto& hung = changes.back();
+  CHECK(hung.second.state == JobState::kHung);
+  CHECK(Near(hung.first, shutdown, 20));
+  CHECK(hung.second.cause == kValveFault);
+  CHECK(hung.second.detail == "r01.tray08.gpu0 fell off the bus");
+  CHECK(s.h.sim.JobStateOf(s.job) == JobState::kHung);
+  bool hung_status = false;
+  for (const auto& [at, st] : s.h.seen.Of<JobStatus>()) hung_status |= st.state == JobState::kHung && st.job == s.job;
+  CHECK(hung_status);
+
+  // No progress while hung.
+  const double steps = s.h.sim.JobSteps(s.job);
+  s.h.clock.RunUntil(Duration::Minutes(12));
+  CHECK(s.h.sim.JobSteps(s.job) == steps);
+
+  SUBCASE("restoring the valve lets the dead GPUs cool to the inlet") {
+    const double before = s.h.sim.GpuTemperature(s.gpus[0]);
+    CHECK(s.h.sim.SetValveOpening(s.valve, 1.0, kValveFault).ok());
+    s.h.clock.RunUntil(Duration::Minutes(22));  // 63 time constants at full flow
+    CHECK(s.h.sim.GpuTemperature(s.gpus[0]) < before);
+    CHECK(s.h.sim.GpuTemperature(s.gpus[0]) == doctest::Approx(m.inlet_c).epsilon(1e-6));
+    CHECK(s.h.Physics("thermal_shutdown").size() == 4);
+  }
+}
+
+TEST_CASE("flow back while a GPU is above its slowdown temperature: it cools from there, no jump") {
+  ValveScenario s;
+  const RackModel& m = s.h.model();
+  s.h.At(s.closed_at, [&] { CHECK(s.h.sim.SetValveOpening(s.valve, 0.0, kValveFault).ok()); });
+  // 5 s after the slowdown it heats at 300 W toward 185 C: 185 - 98 e^(-5/200) = 89.42 C.
+  const Time reopen = s.closed_at + Duration::FromSecondsF(SecondsToReach(m, 1200, 0.0, s.loaded_c, 87)) +
+                      Duration::Seconds(5);
+  s.h.clock.RunUntil(reopen);
+  const ComponentId gpu = s.gpus[0];
+  const double before = s.h.sim.GpuTemperature(gpu);
+  CHECK(before == doctest::Approx(185 - 98 * std::exp(-5.0 / 200)).epsilon(1e-5));
+  // At 15% it throttles to the 416 W that holds 87 C, and decays there with tau = 50 s.
+  CHECK(s.h.sim.SetValveOpening(s.valve, 0.15, kValveFault).ok());
+  CHECK(s.h.sim.GpuTemperature(gpu) == doctest::Approx(before).epsilon(1e-12));
+  s.h.clock.RunUntil(reopen + Duration::Seconds(50));
+  CHECK(s.h.sim.GpuTemperature(gpu) == doctest::Approx(87 + (before - 87) * std::exp(-1.0)).epsilon(1e-9));
+  s.h.clock.RunUntil(reopen + Duration::Minutes(30));
+  CHECK(s.h.Physics("thermal_shutdown").empty());
+  CHECK(s.h.sim.GpuTemperature(gpu) == doctest::Approx(87).epsilon(1e-9));
+  CHECK(s.h.sim.GpuSpeed(gpu) == doctest::Approx(std::cbrt(416.0 / 1200)));
+}
+
+TEST_CASE("a shut valve on an idle tray: GPUs at 180 W still overheat, slowly") {
+  Harness h;
+  h.sim.Start();
+  const RackModel& m = h.model();
+  ComponentId gpu = h.Id("r01.tray12.gpu1");
+  const double idle_c = Steady(m, m.gpu_idle_w, 1.0);  // 35 + 180 / 42
+  CHECK(h.sim.GpuTemperature(gpu) == doctest::Approx(idle_c));
+  h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetValveOpening(h.Id("r01.tray12.valve"), 0, 3).ok()); });
+  h.clock.RunUntil(Duration::Minutes(20));
+  // 180 W > 104 W hold: throttled at its own 180 W, T_ss = 125 C; 39.3 -> 87 C in 162.7 s, then 87 ->
+  // 92 C in 200 ln(38 / 33) = 28.2 s.
+  const Time slowdown = Duration::Minutes(1) + Duration::FromSecondsF(SecondsToReach(m, 180, 0, idle_c, 87));
+  const Time shutdown = slowdown + Duration::FromSecondsF(SecondsToReach(m, 180, 0, 87, 92));
+  auto slow = h.Physics("thermal_slowdown", gpu);
+  auto shut = h.Physics("thermal_shutdown", gpu);
+  REQUIRE(slow.size() == 1);
+  REQUIRE(shut.size() == 1);
+  CHECK(Near(slow[0].first, slowdown));
+  CHECK(Near(shut[0].first, shutdown, 20));
+}
+
+TEST_CASE("a GPU capped below the hold power stays under its slowdown temperature at 15% flow") {
+  Harness h;
+  auto job = h.sim.AddJob(Job(4));
+  REQUIRE(job.ok());
+  h.sim.Start();
+  const RackModel& m = h.model();
+  ComponentId gpu = h.Id("r01.tray01.gpu0");
+  // At 15% the hold power is 416 W; capped to 400 W the GPU settles at 35 + 400 / 8 = 85 C, below slowdown.
+  h.At(Duration::Minutes(5), [&] { CHECK(h.sim.SetPowerCap(gpu, 400, 2).ok()); });
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetValveOpening(h.Id("r01.tray01.valve"), 0.15, 3).ok()); });
+  h.clock.RunUntil(Duration::Minutes(30));
+  CHECK(h.Physics("thermal_slowdown", gpu).empty());
+  CHECK(h.sim.GpuTemperature(gpu) == doctest::Approx(Steady(m, 400, 0.15)).epsilon(1e-6));
+  CHECK(h.sim.GpuSpeed(gpu) == doctest::Approx(std::cbrt(400.0 / 1200)));
+  // The uncapped GPUs of the tray do throttle.
+  CHECK(h.Physics("thermal_slowdown", h.Id("r01.tray01.gpu1")).size() == 1);
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster

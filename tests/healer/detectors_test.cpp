@@ -1,0 +1,389 @@
+// The detectors, driven one observation at a time through their DetectorContext on a virtual clock.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cluster/kernel_log.h"
+#include "core/rng.h"
+#include "healer/detector.h"
+#include "tests/healer/test_util.h"
+
+namespace rackchaos::healer {
+namespace {
+
+using cluster::HeartbeatChange;
+using cluster::JobStatus;
+using cluster::KernelLogLine;
+using cluster::LinkStateChange;
+using cluster::Metric;
+using cluster::StepReport;
+using cluster::TelemetrySample;
+using testing::DetectorHarness;
+using testing::Id;
+using testing::Min;
+using testing::Sec;
+using testing::Topo;
+
+// ---------------------------------------------------------------------------------------------------
+// Stragglers
+
+// Compute times of `ranks` ranks around 1 s with `jitter` relative Gaussian noise; `slow` (if any) is
+// slower by `slowdown`.
+std::vector<float> StepTimes(Rng& rng, size_t ranks, double jitter, size_t slow = SIZE_MAX, double slowdown = 0) {
+  std::vector<float> v(ranks);
+  for (size_t i = 0; i < ranks; ++i) {
+    double x = rng.Normal(1.0, jitter);
+    if (i == slow) x *= 1 + slowdown;
+    v[i] = static_cast<float>(x);
+  }
+  return v;
+}
+
+TEST_CASE("healer.straggler: one rank 10% slower among 1,000 with 1% jitter is the only outlier, every time") {
+  Rng rng(20261130);
+  const Policy p = testing::Shipped("default");
+  for (int report = 0; report < 100; ++report) {
+    size_t slow = static_cast<size_t>(rng.Below(1000));
+    auto out = RobustOutliers(StepTimes(rng, 1000, 0.01, slow, 0.10), p.straggler_mad_threshold,
+                              p.straggler_min_slowdown);
+    INFO("report ", report, " slow rank ", slow);
+    CHECK(out == std::vector<size_t>{slow});
+  }
+}
+
+TEST_CASE("healer.straggler: 1% jitter alone flags no rank in 200 reports of 1,000 ranks") {
+  Rng rng(7);
+  const Policy p = testing::Shipped("default");
+  size_t flagged = 0;
+  for (int report = 0; report < 200; ++report)
+    flagged += RobustOutliers(StepTimes(rng, 1000, 0.01), p.straggler_mad_threshold, p.straggler_min_slowdown).size();
+  CHECK(flagged == 0);
+}
+
+TEST_CASE("healer.straggler: small, equal, fast and barely slow ranks") {
+  CHECK(RobustOutliers({}, 6, 0.05).empty());
+  CHECK(RobustOutliers({1.0f, 5.0f}, 6, 0.05).empty());  // two ranks have no majority to compare with
+  CHECK(RobustOutliers({1.0f, 1.0f, 1.0f, 1.0f}, 6, 0.05).empty());
+  // Identical ranks make the MAD zero: an outlier is still found and nothing divides by zero.
+  CHECK(RobustOutliers({1.0f, 1.0f, 1.0f, 1.0f, 1.2f}, 6, 0.05) == std::vector<size_t>{4});
+  // 4% slower is a clear statistical outlier but below min_slowdown 5%.
+  CHECK(RobustOutliers({1.0f, 1.0f, 1.0f, 1.0f, 1.04f}, 6, 0.05).empty());
+  // A fast rank is never a straggler.
+  CHECK(RobustOutliers({1.0f, 1.0f, 1.0f, 1.0f, 0.5f}, 6, 0.05).empty());
+  // Two slow ranks of nine are both found.
+  CHECK(RobustOutliers({1, 1, 1.3f, 1, 1, 1, 1.01f, 1.25f, 0.99f}, 6, 0.05) == std::vector<size_t>{2, 7});
+}
+
+// A job on the first `ranks` GPUs of `topo`, reporting every 60 s.
+struct StragglerRun {
+  const cluster::Topology& topo;
+  DetectorHarness h;
+  std::vector<ComponentId> gpus;
+  Rng rng{42};
+
+  StragglerRun(const cluster::Topology& t, size_t ranks) : topo(t), h("straggler", testing::Shipped("default"), t) {
+    REQUIRE(topo.gpus().size() >= ranks);
+    gpus.assign(topo.gpus().begin(), topo.gpus().begin() + static_cast<long>(ranks));
+  }
+  // Report number `n` (at n minutes); `slow` is slower by `slowdown` in it.
+  void Report(int n, size_t slow = SIZE_MAX, double slowdown = 0) {
+    h.Feed(Min(n), StepReport{7, 1.2, gpus, StepTimes(rng, gpus.size(), 0.01, slow, slowdown)});
+  }
+};
+
+TEST_CASE("healer.straggler: a 1,000-rank job finds its slow rank after the window, once") {
+  const cluster::Topology big = testing::BuildTopology(14, 0);  // 1,008 GPUs
+  StragglerRun run(big, 1000);
+  const size_t kSlow = 613;
+  for (int n = 1; n <= 3; ++n) run.Report(n);
+  for (int n = 4; n <= 30; ++n) run.Report(n, kSlow, 0.10);  // slow from the report at 4m on
+  REQUIRE(run.h.raised().size() == 1);
+  const auto& [at, s] = run.h.raised()[0];
+  CHECK(at == Min(4) + Min(5));  // first outlier report + window
+  CHECK(s.cls == SymptomClass::kStraggler);
+  CHECK(s.detector == "straggler");
+  CHECK(s.component == run.gpus[kSlow]);
+  CHECK(s.job == 7);
+  CHECK(s.text == "rank slower than the median for 5m");
+}
+
+TEST_CASE("healer.straggler: normal jitter never raises a symptom over 200 reports") {
+  const cluster::Topology big = testing::BuildTopology(14, 0);
+  StragglerRun run(big, 1000);
+  for (int n = 1; n <= 200; ++n) run.Report(n);
+  CHECK(run.h.raised().empty());
+}
+
+TEST_CASE("healer.straggler: one noisy report is not a straggler - a persistent one is, at first + window") {
+  StragglerRun run(Topo(), 128);
+  const size_t kRank = 37;
+  run.Report(1);
+  run.Report(2, kRank, 0.30);  // one bad step
+  for (int n = 3; n <= 20; ++n) run.Report(n);
+  CHECK(run.h.raised().empty());
+
+  for (int n = 21; n <= 40; ++n) run.Report(n, kRank, 0.30);
+  REQUIRE(run.h.raised().size() == 1);
+  CHECK(run.h.raised()[0].at == Min(21) + Min(5));
+  CHECK(run.h.raised()[0].symptom.component == Id("r01.tray10.gpu1"));  // rank 37 = GPU 37 = tray 10, gpu 1
+}
+
+TEST_CASE("healer.straggler: a streak broken before the window restarts - min_reports also has to be met") {
+  StragglerRun run(Topo(), 64);
+  for (int n = 1; n <= 4; ++n) run.Report(n, 5, 0.2);  // 3 minutes of streak, then back in line
+  run.Report(5);
+  for (int n = 6; n <= 10; ++n) run.Report(n, 5, 0.2);  // 4 minutes: still short of the window
+  CHECK(run.h.raised().empty());
+  run.Report(11, 5, 0.2);
+  REQUIRE(run.h.raised().size() == 1);
+  CHECK(run.h.raised()[0].at == Min(11));
+
+  // Two reports 5 minutes apart cover the window but not min_reports 3.
+  StragglerRun sparse(Topo(), 64);
+  sparse.h.Feed(Min(1), StepReport{7, 1.2, sparse.gpus, StepTimes(sparse.rng, 64, 0.01, 9, 0.2)});
+  sparse.h.Feed(Min(6), StepReport{7, 1.2, sparse.gpus, StepTimes(sparse.rng, 64, 0.01, 9, 0.2)});
+  CHECK(sparse.h.raised().empty());
+  sparse.h.Feed(Min(7), StepReport{7, 1.2, sparse.gpus, StepTimes(sparse.rng, 64, 0.01, 9, 0.2)});
+  REQUIRE(sparse.h.raised().size() == 1);
+  CHECK(sparse.h.raised()[0].at == Min(7));
+}
+
+TEST_CASE("healer.straggler: a report whose timings and GPUs do not pair up is ignored") {
+  DetectorHarness h("straggler");
+  std::vector<ComponentId> ten(Topo().gpus().begin(), Topo().gpus().begin() + 10);
+  Rng rng(3);
+  for (int n = 1; n <= 10; ++n) h.Feed(Min(n), StepReport{7, 1.2, ten, StepTimes(rng, 64, 0.01, 40, 0.3)});
+  CHECK(h.raised().empty());
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Heartbeats
+
+TEST_CASE("healer.heartbeat: a lost node is reported after missed_beats periods from its last beat") {
+  DetectorHarness h("heartbeat");
+  const ComponentId tray = Id("r01.tray03");
+  h.Feed(Sec(110), HeartbeatChange{tray, false, Sec(100), Sec(10)});
+  h.RunUntil(Sec(129));
+  CHECK(h.raised().empty());
+  h.RunUntil(Min(60));
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].at == Sec(100) + Sec(10) * 3);
+  const Symptom& s = h.raised()[0].symptom;
+  CHECK(s.cls == SymptomClass::kHeartbeatLost);
+  CHECK(s.detector == "heartbeat");
+  CHECK(s.component == tray);
+  CHECK(s.job == kNoJob);
+  CHECK(s.text == "3 heartbeats missed");
+}
+
+TEST_CASE("healer.heartbeat: a beat before the deadline cancels the loss") {
+  DetectorHarness h("heartbeat");
+  const ComponentId tray = Id("r02.tray11");
+  h.Feed(Sec(110), HeartbeatChange{tray, false, Sec(100), Sec(10)});
+  h.Feed(Sec(125), HeartbeatChange{tray, true, Sec(125), Sec(10)});
+  h.RunUntil(Min(60));
+  CHECK(h.raised().empty());
+  CHECK(h.clock().pending() == 0);
+}
+
+TEST_CASE("healer.heartbeat: a repeated loss report does not double the symptom - trays are independent") {
+  DetectorHarness h("heartbeat", testing::Shipped("conservative"));  // missed_beats 6
+  const ComponentId a = Id("r01.tray01"), b = Id("r02.tray01");
+  h.Feed(Sec(10), HeartbeatChange{a, false, Sec(0), Sec(10)});
+  h.Feed(Sec(30), HeartbeatChange{a, false, Sec(0), Sec(10)});
+  h.Feed(Sec(35), HeartbeatChange{b, false, Sec(25), Sec(10)});
+  h.RunUntil(Min(60));
+  REQUIRE(h.raised().size() == 2);
+  CHECK(h.raised()[0].at == Sec(60));
+  CHECK(h.raised()[0].symptom.component == a);
+  CHECK(h.raised()[1].at == Sec(85));
+  CHECK(h.raised()[1].symptom.component == b);
+  CHECK(h.raised()[1].symptom.text == "6 heartbeats missed");
+}
+
+TEST_CASE("healer.heartbeat: a loss reported again after its symptom is the same loss - after a beat, a new one") {
+  DetectorHarness h("heartbeat");
+  const ComponentId tray = Id("r01.tray07");
+  h.Feed(Sec(10), HeartbeatChange{tray, false, Sec(0), Sec(10)});
+  h.Feed(Sec(40), HeartbeatChange{tray, false, Sec(0), Sec(10)});  // a poller repeating itself
+  h.RunUntil(Sec(90));
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].at == Sec(30));
+  h.Feed(Sec(95), HeartbeatChange{tray, true, Sec(95), Sec(10)});
+  h.Feed(Sec(105), HeartbeatChange{tray, false, Sec(95), Sec(10)});
+  h.RunUntil(Min(60));
+  REQUIRE(h.raised().size() == 2);
+  CHECK(h.raised()[1].at == Sec(125));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Thermal
+
+// One telemetry poll of a GPU as the simulator and DCGM deliver it: temperature and throttle together.
+void Poll(DetectorHarness& h, Time at, ComponentId gpu, double temp_c, bool throttling) {
+  h.Feed(at, TelemetrySample{gpu, Metric::kGpuTemperature, temp_c});
+  h.Feed(at, TelemetrySample{gpu, Metric::kThermalThrottle, throttling ? 1.0 : 0.0});
+  h.Feed(at, TelemetrySample{gpu, Metric::kGpuPower, 1100});
+}
+
+TEST_CASE("healer.thermal: one hot poll is not enough with samples: 2, even when it also throttles") {
+  DetectorHarness h("thermal");
+  const ComponentId gpu = Id("r01.tray03.gpu2");
+  Poll(h, Sec(10), gpu, 88, true);
+  Poll(h, Sec(20), gpu, 70, false);
+  Poll(h, Sec(30), gpu, 89, true);
+  Poll(h, Sec(40), gpu, 60, false);
+  CHECK(h.raised().empty());
+}
+
+TEST_CASE("healer.thermal: two hot polls in a row raise once, on the second") {
+  DetectorHarness h("thermal");
+  const ComponentId gpu = Id("r01.tray03.gpu2");
+  Poll(h, Sec(10), gpu, 86, false);
+  Poll(h, Sec(20), gpu, 86.5, false);
+  Poll(h, Sec(30), gpu, 88, true);
+  Poll(h, Sec(40), gpu, 90, true);
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].at == Sec(20));
+  CHECK(h.raised()[0].symptom.cls == SymptomClass::kThermal);
+  CHECK(h.raised()[0].symptom.component == gpu);
+  CHECK(h.raised()[0].symptom.text == "temperature 86.5 C");
+
+  // Cooled down, then hot again for two polls: a new episode.
+  Poll(h, Sec(50), gpu, 60, false);
+  Poll(h, Sec(60), gpu, 87, true);
+  Poll(h, Sec(70), gpu, 87, true);
+  REQUIRE(h.raised().size() == 2);
+  CHECK(h.raised()[1].at == Sec(70));
+  CHECK(h.raised()[1].symptom.text == "temperature 87.0 C");
+}
+
+TEST_CASE("healer.thermal: throttling below the temperature threshold counts - GPUs are independent") {
+  DetectorHarness h("thermal");
+  const ComponentId a = Id("r01.tray03.gpu0"), b = Id("r01.tray03.gpu1");
+  Poll(h, Sec(10), a, 80, true);
+  Poll(h, Sec(10), b, 86, false);
+  Poll(h, Sec(20), a, 80, true);
+  Poll(h, Sec(20), b, 70, false);
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].symptom.component == a);
+  CHECK(h.raised()[0].symptom.text == "thermal slowdown active");
+}
+
+TEST_CASE("healer.thermal: samples: 1 (aggressive) raises on the first hot poll") {
+  DetectorHarness h("thermal", testing::Shipped("aggressive"));  // 80 C, one sample
+  const ComponentId gpu = Id("r02.tray05.gpu3");
+  Poll(h, Sec(10), gpu, 79.9, false);
+  CHECK(h.raised().empty());
+  Poll(h, Sec(20), gpu, 80, false);
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].at == Sec(20));
+}
+
+TEST_CASE("healer.thermal: coolant flow below 70% of nominal raises once per episode") {
+  DetectorHarness h("thermal");  // nominal 8 L/min: low below 5.6
+  const ComponentId valve = Id("r01.tray03.valve");
+  auto flow = [&](int s, double v) { h.Feed(Sec(s), TelemetrySample{valve, Metric::kCoolantFlow, v}); };
+  flow(10, 8.0);
+  flow(20, 5.7);
+  CHECK(h.raised().empty());
+  flow(30, 4.0);
+  flow(40, 3.0);
+  flow(50, 0.0);
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].at == Sec(30));
+  CHECK(h.raised()[0].symptom.cls == SymptomClass::kFlowLow);
+  CHECK(h.raised()[0].symptom.component == valve);
+  CHECK(h.raised()[0].symptom.text == "coolant flow 4.0 L/min (nominal 8.0)");
+  flow(60, 8.0);
+  flow(70, 2.0);
+  flow(80, 2.0);
+  REQUIRE(h.raised().size() == 2);
+  CHECK(h.raised()[1].at == Sec(70));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Xid, links, job failures
+
+KernelLogLine Xid(ComponentId tray, const std::string& pci, int code, cluster::LogStyle style) {
+  cluster::XidLine x{pci, code, 4242, "python3", "", false};
+  return {tray, cluster::FormatXidLine(x, style, 1234.5, "gpu-node-7")};
+}
+
+TEST_CASE("healer.xid: the PCI address names the GPU of the reporting tray") {
+  DetectorHarness h("xid");
+  const ComponentId tray = Id("r01.tray03");
+  h.Feed(Sec(5), Xid(tray, "0000:41:00", 79, cluster::LogStyle::kDmesg));
+  h.Feed(Sec(6), Xid(Id("r02.tray01"), "0000:42:00", 48, cluster::LogStyle::kJournal));
+  h.Feed(Sec(7), Xid(tray, "0000:01:00", 74, cluster::LogStyle::kSyslog));
+  REQUIRE(h.raised().size() == 3);
+  CHECK(h.raised()[0].symptom.cls == SymptomClass::kXid);
+  CHECK(h.raised()[0].symptom.component == Id("r01.tray03.gpu2"));
+  CHECK(h.raised()[0].symptom.action == XidAction::kRebootNode);
+  CHECK(h.raised()[0].symptom.text == "Xid 79 (GPU has fallen off the bus): reboot_node");
+  CHECK(h.raised()[1].symptom.component == Id("r02.tray01.gpu3"));
+  CHECK(h.raised()[1].symptom.action == XidAction::kResetGpu);
+  CHECK(h.raised()[2].symptom.component == Id("r01.tray03.gpu0"));
+  CHECK(h.raised()[2].symptom.action == XidAction::kCheckNvlink);
+  CHECK(h.raised()[2].at == Sec(7));
+}
+
+TEST_CASE("healer.xid: kernel noise and NVSwitch SXids raise nothing - an unknown PCI blames the tray") {
+  DetectorHarness h("xid");
+  const ComponentId tray = Id("r01.tray03");
+  h.Feed(Sec(1), KernelLogLine{tray, cluster::FormatKernelLine("mlx5_core 0000:03:00.0: link up", cluster::LogStyle::kDmesg, 3, "h")});
+  h.Feed(Sec(2), KernelLogLine{tray, "NVRM: GPU at PCI:0000:41:00: GPU-b6c3b2be-c55b-d076-fa0e-d464e4c7e08b"});
+  h.Feed(Sec(3), KernelLogLine{tray, cluster::FormatSxidLine({3, "0000:05:00.0", 20034, true, "Link 46 LTSSM Fault Up"},
+                                                           cluster::LogStyle::kDmesg, 3, "h")});
+  CHECK(h.raised().empty());
+  h.Feed(Sec(4), Xid(tray, "0000:99:00", 13, cluster::LogStyle::kBare));
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].symptom.component == tray);
+}
+
+TEST_CASE("healer.link_state: a link down raises once until it comes back up") {
+  DetectorHarness h("link_state");
+  const ComponentId nic = Id("r01.tray03.nic1"), gpu = Id("r01.tray03.gpu2");
+  h.Feed(Sec(1), LinkStateChange{nic, -1, false});
+  h.Feed(Sec(2), LinkStateChange{nic, -1, false});
+  h.Feed(Sec(3), LinkStateChange{gpu, 5, false});
+  h.Feed(Sec(4), LinkStateChange{gpu, 6, false});
+  h.Feed(Sec(5), LinkStateChange{nic, -1, true});
+  h.Feed(Sec(6), LinkStateChange{nic, -1, false});
+  REQUIRE(h.raised().size() == 4);
+  CHECK(h.raised()[0].symptom.cls == SymptomClass::kLinkDown);
+  CHECK(h.raised()[0].symptom.component == nic);
+  CHECK(h.raised()[0].symptom.text == "NIC link down");
+  CHECK(h.raised()[1].symptom.component == gpu);
+  CHECK(h.raised()[1].symptom.text == "NVLink port 5 inactive");
+  CHECK(h.raised()[2].symptom.text == "NVLink port 6 inactive");
+  CHECK(h.raised()[3].at == Sec(6));
+}
+
+TEST_CASE("healer.job_failure: only failed jobs raise, without a component") {
+  DetectorHarness h("job_failure");
+  h.Feed(Sec(1), JobStatus{3, JobState::kRunning, {Id("r01.tray01")}, ""});
+  h.Feed(Sec(2), JobStatus{3, JobState::kHung, {Id("r01.tray01")}, "NCCL stuck"});
+  h.Feed(Sec(3), JobStatus{3, JobState::kFailed, {}, "NCCL watchdog timeout"});
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].symptom.cls == SymptomClass::kJobFailed);
+  CHECK(h.raised()[0].symptom.component == kNoComponent);
+  CHECK(h.raised()[0].symptom.job == 3);
+  CHECK(h.raised()[0].symptom.text == "job failed: NCCL watchdog timeout");
+}
+
+TEST_CASE("healer.detectors: the table lists every detector once, in its documented order") {
+  std::vector<std::string> names;
+  for (const DetectorInfo& info : DetectorTable()) {
+    names.push_back(info.name);
+    auto d = info.make();
+    REQUIRE(d != nullptr);
+    CHECK(d->name() == info.name);
+  }
+  CHECK(names == std::vector<std::string>{"heartbeat", "xid", "link_state", "thermal", "straggler", "job_failure"});
+}
+
+}  // namespace
+}  // namespace rackchaos::healer

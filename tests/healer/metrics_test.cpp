@@ -1,0 +1,185 @@
+// Recovery and damage metrics from a hand-built event list, every number worked out by hand.
+#include "healer/metrics.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/healer/test_util.h"
+
+namespace rackchaos::healer {
+namespace {
+
+using testing::Id;
+using testing::Min;
+using testing::Sec;
+using testing::Topo;
+
+const std::vector<JobInfo> kJobs = {{0, "llm", 8, Duration::Seconds(1)}};
+
+JobChanged Job(JobState state, double steps, double step_time_s, double speed, FaultId cause,
+               std::vector<ComponentId> trays, Duration lost = {}) {
+  return {0, state, steps, step_time_s, speed, 8, lost, cause, "", std::move(trays)};
+}
+
+// Fault 1 caps r01.tray03.gpu2 at 10m; job 0 on trays 03 and 04 slows to 0.8, the straggler detector
+// fires at 15m, the healer isolates the GPU (draining tray03) at 15m20s and requeues the job, which
+// throws away 10m of work, restarts on trays 04 and 05 at 16m and runs at full speed from 18m.
+std::vector<Event> BaseRun() {
+  const ComponentId g = Id("r01.tray03.gpu2"), x = Id("r01.tray03"), y = Id("r01.tray04"), z = Id("r01.tray05");
+  return {
+      {Sec(0), Job(JobState::kRunning, 0, 1.0, 1.0, kNoFault, {x, y})},
+      {Min(10), PhysicsChanged{g, "power_cap", 600, 1}},
+      {Min(10), FaultInjected{1, "gpu_throttle", g, -1, "r01.tray03.gpu2", "power_cap=600W"}},
+      {Min(10), Job(JobState::kRunning, 600, 1.25, 0.8, 1, {x, y})},
+      {Min(15), Detected{1, "straggler", g, "rank slower than the median for 5m"}},
+      {Min(15) + Sec(20), Isolated{g, "gpu", {1}, "one GPU explains the symptoms"}},
+      {Min(15) + Sec(20), ActionTaken{"drain", x, kNoJob, true, "isolating r01.tray03.gpu2"}},
+      {Min(15) + Sec(20), Job(JobState::kQueued, 300, 0, 0, 1, {x, y}, Min(10))},
+      {Min(15) + Sec(20), ActionTaken{"requeue_job", kNoComponent, 0, true, "restart"}},
+      {Min(16), Job(JobState::kRestarting, 300, 0, 0, 1, {y, z})},
+      {Min(18), Job(JobState::kRunning, 300, 1.0, 1.0, kNoFault, {y, z})},
+  };
+}
+
+const FaultMetrics& Fault(const RunMetrics& m, FaultId id) {
+  for (const FaultMetrics& f : m.faults)
+    if (f.fault == id) return f;
+  FAIL("no metrics for fault ", id);
+  return m.faults.front();
+}
+
+TEST_CASE("healer.metrics: detect, isolate and recover times, blast radius and rework of one fault") {
+  RunMetrics m = ComputeMetrics(BaseRun(), Topo(), kJobs, Min(60));
+  REQUIRE(m.faults.size() == 1);
+  const FaultMetrics& f = m.faults[0];
+  CHECK(f.fault == 1);
+  CHECK(f.kind == "gpu_throttle");
+  CHECK(f.target == "r01.tray03.gpu2");
+  CHECK(f.injected == Min(10));
+  CHECK_FALSE(f.reverted.has_value());
+  CHECK(f.time_to_detect == Min(5));
+  CHECK(f.time_to_isolate == Min(5) + Sec(20));
+  CHECK(f.time_to_recover == Min(18) - Min(10));
+  CHECK(f.rework == Min(10));
+  CHECK(f.gpus_direct == 1);
+  CHECK(f.gpus_collateral == 7);  // the job's 8 GPUs on trays 03 and 04 (tray03 also drained), minus the GPU
+  CHECK(f.jobs_touched == 1);
+  CHECK(f.jobs_interrupted == 1);
+  CHECK(f.isolated == std::vector<std::string>{"r01.tray03.gpu2"});
+  // 8 GPUs x (160 s stalled + 320 s x 20% slow + 600 s redone)
+  CHECK(f.gpu_hours_lost == doctest::Approx(8 * (160 + 64 + 600) / 3600.0));
+
+  CHECK(m.isolations == 1);
+  CHECK(m.correct_isolations == 1);
+  CHECK(m.precision == 1.0);
+  CHECK(m.recall == 1.0);
+  CHECK(m.false_isolations.empty());
+  CHECK(m.missed_faults.empty());
+
+  REQUIRE(m.impacts.size() == 1);
+  CHECK(m.impacts[0].fault == 1);
+  CHECK(m.impacts[0].job == 0);
+  CHECK(m.impacts[0].job_name == "llm");
+  CHECK(m.impacts[0].interrupted);
+  CHECK(m.impacts[0].stalled == Sec(160));
+  CHECK(m.impacts[0].rework == Min(10));
+  CHECK(m.impacts[0].slowdown_hours == doctest::Approx(64 / 3600.0));
+}
+
+TEST_CASE("healer.metrics: ETTR and goodput of the job") {
+  RunMetrics m = ComputeMetrics(BaseRun(), Topo(), kJobs, Min(60));
+  REQUIRE(m.jobs.size() == 1);
+  const JobMetrics& j = m.jobs[0];
+  CHECK(j.job == 0);
+  CHECK(j.name == "llm");
+  CHECK(j.gpus == 8);
+  CHECK(j.wall == Min(60));
+  // Running 0-15m20s and 18m-60m (3440 s), minus the 600 s thrown away.
+  CHECK(j.productive == Sec(2840));
+  CHECK(j.ettr == doctest::Approx(2840.0 / 3600));
+  CHECK(j.interruptions == 1);
+  // 300 kept steps at the restart, then 2520 s at 1 s per step; nominal 1 s per step.
+  CHECK(j.steps == doctest::Approx(2820));
+  CHECK(j.goodput == doctest::Approx(2820.0 / 3600));
+}
+
+TEST_CASE("healer.metrics: isolating an unrelated tray is a false isolation") {
+  std::vector<Event> events = BaseRun();
+  const ComponentId other = Id("r02.tray05");
+  events.push_back({Min(29) + Sec(40), Detected{2, "heartbeat", other, "3 heartbeats missed"}});
+  events.push_back({Min(30), Isolated{other, "compute_tray", {2}, "node stopped answering"}});
+  events.push_back({Min(30), ActionTaken{"drain", other, kNoJob, true, "isolating r02.tray05"}});
+  RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  CHECK(m.isolations == 2);
+  CHECK(m.correct_isolations == 1);
+  CHECK(m.precision == doctest::Approx(0.5));
+  CHECK(m.false_isolations == std::vector<std::string>{"r02.tray05 at 30m"});
+  CHECK(m.recall == 1.0);
+  const FaultMetrics& f = Fault(m, 1);
+  CHECK(f.gpus_collateral == 7);  // the unrelated drain is not this fault's damage
+  CHECK(f.isolated == std::vector<std::string>{"r01.tray03.gpu2"});
+}
+
+TEST_CASE("healer.metrics: a fault that changed a GPU and was never isolated is missed") {
+  std::vector<Event> events = BaseRun();
+  const ComponentId g2 = Id("r01.tray07.gpu1");
+  events.push_back({Min(20), PhysicsChanged{g2, "thermal_slowdown", 88, 2}});
+  events.push_back({Min(20), FaultInjected{2, "valve_close", Id("r01.tray07.valve"), -1, "r01.tray07.valve", ""}});
+  RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  REQUIRE(m.faults.size() == 2);
+  CHECK(m.missed_faults == std::vector<std::string>{"#2 valve_close r01.tray07.valve"});
+  CHECK(m.recall == doctest::Approx(0.5));
+  CHECK(m.precision == 1.0);
+  const FaultMetrics& f2 = Fault(m, 2);
+  CHECK_FALSE(f2.time_to_detect.has_value());
+  CHECK_FALSE(f2.time_to_isolate.has_value());
+  CHECK_FALSE(f2.time_to_recover.has_value());
+  CHECK(f2.gpus_direct == 1);
+  CHECK(f2.jobs_touched == 0);
+}
+
+TEST_CASE("healer.metrics: a fault that only moved a valve open needs no isolation") {
+  std::vector<Event> events = BaseRun();
+  const ComponentId valve = Id("r01.tray09.valve");
+  events.push_back({Min(20), PhysicsChanged{valve, "valve_opening", 0.9, 2}});
+  events.push_back({Min(20), FaultInjected{2, "valve_partial", valve, -1, "r01.tray09.valve", "opening=90%"}});
+  RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  CHECK(m.missed_faults.empty());
+  CHECK(m.recall == 1.0);
+  CHECK(Fault(m, 2).gpus_direct == 0);
+}
+
+TEST_CASE("healer.metrics: a job still down at the end has no recovery time - an isolated fault without jobs recovers "
+          "when isolated") {
+  std::vector<Event> events = BaseRun();
+  events.pop_back();  // the job never runs again
+  events.pop_back();
+  RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  CHECK_FALSE(Fault(m, 1).time_to_recover.has_value());
+  CHECK(m.jobs[0].interruptions == 1);
+  CHECK(m.impacts[0].stalled == Min(60) - Min(15) - Sec(20));
+
+  const ComponentId g = Id("r02.tray02.gpu0");
+  std::vector<Event> idle = {
+      {Min(1), PhysicsChanged{g, "link_down", 0, 1}},
+      {Min(1), FaultInjected{1, "nvlink_down", g, 3, "r02.tray02.gpu0.nvlink3", ""}},
+      {Min(1) + Sec(5), Detected{1, "link_state", g, "NVLink port 3 inactive"}},
+      {Min(1) + Sec(25), Isolated{g, "gpu", {1}, "one GPU explains the symptoms"}},
+      {Min(1) + Sec(25), ActionTaken{"drain", Id("r02.tray02"), kNoJob, true, ""}},
+  };
+  RunMetrics i = ComputeMetrics(idle, Topo(), {}, Min(10));
+  const FaultMetrics& f = Fault(i, 1);
+  CHECK(f.target == "r02.tray02.gpu0.nvlink3");
+  CHECK(f.time_to_detect == Sec(5));
+  CHECK(f.time_to_isolate == Sec(25));
+  CHECK(f.time_to_recover == Sec(25));
+  CHECK(f.gpus_direct == 1);
+  CHECK(f.gpus_collateral == 3);  // the rest of the drained tray
+  CHECK(i.precision == 1.0);
+  CHECK(i.recall == 1.0);
+}
+
+}  // namespace
+}  // namespace rackchaos::healer
