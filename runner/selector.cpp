@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <tuple>
 
 namespace rackchaos::runner {
 namespace {
@@ -285,11 +286,25 @@ std::vector<std::string> NearestNames(std::string_view wanted, const std::vector
   std::vector<Candidate> candidates;
   candidates.reserve(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == wanted) continue;
-    size_t common = CommonSegments(wanted, names[i]);
-    candidates.push_back({common, CountSegments(names[i]) == depth, EditDistance(wanted, names[i]),
-                          NumberGap(wanted, names[i], common), i});
+    if (names[i] != wanted)
+      candidates.push_back({CommonSegments(wanted, names[i]), CountSegments(names[i]) == depth, 0, 0, i});
   }
+  // Group by shared prefix and depth, best group first; edit distances are only needed for the groups
+  // that can supply the k answers (usually one rack's or one tray's names, not all of them).
+  auto group_before = [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.common_segments, a.same_depth) > std::tie(b.common_segments, b.same_depth);
+  };
+  std::stable_sort(candidates.begin(), candidates.end(), group_before);
+  size_t scored = 0;
+  while (scored < candidates.size() && scored < k) {
+    const Candidate first = candidates[scored];
+    for (; scored < candidates.size() && !group_before(first, candidates[scored]); ++scored) {
+      Candidate& c = candidates[scored];
+      c.distance = EditDistance(wanted, names[c.index]);
+      c.number_gap = NumberGap(wanted, names[c.index], c.common_segments);
+    }
+  }
+  candidates.resize(scored);
   k = std::min(k, candidates.size());
   auto closer = [&](const Candidate& a, const Candidate& b) { return Closer(a, b, names); };
   std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k), candidates.end(), closer);

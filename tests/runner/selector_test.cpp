@@ -169,9 +169,11 @@ TEST_CASE("NearestNames is fast for 100k names") {
   REQUIRE(names.size() > 100000);
   auto start = std::chrono::steady_clock::now();
   auto near = NearestNames("r377.tray33.gpu2", names);
+  auto far = NearestNames("x9.y9.z9", names);  // no shared prefix: every name is scored
   auto elapsed = std::chrono::steady_clock::now() - start;
   CHECK(near.front() == "r377.tray13.gpu2");
-  CHECK(elapsed < std::chrono::seconds(2));
+  CHECK(far.size() == 3);
+  CHECK(elapsed < std::chrono::seconds(5));  // generous for sanitizer builds; ~30 ms optimized
 }
 
 TEST_CASE("pick modes parse") {
