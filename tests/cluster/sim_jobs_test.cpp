@@ -24,7 +24,7 @@ std::vector<ComponentId> Trays(const Harness& h, std::initializer_list<const cha
 
 // --------------------------------------------------------------------------- power cap
 
-TEST_CASE("a 600 W cap on one job GPU slows the job to compute at cbrt(1/2); the baseline restores it") {
+TEST_CASE("a 600 W cap on one job GPU slows the job to compute at cbrt(1/2), the baseline restores it") {
   Harness h;
   JobConfig cfg = Job(8);
   JobId job = h.sim.AddJob(cfg).value();
@@ -185,7 +185,7 @@ TEST_CASE("NVLink ports outside 0-17 and non-GPUs are refused") {
   CHECK(h.events.events().empty());
 }
 
-TEST_CASE("a NIC link down hangs the job; back before the collective timeout, it resumes") {
+TEST_CASE("a NIC link down hangs the job, back before the collective timeout, it resumes") {
   Harness h;
   JobId job = h.sim.AddJob(Job(8)).value();
   h.sim.Start();
@@ -377,7 +377,7 @@ TEST_CASE("a tray pulled again while booting boots in full after its last insert
         doctest::Approx(Steady(h.model(), h.model().gpu_idle_w, 1.0)).epsilon(1e-9));
 }
 
-TEST_CASE("jobs: bad configurations are refused; requeueing a queued job changes nothing") {
+TEST_CASE("jobs: bad configurations are refused, requeueing a queued job changes nothing") {
   Harness h;
   JobConfig too_big = Job(73);
   CHECK(h.sim.AddJob(too_big).status().code() == StatusCode::kInvalidArgument);

@@ -216,7 +216,7 @@ TEST_CASE("valve_fail closes a tray's valve and reopens it to its baseline") {
   CHECK(h.sim.GetValveOpening(valve).value() == doctest::Approx(0.15));
 }
 
-TEST_CASE("link_down takes an NVLink port down and back up; the job's step time follows") {
+TEST_CASE("link_down takes an NVLink port down and back up, the job's step time follows") {
   Harness h;
   cluster::JobConfig cfg = Job(4);
   JobId job = h.sim.AddJob(cfg).value();
@@ -252,7 +252,7 @@ TEST_CASE("link_down on a NIC hangs the job until it is reverted") {
   CHECK(h.sim.JobStateOf(job) == JobState::kRunning);
 }
 
-TEST_CASE("tray_pull removes a tray; the revert reinserts it and it boots") {
+TEST_CASE("tray_pull removes a tray, the revert reinserts it and it boots") {
   Harness h;
   h.sim.Start();
   const Injector& inj = Find("tray_pull");
