@@ -34,6 +34,9 @@ struct DetectorContext {
   Clock& clock;
   const Policy& policy;
   std::function<void(Symptom)> raise;
+  // The condition behind an earlier symptom of this class on this component has cleared (a link came
+  // back up, flow returned). The healer drops it if it has not acted on it yet.
+  std::function<void(SymptomClass, ComponentId)> clear;
 };
 
 class Detector {

@@ -71,7 +71,7 @@ class LinkStateDetector : public Detector {
     if (!link) return;
     auto key = std::make_pair(link->component, link->port);
     if (link->up) {
-      down_.erase(key);
+      if (down_.erase(key)) ctx.clear(SymptomClass::kLinkDown, link->component);
       return;
     }
     if (!down_.insert(key).second) return;
@@ -94,6 +94,7 @@ class ThermalDetector : public Detector {
     if (s->metric == cluster::Metric::kCoolantFlow) {
       double nominal = ctx.topo.model().tray_flow_l_per_min;
       bool low = s->value < nominal * (1 - p.thermal_flow_drop);
+      if (!low && streak_[s->component] > 0) ctx.clear(SymptomClass::kFlowLow, s->component);
       if (Latch(s->component, low, 1))
         ctx.raise({SymptomClass::kFlowLow, "thermal", s->component, kNoJob,
                    "coolant flow " + Fmt(s->value) + " L/min (nominal " + Fmt(nominal) + ")", XidAction::kNone});

@@ -8,7 +8,8 @@ using cluster::Kind;
 
 Healer::Healer(const cluster::Topology& topo, Clock& clock, cluster::Backend& backend, EventSink& events, Policy policy)
     : topo_(topo), clock_(clock), backend_(backend), events_(events), policy_(std::move(policy)),
-      ctx_{topo_, clock_, policy_, [this](Symptom s) { Raise(std::move(s)); }} {
+      ctx_{topo_, clock_, policy_, [this](Symptom s) { Raise(std::move(s)); },
+           [this](SymptomClass cls, ComponentId c) { Clear(cls, c); }} {
   for (const DetectorInfo& info : DetectorTable()) detectors_.push_back(info.make());
 }
 
@@ -37,6 +38,11 @@ void Healer::Raise(Symptom s) {
   if (tray != kNoComponent && isolated_.count(tray)) return;
   pending_.push_back({std::move(s), id});
   if (!window_timer_) window_timer_ = clock_.CallAfter(policy_.correlation_window, [this] { OnWindowClosed(); });
+}
+
+// A symptom that cleared before the correlation window closed (a link flap) needs no isolation.
+void Healer::Clear(SymptomClass cls, ComponentId component) {
+  std::erase_if(pending_, [&](const Pending& p) { return p.symptom.cls == cls && p.symptom.component == component; });
 }
 
 void Healer::OnWindowClosed() {

@@ -41,6 +41,7 @@ class Healer : public cluster::ObservationSink {
   };
 
   void Raise(Symptom s);
+  void Clear(SymptomClass cls, ComponentId component);
   void OnWindowClosed();
   void Isolate(const IsolationDecision& d, const std::vector<Pending>& batch);
   bool BreakerAllows(int gpus, const std::string& domain_name);

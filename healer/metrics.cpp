@@ -10,6 +10,8 @@ namespace {
 
 using cluster::Kind;
 
+constexpr Duration kTransient = Duration::Seconds(60);
+
 struct FaultFacts {
   FaultMetrics m;
   cluster::Target target;
@@ -211,7 +213,9 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     for (ComponentId g : f.direct_gpus) f.collateral_gpus.erase(g);
     f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
     f.m.gpus_collateral = static_cast<int>(f.collateral_gpus.size());
-    if (f.needs_isolation) {
+    // A transient fault (gone within a minute, like a link flap) is not a part that must be taken out.
+    bool transient = f.m.reverted && *f.m.reverted - f.m.injected <= kTransient;
+    if (f.needs_isolation && !transient) {
       ++needing;
       if (f.m.time_to_isolate) ++isolated;
       else run.missed_faults.push_back("#" + std::to_string(id) + " " + f.m.kind + " " + f.m.target);

@@ -23,7 +23,7 @@ struct Policy {
   double thermal_flow_drop = 0.3;
   Duration correlation_window = Duration::Seconds(20);
   int shared_domain_min_trays = 3;
-  double breaker_max_share = 0.1;
+  double breaker_max_share = 0.2;
   Duration breaker_window = Duration::Hours(1);
   bool restart_jobs = true;
   bool gpu_reset = true;
