@@ -143,15 +143,27 @@ CREATE VIEW run_summary AS
   FROM runs r;
 )sql";
 
+// Version 2: the expectation (gate) results of a run, one row per gate in plan order. `actual` is
+// NULL when the metric had no value (a fault never detected, isolated or recovered: infinitely late).
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE gates(
+  run_id INTEGER NOT NULL, ord INTEGER NOT NULL, text TEXT NOT NULL, metric TEXT NOT NULL,
+  op TEXT NOT NULL, value REAL NOT NULL, actual REAL, passed INTEGER NOT NULL,
+  message TEXT NOT NULL, PRIMARY KEY(run_id, ord));
+)sql";
+
 Status CreateV1(Db& db) {
   RC_RETURN_IF_ERROR(db.Exec(kSchemaV1, "creating schema version 1"));
   return db.Exec("PRAGMA application_id = " + std::to_string(kReportApplicationId),
                  "marking the file as a rackchaos report");
 }
 
+Status AddGatesV2(Db& db) { return db.Exec(kSchemaV2, "creating the gates table"); }
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
+    {2, "gates: expectation results per run", &AddGatesV2},
 };
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "core/ids.h"
 #include "core/metrics.h"
 #include "core/status.h"
+#include "reports/sqlite_db.h"
 
 namespace rackchaos::reports {
 
@@ -82,6 +83,55 @@ struct EventRow {
   std::string detail;
 };
 
+// One expectation (gate) and how it came out, as the runner evaluated it. A plain copy of
+// runner::GateResult, so that reports/ does not depend on runner/.
+struct GateRow {
+  std::string text;    // as written in the plan: "ttr.max < 30m"
+  std::string metric;  // "ttr.max"
+  std::string op;      // < <= > >= == !=
+  double value = 0;    // the threshold (seconds for time metrics)
+  double actual = 0;   // +infinity when the metric had no value (stored as NULL)
+  bool passed = false;
+  std::string message;  // "ttr.max < 30m: 12.4m (pass)"
+};
+
+// Typed event rows for timelines (faults, detections, isolations, job throughput).
+struct FaultRow {
+  FaultId fault = kNoFault;
+  std::string kind;
+  ComponentId target = kNoComponent;
+  int port = -1;
+  std::string selector;
+  std::string detail;
+  Time injected{};
+  std::optional<Time> reverted;
+};
+
+struct DetectionRow {
+  Time at{};
+  DetectionId detection = kNoDetection;
+  std::string detector;
+  ComponentId component = kNoComponent;
+  std::string symptom;
+};
+
+struct IsolationRow {
+  Time at{};
+  ComponentId component = kNoComponent;
+  std::string domain;
+  std::string reason;
+};
+
+struct JobEventRow {
+  Time at{};
+  JobId job = kNoJob;
+  std::string state;  // JobStateName()
+  double steps = 0;
+  double speed = 0;
+  int gpus = 0;
+  FaultId cause = kNoFault;
+};
+
 struct OpenOptions {
   int busy_timeout_ms = 5000;  // how long to wait for another connection's lock before kUnavailable
 };
@@ -115,6 +165,8 @@ class ReportStore {
   Status AppendEvents(int64_t run, const std::vector<Event>& events);
   // Stores (or replaces) the run's metrics.
   Status AddMetrics(int64_t run, const RunMetrics& metrics);
+  // Stores (or replaces) the run's expectation results, in the given order.
+  Status AddGates(int64_t run, const std::vector<GateRow>& gates);
   // `status` is passed|failed|error|interrupted|aborted; anything else is kInvalidArgument.
   Status FinishRun(int64_t run, const std::string& status, int exit_code,
                    const std::string& ended_wall, const std::string& failed_reason);
@@ -132,6 +184,18 @@ class ReportStore {
   Result<std::vector<JobRow>> ReadJobs(int64_t run) const;
   // Events in seq order; `limit` < 0 means all.
   Result<std::vector<EventRow>> ReadEvents(int64_t run, int64_t limit = -1) const;
+  // How many events the run has.
+  Result<int64_t> CountEvents(int64_t run) const;
+  // The gates AddGates stored, in order (empty when none were stored).
+  Result<std::vector<GateRow>> ReadGates(int64_t run) const;
+  // Typed event rows in time (then seq) order.
+  Result<std::vector<FaultRow>> ReadFaults(int64_t run) const;
+  Result<std::vector<DetectionRow>> ReadDetections(int64_t run) const;
+  Result<std::vector<IsolationRow>> ReadIsolations(int64_t run) const;
+  Result<std::vector<JobEventRow>> ReadJobEvents(int64_t run) const;
+
+  // The connection, for the cross-run readers and tools in reports/ (merge, history, compare).
+  Db& db() const;
 
   struct State;  // the connection and its cached statements (reports/store_state.h)
 

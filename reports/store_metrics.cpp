@@ -130,17 +130,6 @@ Status WriteRunLevel(ReportStore::State& st, int64_t run, const RunMetrics& m,
   return Status::Ok();
 }
 
-template <typename RowFn>
-Status ForEachRow(Db& db, const char* sql, int64_t run, const std::string& what, RowFn fn) {
-  RC_ASSIGN_OR_RETURN(Stmt stmt, db.Prepare(sql, what));
-  stmt.Bind(1, run);
-  for (;;) {
-    RC_ASSIGN_OR_RETURN(bool row, stmt.Step(what));
-    if (!row) return Status::Ok();
-    fn(stmt);
-  }
-}
-
 Status ReadFaultMetrics(Db& db, int64_t run, const std::string& what, RunMetrics& m) {
   return ForEachRow(db,
       "SELECT fault_id, kind, target, injected_us, reverted_us, ttd_us, tti_us, ttr_us, gpus_direct, "

@@ -42,6 +42,18 @@ inline std::optional<Duration> OptDuration(const Stmt& stmt, int col) {
   return Duration::Micros(stmt.Int(col));
 }
 
+// Runs `sql` with the run id bound to parameter 1 and calls fn(stmt) for every row.
+template <typename RowFn>
+Status ForEachRow(Db& db, const char* sql, int64_t run, const std::string& what, RowFn fn) {
+  RC_ASSIGN_OR_RETURN(Stmt stmt, db.Prepare(sql, what));
+  stmt.Bind(1, run);
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, stmt.Step(what));
+    if (!row) return Status::Ok();
+    fn(stmt);
+  }
+}
+
 // "what" strings name the run: "appending events to run 3".
 inline std::string ForRun(std::string_view what, int64_t run) {
   return std::string(what) + " run " + std::to_string(run);

@@ -9,11 +9,10 @@
 #include "healer/detector.h"
 #include "healer/policy.h"
 #include "injectors/injector.h"
-#include "reports/store.h"
-#include "reports/summary.h"
 #include "runner/exit_code.h"
 #include "runner/expect.h"
 #include "runner/plan_loader.h"
+#include "runner/report_cmd.h"
 #include "runner/run.h"
 #include "runner/validate.h"
 
@@ -91,23 +90,6 @@ int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
   return 0;
 }
 
-int CmdReport(const Common& c, std::optional<int64_t> run) {
-  auto store = rc::reports::ReportStore::OpenReadOnly(c.db);
-  if (!store.ok()) return Error(ExitCode::kRuntimeError, store.status().message());
-  int64_t id = 0;
-  if (run) id = *run;
-  else {
-    auto latest = store->LatestRun();
-    if (!latest.ok()) return Error(ExitCode::kRuntimeError, latest.status().message());
-    id = *latest;
-  }
-  auto text = rc::reports::RenderSummary(*store, id);
-  if (!text.ok()) return Error(text.status().code() == rc::StatusCode::kNotFound ? ExitCode::kBadInput : ExitCode::kRuntimeError,
-                               text.status().message());
-  std::cout << *text;
-  return 0;
-}
-
 int CmdList(const std::string& what) {
   if (what == "models") {
     for (const auto& name : rc::cluster::CatalogueModelNames()) {
@@ -150,7 +132,6 @@ int main(int argc, char** argv) {
 
   std::string plan_path, healer, list_what;
   std::optional<uint64_t> seed;
-  std::optional<int64_t> run_id;
 
   auto* run = app.add_subcommand("run", "Run a plan on the simulated cluster and record the report");
   run->add_option("plan", plan_path, "Plan file (YAML)")->required();
@@ -163,8 +144,11 @@ int main(int argc, char** argv) {
   validate->add_option("--seed", seed, "Seed for target picks");
   add_common(validate, false);
 
-  auto* report = app.add_subcommand("report", "Print the summary of a stored run (default: the latest)");
-  report->add_option("run", run_id, "Run id (see `sqlite3 rackchaos.db 'select id, plan_name from runs'`)");
+  rc::runner::ReportArgs report_args;
+  auto* report = app.add_subcommand("report", "Render a stored run (default: the latest) as text, JSON, Markdown, JUnit, Prometheus or HTML");
+  report->add_option("run", report_args.run, "Run id (see `sqlite3 rackchaos.db 'select id, plan_name from runs'`)");
+  report->add_option("-f,--format", report_args.format, "text | json | markdown | junit | prometheus | html")->capture_default_str();
+  report->add_option("-o,--output", report_args.output, "Write to this file instead of stdout");
   add_common(report, true);
 
   auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics");
@@ -183,7 +167,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   if (*run) return CmdRun(common, plan_path, seed, healer, command_line);
   if (*validate) return CmdValidate(plan_path, seed);
-  if (*report) return CmdReport(common, run_id);
+  if (*report) {
+    report_args.db = common.db;
+    return rc::runner::CmdReportRender(report_args);
+  }
   if (*list) return CmdList(list_what);
   return ToInt(ExitCode::kBadInput);
 }

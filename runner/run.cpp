@@ -205,6 +205,11 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
     if (!r.passed && failed.empty()) failed = r.message;
     out.gates.push_back(r);
   }
+  std::vector<reports::GateRow> gate_rows;
+  for (const GateResult& r : out.gates)
+    gate_rows.push_back({r.gate.text, r.gate.metric, r.gate.op, r.gate.value, r.actual, r.passed, r.message});
+  s = store->AddGates(*run, gate_rows);
+  if (!s.ok()) return Fail(out, s);
   out.code = interrupted ? ExitCode::kInterrupted : failed.empty() ? ExitCode::kPass : ExitCode::kExpectationFailed;
   const char* status = interrupted ? "interrupted" : failed.empty() ? "passed" : "failed";
   s = store->FinishRun(*run, status, ToInt(out.code), WallNow(), interrupted ? "interrupted by signal" : failed);

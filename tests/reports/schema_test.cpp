@@ -2,7 +2,9 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -42,7 +44,7 @@ Status AddRackNotes(Db& db) {
 
 }  // namespace
 
-TEST_CASE("reports.schema: a version-1 database reopens intact and is not migrated again") {
+TEST_CASE("reports.schema: a current database reopens intact and is not migrated again") {
   TempDir dir;
   std::string path = dir.File("r.db");
   {
@@ -55,11 +57,11 @@ TEST_CASE("reports.schema: a version-1 database reopens intact and is not migrat
   CHECK(store->ReadRun(1)->status == "passed");
   CHECK(store->ReadEvents(1)->size() == 12);
   CHECK(store->ReadMetrics(1)->faults.size() == 1);
-  CHECK(Int(path, "PRAGMA user_version") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM schema_history") == 1);
+  CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(Int(path, "SELECT count(*) FROM schema_history") == LatestSchemaVersion());
 }
 
-TEST_CASE("reports.schema: a further migration step upgrades a version-1 database and keeps its data") {
+TEST_CASE("reports.schema: a further migration step upgrades a current database and keeps its data") {
   TempDir dir;
   std::string path = dir.File("r.db");
   {
@@ -68,27 +70,28 @@ TEST_CASE("reports.schema: a further migration step upgrades a version-1 databas
     t::WriteSampleRun(*store);
   }
   std::vector<Migration> steps(SchemaMigrations().begin(), SchemaMigrations().end());
-  steps.push_back({2, "rack notes", &AddRackNotes});
+  const int next = LatestSchemaVersion() + 1;
+  steps.push_back({next, "rack notes", &AddRackNotes});
   {
     Db db = Raw(path);
     REQUIRE(Migrate(db, steps).ok());
     auto version = CheckSchemaVersion(db, steps);
     REQUIRE(version.ok());
-    CHECK(*version == 2);
+    CHECK(*version == next);
   }
-  CHECK(Int(path, "PRAGMA user_version") == 2);
+  CHECK(Int(path, "PRAGMA user_version") == next);
   CHECK(Int(path, "SELECT count(*) FROM rack_notes") == 0);
   CHECK(Int(path, "SELECT count(*) FROM events") == 12);
-  CHECK(Int(path, "SELECT max(version) FROM schema_history") == 2);
+  CHECK(Int(path, "SELECT max(version) FROM schema_history") == next);
 
-  // This build only knows version 1: it must refuse the upgraded file, not touch it.
+  // This build does not know step `next`: it must refuse the upgraded file, not touch it.
   auto store = ReportStore::Open(path);
   REQUIRE_FALSE(store.ok());
   CHECK(store.status().code() == StatusCode::kNotSupported);
-  CHECK(Mentions(store.status(), "schema version 2"));
+  CHECK(Mentions(store.status(), "schema version " + std::to_string(next)));
   CHECK(Mentions(store.status(), path));
   CHECK(ReportStore::OpenReadOnly(path).status().code() == StatusCode::kNotSupported);
-  CHECK(Int(path, "PRAGMA user_version") == 2);
+  CHECK(Int(path, "PRAGMA user_version") == next);
 }
 
 TEST_CASE("reports.schema: a newer database is refused without being modified") {
@@ -217,4 +220,70 @@ TEST_CASE("reports.schema: read-only refuses an empty file: it is not a report y
   auto store = ReportStore::OpenReadOnly(path);
   CHECK(store.status().code() == StatusCode::kInvalidArgument);
   CHECK(Mentions(store.status(), "not a rackchaos report"));
+}
+
+namespace {
+
+// Builds a database from a SQL text file (a checked-in dump).
+void LoadDump(const std::string& sql_file, const std::string& db_path) {
+  std::ifstream in(sql_file);
+  REQUIRE_MESSAGE(in, "cannot read " << sql_file);
+  std::string sql((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Db db = Raw(db_path);
+  Status s = db.Exec(sql, "loading " + sql_file);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += s + " ";
+  return out;
+}
+
+// "table=rows" for every table of the database, in name order.
+std::vector<std::string> RowCounts(const std::string& path) {
+  Db db = Raw(path);
+  std::vector<std::string> tables;
+  auto list = db.Prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", "list");
+  REQUIRE(list.ok());
+  while (*list->Step("list")) tables.push_back(list->Text(0));
+  std::vector<std::string> counts;
+  for (const std::string& t : tables) {
+    counts.push_back(t + "=" + std::to_string(*db.QueryInt("SELECT count(*) FROM " + t, "count")));
+  }
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("reports.schema: a database written by schema version 1 migrates to the latest with nothing lost") {
+  TempDir dir;
+  std::string path = dir.File("v1.db");
+  LoadDump(std::string(RACKCHAOS_SOURCE_DIR) + "/tests/reports/data/v1_quickstart.sql", path);
+  REQUIRE(Int(path, "PRAGMA user_version") == 1);
+  std::vector<std::string> before = RowCounts(path);
+  CHECK(before.size() == 17);  // the v1 tables; no gates table
+
+  auto store = ReportStore::Open(path);
+  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+  CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(Int(path, "SELECT max(version) FROM schema_history") == LatestSchemaVersion());
+  std::vector<std::string> after = RowCounts(path);
+  // Every row kept; the migration adds the empty gates table and its own history rows.
+  std::vector<std::string> expected = before;
+  expected.push_back("gates=0");
+  std::replace(expected.begin(), expected.end(), std::string("schema_history=1"),
+               "schema_history=" + std::to_string(LatestSchemaVersion()));
+  std::sort(expected.begin(), expected.end());
+  CHECK_MESSAGE(after == expected, Join(after) << " vs " << Join(expected));
+  // The old rows read back through the current readers.
+  auto metrics = store->ReadMetrics(1);
+  REQUIRE(metrics.ok());
+  CHECK(metrics->faults.size() == 4);
+  CHECK(store->ReadRun(1)->info.plan_name == "quickstart");
+  CHECK(store->ReadGates(1)->empty());
+  CHECK(*store->CountEvents(1) == 115);
+  // And the migrated file takes new gates.
+  CHECK(store->AddGates(1, t::SampleGates()).ok());
+  CHECK(store->ReadGates(1)->size() == 2);
 }

@@ -84,7 +84,7 @@ TEST_CASE("reports.store: a new store is at the latest schema version, marked as
   }
   CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
   CHECK(Int(path, "PRAGMA application_id") == kReportApplicationId);
-  CHECK(Int(path, "SELECT count(*) FROM schema_history") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM schema_history") == LatestSchemaVersion());
   Db db = Raw(path);
   CHECK(Rows(db, "PRAGMA journal_mode") == std::vector<std::string>{"wal"});
 }

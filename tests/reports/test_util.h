@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,13 @@ inline RunMetrics SampleMetrics() {
   return m;
 }
 
+// Two expectations: one held, one failed because the metric never had a value.
+inline std::vector<GateRow> SampleGates() {
+  return {{"ttd.max < 30s", "ttd.max", "<", 30, 12.5, true, "ttd.max < 30s: 12.5s (pass)"},
+          {"ttr.max < 5m", "ttr.max", "<", 300, std::numeric_limits<double>::infinity(), false,
+           "ttr.max < 5m: never (FAIL)"}};
+}
+
 // Writes the whole sample run (events in two batches) and returns its id.
 inline int64_t WriteSampleRun(ReportStore& store) {
   auto run = store.BeginRun(SampleRunInfo());
@@ -118,6 +126,7 @@ inline int64_t WriteSampleRun(ReportStore& store) {
   REQUIRE(store.AppendEvents(*run, first).ok());
   REQUIRE(store.AppendEvents(*run, rest).ok());
   REQUIRE(store.AddMetrics(*run, SampleMetrics()).ok());
+  REQUIRE(store.AddGates(*run, SampleGates()).ok());
   REQUIRE(store.FinishRun(*run, "passed", 0, "2025-01-02T03:14:05Z", "").ok());
   return *run;
 }

@@ -1,0 +1,70 @@
+#include "runner/report_cmd.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "reports/render.h"
+#include "reports/store.h"
+#include "runner/exit_code.h"
+
+namespace rackchaos::runner {
+namespace {
+
+int Fail(ExitCode code, const std::string& message) {
+  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
+  return ToInt(code);
+}
+
+// Unknown runs and bad arguments are the user's input; everything else is infrastructure.
+int FailWith(const Status& s) {
+  bool input = s.code() == StatusCode::kNotFound || s.code() == StatusCode::kInvalidArgument;
+  return Fail(input ? ExitCode::kBadInput : ExitCode::kRuntimeError, s.message());
+}
+
+// Reading never needs a write, except once: a database from an older rackchaos is migrated in
+// place (the schema only grows), so that old reports stay readable.
+Result<reports::ReportStore> OpenForReading(const std::string& path) {
+  auto store = reports::ReportStore::OpenReadOnly(path);
+  if (store.ok() || store.status().code() != StatusCode::kInvalidArgument) return store;
+  auto migrated = reports::ReportStore::Open(path);
+  if (migrated.ok()) return migrated;
+  return store.status();
+}
+
+Result<int64_t> PickRun(const reports::ReportStore& store, std::optional<int64_t> run) {
+  if (run) return *run;
+  return store.LatestRun();
+}
+
+// Writes `text` to `path` ("" or "-" for stdout). The file is written whole or reported as failed.
+Status WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? Status::Ok() : Status::IoError("writing the report to stdout failed");
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return Status::IoError("cannot write report file '" + path + "'");
+  return Status::Ok();
+}
+
+}  // namespace
+
+int CmdReportRender(const ReportArgs& args) {
+  auto format = reports::ParseFormat(args.format);
+  if (!format.ok()) return FailWith(format.status());
+  auto store = OpenForReading(args.db);
+  if (!store.ok()) return FailWith(store.status());
+  auto run = PickRun(*store, args.run);
+  if (!run.ok()) return FailWith(run.status());
+  auto text = reports::Render(*store, *run, *format);
+  if (!text.ok()) return FailWith(text.status());
+  Status written = WriteOutput(args.output, *text);
+  if (!written.ok()) return Fail(ExitCode::kRuntimeError, written.message());
+  return ToInt(ExitCode::kPass);
+}
+
+}  // namespace rackchaos::runner
