@@ -297,7 +297,9 @@ TEST_CASE("healer.thermal: coolant flow below 70% of nominal raises once per epi
   CHECK(h.raised()[0].symptom.cls == SymptomClass::kFlowLow);
   CHECK(h.raised()[0].symptom.component == valve);
   CHECK(h.raised()[0].symptom.text == "coolant flow 4.0 L/min (nominal 8.0)");
+  CHECK(h.cleared().empty());
   flow(60, 8.0);
+  CHECK(h.cleared() == std::vector<ComponentId>{valve});
   flow(70, 2.0);
   flow(80, 2.0);
   REQUIRE(h.raised().size() == 2);
@@ -352,6 +354,8 @@ TEST_CASE("healer.link_state: a link down raises once until it comes back up") {
   h.Feed(Sec(4), LinkStateChange{gpu, 6, false});
   h.Feed(Sec(5), LinkStateChange{nic, -1, true});
   h.Feed(Sec(6), LinkStateChange{nic, -1, false});
+  h.Feed(Sec(7), LinkStateChange{Id("r01.tray04.nic0"), -1, true});  // never down: nothing to clear
+  CHECK(h.cleared() == std::vector<ComponentId>{nic});
   REQUIRE(h.raised().size() == 4);
   CHECK(h.raised()[0].symptom.cls == SymptomClass::kLinkDown);
   CHECK(h.raised()[0].symptom.component == nic);

@@ -202,6 +202,26 @@ TEST_CASE("healer.healer: a failed job is requeued at once, without waiting for 
   CHECK(rig.backend.calls == std::vector<FakeBackend::Call>{{Sec(42), "requeue 2"}});
 }
 
+TEST_CASE("healer.healer: a link that comes back inside the correlation window isolates nothing") {
+  Rig rig;
+  const ComponentId nic = Id("r01.tray03.nic1");
+  rig.Feed(Sec(10), cluster::LinkStateChange{nic, -1, false});
+  rig.Feed(Sec(15), cluster::LinkStateChange{nic, -1, true});
+  rig.clock.RunUntil(Min(10));
+  CHECK(rig.Timeline() == std::vector<std::string>{"10s detected #1 link_state r01.tray03.nic1"});
+  CHECK(rig.backend.calls.empty());
+
+  // Down for longer than the window: the NIC's tray is drained.
+  rig.Feed(Min(11), cluster::LinkStateChange{nic, -1, false});
+  rig.Feed(Min(11) + Sec(21), cluster::LinkStateChange{nic, -1, true});
+  CHECK(rig.Timeline() == std::vector<std::string>{
+                              "10s detected #1 link_state r01.tray03.nic1",
+                              "11m detected #2 link_state r01.tray03.nic1",
+                              "11m20s isolated r01.tray03.nic1 nic #2",
+                              "11m20s drain r01.tray03",
+                          });
+}
+
 TEST_CASE("healer.healer: the circuit breaker refuses the isolation that would pass 10% of the GPUs") {
   Policy p = testing::Shipped("default");
   p.breaker_max_share = 0.10;

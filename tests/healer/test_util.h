@@ -61,16 +61,16 @@ struct Raised {
   Symptom symptom;
 };
 
-// One detector, its context and the symptoms it raised with the virtual time they were raised at.
+// One detector, its context, the symptoms it raised with the virtual time they were raised at, and
+// the components whose symptoms it declared cleared.
 // Feed() advances the clock to the observation's time first, so timers due before it run in order.
 class DetectorHarness {
  public:
   explicit DetectorHarness(std::string_view detector, Policy policy = Shipped("default"),
                            const cluster::Topology& topo = Topo())
       : policy_(std::move(policy)),
-        ctx_(MakeContext(
-            topo, clock_, policy_, [this](Symptom s) { raised_.push_back({clock_.Now(), std::move(s)}); },
-            [this](SymptomClass, ComponentId c) { cleared_.push_back(c); })),
+        ctx_{topo, clock_, policy_, [this](Symptom s) { raised_.push_back({clock_.Now(), std::move(s)}); },
+             [this](SymptomClass, ComponentId c) { cleared_.push_back(c); }},
         detector_(MakeDetector(detector)) {}
 
   void Feed(Time at, cluster::ObservationBody body) {
@@ -85,16 +85,6 @@ class DetectorHarness {
   const std::vector<ComponentId>& cleared() const { return cleared_; }
 
  private:
-  // Fills the context's `clear` callback where DetectorContext has one (it is being added alongside
-  // these tests), so that the harness builds either way; a detector calling an unset one would throw.
-  template <typename Ctx = DetectorContext, typename Raise, typename Clear>
-  static Ctx MakeContext(const cluster::Topology& topo, Clock& clock, const Policy& policy, Raise raise, Clear clear) {
-    if constexpr (requires { Ctx{topo, clock, policy, raise, clear}; })
-      return Ctx{topo, clock, policy, std::move(raise), std::move(clear)};
-    else
-      return Ctx{topo, clock, policy, std::move(raise)};
-  }
-
   VirtualClock clock_;
   Policy policy_;
   std::vector<Raised> raised_;
