@@ -51,6 +51,7 @@ struct JobSpec {
 
 struct FaultSpec {
   std::string kind;                 // an injector name
+  SourcePos kind_pos;
   PlanValue target;                 // a selector, e.g. "r01.tray07.gpu2", "r01.tray[01-04]"
   std::string pick = "one";         // one | all | count:N | percent:P
   SourcePos pick_pos;

@@ -420,7 +420,10 @@ Status ReadWorkload(Reader& r, const Field& field, std::vector<JobSpec>& jobs) {
 
 Status ReadFaultField(Reader& r, const Field& f, const std::string& where, FaultSpec& fault) {
   if (f.key == "at") return r.Read(f, fault.at);
-  if (f.key == "kind") return r.Read(f, fault.kind);
+  if (f.key == "kind") {
+    fault.kind_pos = r.Pos(f);
+    return r.Read(f, fault.kind);
+  }
   if (f.key == "for") return r.Read(f, fault.duration.emplace());
   if (f.key == "target") {
     fault.target.pos = r.Pos(f);

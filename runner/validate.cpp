@@ -94,7 +94,7 @@ Status ValidateFaults(const Plan& plan, RunSpec& spec) {
   FaultId next = 1;
   for (const FaultSpec& f : plan.faults) {
     const injectors::Injector* inj = injectors::FindInjector(f.kind);
-    if (!inj) return At(f.pos, "unknown fault kind '" + f.kind + "'; known kinds: " + injectors::InjectorNames());
+    if (!inj) return At(f.kind_pos.line ? f.kind_pos : f.pos, "unknown fault kind '" + f.kind + "'; known kinds: " + injectors::InjectorNames());
     injectors::Params params;
     for (const auto& [key, value] : f.params) {
       std::map<std::string, std::string> one{{key, value.text}};

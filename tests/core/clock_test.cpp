@@ -17,7 +17,7 @@ TEST_CASE("virtual clock jumps to the next timer and keeps same-time order") {
   CHECK(clock.Now() == Duration::Seconds(10));
 }
 
-TEST_CASE("cancelled timers do not run; timers may schedule timers") {
+TEST_CASE("cancelled timers do not run, and timers may schedule timers") {
   VirtualClock clock;
   int ran = 0;
   TimerId id = clock.CallAt(Duration::Seconds(2), [&] { ran += 100; });

@@ -7,7 +7,7 @@
 
 using namespace rackchaos;
 
-TEST_CASE("same seed, same stream; different seed, different stream") {
+TEST_CASE("same seed gives the same stream, a different seed another") {
   Rng a(42), b(42), c(43);
   std::vector<uint64_t> va, vb, vc;
   for (int i = 0; i < 100; ++i) { va.push_back(a.Next()); vb.push_back(b.Next()); vc.push_back(c.Next()); }
