@@ -150,6 +150,24 @@ int main(int argc, char** argv) {
   report->add_option("-f,--format", report_args.format, "text | json | markdown | junit | prometheus | html")->capture_default_str();
   report->add_option("-o,--output", report_args.output, "Write to this file instead of stdout");
   add_common(report, true);
+  std::vector<std::string> merge_inputs;
+  std::string merge_output;
+  auto* merge = report->add_subcommand("merge", "Copy every run of several report databases into one, skipping runs it already has");
+  merge->add_option("inputs", merge_inputs, "Report databases (shards) to merge")->required();
+  merge->add_option("-o,--output", merge_output, "Destination database (created if absent)")->required();
+
+  rc::runner::CompareArgs compare_args;
+  auto* compare = app.add_subcommand("compare", "What got better or worse from run A to run B; exit 1 when a --fail-on threshold regresses");
+  compare->add_option("run_a", compare_args.run_a, "Baseline run id")->required();
+  compare->add_option("run_b", compare_args.run_b, "Run id to judge")->required();
+  compare->add_option("--db-b", compare_args.db_b, "Database of run B, when not --db");
+  compare->add_option("--fail-on", compare_args.fail_on, "Allowed worsening, e.g. ttr.p95=+10%,ttr.max=+30s,precision=-0.05");
+  add_common(compare, true);
+
+  std::string rack_serial;
+  auto* history = app.add_subcommand("history", "Every stored run that touched a rack: verdicts, trend, repeat offenders");
+  history->add_option("--rack", rack_serial, "Rack (or tray) serial, e.g. SIM-gb200-nvl72-r01")->required();
+  add_common(history, true);
 
   auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics");
   list->add_option("what", list_what, "models | injectors | detectors | policies | metrics")
@@ -167,6 +185,12 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   if (*run) return CmdRun(common, plan_path, seed, healer, command_line);
   if (*validate) return CmdValidate(plan_path, seed);
+  if (*merge) return rc::runner::CmdReportMerge(merge_inputs, merge_output);
+  if (*compare) {
+    compare_args.db = common.db;
+    return rc::runner::CmdCompare(compare_args);
+  }
+  if (*history) return rc::runner::CmdHistory(common.db, rack_serial);
   if (*report) {
     report_args.db = common.db;
     return rc::runner::CmdReportRender(report_args);

@@ -4,6 +4,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "reports/compare.h"
+#include "reports/history.h"
+#include "reports/merge.h"
 #include "reports/render.h"
 #include "reports/store.h"
 #include "runner/exit_code.h"
@@ -64,6 +67,44 @@ int CmdReportRender(const ReportArgs& args) {
   if (!text.ok()) return FailWith(text.status());
   Status written = WriteOutput(args.output, *text);
   if (!written.ok()) return Fail(ExitCode::kRuntimeError, written.message());
+  return ToInt(ExitCode::kPass);
+}
+
+int CmdCompare(const CompareArgs& args) {
+  auto thresholds = reports::ParseThresholds(args.fail_on);
+  if (!thresholds.ok()) return FailWith(thresholds.status());
+  auto store_a = OpenForReading(args.db);
+  if (!store_a.ok()) return FailWith(store_a.status());
+  auto a = reports::RunMetricValues(*store_a, args.run_a);
+  if (!a.ok()) return FailWith(a.status());
+  auto store_b = OpenForReading(args.db_b.empty() ? args.db : args.db_b);
+  if (!store_b.ok()) return FailWith(store_b.status());
+  auto b = reports::RunMetricValues(*store_b, args.run_b);
+  if (!b.ok()) return FailWith(b.status());
+  reports::Comparison c = reports::CompareMetrics(args.run_a, *a, args.run_b, *b, *thresholds);
+  std::cout << reports::RenderComparison(c);
+  return ToInt(c.regressions > 0 ? ExitCode::kExpectationFailed : ExitCode::kPass);
+}
+
+int CmdHistory(const std::string& db, const std::string& serial) {
+  auto store = OpenForReading(db);
+  if (!store.ok()) return FailWith(store.status());
+  auto history = reports::ReadRackHistory(*store, serial);
+  if (!history.ok()) return FailWith(history.status());
+  std::cout << reports::RenderHistory(*history);
+  return ToInt(ExitCode::kPass);
+}
+
+int CmdReportMerge(const std::vector<std::string>& inputs, const std::string& output) {
+  if (output.empty()) return Fail(ExitCode::kBadInput, "report merge needs -o OUT.db");
+  auto dest = reports::ReportStore::Open(output);
+  if (!dest.ok()) return FailWith(dest.status());
+  for (const std::string& input : inputs) {
+    auto counts = reports::MergeInto(*dest, input);
+    if (!counts.ok()) return FailWith(counts.status());
+    std::cout << input << ": " << counts->runs_copied << " run(s) copied, " << counts->runs_skipped
+              << " already in " << output << " skipped, " << counts->rows_copied << " rows\n";
+  }
   return ToInt(ExitCode::kPass);
 }
 

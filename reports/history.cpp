@@ -1,0 +1,125 @@
+#include "reports/history.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "reports/escape.h"
+#include "reports/text_table.h"
+
+namespace rackchaos::reports {
+namespace {
+
+// The component with the serial and everything under it, per run.
+constexpr const char* kSubtree =
+    "WITH RECURSIVE sub(run_id, id) AS ("
+    "  SELECT run_id, id FROM components WHERE serial = ?1"
+    "  UNION SELECT c.run_id, c.id FROM components c JOIN sub s ON c.run_id = s.run_id AND c.parent_id = s.id) ";
+
+constexpr const char* kRunsSql =
+    "SELECT r.id, r.plan_name, r.started_wall, r.status, r.seed,"
+    " (SELECT count(*) FROM faults f JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id"
+    "    WHERE f.run_id = r.id),"
+    " (SELECT count(*) FROM isolations i JOIN sub s ON s.run_id = i.run_id AND s.id = i.component_id"
+    "    WHERE i.run_id = r.id),"
+    " (SELECT count(*) FROM fault_metrics m JOIN faults f ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
+    "    JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id WHERE m.run_id = r.id AND m.ttr_us IS NULL),"
+    " (SELECT max(m.ttr_us) FROM fault_metrics m JOIN faults f ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
+    "    JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id WHERE m.run_id = r.id)"
+    " FROM runs r WHERE r.id IN (SELECT run_id FROM components WHERE serial = ?1) ORDER BY r.id";
+
+constexpr const char* kIsolatedSql =
+    "SELECT DISTINCT c.name, c.serial, i.run_id FROM isolations i"
+    " JOIN sub s ON s.run_id = i.run_id AND s.id = i.component_id"
+    " JOIN components c ON c.run_id = i.run_id AND c.id = i.component_id ORDER BY i.run_id";
+
+Status ReadRuns(Db& db, const std::string& serial, RackHistory& h) {
+  const std::string what = "reading the history of serial '" + serial + "'";
+  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(std::string(kSubtree) + kRunsSql, what));
+  s.Bind(1, serial);
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) return Status::Ok();
+    RackRun r{s.Int(0), s.Text(1), s.Text(2), s.Text(3), std::strtoull(s.Text(4).c_str(), nullptr, 10),
+              static_cast<int>(s.Int(5)), static_cast<int>(s.Int(6)), static_cast<int>(s.Int(7)), std::nullopt};
+    if (!s.IsNull(8)) r.ttr_max_s = static_cast<double>(s.Int(8)) / 1e6;
+    h.runs.push_back(r);
+  }
+}
+
+Status ReadOffenders(Db& db, const std::string& serial, RackHistory& h) {
+  const std::string what = "reading isolations under serial '" + serial + "'";
+  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(std::string(kSubtree) + kIsolatedSql, what));
+  s.Bind(1, serial);
+  std::map<std::string, RepeatOffender> by_key;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) break;
+    std::string name = s.Text(0), comp_serial = s.Text(1);
+    RepeatOffender& o = by_key[comp_serial.empty() ? name : comp_serial];
+    o.name = name;
+    o.serial = comp_serial;
+    if (o.runs.empty() || o.runs.back() != s.Int(2)) o.runs.push_back(s.Int(2));
+  }
+  for (auto& [key, o] : by_key) {
+    if (o.runs.size() > 1) h.offenders.push_back(o);
+  }
+  std::stable_sort(h.offenders.begin(), h.offenders.end(),
+                   [](const RepeatOffender& a, const RepeatOffender& b) { return a.runs.size() > b.runs.size(); });
+  return Status::Ok();
+}
+
+std::string Trend(const RackHistory& h) {
+  std::string verdicts;
+  for (const RackRun& r : h.runs) verdicts += (verdicts.empty() ? "" : " ") + r.status;
+  std::string out = "Trend (oldest to newest): " + verdicts + "\n";
+  const RackRun* first = nullptr;
+  const RackRun* last = nullptr;
+  for (const RackRun& r : h.runs) {
+    if (!r.ttr_max_s) continue;
+    if (!first) first = &r;
+    last = &r;
+  }
+  if (first && last && first != last) {
+    double a = *first->ttr_max_s, b = *last->ttr_max_s;
+    out += "Worst TTR on this rack: " + FormatDurationShort(Duration::FromSecondsF(a)) + " (run " +
+           std::to_string(first->run) + ") -> " + FormatDurationShort(Duration::FromSecondsF(b)) + " (run " +
+           std::to_string(last->run) + "): " + (b < a ? "improving" : b > a ? "worsening" : "steady") + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<RackHistory> ReadRackHistory(const ReportStore& store, const std::string& serial) {
+  RackHistory h;
+  h.serial = serial;
+  RC_RETURN_IF_ERROR(ReadRuns(store.db(), serial, h));
+  RC_RETURN_IF_ERROR(ReadOffenders(store.db(), serial, h));
+  return h;
+}
+
+std::string RenderHistory(const RackHistory& h) {
+  if (h.runs.empty()) return "No stored run touched a component with serial '" + h.serial + "'.\n";
+  TextTable table({"run", "plan", "seed", "started", "status", "faults", "isolations", "unrecovered", "worst TTR"},
+                  {Align::kRight, Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft, Align::kRight,
+                   Align::kRight, Align::kRight, Align::kRight});
+  for (const RackRun& r : h.runs) {
+    table.AddRow({std::to_string(r.run), r.plan_name, std::to_string(r.seed), r.started_wall, r.status,
+                  std::to_string(r.faults), std::to_string(r.isolations), std::to_string(r.unrecovered),
+                  r.ttr_max_s ? FormatDurationShort(Duration::FromSecondsF(*r.ttr_max_s)) : "-"});
+  }
+  std::string out = "History of " + h.serial + ": " + std::to_string(h.runs.size()) + " run(s)\n" +
+                    table.Render("  ") + "\n" + Trend(h) + "\n";
+  if (h.offenders.empty()) return out + "Repeat offenders: none\n";
+  out += "Repeat offenders (isolated in more than one run)\n";
+  for (const RepeatOffender& o : h.offenders) {
+    std::string runs;
+    for (int64_t r : o.runs) runs += (runs.empty() ? "" : ", ") + std::to_string(r);
+    out += "  " + o.name + (o.serial.empty() ? "" : " (" + o.serial + ")") + ": " +
+           std::to_string(o.runs.size()) + " runs (" + runs + ")\n";
+  }
+  return out;
+}
+
+}  // namespace rackchaos::reports

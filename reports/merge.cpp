@@ -1,0 +1,132 @@
+#include "reports/merge.h"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "reports/schema.h"
+
+namespace rackchaos::reports {
+namespace {
+
+Result<std::vector<std::string>> Column0(Db& db, const std::string& sql, const std::string& what) {
+  RC_ASSIGN_OR_RETURN(Stmt stmt, db.Prepare(sql, what));
+  std::vector<std::string> out;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, stmt.Step(what));
+    if (!row) return out;
+    out.push_back(stmt.Text(0));
+  }
+}
+
+// The per-run tables both files have, with the columns both have (run_id first).
+struct TableCopy {
+  std::string table;
+  std::vector<std::string> columns;  // without run_id
+};
+
+Result<std::vector<TableCopy>> PerRunTables(Db& db, const std::string& what) {
+  RC_ASSIGN_OR_RETURN(std::vector<std::string> tables, Column0(db,
+      "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT IN ('runs', "
+      "'schema_history') AND name IN (SELECT name FROM src.sqlite_schema WHERE type = 'table') "
+      "ORDER BY name", what));
+  std::vector<TableCopy> out;
+  for (const std::string& t : tables) {
+    RC_ASSIGN_OR_RETURN(std::vector<std::string> cols, Column0(db,
+        "SELECT m.name FROM pragma_table_info('" + t + "', 'main') m WHERE m.name != 'run_id' AND "
+        "m.name IN (SELECT name FROM pragma_table_info('" + t + "', 'src')) ORDER BY m.cid", what));
+    out.push_back({t, cols});
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& cols) {
+  std::string out;
+  for (const std::string& c : cols) out += ", " + c;
+  return out;
+}
+
+// Copies one source run under a new id; returns the rows copied, or 0 when its key is present.
+Result<int64_t> CopyRun(Db& db, int64_t old_id, const std::vector<TableCopy>& tables,
+                        const std::vector<std::string>& run_cols, const std::string& what) {
+  RC_ASSIGN_OR_RETURN(Stmt dup, db.Prepare(
+      "SELECT count(*) FROM main.runs m JOIN src.runs s ON s.id = ? AND m.plan_hash = s.plan_hash "
+      "AND m.seed = s.seed AND m.started_wall = s.started_wall", what));
+  dup.Bind(1, old_id);
+  RC_ASSIGN_OR_RETURN(bool row, dup.Step(what));
+  if (row && dup.Int(0) > 0) return int64_t{0};
+  RC_ASSIGN_OR_RETURN(Stmt run, db.Prepare("INSERT INTO main.runs(" + Join(run_cols).substr(2) +
+      ") SELECT " + Join(run_cols).substr(2) + " FROM src.runs WHERE id = ?", what));
+  run.Bind(1, old_id);
+  RC_RETURN_IF_ERROR(run.Run(what));
+  int64_t new_id = sqlite3_last_insert_rowid(db.handle());
+  int64_t rows = 1;
+  for (const TableCopy& t : tables) {
+    RC_ASSIGN_OR_RETURN(Stmt copy, db.Prepare("INSERT INTO main." + t.table + "(run_id" + Join(t.columns) +
+        ") SELECT ?1" + Join(t.columns) + " FROM src." + t.table + " WHERE run_id = ?2", what));
+    copy.Bind(1, new_id);
+    copy.Bind(2, old_id);
+    RC_RETURN_IF_ERROR(copy.Run(what + " (" + t.table + ")"));
+    rows += sqlite3_changes(db.handle());
+  }
+  return rows;
+}
+
+Result<MergeCounts> CopyAll(Db& db, const std::string& what) {
+  RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db, what));
+  RC_ASSIGN_OR_RETURN(std::vector<TableCopy> tables, PerRunTables(db, what));
+  RC_ASSIGN_OR_RETURN(std::vector<std::string> run_cols, Column0(db,
+      "SELECT name FROM pragma_table_info('runs', 'main') WHERE name != 'id' ORDER BY cid", what));
+  RC_ASSIGN_OR_RETURN(std::vector<std::string> ids, Column0(db, "SELECT id FROM src.runs ORDER BY id", what));
+  MergeCounts counts;
+  for (const std::string& id : ids) {
+    RC_ASSIGN_OR_RETURN(int64_t rows, CopyRun(db, std::stoll(id), tables, run_cols, what));
+    (rows > 0 ? counts.runs_copied : counts.runs_skipped) += 1;
+    counts.rows_copied += rows;
+  }
+  RC_RETURN_IF_ERROR(txn.Commit(what));
+  return counts;
+}
+
+// Refuses what must not be attached: an absent file, the destination itself, a foreign or newer one.
+Status CheckSource(const std::string& dest_path, const std::string& source_path) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(dest_path, source_path, ec)) {
+    return Status::Invalid("cannot merge report '" + source_path + "' into itself");
+  }
+  RC_ASSIGN_OR_RETURN(Db src, Db::Open(source_path, SQLITE_OPEN_READONLY));
+  RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(src, SchemaMigrations()));
+  if (version == 0) return Status::Invalid("'" + source_path + "' is not a rackchaos report (it has no schema)");
+  return Status::Ok();
+}
+
+// SQLite URI filenames treat '?', '#' and '%' specially; everything else may stay as it is.
+std::string UriPath(const std::string& path) {
+  std::string out = "file:";
+  for (char c : path) {
+    if (c == '%') out += "%25";
+    else if (c == '?') out += "%3f";
+    else if (c == '#') out += "%23";
+    else out += c;
+  }
+  return out + "?mode=ro";
+}
+
+}  // namespace
+
+Result<MergeCounts> MergeInto(ReportStore& dest, const std::string& source_path) {
+  const std::string what = "merging report '" + source_path + "' into '" + dest.path() + "'";
+  RC_RETURN_IF_ERROR(CheckSource(dest.path(), source_path));
+  Db& db = dest.db();
+  // Read-only through a URI, so a source is never migrated, journaled or otherwise touched.
+  RC_ASSIGN_OR_RETURN(Stmt attach, db.Prepare("ATTACH DATABASE ? AS src", what));
+  attach.Bind(1, UriPath(source_path));
+  RC_RETURN_IF_ERROR(attach.Run(what + ": attaching"));
+  Result<MergeCounts> counts = CopyAll(db, what);
+  Status detached = db.Exec("DETACH DATABASE src", what + ": detaching");
+  if (counts.ok() && !detached.ok()) return detached;
+  return counts;
+}
+
+}  // namespace rackchaos::reports

@@ -1,0 +1,182 @@
+// compare, merge and history: the cross-run tools, on hand-built runs in temporary databases.
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "reports/compare.h"
+#include "reports/history.h"
+#include "reports/merge.h"
+#include "reports/store.h"
+#include "tests/reports/test_util.h"
+
+using namespace rackchaos;
+using namespace rackchaos::reports;
+using rackchaos::reports::testing::TempDir;
+namespace t = rackchaos::reports::testing;
+
+namespace {
+
+// The sample run with its one fault's TTR set (or absent) and its own start time.
+int64_t AddRun(ReportStore& store, std::optional<Duration> ttr, const std::string& started,
+               double precision = 0.5) {
+  RunInfo info = t::SampleRunInfo();
+  info.started_wall = started;
+  auto run = store.BeginRun(info);
+  REQUIRE(run.ok());
+  REQUIRE(store.AddComponents(*run, t::SampleComponents()).ok());
+  REQUIRE(store.AddJobs(*run, t::SampleJobs()).ok());
+  REQUIRE(store.AppendEvents(*run, t::SampleEvents()).ok());
+  RunMetrics m = t::SampleMetrics();
+  m.faults[0].time_to_recover = ttr;
+  m.precision = precision;
+  REQUIRE(store.AddMetrics(*run, m).ok());
+  REQUIRE(store.AddGates(*run, t::SampleGates()).ok());
+  REQUIRE(store.FinishRun(*run, ttr ? "passed" : "failed", ttr ? 0 : 1, started, "").ok());
+  return *run;
+}
+
+const MetricChange& Change(const Comparison& c, const std::string& name) {
+  for (const MetricChange& ch : c.changes) {
+    if (ch.a.name == name) return ch;
+  }
+  FAIL("no metric " << name);
+  return c.changes.front();
+}
+
+Comparison Compare(ReportStore& store, int64_t a, int64_t b, const std::string& fail_on) {
+  auto thresholds = ParseThresholds(fail_on);
+  REQUIRE_MESSAGE(thresholds.ok(), thresholds.status().ToString());
+  return CompareMetrics(a, *RunMetricValues(store, a), b, *RunMetricValues(store, b), *thresholds);
+}
+
+int64_t Count(const std::string& path, const std::string& table) {
+  auto db = Db::Open(path, SQLITE_OPEN_READONLY);
+  REQUIRE(db.ok());
+  return *db->QueryInt("SELECT count(*) FROM " + table, "count");
+}
+
+const char* const kTables[] = {"runs", "components", "jobs", "events", "faults", "detections",
+                               "isolations", "actions", "job_events", "checkpoints", "physics",
+                               "fault_metrics", "job_impacts", "job_metrics", "run_metrics",
+                               "run_metric_items", "gates"};
+
+}  // namespace
+
+TEST_CASE("reports.compare: deltas have a direction and thresholds fail only past their allowance") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  int64_t a = AddRun(*store, Duration::Seconds(100), "2025-01-01T00:00:00Z", 1.0);
+  int64_t b = AddRun(*store, Duration::Seconds(109), "2025-01-02T00:00:00Z", 0.5);
+  Comparison c = Compare(*store, a, b, "ttr.p95=+10%");
+  CHECK(Change(c, "ttr.p95").delta == doctest::Approx(9));
+  CHECK(Change(c, "ttr.p95").verdict == -1);
+  CHECK(Change(c, "precision").verdict == -1);  // higher is better, and it went down
+  CHECK(Change(c, "blast.gpus").verdict == 0);
+  CHECK(c.regressions == 0);  // +9% is within +10%
+  CHECK(Compare(*store, a, b, "ttr.p95=+8%").regressions == 1);
+  CHECK(Compare(*store, a, b, "ttr.max=+5s").regressions == 1);
+  CHECK(Compare(*store, a, b, "ttr.max=+10s").regressions == 0);
+  CHECK(Compare(*store, a, b, "precision=-0.4").regressions == 1);
+  CHECK(Compare(*store, b, a, "precision=-0.4,ttr.p95=+0%").regressions == 0);  // a is better than b
+  std::string text = RenderComparison(Compare(*store, a, b, "precision=-0.4"));
+  CHECK(text.find("FAIL  precision regressed: 1 -> 0.5 exceeds precision=-0.4") != std::string::npos);
+}
+
+TEST_CASE("reports.compare: a fault that no longer recovers is infinitely worse; bad thresholds are refused") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  int64_t a = AddRun(*store, Duration::Seconds(100), "2025-01-01T00:00:00Z");
+  int64_t b = AddRun(*store, std::nullopt, "2025-01-02T00:00:00Z");
+  Comparison c = Compare(*store, a, b, "ttr.max=+1000%");
+  CHECK(std::isinf(Change(c, "ttr.max").b.value));
+  CHECK(Change(c, "faults.unrecovered").delta == 1);
+  CHECK(c.regressions == 1);
+  CHECK(ParseThresholds("ttr.p95").status().code() == StatusCode::kInvalidArgument);
+  CHECK(ParseThresholds("tttr.p95=+1%").status().message().find("known: ttr.p50") != std::string::npos);
+  CHECK(ParseThresholds("precision=+0.1").status().message().find("goes down; write -0.1") != std::string::npos);
+  CHECK(ParseThresholds("ttr.max=+5 parsecs").status().code() == StatusCode::kInvalidArgument);
+  CHECK(ParseThresholds("ettr.min=-abc").status().code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("reports.merge: every row of every table arrives once, under new run ids; a second merge adds nothing") {
+  TempDir dir;
+  std::string pa = dir.File("a.db"), pb = dir.File("b.db"), out = dir.File("all.db");
+  {
+    auto a = ReportStore::Open(pa);
+    auto b = ReportStore::Open(pb);
+    REQUIRE((a.ok() && b.ok()));
+    AddRun(*a, Duration::Seconds(100), "2025-01-01T00:00:00Z");
+    AddRun(*a, std::nullopt, "2025-01-01T01:00:00Z");
+    AddRun(*b, Duration::Seconds(50), "2025-01-02T00:00:00Z");
+  }
+  auto dest = ReportStore::Open(out);
+  REQUIRE(dest.ok());
+  auto ca = MergeInto(*dest, pa);
+  REQUIRE_MESSAGE(ca.ok(), ca.status().ToString());
+  auto cb = MergeInto(*dest, pb);
+  REQUIRE_MESSAGE(cb.ok(), cb.status().ToString());
+  CHECK(ca->runs_copied == 2);
+  CHECK(cb->runs_copied == 1);
+  int64_t total = 0;
+  for (const char* table : kTables) {
+    CAPTURE(table);
+    CHECK(Count(pa, table) > 0);
+    CHECK(Count(out, table) == Count(pa, table) + Count(pb, table));
+    total += Count(out, table);
+  }
+  CHECK(ca->rows_copied + cb->rows_copied == total);
+  CHECK(dest->ReadRun(3)->info.started_wall == "2025-01-02T00:00:00Z");  // b's run 1 is now run 3
+  CHECK(dest->ReadEvents(3)->size() == 12);
+  CHECK(dest->ReadGates(3)->size() == 2);
+
+  auto again = MergeInto(*dest, pa);
+  REQUIRE(again.ok());
+  CHECK(again->runs_copied == 0);
+  CHECK(again->runs_skipped == 2);
+  CHECK(Count(out, "events") == Count(pa, "events") + Count(pb, "events"));
+}
+
+TEST_CASE("reports.merge: refuses itself, absent files and foreign databases, and leaves the source untouched") {
+  TempDir dir;
+  auto dest = ReportStore::Open(dir.File("all.db"));
+  REQUIRE(dest.ok());
+  CHECK(MergeInto(*dest, dir.File("all.db")).status().code() == StatusCode::kInvalidArgument);
+  CHECK(MergeInto(*dest, dir.File("missing.db")).status().code() == StatusCode::kNotFound);
+  {
+    auto other = Db::Open(dir.File("other.db"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    REQUIRE(other.ok());
+    REQUIRE(other->Exec("CREATE TABLE customers(name TEXT)", "setup").ok());
+  }
+  CHECK(MergeInto(*dest, dir.File("other.db")).status().code() == StatusCode::kInvalidArgument);
+  CHECK(dest->ListRuns()->empty());
+}
+
+TEST_CASE("reports.history: runs that touched a serial, counts under it, repeat offenders") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  AddRun(*store, Duration::Seconds(100), "2025-01-01T00:00:00Z");
+  AddRun(*store, Duration::Seconds(40), "2025-01-02T00:00:00Z");
+  auto h = ReadRackHistory(*store, "RK-001");
+  REQUIRE(h.ok());
+  REQUIRE(h->runs.size() == 2);
+  CHECK(h->runs[0].faults == 1);       // the tray_pull on r01.tray03, under the rack
+  CHECK(h->runs[0].isolations == 2);   // r01.tray03 and r01.tray05
+  CHECK(*h->runs[1].ttr_max_s == 40);
+  REQUIRE(h->offenders.size() == 2);
+  CHECK(h->offenders[0].runs == std::vector<int64_t>{1, 2});
+  std::string text = RenderHistory(*h);
+  CHECK(text.find("100.0s (run 1) -> 40.0s (run 2): improving") != std::string::npos);
+  CHECK(text.find("r01.tray03 (TR-003): 2 runs (1, 2)") != std::string::npos);
+  // A tray serial narrows it: r01.tray05 had no fault but was isolated.
+  auto tray = ReadRackHistory(*store, "TR-005");
+  REQUIRE(tray.ok());
+  CHECK(tray->runs[0].faults == 0);
+  CHECK(tray->runs[0].isolations == 1);
+  CHECK(ReadRackHistory(*store, "NOPE")->runs.empty());
+}
