@@ -34,6 +34,9 @@ void Healer::Raise(Symptom s) {
     if (policy_.restart_jobs) RestartJob(s.job, s.text);
     return;
   }
+  // Application-level and informational Xids (13, 31, 43, 45, 63...) say nothing against the hardware:
+  // the job's own failure, if any, arrives as a job symptom.
+  if (s.cls == SymptomClass::kXid && (s.action == XidAction::kRestartApp || s.action == XidAction::kNone)) return;
   ComponentId tray = topo_.TrayOf(s.component);
   if (tray != kNoComponent && isolated_.count(tray)) return;
   pending_.push_back({std::move(s), id});

@@ -36,9 +36,10 @@ bool Related(const FaultFacts& f, const cluster::Topology& topo, ComponentId c) 
 
 // The earliest-injected fault the event relates to, or nullptr.
 FaultFacts* Attribute(std::map<FaultId, FaultFacts>& faults, const cluster::Topology& topo, ComponentId c, Time t) {
+  FaultFacts* best = nullptr;
   for (auto& [id, f] : faults)
-    if (Active(f, t) && Related(f, topo, c)) return &f;
-  return nullptr;
+    if (Active(f, t) && Related(f, topo, c) && (!best || f.m.injected < best->m.injected)) best = &f;
+  return best;
 }
 
 bool CorrectIsolation(const FaultFacts& f, const cluster::Topology& topo, ComponentId domain) {

@@ -192,6 +192,23 @@ TEST_CASE("healer.healer: an Xid asking for a reset resets that GPU once, before
   CHECK(rig.backend.calls[1] == FakeBackend::Call{Sec(625), "reset r02.tray06.gpu1"});
 }
 
+TEST_CASE("healer.healer: application-level Xids are recorded but isolate no hardware") {
+  Rig rig;
+  const ComponentId tray = Id("r01.tray02");
+  for (int code : {13, 31, 43, 45}) {
+    cluster::XidLine xid{"0000:01:00", code, 77, "python", "", false};
+    rig.Feed(Sec(code), cluster::KernelLogLine{tray, cluster::FormatXidLine(xid, cluster::LogStyle::kDmesg, code, "")});
+  }
+  rig.clock.RunUntil(Min(30));
+  CHECK(rig.Timeline() == std::vector<std::string>{
+                              "13s detected #1 xid r01.tray02.gpu0",
+                              "31s detected #2 xid r01.tray02.gpu0",
+                              "43s detected #3 xid r01.tray02.gpu0",
+                              "45s detected #4 xid r01.tray02.gpu0",
+                          });
+  CHECK(rig.backend.calls.empty());
+}
+
 TEST_CASE("healer.healer: a failed job is requeued at once, without waiting for a window") {
   Rig rig;
   rig.Feed(Sec(0), cluster::JobStatus{2, JobState::kRunning, {Id("r01.tray01")}, ""});
