@@ -196,3 +196,43 @@ TEST_CASE("reports.render: an unknown run is kNotFound in every format") {
     CHECK(Render(*store, 7, f).status().code() == StatusCode::kNotFound);
   }
 }
+
+namespace {
+
+size_t Count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t i = text.find(part); i != std::string::npos; i = text.find(part, i + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("reports.html: self-contained, one bar per fault, detection and isolation, escaped text") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  RunInfo info = t::SampleRunInfo();
+  info.plan_name = "<script>alert(1)</script>";
+  auto run = store->BeginRun(info);
+  REQUIRE(run.ok());
+  REQUIRE(store->AddComponents(*run, t::SampleComponents()).ok());
+  REQUIRE(store->AddJobs(*run, t::SampleJobs()).ok());
+  REQUIRE(store->AppendEvents(*run, t::SampleEvents()).ok());
+  REQUIRE(store->AddMetrics(*run, t::SampleMetrics()).ok());
+  REQUIRE(store->AddGates(*run, t::SampleGates()).ok());
+  auto html = Render(*store, *run, Format::kHtml);
+  REQUIRE(html.ok());
+  CHECK(html->rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(Count(*html, "<script") == 0);
+  CHECK(Has(*html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  for (const char* external : {"src=", "href=", "<link", "@import", "url("}) CHECK(Count(*html, external) == 0);
+  CHECK(Count(*html, "class=\"tl-bar tl-fault\"") == 1);
+  CHECK(Count(*html, "class=\"tl-bar tl-detected\"") == 1);
+  CHECK(Count(*html, "class=\"tl-bar tl-isolated\"") == 2);
+  CHECK(Count(*html, "class=\"tl-bar tl-recovered\"") == 0);  // the sample fault never recovered
+  CHECK(Count(*html, "class=\"fault-window\"") == 1);
+  CHECK(Count(*html, "class=\"job-line\"") == 1);
+  CHECK(Has(*html, "<td class=\"fail\">FAIL</td><td>ttr.max &lt; 5m</td>"));
+  auto again = Render(*store, *run, Format::kHtml);
+  CHECK(*again == *html);
+}
