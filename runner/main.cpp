@@ -12,6 +12,8 @@
 #include "runner/exit_code.h"
 #include "runner/expect.h"
 #include "runner/plan_loader.h"
+#include "runner/real_run.h"
+#include "runner/recover.h"
 #include "runner/report_cmd.h"
 #include "runner/run.h"
 #include "runner/validate.h"
@@ -26,6 +28,8 @@ struct Common {
   int verbose = 0;
   bool quiet = false;
   std::string db = "rackchaos.db";
+  std::string ledger;              // real mode: fault ledger path (default <db>.ledger)
+  bool accept_new_host_keys = false;
 };
 
 void SetupLogging(const Common& c) {
@@ -53,12 +57,26 @@ int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& 
   return 0;
 }
 
+// Real mode: the plan's site inventory is checked once for every fault, then the faults run on its hosts.
+int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::RunSpec& spec,
+               const std::string& command_line) {
+  auto real = rc::runner::ValidateRealPlan(plan, spec);
+  if (!real.ok()) return Error(ExitCode::kBadInput, real.status().message());
+  rc::runner::RealRunOptions opt{c.db, c.ledger, command_line, c.accept_new_host_keys};
+  rc::runner::RunOutcome out = rc::runner::ExecuteRealRun(plan, spec, *real, opt);
+  if (!c.quiet && !out.summary.empty()) std::cout << out.summary;
+  if (!out.error.empty()) Error(out.code, out.error);
+  if (!c.quiet && out.run_id) std::cout << "\nRun " << out.run_id << " (real, " << real->hosts.size() << " host(s)) stored in " << c.db << "\n";
+  return ToInt(out.code);
+}
+
 int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> seed, const std::string& healer,
            const std::string& command_line) {
   rc::runner::Plan plan;
   rc::runner::RunSpec spec;
   if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec)) return rc_;
   rc::runner::InstallStopHandlers();
+  if (!plan.cluster.inventory.empty()) return CmdRunReal(c, plan, spec, command_line);
   rc::runner::RunOptions opt;
   opt.db_path = c.db;
   opt.command_line = command_line;
@@ -80,6 +98,11 @@ int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
   rc::runner::Plan plan;
   rc::runner::RunSpec spec;
   if (int rc_ = LoadAndValidate(path, {seed, ""}, plan, spec)) return rc_;
+  if (!plan.cluster.inventory.empty()) {
+    auto real = rc::runner::ValidateRealPlan(plan, spec);
+    if (!real.ok()) return Error(ExitCode::kBadInput, real.status().message());
+    std::cout << path << ": site inventory " << real->inventory.path << " (" << real->hosts.size() << " host(s) used)\n";
+  }
   std::cout << path << ": ok: " << spec.topology.model().name << " x" << spec.topology.racks().size() << " ("
             << spec.topology.gpus().size() << " GPUs), " << spec.jobs.size() << " job(s), " << spec.faults.size()
             << " fault(s), healer policy " << spec.policy.name << ", horizon " << rc::FormatDuration(spec.horizon) << "\n";
@@ -120,7 +143,7 @@ int main(int argc, char** argv) {
                "report (rackchaos.db) says how far the damage spread and how long recovery took."};
   app.footer(std::string("\n") + rc::runner::kExitCodeHelp +
              "\nExamples:\n  rackchaos run scenarios/quickstart.yaml\n  rackchaos run scenarios/quickstart.yaml --seed 7 --healer aggressive\n"
-             "  rackchaos validate scenarios/quickstart.yaml\n  rackchaos report --db rackchaos.db\n"
+             "  rackchaos validate scenarios/quickstart.yaml\n  rackchaos recover --db rackchaos.db\n  rackchaos report --db rackchaos.db\n"
              "  sqlite3 rackchaos.db 'select * from fault_summary'\n");
   app.require_subcommand(1);
   Common common;
@@ -137,7 +160,14 @@ int main(int argc, char** argv) {
   run->add_option("plan", plan_path, "Plan file (YAML)")->required();
   run->add_option("--seed", seed, "Override the plan's seed (the summary prints the seed used)");
   run->add_option("--healer", healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
+  run->add_option("--ledger", common.ledger, "Real mode: fault ledger (default <db>.ledger)");
+  run->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Real mode: add unknown SSH host keys to known_hosts (changed keys are always refused)");
   add_common(run, true);
+
+  auto* recover = app.add_subcommand("recover", "Revert every fault a crashed or killed real run left applied (from the fault ledger)");
+  recover->add_option("--ledger", common.ledger, "Fault ledger (default <db>.ledger)");
+  recover->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Add unknown SSH host keys to known_hosts");
+  add_common(recover, true);
 
   auto* validate = app.add_subcommand("validate", "Check a plan without running it (exit 0 ok, 2 with the error)");
   validate->add_option("plan", plan_path, "Plan file (YAML)")->required();
@@ -185,6 +215,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   if (*run) return CmdRun(common, plan_path, seed, healer, command_line);
   if (*validate) return CmdValidate(plan_path, seed);
+  if (*recover) return rc::runner::CmdRecover(common.db, common.ledger, {common.accept_new_host_keys}, common.quiet);
   if (*merge) return rc::runner::CmdReportMerge(merge_inputs, merge_output);
   if (*compare) {
     compare_args.db = common.db;

@@ -124,9 +124,7 @@ Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
   spec.seed = options.seed.value_or(plan.seed);
   auto model = cluster::LoadRackModel(plan.cluster.model);
   if (!model.ok()) return At(plan.cluster.pos, model.status().message());
-  if (!plan.cluster.inventory.empty())
-    return At(plan.cluster.pos, "real racks (cluster.inventory) are not supported by this build yet; remove "
-                                "'inventory' to run on the simulated cluster");
+  // A plan with cluster.inventory is checked against its site by ValidateRealPlan (runner/real_run.h).
   auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays);
   if (!topo.ok()) return At(plan.cluster.pos, topo.status().message());
   spec.topology = std::move(*topo);

@@ -1,0 +1,102 @@
+// The fault ledger: what is applied on real hosts right now, written down before it is applied.
+//
+// An SQLite file of its own (WAL, synchronous=FULL), by default next to the report database as
+// "<db>.ledger" (docs/real-mode.md). It is a separate file because it is about the hosts, not about a
+// report: `rackchaos report merge` copies report files around, and a copied ledger row would be
+// replayed twice. Tables:
+//   ledger_runs  one row per real run: its report database and run id, pid, start, finished flag.
+//   ledger       one row per applied fault on one target: the host to reach (address, port, user, key,
+//                known_hosts), the rendered apply / revert / verify commands, the deadline, the
+//                host-side expiry (token file and pid), and state 'open' until a verified revert.
+// A run owns its rows while it lives: it holds an open-file-description lock on byte <run id> of
+// "<ledger>.owners", which the kernel drops when the process dies, even by SIGKILL. `rackchaos recover`
+// replays only rows whose owner is gone, so it never fights a live run.
+//
+// Errors: Status values naming the ledger file (kIoError, kCorrupt, kUnavailable when locked past
+// the busy timeout). Threading: one Ledger per thread. Movable, not copyable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ids.h"
+#include "core/status.h"
+#include "runner/ssh/host_spec.h"
+
+namespace rackchaos::runner {
+
+struct LedgerEntry {
+  int64_t id = 0;
+  int64_t run = 0;  // ledger_runs.id
+  FaultId fault = kNoFault;
+  std::string action;  // inventory action, e.g. "link_down"
+  std::string target;  // model name, e.g. "r01.tray03.nic1"
+  ssh::HostSpec host;  // where the commands run
+  std::string apply, revert;
+  // On/off actions: `verify` exits 0 while the fault is in effect, 1 once reverted.
+  std::string verify;
+  // Value actions: `readback` prints the current value; reverted when it is `expect` (within 1%).
+  std::string readback;
+  std::optional<double> expect;
+  int64_t deadline_unix = 0;  // when the fault is planned to end (0 = end of run)
+  std::string expiry_token;   // host-side expiry: token file on the host, and its timer's pid
+  int64_t expiry_pid = 0;
+  std::string state = "open";  // open | closed
+  std::string opened_wall, closed_wall, note;
+};
+
+struct LedgerRun {
+  int64_t id = 0;
+  std::string report_db;
+  int64_t report_run = 0;
+  int64_t pid = 0;
+  std::string started_wall;
+  bool finished = false;
+};
+
+// "<report db>.ledger": where a report database's runs keep their ledger.
+std::string DefaultLedgerPath(const std::string& report_db);
+// "2024-05-01T12:00:00Z" now, and seconds since the Unix epoch now (ledger stamps only).
+std::string LedgerWallNow();
+int64_t LedgerUnixNow();
+
+class Ledger {
+ public:
+  // Opens or creates the ledger at `path`.
+  static Result<Ledger> Open(const std::string& path);
+  Ledger(Ledger&&) noexcept;
+  Ledger& operator=(Ledger&&) noexcept;
+  ~Ledger();
+
+  const std::string& path() const;
+
+  // Registers a run of this process and takes its owner lock (held until this Ledger is destroyed).
+  Result<int64_t> BeginRun(const std::string& report_db, int64_t report_run);
+  Status FinishRun(int64_t run);
+
+  // Writes an open entry (durably) and returns its id. Call before running entry.apply.
+  Result<int64_t> Record(const LedgerEntry& entry);
+  Status SetExpiry(int64_t entry, const std::string& token, int64_t pid);
+  // Marks the entry closed (after a verified revert) with a note for humans.
+  Status Close(int64_t entry, const std::string& note);
+  // Keeps the entry open, replacing its note (e.g. why a revert failed).
+  Status SetNote(int64_t entry, const std::string& note);
+
+  // Open entries, oldest first.
+  Result<std::vector<LedgerEntry>> OpenEntries() const;
+  Result<std::vector<LedgerRun>> UnfinishedRuns() const;
+  Result<std::vector<LedgerEntry>> Entries(int64_t run) const;
+  // True when another live process owns `run` (holds its lock). Runs of this very Ledger count as live.
+  bool OwnerAlive(int64_t run) const;
+
+  struct State;
+
+ private:
+  explicit Ledger(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,289 @@
+#include "runner/real_run.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "core/log.h"
+#include "healer/metrics.h"
+#include "reports/store.h"
+#include "reports/summary.h"
+#include "runner/ledger.h"
+#include "runner/ssh/ssh_pool.h"
+#include "runner/ssh_backend.h"
+#include "runner/wall_clock.h"
+
+#ifndef RACKCHAOS_VERSION
+#define RACKCHAOS_VERSION "0.0.0"
+#endif
+
+namespace rackchaos::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+Status At(const SourcePos& pos, const std::string& message) { return Status::Invalid(pos.ToString() + ": " + message); }
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+// Real runs have few events and a crash must not lose them: every event is stored as it happens.
+class StoringSink : public EventSink {
+ public:
+  StoringSink(reports::ReportStore& store, int64_t run) : store_(store), run_(run) {}
+  void Record(const Event& e) override {
+    log_.Record(e);
+    Status s = store_.AppendEvents(run_, {e});
+    if (!s.ok() && status_.ok()) status_ = s;
+  }
+  const std::vector<Event>& events() const { return log_.events(); }
+  const Status& status() const { return status_; }
+
+ private:
+  reports::ReportStore& store_;
+  int64_t run_;
+  EventLog log_;
+  Status status_;
+};
+
+std::vector<reports::ComponentRow> ComponentRows(const cluster::Topology& topo, const Inventory& inv) {
+  std::vector<reports::ComponentRow> rows;
+  rows.reserve(topo.size());
+  const std::string site = inv.site.empty() ? "SITE" : inv.site;
+  for (const cluster::Component& c : topo.components()) {
+    auto t = inv.trays.find(c.name);
+    std::string serial = t != inv.trays.end() && !t->second.serial.empty() ? t->second.serial : site + "-" + c.name;
+    rows.push_back({c.id, c.name, cluster::KindName(c.kind), c.parent, serial});
+  }
+  return rows;
+}
+
+// The faults applied now, to revert at the end or on a stop.
+struct Applied {
+  const ResolvedFault* fault;
+  injectors::Applied applied;
+  TimerId revert_timer = 0;
+};
+
+class Timeline {
+ public:
+  Timeline(const RunSpec& spec, WallClock& clock, SshBackend& backend, EventSink& events)
+      : spec_(spec), clock_(clock), backend_(backend), events_(events) {}
+
+  void Schedule() {
+    for (const ResolvedFault& f : spec_.faults) clock_.CallAt(f.at, [this, fp = &f] { Apply(*fp); });
+  }
+
+  // Reverts everything still applied; returns how many reverts failed.
+  int RevertAll(const std::string& why) {
+    int failed = 0;
+    for (auto& [id, a] : applied_) {
+      clock_.Cancel(a.revert_timer);
+      failed += Revert(a, why) ? 0 : 1;
+    }
+    applied_.clear();
+    Status s = backend_.RevertRemaining(why);
+    if (!s.ok()) spdlog::error("revert: {}", s.ToString());
+    return failed + (s.ok() ? 0 : 1);
+  }
+  int failures() const { return failures_; }
+
+ private:
+  void Apply(const ResolvedFault& f) {
+    const std::string name = spec_.topology.TargetName(f.target);
+    auto applied = f.injector->Apply(backend_, spec_.topology, f.target, f.params, f.id);
+    if (!applied.ok()) {
+      ++failures_;
+      spdlog::error("fault #{} {} on {} failed: {}", f.id, f.injector->name(), name, applied.status().ToString());
+      events_.Record({clock_.Now(), ActionTaken{"fault_apply", f.target.component, kNoJob, false,
+                                                "fault #" + std::to_string(f.id) + ": " + applied.status().ToString()}});
+      return;
+    }
+    events_.Record({clock_.Now(), FaultInjected{f.id, std::string(f.injector->name()), f.target.component,
+                                                f.target.port, f.selector, applied->detail}});
+    spdlog::info("fault #{} {} on {} ({})", f.id, f.injector->name(), name, applied->detail);
+    Applied a{&f, *applied, 0};
+    if (f.duration) {
+      a.revert_timer = clock_.CallAfter(*f.duration, [this, id = f.id] {
+        Applied entry = applied_.at(id);
+        applied_.erase(id);
+        if (!Revert(entry, "after " + FormatDuration(*entry.fault->duration))) ++failures_;
+      });
+    }
+    applied_[f.id] = a;
+  }
+
+  bool Revert(const Applied& a, const std::string& why) {
+    const ResolvedFault& f = *a.fault;
+    Status s = f.injector->Revert(backend_, spec_.topology, f.target, a.applied, f.id);
+    events_.Record({clock_.Now(), FaultReverted{f.id, s.ok() ? why : why + ": " + s.ToString()}});
+    if (!s.ok()) spdlog::error("fault #{} revert failed: {}", f.id, s.ToString());
+    else spdlog::info("fault #{} reverted ({})", f.id, why);
+    return s.ok();
+  }
+
+  const RunSpec& spec_;
+  WallClock& clock_;
+  SshBackend& backend_;
+  EventSink& events_;
+  std::map<FaultId, Applied> applied_;
+  int failures_ = 0;
+};
+
+RunOutcome Fail(RunOutcome out, const Status& s) {
+  out.code = ExitCode::kRuntimeError;
+  out.error = s.ToString();
+  return out;
+}
+
+}  // namespace
+
+Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
+  RealSpec real;
+  fs::path path = plan.cluster.inventory;
+  if (path.is_relative()) path = fs::path(plan.path).parent_path() / path;
+  auto inv = LoadInventory(path.lexically_normal().string());
+  if (!inv.ok()) {
+    if (inv.status().code() == StatusCode::kInvalidArgument) return inv.status();
+    return At(plan.cluster.pos, "cluster.inventory: " + inv.status().message());
+  }
+  real.inventory = std::move(*inv);
+  const Inventory& iv = real.inventory;
+  RC_RETURN_IF_ERROR(CheckModel(iv, plan.cluster));
+  for (const auto& [name, tray] : iv.trays) {
+    auto id = spec.topology.Find(name);
+    if (!id || spec.topology.at(*id).kind != cluster::Kind::kComputeTray)
+      return At(tray.pos, "'" + name + "' is not a compute tray of " + iv.model + " x" + std::to_string(iv.racks) +
+                              " (e.g. r01.tray01)");
+  }
+  // Once, before anything runs: every fault's verb is one this site can do on this target.
+  std::set<std::string> hosts;
+  for (const ResolvedFault& f : spec.faults) {
+    for (cluster::Verb verb : VerbsForTarget(f.injector->name(), spec.topology, f.target)) {
+      const std::string action = ActionFor(verb);
+      auto b = BindTarget(iv, spec.topology, action, f.target);
+      if (!b.ok())
+        return At(f.pos, std::string(f.injector->name()) + " on " + spec.topology.TargetName(f.target) +
+                             " cannot run on this site: " + b.status().message());
+      hosts.insert(b->host);
+    }
+  }
+  real.hosts.assign(hosts.begin(), hosts.end());
+  Time last{};
+  for (const ResolvedFault& f : spec.faults) last = std::max(last, f.at + f.duration.value_or(Duration{}));
+  real.horizon = plan.duration.value_or(last);
+  return real;
+}
+
+RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec& real, const RealRunOptions& options) {
+  RunOutcome out;
+  const Inventory& inv = real.inventory;
+  // Stage 1: the ledger, and whatever earlier runs left applied: a new run starts from a clean site.
+  const std::string ledger_path = options.ledger_path.empty() ? DefaultLedgerPath(options.db_path) : options.ledger_path;
+  auto ledger = Ledger::Open(ledger_path);
+  if (!ledger.ok()) return Fail(out, ledger.status());
+  RecoverOptions recover_options{options.accept_new_host_keys, inv.connect_timeout, inv.command_timeout};
+  auto recovered = Recover(*ledger, recover_options);
+  if (!recovered.ok()) return Fail(out, recovered.status());
+  for (const std::string& line : recovered->lines) spdlog::warn("recover: {}", line);
+  if (recovered->failed > 0)
+    return Fail(out, Status::Unavailable(std::to_string(recovered->failed) + " fault(s) left by earlier runs are still "
+                                         "applied and could not be reverted; see `rackchaos recover --ledger " +
+                                         ledger_path + "`"));
+
+  // Stage 2: the run row before anything touches a host, so a crash leaves a 'running' row.
+  auto store = reports::ReportStore::Open(options.db_path);
+  if (!store.ok()) return Fail(out, store.status());
+  reports::RunInfo info{plan.name, plan.path, plan.text, "", spec.seed, RACKCHAOS_VERSION, HostName(), "ssh",
+                        LedgerWallNow(), options.command_line};
+  auto run = store->BeginRun(info);
+  if (!run.ok()) return Fail(out, run.status());
+  out.run_id = *run;
+  Status s = store->AddComponents(*run, ComponentRows(spec.topology, inv));
+  if (!s.ok()) return Fail(out, s);
+  if (!spec.jobs.empty()) spdlog::warn("real mode does not start the plan's {} job(s); only its faults run", spec.jobs.size());
+  auto ledger_run = ledger->BeginRun(options.db_path, *run);
+  if (!ledger_run.ok()) return Fail(out, ledger_run.status());
+  auto finish = [&](const char* status, ExitCode code, const std::string& reason) {
+    (void)store->FinishRun(*run, status, ToInt(code), LedgerWallNow(), reason);
+  };
+
+  // Stage 3: every session the faults need is open and its host key checked before the first fault.
+  boost::asio::io_context io;
+  ssh::PoolOptions pool_options;
+  pool_options.accept_new_host_keys = options.accept_new_host_keys;
+  pool_options.connect_timeout = inv.connect_timeout;
+  pool_options.command_timeout = inv.command_timeout;
+  pool_options.max_concurrent = inv.max_concurrent;
+  ssh::SshPool pool(io, pool_options);
+  std::vector<ssh::HostSpec> hosts;
+  for (const std::string& h : real.hosts) hosts.push_back(*SshBackend::HostOf(inv, h));
+  s = pool.ConnectAll(hosts);
+  if (!s.ok()) {
+    finish("error", ExitCode::kRuntimeError, "SSH: " + s.message());
+    (void)ledger->FinishRun(*ledger_run);
+    return Fail(out, s.WithContext("before the first fault (nothing was applied)"));
+  }
+
+  // Stage 4: the faults on the wall clock until the end, or until a stop is asked.
+  WallClock clock(io);
+  SetLogClock(&clock);
+  StoringSink events(*store, *run);
+  SshBackendOptions backend_options{&*ledger, *ledger_run, {}};
+  for (const ResolvedFault& f : spec.faults)
+    if (f.duration) backend_options.durations[f.id] = *f.duration;
+  SshBackend backend(inv, spec.topology, pool, clock, events, backend_options);
+  Timeline timeline(spec, clock, backend, events);
+  timeline.Schedule();
+  while (clock.RunNext(real.horizon, StopRequested)) {
+  }
+  const bool interrupted = StopRequested();
+  const Time end = clock.Now();
+
+  // Stage 5: nothing stays applied, whatever happened.
+  const int revert_failures = timeline.RevertAll(interrupted ? "run interrupted" : "end of run");
+  SetLogClock(nullptr);
+  if (!events.status().ok()) return Fail(out, events.status());
+
+  // Stage 6: metrics, gates, verdict. A fault that could not be applied or reverted is an error.
+  RunMetrics metrics = healer::ComputeMetrics(events.events(), spec.topology, {}, end);
+  s = store->AddMetrics(*run, metrics);
+  if (!s.ok()) return Fail(out, s);
+  std::string failed;
+  for (const Gate& g : spec.gates) {
+    GateResult r = EvaluateGate(g, metrics);
+    if (!r.passed && failed.empty()) failed = r.message;
+    out.gates.push_back(r);
+  }
+  std::vector<reports::GateRow> gate_rows;
+  for (const GateResult& r : out.gates)
+    gate_rows.push_back({r.gate.text, r.gate.metric, r.gate.op, r.gate.value, r.actual, r.passed, r.message});
+  s = store->AddGates(*run, gate_rows);
+  if (!s.ok()) return Fail(out, s);
+  const int fault_failures = timeline.failures() + revert_failures;
+  if (interrupted) {
+    out.code = ExitCode::kInterrupted;
+    finish("interrupted", out.code, "interrupted by signal");
+  } else if (fault_failures > 0) {
+    out.code = ExitCode::kRuntimeError;
+    out.error = std::to_string(fault_failures) + " fault apply/revert step(s) failed on the hosts (see the ssh.* "
+                "actions in the report" + (backend.applied() ? "; run `rackchaos recover`)" : ")");
+    finish("error", out.code, out.error);
+  } else {
+    out.code = failed.empty() ? ExitCode::kPass : ExitCode::kExpectationFailed;
+    finish(failed.empty() ? "passed" : "failed", out.code, failed);
+  }
+  if (backend.applied() == 0) (void)ledger->FinishRun(*ledger_run);
+  auto summary = reports::RenderSummary(*store, *run);
+  out.summary = summary.ok() ? *summary : summary.status().ToString();
+  return out;
+}
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,47 @@
+// Real mode: a validated plan whose cluster names a site inventory, run on real hosts over SSH on the
+// wall clock, into the same report store as simulated runs (backend "ssh").
+//
+// Stages: recover what earlier runs left open in the fault ledger -> record the run -> open and
+// host-key-check every SSH session the faults need (nothing is applied if one fails) -> schedule the
+// faults on a WallClock (apply at `at`, revert after `for`) -> wait until the end -> revert what is
+// still applied -> metrics, gates, verdict. Every apply is in the ledger before it runs and carries a
+// host-side expiry when it has a duration. SIGINT/SIGTERM (runner/run.h: StopRequested) revert
+// everything and finish the run as 'interrupted' (exit 4). A failed host fails only its own faults
+// (recorded as ActionTaken events with ok = false).
+//
+// The healer does not run in real mode yet, and jobs in the plan are not started (a warning says so).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/inventory.h"
+#include "runner/plan.h"
+#include "runner/recover.h"
+#include "runner/run.h"
+#include "runner/validate.h"
+
+namespace rackchaos::runner {
+
+// What real mode adds to a RunSpec.
+struct RealSpec {
+  Inventory inventory;
+  std::vector<std::string> hosts;  // inventory hosts the faults need, sorted
+  Time horizon{};                  // plan duration, or the end of the last fault
+};
+
+// Loads the plan's inventory (path relative to the plan file) and checks, once for every fault, that
+// the inventory maps its target and defines the templates its verb needs. kInvalidArgument with the
+// plan's or the inventory's FILE:LINE:COL; kNotSupported folded into kInvalidArgument (bad input).
+Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec);
+
+struct RealRunOptions {
+  std::string db_path = "rackchaos.db";
+  std::string ledger_path;  // empty: DefaultLedgerPath(db_path)
+  std::string command_line;
+  bool accept_new_host_keys = false;
+};
+
+RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec& real, const RealRunOptions& options);
+
+}  // namespace rackchaos::runner

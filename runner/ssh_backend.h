@@ -1,0 +1,126 @@
+// SshBackend: the Backend seam on real hosts, running a site inventory's command templates over SSH.
+//
+// Fault verbs map to inventory actions (inventory.h: ActionFor). Turning a fault on renders the action's
+// apply, revert and verify commands for the target, writes a ledger entry with the revert command
+// (before anything runs), runs apply on the target's host, verifies it, and (for faults the run says
+// end on their own) arms a host-side expiry: a detached `sleep N && revert` on the host, so the fault
+// ends even if this process and its machine are gone. Turning it off cancels the expiry, runs revert,
+// verifies that, and closes the entry. Value actions (power cap, valve) read their baseline with the
+// `baseline` template; apply and revert are verified by reading it back.
+//
+// Verbs the inventory does not define return NotSupported (validation checks them once per plan with
+// BindTarget). Healer verbs are NotSupported for now. No observations are produced yet.
+//
+// Every remote command is recorded as an ActionTaken event ("ssh.apply", "ssh.verify", "ssh.revert",
+// "ssh.baseline", "ssh.expiry", "ssh.cancel_expiry") with host, command, exit status and time taken.
+// A failed command fails only that verb; other hosts are unaffected.
+//
+// Threading: call on the thread that runs the pool's io_context, outside its handlers (WallClock
+// callbacks qualify): commands run through SshPool::RunAll. Borrowed references must outlive it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "cluster/backend.h"
+#include "core/clock.h"
+#include "core/event.h"
+#include "runner/inventory.h"
+#include "runner/ledger.h"
+#include "runner/ssh/ssh_pool.h"
+
+namespace rackchaos::runner {
+
+struct SshBackendOptions {
+  Ledger* ledger = nullptr;  // null: no ledger (unit tests); otherwise entries go to ledger_run
+  int64_t ledger_run = 0;
+  // Faults that end on their own after this long: they get a host-side expiry at end + expiry grace.
+  std::map<FaultId, Duration> durations;
+};
+
+class SshBackend : public cluster::Backend {
+ public:
+  SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, const Clock& clock,
+             EventSink& events, SshBackendOptions options = {});
+
+  std::string Name() const override { return "ssh"; }
+  bool Supports(cluster::Verb verb) const override;
+
+  Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) override;
+  Status SetNicLink(ComponentId nic, bool up, FaultId cause) override;
+  Result<double> GetPowerCap(ComponentId gpu) override;
+  Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) override;
+  Result<double> GetValveOpening(ComponentId valve) override;
+  Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) override;
+  Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
+
+  Status Drain(ComponentId tray, const std::string& reason) override;
+  Status Resume(ComponentId tray) override;
+  Status ResetGpu(ComponentId gpu) override;
+  Status RequeueJob(JobId job, const std::string& reason) override;
+  Status RunDiagnostic(ComponentId tray) override;
+  void Subscribe(cluster::ObservationSink*) override {}
+
+  // Reverts every fault still applied through this backend (a safety net after the injectors' own
+  // reverts). Returns the first failure; every target is tried.
+  Status RevertRemaining(const std::string& why);
+  // How many faults are applied through this backend now.
+  size_t applied() const { return open_.size(); }
+
+  // The HostSpec with the inventory's fields for `host`.
+  static std::optional<ssh::HostSpec> HostOf(const Inventory& inventory, const std::string& host);
+
+ private:
+  struct Open {
+    FaultId fault = kNoFault;
+    std::string host;
+    cluster::Target target;
+    std::string revert, verify, readback;
+    std::optional<double> expect;
+    int64_t ledger_entry = 0;
+    std::string expiry_token;
+    int64_t expiry_pid = 0;
+  };
+
+  // Turns the fault on (apply = true) or off for an on/off action.
+  Status Switch(const std::string& action, const cluster::Target& t, bool apply, FaultId cause);
+  // Sets a value action to `value` (model units): applies when nothing is open on the target, reverts
+  // (to the recorded baseline) otherwise.
+  Status SetValue(const std::string& action, const cluster::Target& t, double value, FaultId cause);
+  Result<double> ReadValue(const std::string& action, const cluster::Target& t);
+
+  Status ApplyFault(const std::string& action, const cluster::Target& t, const TargetBinding& b,
+                    std::map<std::string, std::string> values, std::optional<double> expect_applied,
+                    std::optional<double> baseline, FaultId cause);
+  Status RevertFault(const std::string& key, const std::string& why);
+
+  // Runs one command on `host` and records an ActionTaken (ok = it ran and exited `expected_exit`).
+  // Fails only when the command did not run to its end (transport); the exit status is the caller's.
+  Result<ssh::CommandResult> Run(const std::string& step, const std::string& host, ComponentId component,
+                                 const std::string& command, int expected_exit = 0);
+  Status Verify(const std::string& host, ComponentId component, const std::string& verify, bool want_applied);
+  Status VerifyValue(const std::string& host, ComponentId component, const std::string& readback, double expect);
+  Result<std::string> Render(const std::string& tmpl, const std::string& host,
+                             const std::map<std::string, std::string>& values) const;
+  std::string Key(const std::string& action, const cluster::Target& t) const;
+
+  const Inventory& inv_;
+  const cluster::Topology& topo_;
+  ssh::SshPool& pool_;
+  const Clock& clock_;
+  EventSink& events_;
+  SshBackendOptions options_;
+  std::map<std::string, Open> open_;          // by Key()
+  std::map<std::string, double> baselines_;   // last value read per Key()
+};
+
+// Parses the first number in `text` ("1200.00 W" -> 1200); InvalidArgument when there is none.
+Result<double> ParseFirstNumber(const std::string& text);
+// The command that arms a host-side expiry: after `delay` runs `revert` unless the token file it
+// creates is gone by then; prints "<token> <pid>".
+std::string ExpiryCommand(Duration delay, const std::string& revert);
+// The command that cancels an armed expiry (idempotent).
+std::string CancelExpiryCommand(const std::string& token, int64_t pid);
+
+}  // namespace rackchaos::runner
