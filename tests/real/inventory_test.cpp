@@ -1,0 +1,162 @@
+// Site inventories: the shipped examples load, mistakes name file:line:col, and target values reach a
+// command only as quoted words.
+#include "runner/inventory.h"
+
+#include <doctest/doctest.h>
+
+#include "cluster/catalogue.h"
+#include "runner/ssh/command_template.h"
+#include "runner/ssh_backend.h"
+
+namespace rackchaos::runner {
+namespace {
+
+cluster::Topology Gb200() {
+  auto model = cluster::LoadRackModel("gb200-nvl72");
+  REQUIRE(model.ok());
+  auto topo = cluster::Topology::Build(*model, 1, 0);
+  REQUIRE(topo.ok());
+  return std::move(*topo);
+}
+
+cluster::Target T(const cluster::Topology& topo, const std::string& name) {
+  auto t = topo.ResolveTarget(name);
+  REQUIRE(t.ok());
+  return *t;
+}
+
+const char* kSmall = R"(site: t
+model: gb200-nvl72
+defaults: {user: root, identity_file: /k}
+hosts:
+  - {name: h1, address: 10.0.0.1}
+trays:
+  r01.tray01: {host: h1, gpus: [0, 1, 2, 3], nics: [eth0, "e;touch${IFS}x", "it's"]}
+injectors:
+  link_down:
+    apply: ip link set dev {iface} down
+    revert: ip link set dev {iface} up
+  gpu_throttle:
+    baseline: nvidia-smi -i {gpu} --query-gpu=power.limit --format=csv,noheader,nounits
+    apply: nvidia-smi -i {gpu} -pl {watts}
+    revert: nvidia-smi -i {gpu} -pl {baseline}
+)";
+
+std::string Error(const std::string& text) {
+  auto inv = ParseInventory(text, "site.yaml");
+  REQUIRE_FALSE(inv.ok());
+  return inv.status().message();
+}
+
+void Replace(std::string& s, const std::string& from, const std::string& to) {
+  size_t p = s.find(from);
+  REQUIRE(p != std::string::npos);
+  s.replace(p, from.size(), to);
+}
+
+TEST_CASE("inventory: the shipped GB200 example loads with the documented commands") {
+  auto inv = LoadInventory(std::string(RACKCHAOS_SOURCE_DIR) + "/sites/gb200-example.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  CHECK(inv->model == "gb200-nvl72");
+  CHECK(inv->hosts.size() == 5);
+  CHECK(inv->trays.size() == 4);
+  CHECK(inv->actions.at("link_down").apply == "ip link set dev {iface} down");
+  CHECK(inv->actions.at("gpu_throttle").revert == "nvidia-smi -i {gpu} -pl {baseline}");
+  CHECK(inv->actions.at("tray_pull").run_on == "mgmt01");
+  CHECK_FALSE(inv->actions.count("nvlink_down"));
+  // Relative and ~ paths are resolved; known_hosts is strict by default (a file, not "accept").
+  CHECK(inv->hosts.at("gb200-r01-t01").spec.identity_file.find("/.ssh/rackchaos_ed25519") != std::string::npos);
+}
+
+TEST_CASE("inventory: a hostile interface name is one quoted word in the rendered command") {
+  auto inv = ParseInventory(kSmall, "site.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  cluster::Topology topo = Gb200();
+  auto b = BindTarget(*inv, topo, "link_down", T(topo, "r01.tray01.nic1"));
+  REQUIRE(b.ok());
+  CHECK(b->host == "h1");
+  auto cmd = ssh::RenderTemplate(inv->actions.at("link_down").apply, b->values);
+  REQUIRE(cmd.ok());
+  CHECK(*cmd == "ip link set dev 'e;touch${IFS}x' down");
+  auto quote = BindTarget(*inv, topo, "link_down", T(topo, "r01.tray01.nic2"));
+  REQUIRE(quote.ok());
+  CHECK(*ssh::RenderTemplate("ip link set dev {iface} up", quote->values) == "ip link set dev 'it'\\''s' up");
+  // A newline can never reach a command line: refused where it is written.
+  std::string text = kSmall;
+  Replace(text, "\"it's\"", "\"a\\nb\"");
+  CHECK(Error(text) == "site.yaml:7:77: nics[2] spans lines; values reach command lines and must be one line of text");
+  // Names the kernel would refuse are refused where they are written.
+  text = kSmall;
+  Replace(text, "\"it's\"", "\"eth0; rm -rf /\"");
+  CHECK(Error(text) == "site.yaml:7:77: nics[2] 'eth0; rm -rf /' is not a Linux interface name (no '/', ':' or whitespace)");
+  text = kSmall;
+  Replace(text, "gpus: [0, 1, 2, 3]", "gpus: [0, \"1 -pl 1\"]");
+  CHECK_MESSAGE(Error(text).find("site.yaml:7:36: gpus[1] '1 -pl 1' is not a GPU index or PCI bus id") == 0, Error(text));
+}
+
+TEST_CASE("inventory: targets the site does not map are refused with what is missing") {
+  auto inv = ParseInventory(kSmall, "site.yaml");
+  REQUIRE(inv.ok());
+  cluster::Topology topo = Gb200();
+  auto nic = BindTarget(*inv, topo, "link_down", T(topo, "r01.tray01.nic3"));
+  CHECK(nic.status().code() == StatusCode::kNotFound);
+  CHECK(nic.status().message() == "site inventory site.yaml maps no interface for r01.tray01.nic3 (trays.r01.tray01.nics has 3)");
+  auto tray = BindTarget(*inv, topo, "link_down", T(topo, "r01.tray02.nic0"));
+  CHECK(tray.status().message().find("maps no host for tray r01.tray02") != std::string::npos);
+  auto verb = BindTarget(*inv, topo, "tray_pull", T(topo, "r01.tray01"));
+  CHECK(verb.status().code() == StatusCode::kNotSupported);
+  auto gpu = BindTarget(*inv, topo, "gpu_throttle", T(topo, "r01.tray01.gpu3"));
+  REQUIRE(gpu.ok());
+  CHECK(gpu->values.at("gpu") == "3");
+}
+
+TEST_CASE("inventory: mistakes name file, line and column") {
+  std::string text = kSmall;
+  Replace(text, "address: 10.0.0.1", "adress: 10.0.0.1");
+  CHECK(Error(text) == "site.yaml:5:16: unknown key 'adress' in hosts[0]; expected one of: name, address, port, user, "
+                       "identity_file, agent, known_hosts, env, vars");
+  text = kSmall;
+  Replace(text, "dev {iface} down", "dev {ifce} down");
+  CHECK(Error(text) == "site.yaml:10:12: injectors.link_down.apply: command template \"ip link set dev {ifce} down\", "
+                       "column 17: no value for placeholder {ifce}; link_down provides {host}, {address}, {tray}, "
+                       "{bmc}, {serial}, {iface}, {nic} and the site's vars");
+  text = kSmall;
+  Replace(text, "{host: h1,", "{host: h2,");
+  CHECK(Error(text) == "site.yaml:7:3: tray r01.tray01 maps to host 'h2', which hosts does not list");
+  text = kSmall;
+  Replace(text, "    apply: nvidia-smi", "    verify: true\n    apply: nvidia-smi");
+  CHECK_MESSAGE(Error(text).find("site.yaml:14:13: injectors.gpu_throttle is verified by reading its baseline") == 0, Error(text));
+  text = kSmall;
+  Replace(text, "link_down:", "link_dwn:");
+  CHECK(Error(text).find("site.yaml:9:3: unknown injector action 'link_dwn'; expected one of: link_down") == 0);
+  CHECK(Error("hosts: [").find("site.yaml:1:") == 0);
+  CHECK(Error("site: x\n").find("needs the rack model") != std::string::npos);
+}
+
+TEST_CASE("inventory: the model must agree with the plan") {
+  auto inv = ParseInventory(kSmall, "site.yaml");
+  REQUIRE(inv.ok());
+  ClusterSpec c;
+  c.model = "gb300-nvl72";
+  c.pos = {"plan.yaml", 3, 10};
+  CHECK(CheckModel(*inv, c).message() ==
+        "plan.yaml:3:10: the plan's cluster is gb300-nvl72 x1 but site inventory site.yaml maps gb200-nvl72 x1; make them agree");
+}
+
+TEST_CASE("inventory: numbers are read from command output") {
+  CHECK(*ParseFirstNumber("1200.00\n") == 1200.0);
+  CHECK(*ParseFirstNumber("\"SetPoint\": 45") == 45.0);
+  CHECK(*ParseFirstNumber(" -3.5 W") == -3.5);
+  CHECK_FALSE(ParseFirstNumber("[N/A]").ok());
+}
+
+TEST_CASE("inventory: the host-side expiry removes its token before reverting") {
+  const std::string cmd = ExpiryCommand(Duration::Seconds(90), "ip link set dev 'eth0' up");
+  CHECK(cmd.find("mktemp") != std::string::npos);
+  CHECK(cmd.find("nohup sh -c 'sleep 90; rm -- \"$1\" 2>/dev/null || exit 0; ip link set dev '\\''eth0'\\'' up'") !=
+        std::string::npos);
+  CHECK(CancelExpiryCommand("/tmp/rackchaos-expiry.ab'c", 42) == "rm -f -- '/tmp/rackchaos-expiry.ab'\\''c'; kill 42 2>/dev/null; true");
+}
+
+}  // namespace
+}  // namespace rackchaos::runner

@@ -1,0 +1,238 @@
+// Real mode end to end: the built rackchaos binary against the loopback lab (tests/real/lab.h), with
+// the state checked on the "hosts" themselves: veth links in the lab's namespace, fake GPU limits.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "reports/store.h"
+#include "runner/ledger.h"
+#include "tests/real/lab.h"
+
+namespace rackchaos::runner {
+namespace {
+
+using testing::Lab;
+using testing::ReadText;
+using testing::SpawnRackchaos;
+using testing::WaitExit;
+using testing::WaitFor;
+
+std::unique_ptr<Lab> StartLab() {
+  auto lab = Lab::Start();
+  REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
+  return std::move(lab).value();
+}
+
+// Open ledger entries right now (0 when the ledger does not exist yet); `armed` counts only those
+// with a host-side expiry.
+size_t OpenEntries(const std::string& ledger_path, bool armed = false) {
+  if (!std::filesystem::exists(ledger_path)) return 0;
+  auto ledger = Ledger::Open(ledger_path);
+  if (!ledger.ok()) return 0;
+  auto open = ledger->OpenEntries();
+  if (!open.ok()) return 0;
+  size_t n = 0;
+  for (const LedgerEntry& e : *open) n += !armed || !e.expiry_token.empty();
+  return n;
+}
+
+reports::RunRow OnlyRun(const std::string& db) {
+  auto store = reports::ReportStore::Open(db);
+  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+  auto runs = store->ListRuns();
+  REQUIRE(runs.ok());
+  REQUIRE(runs->size() == 1);
+  return runs->back();
+}
+
+int Recover(Lab& lab, const std::string& db, std::string* output = nullptr) {
+  const std::string log = lab.dir() + "/recover.log";
+  const int code = WaitExit(SpawnRackchaos({"recover", "--db", db}, log), 60);
+  if (output) *output = ReadText(log);
+  return code;
+}
+
+TEST_CASE("real: a plan applies link_down and gpu_throttle on the hosts and restores both") {
+  auto lab = StartLab();
+  const std::string a0 = lab->Iface('a', 0), a1 = lab->Iface('a', 1);
+  const std::string inv = lab->WriteInventory("lab.yaml");
+  const std::string plan = lab->WritePlan("both", inv,
+                                          "  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 3s}\n"
+                                          "  - {at: 0s, kind: gpu_throttle, target: r01.tray02.gpu1, for: 3s, "
+                                          "params: {power_cap: 600W}}\n");
+  const std::string db = lab->dir() + "/b.db", log = lab->dir() + "/b.log";
+  REQUIRE(lab->LinkUp(a0));
+  REQUIRE(lab->PowerLimit(1, 1) == "1200.00");
+  const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
+  REQUIRE(pid > 0);
+  // At apply: the link is down and the cap is set, on the hosts themselves.
+  CHECK_MESSAGE(WaitFor([&] { return !lab->LinkUp(a0) && lab->PowerLimit(1, 1) == "600.00"; }, 10), ReadText(log));
+  CHECK(lab->LinkUp(a1));
+  CHECK(lab->PowerLimit(1, 0) == "1200.00");
+  // At revert: both back to their baselines.
+  CHECK_MESSAGE(WaitExit(pid, 30) == 0, ReadText(log));
+  CHECK(lab->LinkUp(a0));
+  CHECK(lab->PowerLimit(1, 1) == "1200.00");
+  CHECK(OpenEntries(db + ".ledger") == 0);
+
+  auto store = reports::ReportStore::Open(db);
+  REQUIRE(store.ok());
+  reports::RunRow run = OnlyRun(db);
+  CHECK(run.info.backend == "ssh");
+  CHECK(run.status == "passed");
+  auto faults = store->ReadFaults(run.id);
+  REQUIRE(faults.ok());
+  REQUIRE(faults->size() == 2);
+  for (const auto& f : *faults) CHECK(f.reverted.has_value());
+  CHECK(faults->at(0).detail.find("state=down") != std::string::npos);
+  auto events = store->ReadEvents(run.id);
+  REQUIRE(events.ok());
+  int applies = 0, reverts = 0;
+  for (const auto& e : *events) {
+    applies += e.type == "action" && e.detail.find("link set dev") != std::string::npos &&
+               e.detail.find("' down -> exit 0") != std::string::npos;
+    reverts += e.type == "fault_reverted";
+  }
+  CHECK_MESSAGE(applies == 1, events->size());
+  CHECK(reverts == 2);
+}
+
+TEST_CASE("real: a hostile interface name in the inventory never runs as a command") {
+  auto lab = StartLab();
+  // 15 characters, a valid Linux interface name, and a command if it were ever spliced into a shell.
+  const std::string inv = lab->WriteInventory("hostile.yaml", "30s", "", {{"nics: [rc@TAG@a0,", "nics: [\"rc;touch${IFS}p\","}});
+  const std::string plan = lab->WritePlan("hostile", inv, "  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 1s}\n");
+  const std::string db = lab->dir() + "/h.db", log = lab->dir() + "/h.log";
+  const std::string home = "/var/lib/" + std::string(ssh::testing::SshdFixture::kUser);
+  std::filesystem::remove(home + "/p");
+  // The name reaches the host as one word, which the lab's ip wrapper refuses: apply fails (exit 3).
+  CHECK_MESSAGE(WaitExit(SpawnRackchaos({"run", plan, "--db", db}, log), 30) == 3, ReadText(log));
+  CHECK_FALSE(std::filesystem::exists(home + "/p"));
+  CHECK(ReadText(log).find("rclab-ip: refused") != std::string::npos);
+  CHECK(OnlyRun(db).status == "error");
+  // Its revert was refused as well, so the ledger keeps the entry: rackchaos cannot prove the link is up.
+  CHECK(OpenEntries(db + ".ledger") == 1);
+}
+
+TEST_CASE("real: kill -9 of the runner, then recover restores the hosts and marks the run aborted") {
+  auto lab = StartLab();
+  const std::string b1 = lab->Iface('b', 1);
+  const std::string inv = lab->WriteInventory("lab.yaml");
+  const std::string plan = lab->WritePlan("long", inv,
+                                          "  - {at: 0s, kind: link_down, target: r01.tray02.nic1, for: 10m}\n"
+                                          "  - {at: 0s, kind: gpu_throttle, target: r01.tray01.gpu2, for: 10m, "
+                                          "params: {power_cap: 500W}}\n");
+  const std::string db = lab->dir() + "/k.db", log = lab->dir() + "/k.log";
+  const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
+  REQUIRE(pid > 0);
+  // Once both faults are on the hosts and their expiries armed, kill the runner where it stands.
+  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger", true) == 2 && !lab->LinkUp(b1) &&
+                                       lab->PowerLimit(0, 2) == "500.00"; }, 15),
+                  ReadText(log));
+  ::kill(pid, SIGKILL);
+  CHECK(WaitExit(pid, 10) == 128 + SIGKILL);
+  CHECK_FALSE(lab->LinkUp(b1));  // the fault outlives its runner...
+  CHECK(OnlyRun(db).status == "running");
+
+  std::string out;
+  CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);  // ...until recover replays the ledger
+  CHECK(out.find("2 reverted, 0 still open") != std::string::npos);
+  CHECK(out.find("marked aborted") != std::string::npos);
+  CHECK(lab->LinkUp(b1));
+  CHECK(lab->PowerLimit(0, 2) == "1200.00");
+  CHECK(OpenEntries(db + ".ledger") == 0);
+  reports::RunRow run = OnlyRun(db);  // the database opens
+  CHECK(run.status == "aborted");
+  auto store = reports::ReportStore::Open(db);
+  auto faults = store->ReadFaults(run.id);
+  REQUIRE(faults.ok());
+  REQUIRE(faults->size() == 2);
+  for (const auto& f : *faults) CHECK(f.reverted.has_value());
+  // Idempotent: a second recover finds nothing to do and changes nothing.
+  CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);
+  CHECK(out.find("0 reverted, 0 still open") != std::string::npos);
+  CHECK(lab->LinkUp(b1));
+}
+
+TEST_CASE("real: the host-side expiry ends a fault when the runner is dead") {
+  auto lab = StartLab();
+  const std::string b0 = lab->Iface('b', 0);
+  const std::string inv = lab->WriteInventory("lab.yaml", "1s");
+  const std::string plan = lab->WritePlan("short", inv, "  - {at: 0s, kind: link_down, target: r01.tray02.nic0, for: 2s}\n");
+  const std::string db = lab->dir() + "/e.db", log = lab->dir() + "/e.log";
+  const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
+  REQUIRE(pid > 0);
+  // Kill it as soon as the expiry is armed (the runner's own revert would come at 2 s).
+  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger", true) == 1; }, 10), ReadText(log));
+  ::kill(pid, SIGKILL);
+  WaitExit(pid, 10);
+  CHECK_FALSE(lab->LinkUp(b0));
+  // No recover: the timer on the host brings the link back at 2 s + 1 s grace.
+  CHECK(WaitFor([&] { return lab->LinkUp(b0); }, 10));
+  // Replaying the ledger afterwards is harmless.
+  std::string out;
+  CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);
+  CHECK(lab->LinkUp(b0));
+}
+
+TEST_CASE("real: SIGINT reverts everything, marks the run interrupted and exits 4") {
+  auto lab = StartLab();
+  const std::string a1 = lab->Iface('a', 1);
+  const std::string inv = lab->WriteInventory("lab.yaml");
+  const std::string plan = lab->WritePlan("stop", inv,
+                                          "  - {at: 0s, kind: link_down, target: r01.tray01.nic1, for: 10m}\n"
+                                          "  - {at: 0s, kind: gpu_throttle, target: r01.tray02.gpu3, "
+                                          "params: {power_cap: 700W}}\n"
+                                          "duration: 20m\n");
+  const std::string db = lab->dir() + "/i.db", log = lab->dir() + "/i.log";
+  const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
+  REQUIRE(pid > 0);
+  REQUIRE_MESSAGE(WaitFor([&] { return !lab->LinkUp(a1) && lab->PowerLimit(1, 3) == "700.00" &&
+                                       OpenEntries(db + ".ledger") == 2; }, 15),
+                  ReadText(log));
+  ::kill(pid, SIGINT);
+  CHECK_MESSAGE(WaitExit(pid, 30) == 4, ReadText(log));
+  CHECK(lab->LinkUp(a1));
+  CHECK(lab->PowerLimit(1, 3) == "1200.00");
+  CHECK(OpenEntries(db + ".ledger") == 0);
+  CHECK(OnlyRun(db).status == "interrupted");
+}
+
+TEST_CASE("real: unknown and changed host keys are refused before any fault") {
+  auto lab = StartLab();
+  const std::string a0 = lab->Iface('a', 0);
+  const std::string empty = lab->dir() + "/empty_known_hosts";
+  { std::ofstream touch(empty); }
+  const std::string inv = lab->WriteInventory("strict.yaml", "30s", empty);
+  const std::string plan = lab->WritePlan("strict", inv, "  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 1s}\n");
+  const std::string db = lab->dir() + "/s.db", log = lab->dir() + "/s.log";
+  CHECK(WaitExit(SpawnRackchaos({"run", plan, "--db", db}, log), 30) == 3);
+  std::string out = ReadText(log);
+  CHECK_MESSAGE(out.find("host00") != std::string::npos, out);
+  CHECK_MESSAGE(out.find(lab->sshd().host_fingerprint()) != std::string::npos, out);
+  CHECK_MESSAGE(out.find("--accept-new-host-keys") != std::string::npos, out);
+  CHECK(out.find("nothing was applied") != std::string::npos);
+  CHECK(lab->LinkUp(a0));
+  CHECK(OnlyRun(db).status == "error");
+
+  // A changed key is refused even with --accept-new-host-keys.
+  auto other = lab->sshd().NewKey("other");
+  REQUIRE(other.ok());
+  const std::string wrong = lab->dir() + "/wrong_known_hosts";
+  REQUIRE(lab->sshd().WriteKnownHosts(wrong, *other).ok());
+  const std::string plan2 = lab->WritePlan("changed", lab->WriteInventory("changed.yaml", "30s", wrong),
+                                           "  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 1s}\n");
+  CHECK(WaitExit(SpawnRackchaos({"run", plan2, "--db", db, "--accept-new-host-keys"}, log), 30) == 3);
+  CHECK(lab->LinkUp(a0));
+
+  // First contact with --accept-new-host-keys records the key and runs.
+  CHECK_MESSAGE(WaitExit(SpawnRackchaos({"run", plan, "--db", db, "--accept-new-host-keys"}, log), 30) == 0,
+                ReadText(log));
+  CHECK(ReadText(empty).find(lab->sshd().host_public_key()) != std::string::npos);
+  CHECK(lab->LinkUp(a0));
+}
+
+}  // namespace
+}  // namespace rackchaos::runner
