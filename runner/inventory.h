@@ -84,7 +84,8 @@ std::string ActionFor(cluster::Verb verb);
 // True for actions that set a value and read it back through `baseline` (gpu_throttle, valve_fail).
 bool IsValueAction(const std::string& action);
 
-// The verb a fault of `injector` needs on `target` (link_down needs kNvlinkPort or kNicLink).
+// The verb a fault of `injector` needs on `target` (link_down needs kNvlinkPort or kNicLink); empty
+// for injectors this table does not know (use Injector::verbs()).
 std::vector<cluster::Verb> VerbsForTarget(std::string_view injector, const cluster::Topology& topo,
                                           const cluster::Target& target);
 

@@ -166,8 +166,14 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
   // Once, before anything runs: every fault's verb is one this site can do on this target.
   std::set<std::string> hosts;
   for (const ResolvedFault& f : spec.faults) {
-    for (cluster::Verb verb : VerbsForTarget(f.injector->name(), spec.topology, f.target)) {
+    std::vector<cluster::Verb> verbs = VerbsForTarget(f.injector->name(), spec.topology, f.target);
+    if (verbs.empty()) verbs = f.injector->verbs();
+    for (cluster::Verb verb : verbs) {
       const std::string action = ActionFor(verb);
+      if (action.empty())
+        return At(f.pos, std::string(f.injector->name()) + " cannot run on real hosts yet: no inventory action "
+                             "carries out the '" + cluster::VerbName(verb) + "' verb (actions: link_down, "
+                             "nvlink_down, gpu_throttle, valve_fail, tray_pull)");
       auto b = BindTarget(iv, spec.topology, action, f.target);
       if (!b.ok())
         return At(f.pos, std::string(f.injector->name()) + " on " + spec.topology.TargetName(f.target) +

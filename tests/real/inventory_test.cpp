@@ -4,7 +4,14 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "cluster/catalogue.h"
+#include "runner/plan_loader.h"
+#include "runner/real_run.h"
 #include "runner/ssh/command_template.h"
 #include "runner/ssh_backend.h"
 
@@ -131,6 +138,33 @@ TEST_CASE("inventory: mistakes name file, line and column") {
   CHECK(Error(text).find("site.yaml:9:3: unknown injector action 'link_dwn'; expected one of: link_down") == 0);
   CHECK(Error("hosts: [").find("site.yaml:1:") == 0);
   CHECK(Error("site: x\n").find("needs the rack model") != std::string::npos);
+}
+
+TEST_CASE("inventory: validation checks every fault of a plan against the site once, before anything runs") {
+  char tmpl[] = "/tmp/rc-inv-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  std::ofstream(dir + "/site.yaml") << kSmall;
+  auto check = [&](const std::string& faults) -> Result<RealSpec> {
+    const std::string text = "name: p\ncluster: {model: gb200-nvl72, racks: 1, inventory: site.yaml}\nfaults:\n" + faults;
+    auto plan = ParsePlan(text, dir + "/plan.yaml");
+    REQUIRE_MESSAGE(plan.ok(), plan.status().ToString());
+    auto spec = ValidatePlan(*plan, {});
+    REQUIRE_MESSAGE(spec.ok(), spec.status().ToString());
+    return ValidateRealPlan(*plan, *spec);
+  };
+  auto ok = check("  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 5s}\n"
+                  "  - {at: 1m, kind: gpu_throttle, target: r01.tray01.gpu2, params: {power_cap: 600W}}\n");
+  REQUIRE_MESSAGE(ok.ok(), ok.status().ToString());
+  CHECK(ok->hosts == std::vector<std::string>{"h1"});
+  CHECK(ok->horizon == Duration::Minutes(1));  // the end of the last timed fault; no simulated hour after it
+  auto verb = check("  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 5s}\n"
+                    "  - {at: 0s, kind: tray_pull, target: r01.tray01, for: 5s}\n");
+  CHECK(verb.status().message() == dir + "/plan.yaml:5:5: tray_pull on r01.tray01 cannot run on this site: site inventory " +
+                                       dir + "/site.yaml defines no 'tray_pull' templates (injectors.tray_pull: apply, revert)");
+  auto port = check("  - {at: 0s, kind: link_down, target: r01.tray01.gpu0.nvlink2}\n");
+  CHECK(port.status().message().find("defines no 'nvlink_down' templates") != std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 TEST_CASE("inventory: the model must agree with the plan") {
