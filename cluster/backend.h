@@ -20,6 +20,7 @@ namespace rackchaos::cluster {
 enum class Verb {
   kNvlinkPort, kNicLink, kPowerCap, kValve, kTrayPresence,
   kDrain, kResume, kGpuReset, kRequeueJob, kDiagnostic,
+  kGpuFailure, kProcessCrash,
 };
 const char* VerbName(Verb v);
 
@@ -37,6 +38,14 @@ class Backend {
   virtual Result<double> GetValveOpening(ComponentId valve) = 0;
   virtual Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) = 0;
   virtual Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) = 0;
+  // A GPU fails (falls off the bus, double-bit ECC, GSP error: the driver prints Xid `xid`) or is repaired.
+  virtual Status SetGpuFailed(ComponentId, bool /*failed*/, int /*xid*/, FaultId) {
+    return Status::NotSupported("this backend cannot fail a GPU");
+  }
+  // The processes on a GPU die (a software bug): the job using it fails at once.
+  virtual Status CrashProcesses(ComponentId, FaultId) {
+    return Status::NotSupported("this backend cannot crash a job's processes");
+  }
 
   // --- healer verbs
   virtual Status Drain(ComponentId tray, const std::string& reason) = 0;

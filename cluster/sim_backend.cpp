@@ -19,6 +19,8 @@ const char* VerbName(Verb v) {
     case Verb::kGpuReset: return "gpu_reset";
     case Verb::kRequeueJob: return "requeue_job";
     case Verb::kDiagnostic: return "diagnostic";
+    case Verb::kGpuFailure: return "gpu_failure";
+    case Verb::kProcessCrash: return "process_crash";
   }
   return "unknown";
 }
@@ -202,6 +204,42 @@ Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cau
   return Status::Ok();
 }
 
+Status SimBackend::SetGpuFailed(ComponentId gpu_id, bool failed, int xid, FaultId cause) {
+  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
+  Gpu& g = gpu(gpu_id);
+  if (g.failed == failed) return Status::Ok();
+  g.failed = failed;
+  g.fail_cause = failed ? cause : kNoFault;
+  Physics(gpu_id, failed ? "failed" : "repaired", xid, cause);
+  if (failed && tray_of(gpu_id).present) {
+    XidLine x{topo_.at(gpu_id).pci, xid, std::nullopt, "", DefaultXidMessage(xid)};
+    Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
+         clock_.Now() + opt_.log_delay);
+  }
+  UpdateThermal(gpu_id);
+  if (g.job != kNoJob) RefreshJob(g.job);
+  if (!failed) PlaceQueuedJobs();
+  return Status::Ok();
+}
+
+Status SimBackend::CrashProcesses(ComponentId gpu_id, FaultId cause) {
+  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
+  JobId id = gpu(gpu_id).job;
+  if (id == kNoJob) return Status::Ok();  // nothing ran there
+  Job& j = jobs_[id];
+  if (j.state != JobState::kRunning && j.state != JobState::kHung) return Status::Ok();
+  Physics(gpu_id, "process_crash", 0, cause);
+  Advance(j);
+  Duration lost = j.running_since_ckpt;
+  j.steps = j.ckpt_steps;
+  j.running_since_ckpt = {};
+  j.until_ckpt = j.cfg.checkpoint_interval;
+  StopTimers(j);
+  SetJobState(j, JobState::kFailed, cause, "rank on " + topo_.at(gpu_id).name + " exited with an error", lost);
+  ReleaseTrays(j);
+  return Status::Ok();
+}
+
 // ---------------------------------------------------------------- healer verbs
 
 Status SimBackend::Drain(ComponentId tray_id, const std::string&) {
@@ -244,7 +282,7 @@ Status SimBackend::RunDiagnostic(ComponentId tray_id) {
       const Gpu& s = gpu(g);
       const std::string& n = topo_.at(g).name;
       if (!why.empty()) break;
-      if (s.shutdown) why = n + " not on the bus";
+      if (s.shutdown || s.failed) why = n + " not on the bus";
       else if (s.nvlink_down) why = n + " has inactive NVLink ports";
       else if (s.cap_w < s.baseline_cap_w * 0.99) why = n + " below expected performance (power limited)";
     }
@@ -277,7 +315,7 @@ double SimBackend::GpuTemperature(ComponentId gpu_id) const { return Temperature
 
 bool SimBackend::GpuAlive(ComponentId gpu_id) const {
   const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];
-  return t.present && !t.booting && !gpu(gpu_id).shutdown;
+  return t.present && !t.booting && !gpu(gpu_id).shutdown && !gpu(gpu_id).failed;
 }
 
 double SimBackend::GpuSpeed(ComponentId gpu_id) const {

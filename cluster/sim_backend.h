@@ -49,6 +49,8 @@ class SimBackend : public Backend {
   Result<double> GetValveOpening(ComponentId valve) override;
   Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) override;
   Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
+  Status SetGpuFailed(ComponentId gpu, bool failed, int xid, FaultId cause) override;
+  Status CrashProcesses(ComponentId gpu, FaultId cause) override;
   Status Drain(ComponentId tray, const std::string& reason) override;
   Status Resume(ComponentId tray) override;
   Status ResetGpu(ComponentId gpu) override;
@@ -70,11 +72,12 @@ class SimBackend : public Backend {
     double cap_w = 0, baseline_cap_w = 0;
     uint64_t nvlink_down = 0;  // bit per port
     bool shutdown = false;
+    bool failed = false;  // a hardware failure (Xid 79, 48, 95, 119...) until repaired
     bool throttling = false;
     double power_w = 0;
     ThermalState thermal;
     TimerId thermal_timer = 0;
-    FaultId cap_cause = kNoFault, link_cause = kNoFault, thermal_cause = kNoFault;
+    FaultId cap_cause = kNoFault, link_cause = kNoFault, thermal_cause = kNoFault, fail_cause = kNoFault;
     JobId job = kNoJob;
   };
   struct Tray {

@@ -138,7 +138,7 @@ void SimBackend::RefreshJob(JobId id) {
     if (GpuAlive(g)) continue;
     const Tray& t = tray_[slot(topo_.TrayOf(g))];
     hard = fatal = true;
-    hard_cause = t.present ? gpu(g).thermal_cause : t.presence_cause;
+    hard_cause = !t.present ? t.presence_cause : gpu(g).failed ? gpu(g).fail_cause : gpu(g).thermal_cause;
     why = topo_.at(g).name + (t.present ? " fell off the bus" : " is gone");
     break;
   }

@@ -142,7 +142,11 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       if (pc->cause == kNoFault || !faults.count(pc->cause)) continue;
       FaultFacts& f = faults[pc->cause];
       f.affected.insert(pc->component);
-      if (pc->what == "valve_opening" || pc->what.ends_with("_up") || pc->what == "inserted") continue;
+      // Changes that take no part out of service: a valve setting (its GPUs' throttling is recorded on
+      // them), restorations, and a crashed process (software: nothing to isolate).
+      if (pc->what == "valve_opening" || pc->what.ends_with("_up") || pc->what == "inserted" ||
+          pc->what == "repaired" || pc->what == "process_crash")
+        continue;
       for (ComponentId g : topo.GpusServedBy(pc->component)) f.direct_gpus.insert(g);
       f.needs_isolation = true;
     } else if (const auto* jc = std::get_if<JobChanged>(&e.body)) {
@@ -189,7 +193,6 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     for (auto& [fid, imp] : w.impacts) {
       if (!faults.count(fid)) continue;
       FaultFacts& f = faults[fid];
-      f.needs_isolation = true;
       ++f.m.jobs_touched;
       if (imp.interrupted) {
         ++f.m.jobs_interrupted;

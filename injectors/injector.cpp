@@ -1,5 +1,7 @@
 #include "injectors/injector.h"
 
+#include <cstdlib>
+
 #include "core/units.h"
 
 namespace rackchaos::injectors {
@@ -10,9 +12,12 @@ const Injector& LinkDown();
 const Injector& GpuThrottle();
 const Injector& ValveFail();
 const Injector& TrayPull();
+const Injector& GpuFail();
+const Injector& ProcessCrash();
 
 const std::vector<const Injector*>& AllInjectors() {
-  static const std::vector<const Injector*> kTable = {&LinkDown(), &GpuThrottle(), &ValveFail(), &TrayPull()};
+  static const std::vector<const Injector*> kTable = {&LinkDown(), &GpuThrottle(), &ValveFail(), &TrayPull(),
+                                                          &GpuFail(), &ProcessCrash()};
   return kTable;
 }
 
@@ -33,6 +38,7 @@ const char* ParamTypeName(ParamType t) {
     case ParamType::kWatts: return "power (e.g. 600W, 1.2kW)";
     case ParamType::kFraction: return "fraction (e.g. 15% or 0.15)";
     case ParamType::kDuration: return "duration (e.g. 90s, 5m)";
+    case ParamType::kInteger: return "whole number (e.g. 79)";
   }
   return "value";
 }
@@ -45,6 +51,14 @@ Result<double> ParseParamValue(const ParamInfo& info, std::string_view text) {
       auto d = ParseDuration(text);
       if (!d.ok()) return d.status();
       return d->Seconds();
+    }
+    case ParamType::kInteger: {
+      std::string s(text);
+      char* end = nullptr;
+      long v = std::strtol(s.c_str(), &end, 10);
+      if (s.empty() || end != s.c_str() + s.size() || v < 0 || v > 1000000)
+        return Status::Invalid("'" + s + "' is not a whole number from 0 to 1000000");
+      return static_cast<double>(v);
     }
   }
   return Status::Internal("unknown parameter type");

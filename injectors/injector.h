@@ -17,7 +17,7 @@
 
 namespace rackchaos::injectors {
 
-enum class ParamType { kWatts, kFraction, kDuration };
+enum class ParamType { kWatts, kFraction, kDuration, kInteger };
 const char* ParamTypeName(ParamType t);  // "power (W, kW)", ...
 
 struct ParamInfo {
@@ -27,7 +27,7 @@ struct ParamInfo {
   std::string description;
 };
 
-// Parsed parameters: watts, fractions in [0, 1], durations in seconds.
+// Parsed parameters: watts, fractions in [0, 1], durations in seconds, integers.
 using Params = std::map<std::string, double>;
 
 // What Apply() did and what Revert() restores.

@@ -30,6 +30,8 @@ const std::vector<KeyInfo> kKeys = {
      "The training jobs that run on it."},
     {"", "faults", T::kList, kOptional, 0, 0, "[]", "[{at: 30m, kind: link_down, target: r01.tray03.gpu2}]",
      "Faults injected at given times."},
+    {"", "chaos", T::kMap, kOptional, 0, 0, "", "{catalogue: llama3, scale: 10}",
+     "Random failures drawn from a failure catalogue's per-component rates."},
     {"", "healer", T::kMap, kOptional, 0, 0, "", "{policy: default}", "How the self-healing loop behaves."},
     {"", "expect", T::kList, kOptional, 0, 0, "[]", "[\"ttr.max < 30m\"]", "Gates checked after the run."},
 
@@ -72,6 +74,12 @@ const std::vector<KeyInfo> kKeys = {
     {"faults[]", "for", T::kDuration, kOptional, 0, 0, "until the end", "20m", "Revert the fault after this long."},
     {"faults[]", "params", T::kMap, kOptional, 0, 0, "", "{opening: 15%}",
      "Injector-specific scalars, checked by the injector."},
+
+    {"chaos", "catalogue", T::kString, kRequired, 0, 0, "", "llama3",
+     "A failure catalogue: llama3 (Meta, The Llama 3 Herd of Models, Table 5: 419 interruptions in 54 days on 16,384 GPUs)."},
+    {"chaos", "scale", T::kInt, kOptional, 1, 1000000, "1", "10", "Multiplies every failure rate, to stress a short run."},
+    {"chaos", "from", T::kDuration, kOptional, 0, 0, "0s", "1h", "When random failures start."},
+    {"chaos", "until", T::kDuration, kOptional, 0, 0, "the plan's duration", "7d", "When random failures stop."},
 
     {"healer", "policy", T::kString, kOptional, 0, 0, "default", "default",
      "A shipped policy name or a path to a policy YAML."},

@@ -66,6 +66,15 @@ struct HealerSpec {
   SourcePos pos;
 };
 
+// Random failures over a window, drawn from a failure catalogue's per-component rates.
+struct ChaosSpec {
+  std::string catalogue;            // "llama3"; empty = no chaos
+  int scale = 1;                    // multiplies every rate (stress a short run)
+  Time from{};
+  std::optional<Time> until;        // default: the plan's duration
+  SourcePos pos;
+};
+
 struct Expectation {
   std::string text;                 // e.g. "ttr.max < 30m"
   SourcePos pos;
@@ -81,6 +90,7 @@ struct Plan {
   ClusterSpec cluster;
   std::vector<JobSpec> jobs;
   std::vector<FaultSpec> faults;
+  ChaosSpec chaos;
   HealerSpec healer;
   std::vector<Expectation> expect;
 };

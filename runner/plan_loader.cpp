@@ -473,6 +473,23 @@ Status ReadExpect(Reader& r, const Field& field, std::vector<Expectation>& expec
   return Status::Ok();
 }
 
+Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
+  chaos.pos = r.Pos(field);
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, chaos.pos, "chaos", "chaos"));
+  RC_RETURN_IF_ERROR(r.Require(fields, chaos.pos, "chaos", "chaos"));
+  for (const Field& f : fields) {
+    if (f.key == "catalogue")
+      RC_RETURN_IF_ERROR(r.Read(f, chaos.catalogue));
+    else if (f.key == "scale")
+      RC_RETURN_IF_ERROR(r.Read(f, chaos.scale));
+    else if (f.key == "from")
+      RC_RETURN_IF_ERROR(r.Read(f, chaos.from));
+    else if (f.key == "until")
+      RC_RETURN_IF_ERROR(r.Read(f, chaos.until.emplace()));
+  }
+  return Status::Ok();
+}
+
 Status ReadTop(Reader& r, const Field& f, Plan& plan) {
   if (f.key == "name") return r.Read(f, plan.name);
   if (f.key == "description") return r.Scalar(f, plan.description);
@@ -482,6 +499,7 @@ Status ReadTop(Reader& r, const Field& f, Plan& plan) {
   if (f.key == "workload") return ReadWorkload(r, f, plan.jobs);
   if (f.key == "faults") return ReadFaults(r, f, plan.faults);
   if (f.key == "expect") return ReadExpect(r, f, plan.expect);
+  if (f.key == "chaos") return ReadChaos(r, f, plan.chaos);
   plan.healer.pos = r.Pos(f);  // healer
   RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, plan.healer.pos, "healer", "healer"));
   for (const Field& h : fields) {

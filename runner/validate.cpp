@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cluster/failure_catalogue.h"
 #include "core/rng.h"
 #include "runner/selector.h"
 
@@ -117,6 +118,65 @@ Status ValidateFaults(const Plan& plan, RunSpec& spec) {
   return Status::Ok();
 }
 
+// Chaos: every component of a failure class fails as a Poisson process at the catalogue's rate (times
+// `scale`); each failure picks its cause in proportion to the causes' counts and lasts its repair time.
+// Drawn here, from the seed, so the whole timeline is known (and shown by `validate`) before the run.
+Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
+  auto cat = cluster::LoadFailureCatalogue(chaos.catalogue);
+  if (!cat.ok()) return At(chaos.pos, cat.status().message());
+  const cluster::Topology& topo = spec.topology;
+  Rng rng = Rng(spec.seed).Fork("chaos." + chaos.catalogue);
+  std::vector<ResolvedFault> drawn;
+  for (cluster::FailureClass cls : {cluster::FailureClass::kGpu, cluster::FailureClass::kNic, cluster::FailureClass::kNode}) {
+    std::vector<const cluster::FailureCause*> causes;
+    double rate = 0, weight = 0;
+    for (const auto& c : cat->causes)
+      if (c.cls == cls) {
+        causes.push_back(&c);
+        rate += c.rate_per_hour * chaos.scale;
+        weight += c.count;
+      }
+    if (causes.empty() || rate <= 0) continue;
+    std::vector<ComponentId> parts;
+    for (const cluster::Component& c : topo.components()) {
+      bool match = (cls == cluster::FailureClass::kGpu && c.kind == cluster::Kind::kGpu) ||
+                   (cls == cluster::FailureClass::kNic && c.kind == cluster::Kind::kNic) ||
+                   (cls == cluster::FailureClass::kNode && c.kind == cluster::Kind::kComputeTray);
+      if (match) parts.push_back(c.id);
+    }
+    for (ComponentId part : parts) {
+      Time t = chaos.from + Duration::FromSecondsF(rng.Exponential(rate) * 3600);
+      while (t < until) {
+        double pick = rng.Uniform() * weight;
+        const cluster::FailureCause* cause = causes.back();
+        for (const auto* c : causes) {
+          if (pick < c->count) { cause = c; break; }
+          pick -= c->count;
+        }
+        const injectors::Injector* inj = injectors::FindInjector(cause->injector);
+        if (!inj) return Status::Internal("failure catalogue names unknown injector " + cause->injector);
+        injectors::Params params;
+        if (cause->xid) params["xid"] = cause->xid;
+        std::optional<Duration> repair;
+        if (cause->repair > Duration{}) repair = cause->repair;
+        drawn.push_back({kNoFault, inj, {part, -1}, params, t, repair, "chaos " + chaos.catalogue + ": " + cause->name,
+                         chaos.pos});
+        t = t + cause->repair + Duration::FromSecondsF(rng.Exponential(rate) * 3600);
+      }
+    }
+  }
+  // Ids follow time, after the plan's own faults, so reports read in order.
+  auto by_time = [](const ResolvedFault& a, const ResolvedFault& b) { return a.at < b.at; };
+  std::stable_sort(drawn.begin(), drawn.end(), by_time);
+  FaultId next = static_cast<FaultId>(spec.faults.size() + 1);
+  for (ResolvedFault& f : drawn) {
+    f.id = next++;
+    spec.faults.push_back(std::move(f));
+  }
+  std::stable_sort(spec.faults.begin(), spec.faults.end(), by_time);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
@@ -140,6 +200,11 @@ Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
                            std::to_string(free_gpus) + " outside its spare trays");
   }
   RC_RETURN_IF_ERROR(ValidateFaults(plan, spec));
+  if (!plan.chaos.catalogue.empty()) {
+    std::optional<Time> until = plan.chaos.until ? plan.chaos.until : plan.duration;
+    if (!until) return At(plan.chaos.pos, "chaos needs an end: set chaos.until or the plan's duration (e.g. duration: 7d)");
+    RC_RETURN_IF_ERROR(ExpandChaos(plan.chaos, *until, spec));
+  }
 
   std::string policy_name = options.healer_policy.empty() ? plan.healer.policy : options.healer_policy;
   auto policy = healer::LoadPolicy(policy_name);

@@ -102,7 +102,7 @@ TEST_CASE("an unknown key names the valid ones and the nearest") {
   REQUIRE_FALSE(plan.ok());
   CHECK(plan.status().message() == kPlans +
                                        "unknown_key.yaml:7:1: unknown key 'faultz'; expected one of: name, "
-                                       "description, seed, duration, cluster, workload, faults, healer, expect "
+                                       "description, seed, duration, cluster, workload, faults, chaos, healer, expect "
                                        "(did you mean 'faults'?)");
   CHECK(Error("name: x\ncluster:\n  rakcs: 2\n") ==
         "plan.yaml:3:3: unknown key 'rakcs' in cluster; expected one of: model, racks, spare_trays, inventory "
@@ -233,6 +233,8 @@ TEST_CASE("every example in the key table is accepted") {
       yaml = (k.key == "name" ? "" : "name: x\n") + entry;
     else if (k.section == "cluster" || k.section == "healer" || k.section == "workload")
       yaml = "name: x\n" + std::string(k.section) + ":\n  " + entry;
+    else if (k.section == "chaos")
+      yaml = "name: x\nchaos:\n  " + (k.key == "catalogue" ? std::string() : "catalogue: llama3\n  ") + entry;
     else if (k.section == "workload.jobs[]")
       yaml = std::string("name: x\nworkload:\n  jobs:\n    - ") + (k.key == "name" ? "" : "name: j\n      ") +
              (k.key == "gpus" ? "" : "gpus: 64\n      ") + entry;

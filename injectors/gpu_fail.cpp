@@ -1,0 +1,48 @@
+// gpu_fail: a GPU fails in hardware (falls off the bus, uncorrectable ECC, GSP error); the driver prints
+// the Xid given (default 79). It stays failed until the fault is reverted (the GPU is repaired or
+// swapped). Real mode: not injectable on real hardware; use `dcgmi test --inject -f 230` to exercise
+// the telemetry path only (REAL-COMMANDS.md §2c).
+#include "injectors/injector.h"
+
+namespace rackchaos::injectors {
+namespace {
+
+class GpuFailInjector : public Injector {
+ public:
+  std::string_view name() const override { return "gpu_fail"; }
+  std::string_view summary() const override { return "fail a GPU in hardware (Xid 79 by default) until repaired"; }
+  const std::vector<ParamInfo>& params() const override {
+    static const std::vector<ParamInfo> kParams = {
+        {"xid", ParamType::kInteger, "79", "the Xid the driver prints: 79 off the bus, 48 DBE, 95 uncontained ECC, 119 GSP"},
+    };
+    return kParams;
+  }
+  std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kGpuFailure}; }
+
+  Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
+    if (topo.at(t.component).kind == cluster::Kind::kGpu && t.port < 0) return Status::Ok();
+    return Status::Invalid("gpu_fail needs a GPU (e.g. r01.tray05.gpu1); " + topo.TargetName(t) + " is a " +
+                           (t.port >= 0 ? "NVLink port" : cluster::KindName(topo.at(t.component).kind)));
+  }
+
+  Result<Applied> Apply(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Params& p,
+                        FaultId fault) const override {
+    int xid = static_cast<int>(p.count("xid") ? p.at("xid") : 79);
+    RC_RETURN_IF_ERROR(b.SetGpuFailed(t.component, true, xid, fault));
+    return Applied{static_cast<double>(xid), "xid=" + std::to_string(xid)};
+  }
+
+  Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied& a,
+                FaultId fault) const override {
+    return b.SetGpuFailed(t.component, false, static_cast<int>(a.baseline), fault);
+  }
+};
+
+}  // namespace
+
+const Injector& GpuFail() {
+  static const GpuFailInjector kInjector;
+  return kInjector;
+}
+
+}  // namespace rackchaos::injectors

@@ -1,0 +1,43 @@
+// process_crash: the training process on a GPU dies (a software bug, NCCL watchdog, silent data
+// corruption caught by a check): the job fails at once and must be restarted from its checkpoint. No
+// hardware is harmed, so there is nothing to revert. Real mode: `kill -SEGV` of the rank's PID.
+#include "injectors/injector.h"
+
+namespace rackchaos::injectors {
+namespace {
+
+class ProcessCrashInjector : public Injector {
+ public:
+  std::string_view name() const override { return "process_crash"; }
+  std::string_view summary() const override { return "kill the job's process on a GPU (a software failure)"; }
+  const std::vector<ParamInfo>& params() const override {
+    static const std::vector<ParamInfo> kNone;
+    return kNone;
+  }
+  std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kProcessCrash}; }
+
+  Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
+    if (topo.at(t.component).kind == cluster::Kind::kGpu && t.port < 0) return Status::Ok();
+    return Status::Invalid("process_crash needs a GPU (e.g. r01.tray05.gpu1); " + topo.TargetName(t) + " is a " +
+                           (t.port >= 0 ? "NVLink port" : cluster::KindName(topo.at(t.component).kind)));
+  }
+
+  Result<Applied> Apply(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Params&,
+                        FaultId fault) const override {
+    RC_RETURN_IF_ERROR(b.CrashProcesses(t.component, fault));
+    return Applied{0, "processes killed"};
+  }
+
+  Status Revert(cluster::Backend&, const cluster::Topology&, const cluster::Target&, const Applied&, FaultId) const override {
+    return Status::Ok();  // a dead process is not brought back; the job restarts from its checkpoint
+  }
+};
+
+}  // namespace
+
+const Injector& ProcessCrash() {
+  static const ProcessCrashInjector kInjector;
+  return kInjector;
+}
+
+}  // namespace rackchaos::injectors
