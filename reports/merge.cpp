@@ -2,7 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "reports/schema.h"
@@ -90,7 +94,8 @@ Result<MergeCounts> CopyAll(Db& db, const std::string& what) {
 }
 
 // Refuses what must not be attached: an absent file, the destination itself, a foreign or newer one.
-Status CheckSource(const std::string& dest_path, const std::string& source_path) {
+// Returns the source's schema version.
+Result<int> CheckSource(const std::string& dest_path, const std::string& source_path) {
   std::error_code ec;
   if (std::filesystem::equivalent(dest_path, source_path, ec)) {
     return Status::Invalid("cannot merge report '" + source_path + "' into itself");
@@ -98,7 +103,43 @@ Status CheckSource(const std::string& dest_path, const std::string& source_path)
   RC_ASSIGN_OR_RETURN(Db src, Db::Open(source_path, SQLITE_OPEN_READONLY));
   RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(src, SchemaMigrations()));
   if (version == 0) return Status::Invalid("'" + source_path + "' is not a rackchaos report (it has no schema)");
-  return Status::Ok();
+  return version;
+}
+
+// A fresh directory under the system temp dir, removed with its contents on destruction.
+class ScratchDir {
+ public:
+  static Result<ScratchDir> Make(const std::string& what) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "rackchaos_merge_XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) return Status::IoError(what + ": cannot create a directory in " + tmpl);
+    return ScratchDir(tmpl);
+  }
+  ScratchDir(ScratchDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ScratchDir& operator=(ScratchDir&&) = delete;
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  std::string File(const std::string& name) const { return (std::filesystem::path(path_) / name).string(); }
+
+ private:
+  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// Copies a source older than this build into `copy` and migrates the copy: older schemas keep rows in
+// other tables (before version 3 every event was also a row of an `events` table), and the source
+// itself must stay untouched.
+Status MigratedCopy(const std::string& source_path, const std::string& copy, const std::string& what) {
+  {
+    RC_ASSIGN_OR_RETURN(Db src, Db::Open(source_path, SQLITE_OPEN_READONLY));
+    RC_ASSIGN_OR_RETURN(Stmt vacuum, src.Prepare("VACUUM INTO ?", what));
+    vacuum.Bind(1, copy);
+    RC_RETURN_IF_ERROR(vacuum.Run(what + ": copying the source to migrate it"));
+  }
+  return ReportStore::Open(copy).status();
 }
 
 // SQLite URI filenames treat '?', '#' and '%' specially; everything else may stay as it is.
@@ -117,11 +158,20 @@ std::string UriPath(const std::string& path) {
 
 Result<MergeCounts> MergeInto(ReportStore& dest, const std::string& source_path) {
   const std::string what = "merging report '" + source_path + "' into '" + dest.path() + "'";
-  RC_RETURN_IF_ERROR(CheckSource(dest.path(), source_path));
+  RC_ASSIGN_OR_RETURN(int version, CheckSource(dest.path(), source_path));
+  std::optional<ScratchDir> scratch;
+  std::string read_path = source_path;
+  if (version < LatestSchemaVersion()) {
+    Result<ScratchDir> made = ScratchDir::Make(what);
+    if (!made.ok()) return made.status();
+    scratch.emplace(std::move(made).value());
+    read_path = scratch->File("migrated.db");
+    RC_RETURN_IF_ERROR(MigratedCopy(source_path, read_path, what));
+  }
   Db& db = dest.db();
   // Read-only through a URI, so a source is never migrated, journaled or otherwise touched.
   RC_ASSIGN_OR_RETURN(Stmt attach, db.Prepare("ATTACH DATABASE ? AS src", what));
-  attach.Bind(1, UriPath(source_path));
+  attach.Bind(1, UriPath(read_path));
   RC_RETURN_IF_ERROR(attach.Run(what + ": attaching"));
   Result<MergeCounts> counts = CopyAll(db, what);
   Status detached = db.Exec("DETACH DATABASE src", what + ": detaching");

@@ -25,8 +25,9 @@ struct MergeCounts {
 // Copies every run of the report at `source_path` into `dest`, in source id order, in one
 // transaction (all of the source or nothing). Fails with kNotFound when the source is absent,
 // kInvalidArgument when it is not a rackchaos report or is the destination itself, kNotSupported
-// when its schema is newer than this build; an older source is read as it is (tables it lacks
-// contribute no rows) and is never modified.
+// when its schema is newer than this build. An older source is never modified: a copy of it in the
+// system temp directory is migrated to the current schema and merged instead, so its rows arrive
+// in the tables that hold them now.
 Result<MergeCounts> MergeInto(ReportStore& dest, const std::string& source_path);
 
 }  // namespace rackchaos::reports

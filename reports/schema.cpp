@@ -164,6 +164,7 @@ Status AddGatesV2(Db& db) { return db.Exec(kSchemaV2, "creating the gates table"
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
     {2, "gates: expectation results per run", &AddGatesV2},
+    {3, "each event stored once: fault_reverts, event_details; events becomes a view", &StoreEventsOnce},
 };
 
 }  // namespace

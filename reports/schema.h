@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "reports/sqlite_db.h"
@@ -32,6 +34,15 @@ int LatestSchemaVersion();
 // kCorrupt when the file is not an SQLite database, kInvalidArgument when it is another program's
 // database, kNotSupported when its version is newer than the last step (the file is not touched).
 Result<int> CheckSchemaVersion(Db& db, std::span<const Migration> steps);
+
+// Version 3 stores each event once, in the typed table of its kind; `events` is a view over them
+// (reports/schema_events.cpp). EventsSelect is the SELECT behind it without its ORDER BY: one arm per
+// typed table, aliased x, each giving run_id, seq, t_us, type, component_id, job_id, fault_id and the
+// computed detail. `where` (e.g. "x.run_id = ?1"), when not empty, filters every arm. Ordered by seq
+// (or run_id, seq), SQLite merges the arms in key order instead of sorting them.
+std::string EventsSelect(std::string_view where = {});
+// The migration step to version 3: moves a version 2 `events` table into the typed tables.
+Status StoreEventsOnce(Db& db);
 
 // Applies every step newer than the database's version, one transaction per step. Safe against a
 // concurrent opener: the version is re-read after the write lock is taken.

@@ -60,6 +60,9 @@ void Stmt::Bind(int index, double value) { sqlite3_bind_double(stmt_.get(), inde
 void Stmt::Bind(int index, std::string_view value) {
   sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
 }
+void Stmt::BindStatic(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+}
 void Stmt::BindNull(int index) { sqlite3_bind_null(stmt_.get(), index); }
 void Stmt::Bind(int index, std::optional<int64_t> value) {
   if (value) Bind(index, *value);

@@ -33,6 +33,9 @@ class Stmt {
   void Bind(int index, int64_t value);
   void Bind(int index, double value);
   void Bind(int index, std::string_view value);  // copied by SQLite (SQLITE_TRANSIENT)
+  // Not copied (SQLITE_STATIC): the text must stay valid and unchanged until the statement has
+  // been stepped and reset. For hot loops that bind text owned by the caller.
+  void BindStatic(int index, std::string_view value);
   void BindNull(int index);
   // Binds the value, or NULL when absent.
   void Bind(int index, std::optional<int64_t> value);

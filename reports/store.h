@@ -2,10 +2,12 @@
 // recovery metrics. Writers are used by the runner; renderers (summary, JSON, HTML, compare, history)
 // read only through the Read* functions here and get plain structs back.
 //
-// Schema (see reports/schema.cpp for columns and views): runs, components, jobs, events, and typed
-// event tables faults, detections, isolations, actions, job_events, checkpoints, physics; metrics in
-// fault_metrics, job_impacts, job_metrics, run_metrics, run_metric_items; views event_log,
-// fault_timeline, fault_summary, job_summary, run_summary.
+// Schema (see reports/schema.cpp for columns and views): runs, components, jobs; each event stored
+// once, in the typed table of its kind: faults, fault_reverts, detections, isolations, actions,
+// job_events, checkpoints, physics; metrics in fault_metrics, job_impacts, job_metrics, run_metrics,
+// run_metric_items; expectation results in gates. Views: events (every event in one shape, with a
+// detail text computed when read), event_log, fault_timeline, fault_summary, job_summary,
+// run_summary.
 //
 // Durability: WAL with synchronous=NORMAL; a run row exists from BeginRun on with status 'running', so a
 // run whose process died shows up as such. Determinism: writing the same run into two fresh files gives
@@ -160,8 +162,8 @@ class ReportStore {
   Result<int64_t> BeginRun(const RunInfo& info);
   Status AddComponents(int64_t run, const std::vector<ComponentRow>& components);
   Status AddJobs(int64_t run, const std::vector<JobRow>& jobs);
-  // Appends events after those already stored for the run (seq continues), into the events table
-  // and the typed table of each event type. FaultReverted sets reverted_us on the open fault row.
+  // Appends events after those already stored for the run (seq continues), each as one row of the
+  // typed table of its type. FaultReverted also sets reverted_us on the open fault row.
   Status AppendEvents(int64_t run, const std::vector<Event>& events);
   // Stores (or replaces) the run's metrics.
   Status AddMetrics(int64_t run, const RunMetrics& metrics);

@@ -51,15 +51,6 @@ Result<std::vector<GateRow>> ReportStore::ReadGates(int64_t run) const {
   return rows;
 }
 
-Result<int64_t> ReportStore::CountEvents(int64_t run) const {
-  const std::string what = ForRun("counting events of", run);
-  RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
-  int64_t n = 0;
-  RC_RETURN_IF_ERROR(ForEachRow(state_->db, "SELECT count(*) FROM events WHERE run_id = ?", run,
-                                what, [&](const Stmt& s) { n = s.Int(0); }));
-  return n;
-}
-
 Result<std::vector<FaultRow>> ReportStore::ReadFaults(int64_t run) const {
   const std::string what = ForRun("reading faults of", run);
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));

@@ -45,7 +45,7 @@ TEST_CASE("reports.junit: one case per expectation and per fault, failures count
   CHECK(Has(*xml, "actual none (never happened)"));
 }
 
-TEST_CASE("reports.junit: a recovered fault passes with its TTR as the case time; an errored run adds an error") {
+TEST_CASE("reports.junit: a recovered fault passes with its TTR as the case time - an errored run adds an error") {
   TempDir dir;
   auto store = ReportStore::Open(dir.File("r.db"));
   REQUIRE(store.ok());

@@ -135,7 +135,7 @@ TEST_CASE("reports.render: Prometheus follows the exposition format and carries 
   CHECK(Has(prom, "rackchaos_expectation_actual{run=\"1\",expectation=\"ttr.max < 5m\",metric=\"ttr.max\"} +Inf\n"));
 }
 
-TEST_CASE("reports.render: Prometheus escapes label values; the checker rejects what it must") {
+TEST_CASE("reports.render: Prometheus escapes label values - the checker rejects what it must") {
   TempDir dir;
   auto store = ReportStore::Open(dir.File("r.db"));
   REQUIRE(store.ok());

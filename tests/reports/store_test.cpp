@@ -45,8 +45,8 @@ std::vector<std::string> Rows(Db& db, const std::string& sql) {
   return rows;
 }
 
-// A dump of every table and the schema itself, in a fixed order, minus the wall-clock columns and the
-// host (which legitimately differ between two runs of the same plan).
+// A dump of every table and view and the schema itself, in a fixed order, minus the wall-clock
+// columns and the host (which legitimately differ between two runs of the same plan).
 std::string Dump(const std::string& path) {
   Db db = Raw(path);
   std::string out;
@@ -56,11 +56,14 @@ std::string Dump(const std::string& path) {
   }
   out += "user_version=" + std::to_string(*db.QueryInt("PRAGMA user_version", "v")) + "\n";
   for (const std::string& table :
-       Rows(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")) {
+       Rows(db, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name")) {
     std::string cols, order;
     for (const std::string& col :
          Rows(db, "SELECT name FROM pragma_table_info('" + table + "') ORDER BY cid")) {
-      if (table == "runs" && (col == "started_wall" || col == "ended_wall" || col == "host")) continue;
+      if ((table == "runs" || table == "run_summary") &&
+          (col == "started_wall" || col == "ended_wall" || col == "host")) {
+        continue;
+      }
       cols += (cols.empty() ? "" : " || '|' || ") + std::string("quote(") + col + ")";
       order += (order.empty() ? "" : ", ") + col;
     }
@@ -171,6 +174,48 @@ TEST_CASE("reports.store: events land in the events table and in their typed tab
   CHECK(Int(path, "SELECT step FROM checkpoints") == 64);
   CHECK(Int(path, "SELECT cause_fault_id FROM physics WHERE what = 'removed'") == 1);
   CHECK(Int(path, "SELECT count(*) FROM events WHERE job_id IS NULL AND component_id IS NULL") == 1);
+  // Stored once: the revert has its own row, and `events` is a view over the typed tables.
+  CHECK(Int(path, "SELECT count(*) FROM fault_reverts WHERE detail = 'tray reinserted'") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'events' AND type = 'view'") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM event_details") == 0);
+}
+
+TEST_CASE("reports.store: events are stored once whatever the batch shape, and read back in order") {
+  TempDir dir;
+  std::string path = dir.File("r.db");
+  auto store = ReportStore::Open(path);
+  REQUIRE(store.ok());
+  auto run = store->BeginRun(t::SampleRunInfo());
+  REQUIRE(run.ok());
+  // 1000 events: full many-row inserts per type, remainders, and faults and reverts in between
+  // (a revert must close the injection written before it in the same batch).
+  std::vector<Event> events;
+  for (int i = 0; i < 1000; ++i) {
+    Time at = Duration::Millis(i);
+    if (i % 100 == 10) events.push_back({at, FaultInjected{static_cast<FaultId>(i / 100 + 1), "k", 1, -1, "s", ""}});
+    else if (i % 100 == 60) events.push_back({at, FaultReverted{static_cast<FaultId>(i / 100 + 1), ""}});
+    else if (i % 3 == 0) events.push_back({at, PhysicsChanged{1, "temp", static_cast<double>(i), kNoFault}});
+    else if (i % 7 == 0) events.push_back({at, Isolated{2, "gpu", {static_cast<DetectionId>(i), 7}, "r"}});
+    else events.push_back({at, JobChanged{0, JobState::kRunning, static_cast<double>(i), 1, 1, 8, {}, kNoFault, "", {static_cast<ComponentId>(i)}}});
+  }
+  REQUIRE(store->AppendEvents(*run, events).ok());
+  REQUIRE(store->AppendEvents(*run, {events.begin(), events.begin() + 70}).ok());
+  auto read = store->ReadEvents(*run);
+  REQUIRE(read.ok());
+  REQUIRE(read->size() == 1070);
+  for (size_t i = 0; i < read->size(); ++i) {
+    const EventRow& e = (*read)[i];
+    const Event& want = events[i % 1000];
+    CAPTURE(i);
+    CHECK(e.seq == static_cast<int64_t>(i + 1));
+    CHECK(e.at == want.at);
+    CHECK(e.type == EventTypeName(want.body));
+  }
+  CHECK(*store->CountEvents(*run) == 1070);
+  CHECK(Int(path, "SELECT count(*) FROM faults WHERE reverted_us IS NULL") == 0);
+  CHECK(Int(path, "SELECT count(*) FROM isolations WHERE detection_ids = '994,7'") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE trays = '998'") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE trays = '68'") == 2);
 }
 
 TEST_CASE("reports.store: views join names so plain sqlite3 queries read well") {
@@ -189,6 +234,10 @@ TEST_CASE("reports.store: views join names so plain sqlite3 queries read well") 
         std::vector<std::string>{"r01.tray03"});
   CHECK(Rows(db, "SELECT job FROM event_log WHERE type = 'checkpoint'") ==
         std::vector<std::string>{"llm-train"});
+  // In event order without an ORDER BY, as when the events were rows of one table.
+  CHECK(Rows(db, "SELECT seq FROM event_log LIMIT 4") == std::vector<std::string>{"1", "2", "3", "4"});
+  CHECK(Rows(db, "SELECT type FROM events LIMIT 3") ==
+        std::vector<std::string>{"job", "fault_injected", "physics"});
   CHECK(Rows(db, "SELECT target || ' ' || reverted_s FROM fault_timeline") ==
         std::vector<std::string>{"r01.tray03 600.0"});
   CHECK(Rows(db, "SELECT ettr_pct FROM job_summary WHERE name = 'llm-train'") ==
@@ -253,6 +302,7 @@ TEST_CASE("reports.store: the same run written into two fresh files gives identi
   }
   std::string a = Dump(dir.File("a.db")), b = Dump(dir.File("b.db"));
   CHECK(a.find("== events") != std::string::npos);
+  CHECK(a.find("== event_log") != std::string::npos);
   CHECK(a.find("graceful=false") != std::string::npos);
   CHECK(a == b);
 }

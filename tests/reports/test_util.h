@@ -2,9 +2,12 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -113,6 +116,93 @@ inline std::vector<GateRow> SampleGates() {
   return {{"ttd.max < 30s", "ttd.max", "<", 30, 12.5, true, "ttd.max < 30s: 12.5s (pass)"},
           {"ttr.max < 5m", "ttr.max", "<", 300, std::numeric_limits<double>::infinity(), false,
            "ttr.max < 5m: never (FAIL)"}};
+}
+
+// One event of every shape the detail text of the `events` view distinguishes (ports, absent ids,
+// empty texts, infinities, exponents, every unit of lost work). Run 2 of data/v2_quickstart.sql holds
+// these events as schema version 2 wrote them.
+inline std::vector<Event> EdgeEvents() {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto physics = [](double v) { return PhysicsChanged{1, "temp", v, 3}; };
+  auto lost = [](int64_t us) {
+    return JobChanged{1, JobState::kQueued, 3, 0, 1, 8, Duration::Micros(us), kNoFault, "", {}};
+  };
+  return {
+      {Duration::Seconds(1), FaultInjected{3, "link_down", 5, 7, "r01.nvs1.port7", ""}},
+      {Duration::Seconds(1), FaultInjected{kNoFault, "x", kNoComponent, -1, "", "a'b"}},
+      {Duration::Seconds(2), FaultReverted{3, ""}},
+      {Duration::Seconds(2), FaultReverted{kNoFault, "orphan"}},
+      {Duration::Seconds(3), PhysicsChanged{kNoComponent, "temp", 1234567.0, kNoFault}},
+      {Duration::Seconds(3), physics(0.000012345678)},
+      {Duration::Seconds(3), physics(inf)},
+      {Duration::Seconds(3), physics(-inf)},
+      {Duration::Seconds(3), physics(1e21)},
+      {Duration::Seconds(3), physics(-2.5e-7)},
+      {Duration::Seconds(3), physics(100000.5)},
+      {Duration::Seconds(3), physics(0.1 + 0.2)},
+      {Duration::Seconds(4), Detected{kNoDetection, "xid", kNoComponent, ""}},
+      {Duration::Seconds(5), Isolated{kNoComponent, "rack", {}, ""}},
+      {Duration::Seconds(5), Isolated{2, "gpu", {4, 5, 6}, "r"}},
+      {Duration::Seconds(6), ActionTaken{"gpu_reset", 2, 1, false, "timeout"}},
+      {Duration::Seconds(6), ActionTaken{"alert", kNoComponent, kNoJob, false, ""}},
+      {Duration::Seconds(7), JobChanged{1, JobState::kRestarting, 12.75, 0, 0, 8,
+                                        Duration::Micros(93784005006), 3, "", {}}},
+      {Duration::Seconds(7), JobChanged{1, JobState::kFailed, 1e-9, 0, 0, 8, Duration::Micros(500000),
+                                        kNoFault, "oom", {1}}},
+      {Duration::Seconds(7), JobChanged{1, JobState::kFinished, 3, 0, 2.0 / 3, 8, Duration::Micros(3000),
+                                        kNoFault, "", {}}},
+      {Duration::Seconds(7), lost(3600000000)},
+      {Duration::Seconds(7), lost(1)},
+      {Duration::Seconds(7), lost(60000000)},
+      {Duration::Seconds(7), lost(86400000000)},
+      {Duration::Seconds(8), Checkpointed{kNoJob, 123456789.0}},
+  };
+}
+
+// The details schema version 2 stored for EdgeEvents(), formatted in C++ when written.
+inline std::vector<std::string> EdgeEventDetails() {
+  return {
+      "link_down on 'r01.nvs1.port7' port 7",
+      "x on '': a'b",
+      "reverted",
+      "reverted: orphan",
+      "temp value=1.23457e+06",
+      "temp value=1.23457e-05",
+      "temp value=inf",
+      "temp value=-inf",
+      "temp value=1e+21",
+      "temp value=-2.5e-07",
+      "temp value=100000",
+      "temp value=0.3",
+      "detection 0 by xid: ",
+      "isolated rack for detections []: ",
+      "isolated gpu for detections [4,5,6]: r",
+      "gpu_reset FAILED: timeout",
+      "alert FAILED",
+      "restarting steps=12.75 speed=0 gpus=8 lost_work=1d2h3m4.005006s",
+      "failed steps=1e-09 speed=0 gpus=8 lost_work=500ms: oom",
+      "finished steps=3 speed=0.666667 gpus=8 lost_work=3ms",
+      "queued steps=3 speed=1 gpus=8 lost_work=1h",
+      "queued steps=3 speed=1 gpus=8 lost_work=0.000001s",
+      "queued steps=3 speed=1 gpus=8 lost_work=1m",
+      "queued steps=3 speed=1 gpus=8 lost_work=1d",
+      "checkpoint at step 1.23457e+08",
+  };
+}
+
+// Builds a database at `db_path` from a SQL text file (a checked-in dump under tests/reports/data).
+inline void LoadDump(const std::string& sql_file, const std::string& db_path) {
+  std::ifstream in(sql_file);
+  REQUIRE_MESSAGE(in, "cannot read " << sql_file);
+  std::string sql((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto db = Db::Open(db_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  REQUIRE_MESSAGE(db.ok(), db.status().ToString());
+  Status s = db->Exec(sql, "loading " + sql_file);
+  REQUIRE_MESSAGE(s.ok(), s.ToString());
+}
+
+inline std::string DataFile(const std::string& name) {
+  return std::string(RACKCHAOS_SOURCE_DIR) + "/tests/reports/data/" + name;
 }
 
 // Writes the whole sample run (events in two batches) and returns its id.

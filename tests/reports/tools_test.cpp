@@ -58,7 +58,8 @@ int64_t Count(const std::string& path, const std::string& table) {
   return *db->QueryInt("SELECT count(*) FROM " + table, "count");
 }
 
-const char* const kTables[] = {"runs", "components", "jobs", "events", "faults", "detections",
+// The tables with rows in a sample run (event_details stays empty in a file written by this build).
+const char* const kTables[] = {"runs", "components", "jobs", "faults", "fault_reverts", "detections",
                                "isolations", "actions", "job_events", "checkpoints", "physics",
                                "fault_metrics", "job_impacts", "job_metrics", "run_metrics",
                                "run_metric_items", "gates"};
@@ -86,7 +87,7 @@ TEST_CASE("reports.compare: deltas have a direction and thresholds fail only pas
   CHECK(text.find("FAIL  precision regressed: 1 -> 0.5 exceeds precision=-0.4") != std::string::npos);
 }
 
-TEST_CASE("reports.compare: a fault that no longer recovers is infinitely worse; bad thresholds are refused") {
+TEST_CASE("reports.compare: a fault that no longer recovers is infinitely worse - bad thresholds are refused") {
   TempDir dir;
   auto store = ReportStore::Open(dir.File("r.db"));
   REQUIRE(store.ok());
@@ -103,7 +104,7 @@ TEST_CASE("reports.compare: a fault that no longer recovers is infinitely worse;
   CHECK(ParseThresholds("ettr.min=-abc").status().code() == StatusCode::kInvalidArgument);
 }
 
-TEST_CASE("reports.merge: every row of every table arrives once, under new run ids; a second merge adds nothing") {
+TEST_CASE("reports.merge: every row of every table arrives once, under new run ids - a second merge adds nothing") {
   TempDir dir;
   std::string pa = dir.File("a.db"), pb = dir.File("b.db"), out = dir.File("all.db");
   {
@@ -130,6 +131,7 @@ TEST_CASE("reports.merge: every row of every table arrives once, under new run i
     total += Count(out, table);
   }
   CHECK(ca->rows_copied + cb->rows_copied == total);
+  CHECK(Count(out, "events") == Count(pa, "events") + Count(pb, "events"));
   CHECK(dest->ReadRun(3)->info.started_wall == "2025-01-02T00:00:00Z");  // b's run 1 is now run 3
   CHECK(dest->ReadEvents(3)->size() == 12);
   CHECK(dest->ReadGates(3)->size() == 2);
@@ -139,6 +141,26 @@ TEST_CASE("reports.merge: every row of every table arrives once, under new run i
   CHECK(again->runs_copied == 0);
   CHECK(again->runs_skipped == 2);
   CHECK(Count(out, "events") == Count(pa, "events") + Count(pb, "events"));
+}
+
+TEST_CASE("reports.merge: an older source is merged through a migrated copy and left as it was") {
+  TempDir dir;
+  std::string v2 = dir.File("v2.db");
+  t::LoadDump(t::DataFile("v2_quickstart.sql"), v2);
+  auto dest = ReportStore::Open(dir.File("all.db"));
+  REQUIRE(dest.ok());
+  auto counts = MergeInto(*dest, v2);
+  REQUIRE_MESSAGE(counts.ok(), counts.status().ToString());
+  CHECK(counts->runs_copied == 2);
+  CHECK(Count(dir.File("all.db"), "events") == 140);
+  CHECK(Count(dir.File("all.db"), "fault_reverts") == 6);
+  CHECK(dest->ReadEvents(2)->at(3).detail == "reverted: orphan");
+  // The source is still version 2, with its events table.
+  auto src = Db::Open(v2, SQLITE_OPEN_READONLY);
+  REQUIRE(src.ok());
+  CHECK(*src->QueryInt("PRAGMA user_version", "version") == 2);
+  CHECK(*src->QueryInt("SELECT count(*) FROM sqlite_schema WHERE name = 'events' AND type = 'table'", "t") == 1);
+  CHECK(MergeInto(*dest, v2)->runs_skipped == 2);
 }
 
 TEST_CASE("reports.merge: refuses itself, absent files and foreign databases, and leaves the source untouched") {
