@@ -43,6 +43,9 @@ double Aggregate(const std::vector<double>& v, const std::string& agg) {
 
 double Seconds(const std::optional<Duration>& d) { return d ? d->Seconds() : kInf; }
 
+// Time gates look at faults that did something: a crash on an idle GPU leaves nothing to detect.
+bool HadEffect(const FaultMetrics& f) { return f.gpus_direct > 0 || f.jobs_touched > 0; }
+
 using Extract = std::function<std::vector<double>(const RunMetrics&)>;
 
 struct MetricDef {
@@ -56,11 +59,11 @@ struct MetricDef {
 const std::vector<MetricDef>& Defs() {
   static const std::vector<MetricDef> kDefs = {
       {"ttd", true, {"max", "p50", "p95", "mean"}, "time to detect, per fault",
-       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(Seconds(f.time_to_detect)); return v; }},
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_detect)); return v; }},
       {"tti", true, {"max", "p50", "p95", "mean"}, "time to isolate, per fault",
-       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(Seconds(f.time_to_isolate)); return v; }},
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_isolate)); return v; }},
       {"ttr", true, {"max", "p50", "p95", "mean"}, "time to recover, per fault",
-       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(Seconds(f.time_to_recover)); return v; }},
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_recover)); return v; }},
       {"blast.gpus", false, {"max", "total"}, "GPUs touched per fault (direct + collateral)",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.gpus_direct + f.gpus_collateral); return v; }},
       {"blast.jobs", false, {"max", "total"}, "jobs touched per fault",

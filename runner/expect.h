@@ -3,7 +3,8 @@
 //
 // A gate is METRIC OP VALUE. METRIC is one of the names in ExpectationMetrics(); OP one of
 // < <= > >= == !=; VALUE a duration for time metrics (90s, 5m) and a number or percentage otherwise.
-// A fault whose time is missing (never detected, isolated or recovered) counts as infinitely late.
+// A fault whose time is missing (never detected, isolated or recovered) counts as infinitely late; time
+// gates consider only faults that had an effect (took a GPU out or slowed it, or touched a job).
 #pragma once
 
 #include <string>

@@ -13,6 +13,7 @@ RunMetrics Sample() {
     f.time_to_detect = Duration::Seconds(10 * i);
     f.time_to_recover = Duration::Minutes(5 * i);
     f.jobs_touched = i == 4 ? 2 : 1;
+    f.gpus_direct = 1;
     m.faults.push_back(f);
   }
   JobMetrics j;
@@ -47,6 +48,16 @@ TEST_CASE("gates evaluate against metrics") {
   CHECK(eval("ettr.min >= 0.9").passed);
   CHECK_FALSE(eval("healer.precision == 1").passed);
   CHECK(eval("ttr.max < 30m").message == "ttr.max < 30m: 20.0m (pass)");
+}
+
+TEST_CASE("time gates skip faults that had no effect") {
+  RunMetrics m = Sample();
+  FaultMetrics idle;  // e.g. a crash on an idle GPU: nothing to detect
+  idle.fault = 5;
+  m.faults.push_back(idle);
+  CHECK(runner::EvaluateGate(*runner::ParseGate("ttd.max < 1m"), m).passed);
+  m.faults.back().gpus_direct = 1;  // the same fault with an effect and no detection fails the gate
+  CHECK_FALSE(runner::EvaluateGate(*runner::ParseGate("ttd.max < 1m"), m).passed);
 }
 
 TEST_CASE("a fault never recovered fails every time gate") {
