@@ -8,12 +8,13 @@
 namespace rackchaos {
 namespace {
 
-std::atomic<const Clock*> g_clock{nullptr};
+// Per thread: a sweep runs several simulated runs at once, each with its own clock.
+thread_local const Clock* g_clock = nullptr;
 
 class RunTimeFlag : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg&, const std::tm&, spdlog::memory_buf_t& dest) override {
-    const Clock* clock = g_clock.load();
+    const Clock* clock = g_clock;
     std::string text = clock ? FormatDuration(clock->Now()) : "-";
     if (text.size() < 10) text.insert(0, 10 - text.size(), ' ');
     dest.append(text.data(), text.data() + text.size());
@@ -36,6 +37,6 @@ void InitLogging(spdlog::level::level_enum level) {
   spdlog::set_level(level);
 }
 
-void SetLogClock(const Clock* clock) { g_clock.store(clock); }
+void SetLogClock(const Clock* clock) { g_clock = clock; }
 
 }  // namespace rackchaos

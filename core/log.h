@@ -10,7 +10,8 @@ namespace rackchaos {
 
 // Installs the default logger (stderr, colour when a terminal) at `level`. Idempotent.
 void InitLogging(spdlog::level::level_enum level);
-// The clock whose Now() stamps each line; nullptr stamps "-". The clock must outlive its use here.
+// The clock whose Now() stamps each line logged from the calling thread (each thread has its own);
+// nullptr stamps "-". The clock must outlive its use here.
 void SetLogClock(const Clock* clock);
 
 }  // namespace rackchaos

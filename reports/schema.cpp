@@ -160,11 +160,20 @@ Status CreateV1(Db& db) {
 
 Status AddGatesV2(Db& db) { return db.Exec(kSchemaV2, "creating the gates table"); }
 
+// Version 4: which runs belong to which sweep (runner/sweep.h), so aggregates can be recomputed from
+// the runs of a merged file. A per-run table, so `report merge` copies it like the others.
+Status AddSweepRunsV4(Db& db) {
+  return db.Exec("CREATE TABLE sweep_runs(run_id INTEGER PRIMARY KEY, sweep TEXT NOT NULL, point TEXT NOT NULL);"
+                 "CREATE INDEX sweep_runs_by_sweep ON sweep_runs(sweep, point)",
+                 "creating the sweep_runs table");
+}
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
     {2, "gates: expectation results per run", &AddGatesV2},
     {3, "each event stored once: fault_reverts, event_details; events becomes a view", &StoreEventsOnce},
+    {4, "sweep_runs: the sweep and grid point of each run a sweep made", &AddSweepRunsV4},
 };
 
 }  // namespace

@@ -19,6 +19,6 @@ inline constexpr const char* kExitCodeHelp =
     "  1  an expectation failed\n"
     "  2  bad input: plan, policy or command line (the message names file:line:column)\n"
     "  3  runtime error: database, backend or transport failure\n"
-    "  4  interrupted (SIGINT/SIGTERM); active faults were reverted\n";
+    "  4  interrupted (SIGINT/SIGTERM or the stop file, default /run/rackchaos/stop); active faults were reverted\n";
 
 }  // namespace rackchaos::runner

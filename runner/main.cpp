@@ -9,6 +9,7 @@
 #include "healer/detector.h"
 #include "healer/policy.h"
 #include "injectors/injector.h"
+#include "runner/dry_run.h"
 #include "runner/exit_code.h"
 #include "runner/expect.h"
 #include "runner/plan_loader.h"
@@ -16,6 +17,8 @@
 #include "runner/recover.h"
 #include "runner/report_cmd.h"
 #include "runner/run.h"
+#include "runner/safety.h"
+#include "runner/sweep_cmd.h"
 #include "runner/validate.h"
 
 namespace rc = rackchaos;
@@ -75,6 +78,8 @@ int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> see
   rc::runner::Plan plan;
   rc::runner::RunSpec spec;
   if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec)) return rc_;
+  if (rc::runner::StopFileExists())  // an operator halted every run on this machine
+    return Error(ExitCode::kInterrupted, "stop file " + rc::runner::StopFilePath() + " exists; remove it to run");
   rc::runner::InstallStopHandlers();
   if (!plan.cluster.inventory.empty()) return CmdRunReal(c, plan, spec, command_line);
   rc::runner::RunOptions opt;
@@ -160,6 +165,8 @@ int main(int argc, char** argv) {
   run->add_option("plan", plan_path, "Plan file (YAML)")->required();
   run->add_option("--seed", seed, "Override the plan's seed (the summary prints the seed used)");
   run->add_option("--healer", healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
+  bool dry_run = false;
+  run->add_flag("--dry-run", dry_run, "Print the resolved timeline (what would happen to which component) and exit; touches nothing");
   run->add_option("--ledger", common.ledger, "Real mode: fault ledger (default <db>.ledger)");
   run->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Real mode: add unknown SSH host keys to known_hosts (changed keys are always refused)");
   add_common(run, true);
@@ -185,6 +192,21 @@ int main(int argc, char** argv) {
   auto* merge = report->add_subcommand("merge", "Copy every run of several report databases into one, skipping runs it already has");
   merge->add_option("inputs", merge_inputs, "Report databases (shards) to merge")->required();
   merge->add_option("-o,--output", merge_output, "Destination database (created if absent)")->required();
+
+  std::string sweep_id;
+  auto* report_sweep = report->add_subcommand("sweep", "Aggregates of a stored sweep (default: the latest), also after merging its shards");
+  report_sweep->add_option("sweep", sweep_id, "Sweep id (printed by `rackchaos sweep`)");
+  report_sweep->add_option("--db", common.db, "Report database (SQLite)");
+
+  rc::runner::SweepArgs sweep_args;
+  auto* sweep = app.add_subcommand("sweep", "Run a plan for seeds 1..N (and a grid of parameters); store every run and print aggregates");
+  sweep->add_option("plan", sweep_args.plan, "Plan file (YAML)")->required();
+  sweep->add_option("--seeds", sweep_args.seeds, "Seeds 1..N")->capture_default_str();
+  sweep->add_option("--grid", sweep_args.grid, "key=v1,v2 (for now: healer=... and chaos.scale=...); repeat for more axes");
+  sweep->add_option("--threads", sweep_args.threads, "Runs at once (each run is single-threaded)")->capture_default_str();
+  sweep->add_option("--shard", sweep_args.shard, "K/N: run only seeds s with (s-1) % N == K-1; merge shards with `report merge`");
+  sweep->add_option("-o", common.db, "Report database (same as --db)");
+  add_common(sweep, true);
 
   rc::runner::CompareArgs compare_args;
   auto* compare = app.add_subcommand("compare", "What got better or worse from run A to run B; exit 1 when a --fail-on threshold regresses");
@@ -213,9 +235,17 @@ int main(int argc, char** argv) {
   SetupLogging(common);
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  if (*run && dry_run) return rc::runner::CmdDryRun(plan_path, {seed, healer});
   if (*run) return CmdRun(common, plan_path, seed, healer, command_line);
   if (*validate) return CmdValidate(plan_path, seed);
   if (*recover) return rc::runner::CmdRecover(common.db, common.ledger, {common.accept_new_host_keys}, common.quiet);
+  if (*sweep) {
+    sweep_args.db = common.db;
+    sweep_args.command_line = command_line;
+    sweep_args.quiet = common.quiet;
+    return rc::runner::CmdSweep(sweep_args);
+  }
+  if (*report_sweep) return rc::runner::CmdSweepReport(common.db, sweep_id);
   if (*merge) return rc::runner::CmdReportMerge(merge_inputs, merge_output);
   if (*compare) {
     compare_args.db = common.db;

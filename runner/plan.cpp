@@ -33,6 +33,8 @@ const std::vector<KeyInfo> kKeys = {
     {"", "chaos", T::kMap, kOptional, 0, 0, "", "{catalogue: llama3, scale: 10}",
      "Random failures drawn from a failure catalogue's per-component rates."},
     {"", "healer", T::kMap, kOptional, 0, 0, "", "{policy: default}", "How the self-healing loop behaves."},
+    {"", "safety", T::kMap, kOptional, 0, 0, "", "{max_faults_at_once: 2, max_gpus_impaired: 8}",
+     "Limits the plan puts on itself; a plan that could break them is refused before it runs."},
     {"", "expect", T::kList, kOptional, 0, 0, "[]", "[\"ttr.max < 30m\"]", "Gates checked after the run."},
 
     {"cluster", "model", T::kString, kOptional, 0, 0, "gb200-nvl72", "gb200-nvl72", "A catalogue model name."},
@@ -83,6 +85,14 @@ const std::vector<KeyInfo> kKeys = {
 
     {"healer", "policy", T::kString, kOptional, 0, 0, "default", "default",
      "A shipped policy name or a path to a policy YAML."},
+
+    {"safety", "max_faults_at_once", T::kInt, kOptional, 1, 1000000, "no limit", "2",
+     "At run time a fault that would make more than N active at once is skipped (and recorded as a safety action)."},
+    {"safety", "max_gpus_impaired", T::kInt, kOptional, 0, 10000000, "no limit", "8",
+     "Refuse the plan if the faults that can be active at once could impair more GPUs than this "
+     "(the GPUs each target serves, summed, worst case over time)."},
+    {"safety", "allow", T::kList, kOptional, 0, 0, "any kind", "[link_down, gpu_throttle]",
+     "Fault kinds the plan may use (chaos included); any other kind is refused."},
 };
 
 }  // namespace

@@ -75,6 +75,15 @@ struct ChaosSpec {
   SourcePos pos;
 };
 
+// Limits a plan puts on itself (`safety:`). Checked statically by ValidatePlan (runner/safety.h) and,
+// for max_faults_at_once, again while running: a fault that would exceed it is skipped and recorded.
+struct SafetySpec {
+  std::optional<int> max_faults_at_once;
+  std::optional<int> max_gpus_impaired;  // worst case over time of the GPUs served by the active faults' targets
+  std::optional<std::vector<PlanValue>> allow;  // fault kinds the plan may use; absent = any
+  SourcePos pos;
+};
+
 struct Expectation {
   std::string text;                 // e.g. "ttr.max < 30m"
   SourcePos pos;
@@ -92,6 +101,7 @@ struct Plan {
   std::vector<FaultSpec> faults;
   ChaosSpec chaos;
   HealerSpec healer;
+  SafetySpec safety;
   std::vector<Expectation> expect;
 };
 

@@ -490,6 +490,28 @@ Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
   return Status::Ok();
 }
 
+Status ReadSafety(Reader& r, const Field& field, SafetySpec& safety) {
+  safety.pos = r.Pos(field);
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, safety.pos, "safety", "safety"));
+  for (const Field& f : fields) {
+    if (f.key == "max_faults_at_once") {
+      RC_RETURN_IF_ERROR(r.Read(f, safety.max_faults_at_once.emplace()));
+    } else if (f.key == "max_gpus_impaired") {
+      RC_RETURN_IF_ERROR(r.Read(f, safety.max_gpus_impaired.emplace()));
+    } else {  // allow
+      RC_ASSIGN_OR_RETURN(auto items, r.Items(f));
+      auto& allow = safety.allow.emplace();
+      for (size_t i = 0; i < items.size(); ++i) {
+        Field item{Indexed("safety.allow", i), f.key_node, items[i], nullptr};
+        PlanValue kind{"", r.Pos(item)};
+        RC_RETURN_IF_ERROR(r.Scalar(item, kind.text));
+        allow.push_back(std::move(kind));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status ReadTop(Reader& r, const Field& f, Plan& plan) {
   if (f.key == "name") return r.Read(f, plan.name);
   if (f.key == "description") return r.Scalar(f, plan.description);
@@ -500,6 +522,7 @@ Status ReadTop(Reader& r, const Field& f, Plan& plan) {
   if (f.key == "faults") return ReadFaults(r, f, plan.faults);
   if (f.key == "expect") return ReadExpect(r, f, plan.expect);
   if (f.key == "chaos") return ReadChaos(r, f, plan.chaos);
+  if (f.key == "safety") return ReadSafety(r, f, plan.safety);
   plan.healer.pos = r.Pos(f);  // healer
   RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, plan.healer.pos, "healer", "healer"));
   for (const Field& h : fields) {

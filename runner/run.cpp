@@ -14,6 +14,7 @@
 #include "healer/metrics.h"
 #include "reports/store.h"
 #include "reports/summary.h"
+#include "runner/safety.h"
 
 #ifndef RACKCHAOS_VERSION
 #define RACKCHAOS_VERSION "0.0.0"
@@ -91,6 +92,15 @@ void ScheduleFaults(const RunSpec& spec, VirtualClock& clock, cluster::Backend& 
   const cluster::Topology& topo = spec.topology;
   for (const ResolvedFault& f : spec.faults) {
     clock.CallAt(f.at, [&, fp = &f] {
+      if (spec.max_faults_at_once && static_cast<int>(ledger.open.size()) >= *spec.max_faults_at_once) {
+        // Safety: the fault is not applied; the skip is an action on the record, with the reason.
+        std::string why = "fault #" + std::to_string(fp->id) + " " + std::string(fp->injector->name()) + " on " +
+                          topo.TargetName(fp->target) + " skipped: " + std::to_string(ledger.open.size()) +
+                          " faults active, safety.max_faults_at_once " + std::to_string(*spec.max_faults_at_once);
+        events.Record({clock.Now(), ActionTaken{"safety", fp->target.component, kNoJob, false, why}});
+        spdlog::warn("{}", why);
+        return;
+      }
       auto applied = fp->injector->Apply(backend, topo, fp->target, fp->params, fp->id);
       std::string name = topo.TargetName(fp->target);
       if (!applied.ok()) {
@@ -124,6 +134,8 @@ void RevertAll(const RunSpec& spec, VirtualClock& clock, cluster::Backend& backe
   }
   ledger.open.clear();
 }
+
+constexpr uint64_t kStopFileEvery = 10000;
 
 RunOutcome Fail(RunOutcome out, const Status& s) {
   out.code = ExitCode::kRuntimeError;
@@ -182,12 +194,16 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   ScheduleFaults(spec, clock, sim, events, ledger);
   sim.Start();
   bool interrupted = false;
-  while (clock.RunNext(spec.horizon)) {
-    if (StopRequested() || (options.interrupt_at && clock.Now() >= *options.interrupt_at)) {
+  bool stop_file = false;
+  for (uint64_t steps = 1; clock.RunNext(spec.horizon); ++steps) {
+    // The stop file is looked at every kStopFileEvery events: cheap, and the same events on every replay.
+    stop_file = steps % kStopFileEvery == 0 && StopFileExists();
+    if (stop_file || StopRequested() || (options.interrupt_at && clock.Now() >= *options.interrupt_at)) {
       interrupted = true;
       break;
     }
   }
+  const std::string stop_reason = stop_file ? "stop file " + StopFilePath() : "interrupted by signal";
   Time end = interrupted ? clock.Now() : spec.horizon;
 
   // Stage 4: nothing stays applied, whatever happened.
@@ -212,7 +228,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   if (!s.ok()) return Fail(out, s);
   out.code = interrupted ? ExitCode::kInterrupted : failed.empty() ? ExitCode::kPass : ExitCode::kExpectationFailed;
   const char* status = interrupted ? "interrupted" : failed.empty() ? "passed" : "failed";
-  s = store->FinishRun(*run, status, ToInt(out.code), WallNow(), interrupted ? "interrupted by signal" : failed);
+  s = store->FinishRun(*run, status, ToInt(out.code), WallNow(), interrupted ? stop_reason : failed);
   if (!s.ok()) return Fail(out, s);
   SetLogClock(nullptr);
   auto summary = reports::RenderSummary(*store, *run);

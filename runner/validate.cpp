@@ -4,6 +4,7 @@
 
 #include "cluster/failure_catalogue.h"
 #include "core/rng.h"
+#include "runner/safety.h"
 #include "runner/selector.h"
 
 namespace rackchaos::runner {
@@ -223,6 +224,8 @@ Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
   Time last{};
   for (const ResolvedFault& f : spec.faults) last = std::max(last, f.at + f.duration.value_or(Duration{}));
   spec.horizon = plan.duration.value_or(last + Duration::Hours(1));
+  spec.max_faults_at_once = plan.safety.max_faults_at_once;
+  RC_RETURN_IF_ERROR(CheckSafety(plan, spec));
   return spec;
 }
 

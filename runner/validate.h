@@ -36,6 +36,7 @@ struct RunSpec {
   healer::Policy policy;
   Time horizon{};
   std::vector<Gate> gates;
+  std::optional<int> max_faults_at_once;  // safety: at run time, a fault that would exceed it is skipped
 };
 
 struct ValidateOptions {
@@ -43,6 +44,7 @@ struct ValidateOptions {
   std::string healer_policy;     // --healer overrides the plan's
 };
 
+// Also runs the static safety check (runner/safety.h) when the plan has a safety: section.
 Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options);
 
 }  // namespace rackchaos::runner

@@ -340,7 +340,7 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
 
   auto store = ReportStore::Open(path);
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  CHECK(Int(path, "PRAGMA user_version") == 3);
+  CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
   CHECK(QuotedRows(path, "SELECT type FROM sqlite_schema WHERE name = 'events'") ==
         std::vector<std::string>{"view"});
   CHECK(RowCounts(path) == WithCounts(before, {{"events", ""}, {"fault_reverts", "6"},
