@@ -9,6 +9,10 @@
 // The shipped catalogue files, embedded at build time (see rackchaos_embed in the top CMakeLists.txt).
 extern const char* const kCatalogueGb200Nvl72;
 extern const char* const kCatalogueGb300Nvl72;
+extern const char* const kCatalogueVrNvl72;
+extern const char* const kCatalogueGb200Nvl36x2;
+extern const char* const kCatalogueHelios;
+extern const char* const kCatalogueHgxB200;
 
 namespace rackchaos::cluster {
 namespace {
@@ -17,7 +21,11 @@ namespace {
 const std::map<std::string, const char*>& ShippedModels() {
   static const std::map<std::string, const char*> kModels = {
       {"gb200-nvl72", kCatalogueGb200Nvl72},
+      {"gb200-nvl36x2", kCatalogueGb200Nvl36x2},
       {"gb300-nvl72", kCatalogueGb300Nvl72},
+      {"helios", kCatalogueHelios},
+      {"hgx-b200", kCatalogueHgxB200},
+      {"vr-nvl72", kCatalogueVrNvl72},
   };
   return kModels;
 }

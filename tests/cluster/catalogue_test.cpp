@@ -1,5 +1,7 @@
 #include "cluster/catalogue.h"
 
+#include "cluster/topology.h"
+
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -25,8 +27,53 @@ std::string Gb200With(const std::string& from, const std::string& to) {
   return text.replace(at, from.size(), to);
 }
 
-TEST_CASE("both shipped models load with their catalogue numbers") {
-  CHECK(CatalogueModelNames() == std::vector<std::string>{"gb200-nvl72", "gb300-nvl72"});
+TEST_CASE("every shipped model loads and builds a topology with its GPU count") {
+  CHECK(CatalogueModelNames() == std::vector<std::string>{"gb200-nvl36x2", "gb200-nvl72", "gb300-nvl72", "helios",
+                                                          "hgx-b200", "vr-nvl72"});
+  // GPUs per topology rack: NVL36x2 is modelled rack by rack (36), the HGX server as a 1-tray rack (8).
+  const std::vector<std::pair<std::string, int>> expected = {{"gb200-nvl36x2", 36}, {"gb200-nvl72", 72},
+                                                             {"gb300-nvl72", 72},   {"helios", 72},
+                                                             {"hgx-b200", 8},       {"vr-nvl72", 72}};
+  for (const auto& [name, gpus_per_rack] : expected) {
+    CAPTURE(name);
+    auto m = LoadRackModel(name);
+    REQUIRE_MESSAGE(m.ok(), m.status().message());
+    CHECK(m->name == name);
+    CHECK(m->gpus() == gpus_per_rack);
+    CHECK(static_cast<int>(m->gpu_pci_bus_ids.size()) == m->gpus_per_tray);
+    CHECK(ParseRackModel(ShippedText(name), "site.yaml").ok());  // the embedded text is the file's
+    auto topo = Topology::Build(*m, 2, 0);
+    REQUIRE(topo.ok());
+    CHECK(topo->gpus().size() == static_cast<size_t>(2 * gpus_per_rack));
+    CHECK(topo->trays().size() == static_cast<size_t>(2 * m->compute_trays));
+    for (ComponentId g : topo->gpus()) CHECK(topo->NicOfGpu(g) != kNoComponent);
+  }
+}
+
+TEST_CASE("the new models carry their catalogue numbers") {
+  auto vr = LoadRackModel("vr-nvl72");
+  REQUIRE(vr.ok());
+  CHECK(vr->nvlink_links_per_gpu == 36);
+  CHECK(vr->nvlink_gbytes_per_s == 1800);  // 3.6 TB/s bidirectional
+  CHECK(vr->nic_gbit_per_s == 1600);
+  CHECK(vr->cpus_per_tray == 2);
+  auto helios = LoadRackModel("helios");
+  REQUIRE(helios.ok());
+  CHECK(helios->cpus_per_tray == 1);
+  CHECK(helios->nic_gbit_per_s == 2400);  // 3 x 800 GbE as one NIC per GPU
+  auto hgx = LoadRackModel("hgx-b200");
+  REQUIRE(hgx.ok());
+  CHECK(hgx->compute_trays == 1);
+  CHECK(hgx->gpus_per_tray == 8);
+  CHECK(hgx->nics_per_tray == 8);
+  CHECK(hgx->nvlink_gbytes_per_s == 900);
+  auto nvl36 = LoadRackModel("gb200-nvl36x2");
+  REQUIRE(nvl36.ok());
+  CHECK(nvl36->compute_trays == 9);
+  CHECK(nvl36->description.find("NOT modelled") != std::string::npos);
+}
+
+TEST_CASE("the NVL72 models load with their catalogue numbers") {
 
   auto gb200 = LoadRackModel("gb200-nvl72");
   REQUIRE(gb200.ok());
@@ -57,7 +104,7 @@ TEST_CASE("an unknown model is NotFound and lists the known ones") {
   REQUIRE_FALSE(m.ok());
   CHECK(m.status().code() == StatusCode::kNotFound);
   CHECK(m.status().message().find("'gb400-nvl144'") != std::string::npos);
-  CHECK(m.status().message().find("known models: gb200-nvl72, gb300-nvl72") != std::string::npos);
+  CHECK(m.status().message().find("known models: gb200-nvl36x2, gb200-nvl72, gb300-nvl72, helios, hgx-b200, vr-nvl72") != std::string::npos);
 }
 
 TEST_CASE("the shipped text parses as a site's own file would") {

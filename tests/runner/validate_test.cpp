@@ -87,7 +87,7 @@ TEST_CASE("model, job size, parameters, policy and gates are checked") {
   };
   auto model = parse("name: p\ncluster: {model: gb900-nvl1}\n");
   REQUIRE_FALSE(model.ok());
-  CHECK(model.status().message().find("known models: gb200-nvl72, gb300-nvl72") != std::string::npos);
+  CHECK(model.status().message().find("known models: gb200-nvl36x2, gb200-nvl72, gb300-nvl72, helios, hgx-b200, vr-nvl72") != std::string::npos);
 
   auto big = parse("name: p\ncluster: {model: gb200-nvl72, spare_trays: 2}\nworkload:\n  jobs:\n    - {name: j, gpus: 72}\n");
   REQUIRE_FALSE(big.ok());
