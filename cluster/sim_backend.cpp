@@ -59,19 +59,14 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
   }
 }
 
-size_t SimBackend::slot(ComponentId tray) const {
-  const auto& trays = topo_.trays();
-  return static_cast<size_t>(std::lower_bound(trays.begin(), trays.end(), tray) - trays.begin());
-}
-
-size_t SimBackend::gslot(ComponentId id) const {
-  const auto& gpus = topo_.gpus();
-  return static_cast<size_t>(std::lower_bound(gpus.begin(), gpus.end(), id) - gpus.begin());
-}
+// O(1): these run for every GPU of a job on every refresh and step report.
+size_t SimBackend::slot(ComponentId tray) const { return topo_.TraySlot(tray); }
+size_t SimBackend::gslot(ComponentId id) const { return topo_.GpuSlot(id); }
 
 void SimBackend::Emit(ObservationBody body, Time at) {
-  clock_.CallAt(at, [this, body = std::move(body)] {
-    Observation obs{clock_.Now(), body};
+  // A timer fires once, so its body moves into the observation (a step report is one entry per rank).
+  clock_.CallAt(at, [this, body = std::move(body)]() mutable {
+    Observation obs{clock_.Now(), std::move(body)};
     for (ObservationSink* s : sinks_) s->OnObservation(obs);
   });
 }

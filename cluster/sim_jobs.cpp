@@ -273,6 +273,8 @@ void SimBackend::OnStepReport(JobId id) {
   r.job = id;
   r.step_time_s = j.step_time_s;
   double nominal_compute = j.cfg.step_time.Seconds() * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);
+  r.rank_gpus.reserve(j.gpus.size());
+  r.compute_s.reserve(j.gpus.size());
   for (ComponentId g : j.gpus) {
     double s = std::max(GpuSpeed(g), 1e-6);
     double noise = std::clamp(jitter_rng_.Normal(0, opt_.step_jitter), -0.2, 0.2);

@@ -34,7 +34,8 @@ ThermalState Retarget(const ThermalState& s, Time now, double power_w, double co
 
 double SpeedAtPower(double power_w, double tdp_w) {
   if (power_w <= 0 || tdp_w <= 0) return 0;
-  return std::min(1.0, std::cbrt(power_w / tdp_w));
+  if (power_w >= tdp_w) return 1.0;  // the common case, per rank per step report: skip the cbrt
+  return std::cbrt(power_w / tdp_w);
 }
 
 }  // namespace rackchaos::cluster

@@ -40,6 +40,8 @@ ComponentId Topology::Add(Kind kind, std::string name, ComponentId parent, int r
   by_name_.emplace(name, id);
   components_.push_back({id, kind, std::move(name), parent, rack, index, false, ""});
   children_.emplace_back();
+  slot_.push_back(kNoSlot);
+  tray_of_.push_back(kind == Kind::kComputeTray ? id : parent == kNoComponent ? kNoComponent : tray_of_[parent]);
   if (parent != kNoComponent) children_[parent].push_back(id);
   return id;
 }
@@ -69,14 +71,14 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
       std::string tname = rname + "." + Padded("tray", k + 1, tray_width);
       ComponentId tray = t.Add(Kind::kComputeTray, tname, rack, r, k);
       t.components_[tray].spare = k >= model.compute_trays - spare_trays_per_rack;
-      t.tray_slot_[tray] = t.trays_.size();
+      t.slot_[tray] = static_cast<uint32_t>(t.trays_.size());
       t.trays_.push_back(tray);
       t.tray_valve_.push_back(t.Add(Kind::kValve, tname + ".valve", tray, r, 0));
       for (int c = 0; c < model.cpus_per_tray; ++c) t.Add(Kind::kCpu, tname + ".cpu" + std::to_string(c), tray, r, c);
       for (int g = 0; g < model.gpus_per_tray; ++g) {
         ComponentId gpu = t.Add(Kind::kGpu, tname + ".gpu" + std::to_string(g), tray, r, g);
         t.components_[gpu].pci = model.gpu_pci_bus_ids[g];
-        t.gpu_slot_[gpu] = t.gpus_.size();
+        t.slot_[gpu] = static_cast<uint32_t>(t.gpus_.size());
         t.gpus_.push_back(gpu);
         t.tray_gpus_.push_back(gpu);
       }
@@ -122,28 +124,21 @@ std::string Topology::TargetName(const Target& t) const {
 }
 
 std::span<const ComponentId> Topology::GpusOfTray(ComponentId tray) const {
-  auto it = tray_slot_.find(tray);
-  if (it == tray_slot_.end()) return {};
+  if (tray >= components_.size() || TraySlot(tray) == kNoSlot) return {};
   size_t per = static_cast<size_t>(model_.gpus_per_tray);
-  return std::span<const ComponentId>(tray_gpus_).subspan(it->second * per, per);
-}
-
-ComponentId Topology::TrayOf(ComponentId id) const {
-  for (ComponentId c = id; c != kNoComponent; c = at(c).parent)
-    if (at(c).kind == Kind::kComputeTray) return c;
-  return kNoComponent;
+  return std::span<const ComponentId>(tray_gpus_).subspan(TraySlot(tray) * per, per);
 }
 
 ComponentId Topology::RackOf(ComponentId id) const { return racks_[at(id).rack]; }
 
 ComponentId Topology::ValveOfTray(ComponentId tray) const {
-  auto it = tray_slot_.find(tray);
-  return it == tray_slot_.end() ? kNoComponent : tray_valve_[it->second];
+  if (tray >= components_.size() || TraySlot(tray) == kNoSlot) return kNoComponent;
+  return tray_valve_[TraySlot(tray)];
 }
 
 ComponentId Topology::NicOfGpu(ComponentId gpu) const {
-  auto it = gpu_slot_.find(gpu);
-  return it == gpu_slot_.end() ? kNoComponent : gpu_nic_[it->second];
+  if (gpu >= components_.size() || GpuSlot(gpu) == kNoSlot) return kNoComponent;
+  return gpu_nic_[GpuSlot(gpu)];
 }
 
 ComponentId Topology::CduOfRack(ComponentId rack) const { return rack_cdu_[at(rack).rack]; }

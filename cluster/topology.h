@@ -6,6 +6,7 @@
 // components: a target may name one as "<gpu>.nvlinkN" (see Target).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,7 +58,11 @@ class Topology {
   const std::vector<ComponentId>& gpus() const { return gpus_; }
   const std::vector<ComponentId>& ChildrenOf(ComponentId id) const { return children_[id]; }
   std::span<const ComponentId> GpusOfTray(ComponentId tray) const;
-  ComponentId TrayOf(ComponentId id) const;   // the compute tray holding it; kNoComponent if none
+  ComponentId TrayOf(ComponentId id) const { return tray_of_[id]; }  // its compute tray; kNoComponent if none
+  // Dense positions: a tray's index in trays(), a GPU's in gpus(); kNoSlot for other kinds. O(1).
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  uint32_t TraySlot(ComponentId tray) const { return at(tray).kind == Kind::kComputeTray ? slot_[tray] : kNoSlot; }
+  uint32_t GpuSlot(ComponentId gpu) const { return at(gpu).kind == Kind::kGpu ? slot_[gpu] : kNoSlot; }
   ComponentId RackOf(ComponentId id) const;
   ComponentId ValveOfTray(ComponentId tray) const;
   ComponentId NicOfGpu(ComponentId gpu) const;
@@ -79,7 +84,8 @@ class Topology {
   std::vector<ComponentId> racks_, trays_, gpus_;
   std::vector<ComponentId> tray_gpus_;  // per tray (by tray index in trays_) its GPUs, contiguous
   std::vector<ComponentId> tray_valve_, gpu_nic_, rack_cdu_;
-  std::unordered_map<ComponentId, size_t> tray_slot_, gpu_slot_;
+  std::vector<uint32_t> slot_;          // per component: TraySlot / GpuSlot by its kind
+  std::vector<ComponentId> tray_of_;    // per component: TrayOf, resolved once at build
 };
 
 }  // namespace rackchaos::cluster

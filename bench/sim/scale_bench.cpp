@@ -1,0 +1,160 @@
+// Simulator scale benchmark: for each rack count R, a cluster of R gb200-nvl72 racks, a fleet of jobs
+// (one of min(100,000, 80% of the GPUs) in whole trays, then 1k-8k GPU jobs up to 90% of the GPUs),
+// the llama3 chaos catalogue at scale 1 over 30 simulated days and the default healer, run through the
+// same ValidatePlan + ExecuteRun pipeline as `rackchaos run` (report store included).
+//
+// Each R runs in a forked child so that its peak RSS (wait4's rusage) is its own; the parent prints
+// one table row per R. Issue 3's target: R = 1,778 in <= 2 s wall and <= 1 GiB peak per seed.
+//
+// Usage: scale_bench [--seed N] [--days D] [--timeout S] [R...]   (default R: 1 16 128 1778;
+// a child still running after S seconds, default 600, is killed and reported as a timeout)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/log.h"
+#include "core/rng.h"
+#include "reports/store.h"
+#include "runner/run.h"
+#include "runner/validate.h"
+
+using namespace rackchaos;
+
+namespace {
+
+struct BenchResult {  // what a child sends back through its pipe
+  double validate_s = 0, run_s = 0;
+  int64_t events = 0, faults = 0, gpus = 0, jobs = 0;
+  int exit_code = 0;
+};
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The plan a user would write for this benchmark, built in code.
+runner::Plan FleetPlan(int racks, uint64_t seed, int days) {
+  runner::Plan plan;
+  plan.name = "scale-bench-" + std::to_string(racks);
+  plan.seed = seed;
+  plan.duration = Duration::Hours(24 * days);
+  plan.cluster.model = "gb200-nvl72";
+  plan.cluster.racks = racks;
+  const int gpus = racks * 72, per_tray = 4;
+  auto whole_trays = [&](int n) { return n / per_tray * per_tray; };
+  int big = whole_trays(std::min(100000, gpus * 8 / 10));
+  runner::JobSpec big_job;
+  big_job.name = "big";
+  big_job.gpus = big;
+  plan.jobs.push_back(big_job);
+  // The rest of the fleet: 1k-8k GPU jobs while they fit in 90% of the cluster (10% stay free for
+  // requeues), sizes from a fixed stream so every R sees the same sequence.
+  Rng sizes(0x5ca1e);
+  int used = big;
+  for (int k = 1;; ++k) {
+    int n = whole_trays(static_cast<int>(sizes.Uniform(1000, 8000)));
+    if (used + n > gpus * 9 / 10) break;
+    used += n;
+    runner::JobSpec job;
+    job.name = "job" + std::to_string(k);
+    job.gpus = n;
+    plan.jobs.push_back(job);
+  }
+  plan.chaos.catalogue = "llama3";
+  plan.chaos.scale = 1;
+  plan.healer.policy = "default";
+  return plan;
+}
+
+BenchResult RunOne(int racks, uint64_t seed, int days) {
+  BenchResult r;
+  runner::Plan plan = FleetPlan(racks, seed, days);
+  auto t0 = std::chrono::steady_clock::now();
+  auto spec = runner::ValidatePlan(plan, {});
+  r.validate_s = Since(t0);
+  if (!spec.ok()) {
+    std::fprintf(stderr, "R=%d: %s\n", racks, spec.status().ToString().c_str());
+    r.exit_code = -1;
+    return r;
+  }
+  r.faults = static_cast<int64_t>(spec->faults.size());
+  r.gpus = static_cast<int64_t>(spec->topology.gpus().size());
+  r.jobs = static_cast<int64_t>(spec->jobs.size());
+  std::string db = (std::filesystem::temp_directory_path() /
+                    ("scale-bench-" + std::to_string(getpid()) + "-" + std::to_string(racks) + ".db")).string();
+  runner::RunOptions options;
+  options.db_path = db;
+  options.command_line = "scale_bench";
+  options.print_summary = false;
+  t0 = std::chrono::steady_clock::now();
+  runner::RunOutcome out = runner::ExecuteRun(plan, *spec, options);
+  r.run_s = Since(t0);
+  r.exit_code = static_cast<int>(out.code);
+  if (auto store = reports::ReportStore::OpenReadOnly(db); store.ok())
+    if (auto n = store->CountEvents(out.run_id); n.ok()) r.events = *n;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t seed = 1;
+  int days = 30, timeout_s = 600;
+  std::vector<int> sizes;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--days" && i + 1 < argc) days = std::atoi(argv[++i]);
+    else if (a == "--timeout" && i + 1 < argc) timeout_s = std::atoi(argv[++i]);
+    else sizes.push_back(std::atoi(a.c_str()));
+  }
+  if (sizes.empty()) sizes = {1, 16, 128, 1778};
+  InitLogging(spdlog::level::err);
+
+  std::printf("gb200-nvl72, llama3 chaos x1, %d days, default healer, seed %llu\n", days,
+              static_cast<unsigned long long>(seed));
+  std::printf("%6s %8s %5s %7s %10s %10s %9s %12s %9s %5s\n", "racks", "gpus", "jobs", "faults", "validate_s",
+              "run_s", "events", "events/s", "peak_MiB", "exit");
+  for (int racks : sizes) {
+    int fds[2];
+    if (pipe(fds) != 0) return 3;
+    pid_t child = fork();
+    if (child == 0) {  // the measured run, alone in its process
+      close(fds[0]);
+      alarm(static_cast<unsigned>(timeout_s));
+      BenchResult r = RunOne(racks, seed, days);
+      if (write(fds[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(3);
+      _exit(0);
+    }
+    close(fds[1]);
+    BenchResult r;
+    bool got = read(fds[0], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
+    close(fds[0]);
+    int status = 0;
+    rusage usage{};
+    wait4(child, &status, 0, &usage);
+    double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+    if (!got) {
+      std::printf("%6d %8d %5s %7s %10s %10s %9s %12s %9.0f %5s\n", racks, racks * 72, "-", "-", "-",
+                  WIFSIGNALED(status) ? (">" + std::to_string(timeout_s)).c_str() : "-", "-", "-", peak_mib,
+                  WIFSIGNALED(status) ? "kill" : "err");
+      std::fflush(stdout);
+      continue;
+    }
+    double total = r.validate_s + r.run_s;
+    std::printf("%6d %8lld %5lld %7lld %10.3f %10.3f %9lld %12.0f %9.0f %5d\n", racks, static_cast<long long>(r.gpus),
+                static_cast<long long>(r.jobs), static_cast<long long>(r.faults), r.validate_s, r.run_s,
+                static_cast<long long>(r.events), total > 0 ? static_cast<double>(r.events) / total : 0, peak_mib,
+                r.exit_code);
+    std::fflush(stdout);
+  }
+  return 0;
+}
