@@ -23,6 +23,10 @@ struct SourcePos {
   std::string ToString() const;
 };
 
+// `s` with control characters in its message written as escapes (\n, \t, \r, \xNN), so an error that
+// quotes a plan's value (a target with a newline in it) stays one line. OK passes through.
+Status OneLine(Status s);
+
 // A scalar from the plan with where it was written.
 struct PlanValue {
   std::string text;

@@ -573,7 +573,8 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path_for_mess
   plan.path = path_for_messages;
   plan.text = text;
   Reader reader(path_for_messages);
-  RC_RETURN_IF_ERROR(Walk(text, reader, plan));
+  // Messages quote the plan's own values, which may hold newlines.
+  RC_RETURN_IF_ERROR(OneLine(Walk(text, reader, plan)));
   return plan;
 }
 

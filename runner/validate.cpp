@@ -178,9 +178,7 @@ Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
+Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   RunSpec spec;
   spec.seed = options.seed.value_or(plan.seed);
   auto model = cluster::LoadRackModel(plan.cluster.model);
@@ -226,6 +224,15 @@ Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
   spec.horizon = plan.duration.value_or(last + Duration::Hours(1));
   spec.max_faults_at_once = plan.safety.max_faults_at_once;
   RC_RETURN_IF_ERROR(CheckSafety(plan, spec));
+  return spec;
+}
+
+}  // namespace
+
+Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
+  // Messages quote the plan's own values (targets, kinds, names), which may hold newlines.
+  auto spec = Validate(plan, options);
+  if (!spec.ok()) return OneLine(spec.status());
   return spec;
 }
 

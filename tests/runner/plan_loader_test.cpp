@@ -102,7 +102,7 @@ TEST_CASE("an unknown key names the valid ones and the nearest") {
   REQUIRE_FALSE(plan.ok());
   CHECK(plan.status().message() == kPlans +
                                        "unknown_key.yaml:7:1: unknown key 'faultz'; expected one of: name, "
-                                       "description, seed, duration, cluster, workload, faults, chaos, healer, expect "
+                                       "description, seed, duration, cluster, workload, faults, chaos, healer, safety, expect "
                                        "(did you mean 'faults'?)");
   CHECK(Error("name: x\ncluster:\n  rakcs: 2\n") ==
         "plan.yaml:3:3: unknown key 'rakcs' in cluster; expected one of: model, racks, spare_trays, inventory "
@@ -231,7 +231,7 @@ TEST_CASE("every example in the key table is accepted") {
     std::string yaml;
     if (k.section.empty())
       yaml = (k.key == "name" ? "" : "name: x\n") + entry;
-    else if (k.section == "cluster" || k.section == "healer" || k.section == "workload")
+    else if (k.section == "cluster" || k.section == "healer" || k.section == "workload" || k.section == "safety")
       yaml = "name: x\n" + std::string(k.section) + ":\n  " + entry;
     else if (k.section == "chaos")
       yaml = "name: x\nchaos:\n  " + (k.key == "catalogue" ? std::string() : "catalogue: llama3\n  ") + entry;
