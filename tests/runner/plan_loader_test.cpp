@@ -233,6 +233,8 @@ TEST_CASE("every example in the key table is accepted") {
       yaml = (k.key == "name" ? "" : "name: x\n") + entry;
     else if (k.section == "cluster" || k.section == "healer" || k.section == "workload" || k.section == "safety")
       yaml = "name: x\n" + std::string(k.section) + ":\n  " + entry;
+    else if (k.section == "safety")
+      yaml = "name: x\nsafety:\n  " + entry;
     else if (k.section == "chaos")
       yaml = "name: x\nchaos:\n  " + (k.key == "catalogue" ? std::string() : "catalogue: llama3\n  ") + entry;
     else if (k.section == "workload.jobs[]")
