@@ -58,7 +58,8 @@ class Topology {
   const std::vector<ComponentId>& gpus() const { return gpus_; }
   const std::vector<ComponentId>& ChildrenOf(ComponentId id) const { return children_[id]; }
   std::span<const ComponentId> GpusOfTray(ComponentId tray) const;
-  ComponentId TrayOf(ComponentId id) const { return tray_of_[id]; }  // its compute tray; kNoComponent if none
+  // Its compute tray; kNoComponent if none (also for kNoComponent or an id out of range).
+  ComponentId TrayOf(ComponentId id) const { return id < tray_of_.size() ? tray_of_[id] : kNoComponent; }
   // Dense positions: a tray's index in trays(), a GPU's in gpus(); kNoSlot for other kinds. O(1).
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   uint32_t TraySlot(ComponentId tray) const { return at(tray).kind == Kind::kComputeTray ? slot_[tray] : kNoSlot; }
