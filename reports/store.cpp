@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "reports/schema.h"
 #include "reports/store_state.h"
@@ -70,10 +71,39 @@ Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions
   return ReportStore(std::move(state));
 }
 
+namespace {
+
+// `path` as an SQLite URI that opens it immutable: no locks, no -shm.
+std::string ImmutableUri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      uri += buf;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+}  // namespace
+
 Result<ReportStore> ReportStore::OpenReadOnly(const std::string& path, const OpenOptions& options) {
   RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI));
   db.SetBusyTimeout(options.busy_timeout_ms);
-  RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
+  auto checked = CheckSchemaVersion(db, SchemaMigrations());
+  // A WAL database whose -shm is gone (its last writer closed) in a directory this process cannot write
+  // (an archive, another user's report) cannot even be read: SQLite must create the -shm first. With no
+  // -shm there is no writer, so reading it as an immutable file is safe.
+  std::error_code ec;
+  if (!checked.ok() && checked.status().code() == StatusCode::kIoError && path.rfind("file:", 0) != 0 &&
+      !std::filesystem::exists(path + "-shm", ec)) {
+    RC_ASSIGN_OR_RETURN(db, Db::Open(ImmutableUri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI));
+    checked = CheckSchemaVersion(db, SchemaMigrations());
+  }
+  RC_ASSIGN_OR_RETURN(int version, std::move(checked));
   if (version == 0) {
     return Status::Invalid("'" + path + "' is not a rackchaos report (it has no schema)");
   }

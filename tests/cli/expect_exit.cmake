@@ -1,6 +1,7 @@
 # Runs CMD (a ;-list) and checks its exit code is CODE and its combined output matches REGEX.
 # Usage: cmake -DCMD="a;b" -DCODE=2 -DREGEX="..." [-DWORKDIR=dir] [-DREMOVE=file] -P expect_exit.cmake
 # REMOVE names a database to delete first, so each run starts from a fresh report.
+# SPARSE (in WORKDIR) is created first as a sparse file of SPARSE_BYTES zero bytes, and deleted after.
 # ABSENT names a file that must not exist afterwards (e.g. the database a dry run must not write).
 if(REMOVE)
   file(REMOVE ${REMOVE} ${REMOVE}-wal ${REMOVE}-shm)
@@ -8,7 +9,16 @@ endif()
 if(NOT WORKDIR)
   set(WORKDIR ".")
 endif()
+if(SPARSE)
+  execute_process(COMMAND truncate -s ${SPARSE_BYTES} ${SPARSE} WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE made)
+  if(NOT made EQUAL 0)
+    message(FATAL_ERROR "cannot create ${SPARSE}")
+  endif()
+endif()
 execute_process(COMMAND ${CMD} WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(SPARSE)
+  file(REMOVE ${WORKDIR}/${SPARSE})
+endif()
 if(NOT rc STREQUAL CODE)
   message(FATAL_ERROR "exit code ${rc}, expected ${CODE}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
