@@ -231,7 +231,7 @@ TEST_CASE("every example in the key table is accepted") {
     std::string yaml;
     if (k.section.empty())
       yaml = (k.key == "name" ? "" : "name: x\n") + entry;
-    else if (k.section == "cluster" || k.section == "healer" || k.section == "workload" || k.section == "safety")
+    else if (k.section == "cluster" || k.section == "healer" || k.section == "workload")
       yaml = "name: x\n" + std::string(k.section) + ":\n  " + entry;
     else if (k.section == "safety")
       yaml = "name: x\nsafety:\n  " + entry;
