@@ -14,6 +14,7 @@
 #include "reports/summary.h"
 #include "runner/ledger.h"
 #include "runner/safety.h"
+#include "runner/score.h"
 #include "runner/ssh/ssh_pool.h"
 #include "runner/ssh_backend.h"
 #include "runner/wall_clock.h"
@@ -265,20 +266,9 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   if (!events.status().ok()) return Fail(out, events.status());
 
   // Stage 6: metrics, gates, verdict. A fault that could not be applied or reverted is an error.
-  RunMetrics metrics = healer::ComputeMetrics(events.events(), spec.topology, {}, end);
-  s = store->AddMetrics(*run, metrics);
-  if (!s.ok()) return Fail(out, s);
-  std::string failed;
-  for (const Gate& g : spec.gates) {
-    GateResult r = EvaluateGate(g, metrics);
-    if (!r.passed && failed.empty()) failed = r.message;
-    out.gates.push_back(r);
-  }
-  std::vector<reports::GateRow> gate_rows;
-  for (const GateResult& r : out.gates)
-    gate_rows.push_back({r.gate.text, r.gate.metric, r.gate.op, r.gate.value, r.actual, r.passed, r.message});
-  s = store->AddGates(*run, gate_rows);
-  if (!s.ok()) return Fail(out, s);
+  auto scored = ScoreRun(*store, *run, spec, events.events(), {}, end, out.gates);
+  if (!scored.ok()) return Fail(out, scored.status());
+  const std::string failed = *scored;
   const int fault_failures = timeline.failures() + revert_failures;
   if (interrupted) {
     out.code = ExitCode::kInterrupted;

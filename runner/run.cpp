@@ -15,6 +15,7 @@
 #include "reports/store.h"
 #include "reports/summary.h"
 #include "runner/safety.h"
+#include "runner/score.h"
 
 #ifndef RACKCHAOS_VERSION
 #define RACKCHAOS_VERSION "0.0.0"
@@ -212,20 +213,9 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   if (!s.ok()) return Fail(out, s);
 
   // Stage 5: metrics from the recorded events, gates, verdict.
-  RunMetrics metrics = healer::ComputeMetrics(events.events(), spec.topology, job_infos, end);
-  s = store->AddMetrics(*run, metrics);
-  if (!s.ok()) return Fail(out, s);
-  std::string failed;
-  for (const Gate& g : spec.gates) {
-    GateResult r = EvaluateGate(g, metrics);
-    if (!r.passed && failed.empty()) failed = r.message;
-    out.gates.push_back(r);
-  }
-  std::vector<reports::GateRow> gate_rows;
-  for (const GateResult& r : out.gates)
-    gate_rows.push_back({r.gate.text, r.gate.metric, r.gate.op, r.gate.value, r.actual, r.passed, r.message});
-  s = store->AddGates(*run, gate_rows);
-  if (!s.ok()) return Fail(out, s);
+  auto scored = ScoreRun(*store, *run, spec, events.events(), job_infos, end, out.gates);
+  if (!scored.ok()) return Fail(out, scored.status());
+  const std::string failed = *scored;
   out.code = interrupted ? ExitCode::kInterrupted : failed.empty() ? ExitCode::kPass : ExitCode::kExpectationFailed;
   const char* status = interrupted ? "interrupted" : failed.empty() ? "passed" : "failed";
   s = store->FinishRun(*run, status, ToInt(out.code), WallNow(), interrupted ? stop_reason : failed);
