@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "runner/ssh/command_template.h"
+#include "runner/yaml_guard.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -202,14 +203,38 @@ std::string CheckGpu(const std::string& v) {
   return "";
 }
 
+// A host name or an IP literal (IPv6 may carry brackets and a %zone): what an SSH client connects to.
+std::string CheckAddress(const std::string& v) {
+  for (char c : v)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("-._:%[]").find(c) == std::string_view::npos)
+      return "is not a host name or IP address (letters, digits, '-', '.', ':')";
+  return "";
+}
+
+// A login name as useradd accepts it.
+std::string CheckUser(const std::string& v) {
+  for (char c : v)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("-._$").find(c) == std::string_view::npos)
+      return "is not a user name (letters, digits, '-', '.', '_')";
+  return "";
+}
+
+// A text field checked by `check`, which says what is wrong ("" = fine).
+Status CheckedText(const Reader& r, const YAML::Node& v, const char* key, std::string& out,
+                   std::string (*check)(const std::string&)) {
+  RC_RETURN_IF_ERROR(r.Text(v, key, out));
+  const std::string why = check(out);
+  return why.empty() ? Status::Ok() : r.Error(v, std::string(key) + " '" + out + "' " + why);
+}
+
 // Host fields shared by `defaults` and each host.
 Status ReadHostField(const Reader& r, const YAML::Node& k, const YAML::Node& v, InventoryHost& h) {
   const std::string key = k.Scalar();
   ssh::HostSpec& s = h.spec;
   if (key == "name") return r.Text(v, "name", s.name);
-  if (key == "address") return r.Text(v, "address", s.address);
+  if (key == "address") return CheckedText(r, v, "address", s.address, CheckAddress);
   if (key == "port") return r.Int(v, "port", 1, 65535, s.port);
-  if (key == "user") return r.Text(v, "user", s.user);
+  if (key == "user") return CheckedText(r, v, "user", s.user, CheckUser);
   if (key == "identity_file") return r.Path(v, "identity_file", s.identity_file);
   if (key == "agent") return r.Bool(v, "agent", s.use_agent);
   if (key == "known_hosts") return r.Path(v, "known_hosts", s.known_hosts_file);
@@ -412,6 +437,7 @@ Result<Inventory> ParseInventory(const std::string& text, const std::string& pat
   inv.pos = {path_for_messages, 1, 1};
   if (text.size() > kMaxInventoryBytes)
     return Status::Invalid(path_for_messages + ": larger than " + std::to_string(kMaxInventoryBytes >> 20) + " MiB");
+  RC_RETURN_IF_ERROR(GuardYamlText(text, path_for_messages, {"inventory", 64, 4}));
   Reader r(path_for_messages);
   try {
     YAML::Node root = YAML::Load(text);
@@ -427,9 +453,12 @@ Result<Inventory> ParseInventory(const std::string& text, const std::string& pat
 
 Result<Inventory> LoadInventory(const std::string& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return Status::NotFound("site inventory '" + path + "' does not exist");
-  if (fs::file_size(path, ec) > kMaxInventoryBytes)
-    return Status::IoError("site inventory '" + path + "' is larger than 4 MiB");
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return Status::NotFound("site inventory '" + path + "' does not exist");
+  if (fs::is_directory(status)) return Status::IoError("site inventory '" + path + "' is a directory, not a file");
+  const auto size = fs::file_size(path, ec);
+  if (ec) return Status::IoError("cannot read site inventory '" + path + "': " + ec.message());
+  if (size > kMaxInventoryBytes) return Status::IoError("site inventory '" + path + "' is larger than 4 MiB");
   std::ifstream in(path, std::ios::binary);
   std::stringstream buf;
   buf << in.rdbuf();

@@ -4,6 +4,9 @@
 # MODE corrupt   the --db file is junk bytes: `run` and `report` exit 3 naming the file and "not a database"
 #      readonly  the database and its directory cannot be written: `run` exits 3, `report` still reads it
 #      locked    another process holds BEGIN EXCLUSIVE (sqlite3 CLI): `run` exits 3 after the busy timeout
+#      full      the database lives on a tmpfs too small for the run (needs root, for mount): `run` exits 3
+#                with "disk is full" wherever the writes stop, no run is marked complete, and once the
+#                filesystem grows the database opens, still says the run never finished, and takes new runs
 # Each case checks the exit code and that stderr is one clear line.
 set -euo pipefail
 mode=$1 rc=$2 plan=$3 work=$4/storage-$1
@@ -57,6 +60,41 @@ case $mode in
     done
     [ "${locked:-0}" = 1 ] || fail "the helper never took the lock"
     expect 3 "report\.db.*database is locked" "$rc" run "$plan" --db report.db
+    ;;
+  full)
+    [ "$(id -u)" = 0 ] || fail "needs root (mount -t tmpfs)"
+    plan=$(dirname "$plan")/../../scenarios/chaos_week.yaml
+    mkdir disk
+    trap 'umount "$work/disk" 2>/dev/null || true' EXIT
+    # Grow the filesystem 64 KiB at a time from too small for the schema until the run fits, so the writes
+    # stop at every stage on the way (schema, run row, components, events, verdict).
+    stages=""
+    for kib in $(seq 128 64 4096); do
+      mount -t tmpfs -o size=${kib}k,mode=755 tmpfs disk
+      got=0
+      "$rc" run "$plan" --db disk/disk.db >out.txt 2>err.txt || got=$?
+      if [ "$got" = 0 ]; then umount disk; break; fi
+      [ "$got" = 3 ] || fail "${kib}k: run exited $got, expected 3: $(cat err.txt)"
+      [ "$(wc -l <err.txt)" = 1 ] && grep -q "disk\.db.*database or disk is full" err.txt ||
+        fail "${kib}k: not one clear line: $(cat err.txt)"
+      stages="$stages$(sed -E 's/.*I\/O error: ([a-z ]+).*/\1/' err.txt);"
+      mount -o remount,size=64m disk
+      if "$rc" report --db disk/disk.db --format json >report.json 2>err.txt; then
+        python3 - report.json <<'PY' || fail "${kib}k: a run cut short by the full disk is marked complete"
+import json, sys
+run = json.load(open(sys.argv[1]))["run"]
+sys.exit(0 if run["status"] == "running" and run.get("exit_code") is None else 1)
+PY
+      else
+        # A database whose first writes failed holds no run at all: not a complete run either.
+        grep -q "no runs" err.txt || fail "${kib}k: the database does not open after the disk grew: $(cat err.txt)"
+      fi
+      expect 0 "" "$rc" run "$plan" --db disk/disk.db --seed 2  # the same database takes the next run
+      umount disk
+    done
+    [ "$got" = 0 ] || fail "the run never fitted in 4 MiB"
+    echo "stages where the disk filled: $stages"
+    grep -q "appending events" <<<"$stages" || fail "no size stopped the writes among the events: $stages"
     ;;
   *) fail "unknown mode" ;;
 esac
