@@ -214,11 +214,12 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   auto run = store->BeginRun(info);
   if (!run.ok()) return Fail(out, run.status());
   out.run_id = *run;
+  // At once, so a run killed from here on is one `rackchaos recover` knows about and marks aborted.
+  auto ledger_run = ledger->BeginRun(options.db_path, *run);
+  if (!ledger_run.ok()) return Fail(out, ledger_run.status());
   Status s = store->AddComponents(*run, ComponentRows(spec.topology, inv));
   if (!s.ok()) return Fail(out, s);
   if (!spec.jobs.empty()) spdlog::warn("real mode does not start the plan's {} job(s); only its faults run", spec.jobs.size());
-  auto ledger_run = ledger->BeginRun(options.db_path, *run);
-  if (!ledger_run.ok()) return Fail(out, ledger_run.status());
   auto finish = [&](const char* status, ExitCode code, const std::string& reason) {
     (void)store->FinishRun(*run, status, ToInt(code), LedgerWallNow(), reason);
   };

@@ -64,11 +64,12 @@ std::string Stacks(pid_t pid) {
   return "\n" + text;
 }
 
-// Empty when the database opens, passes the integrity check and has no run left 'running'.
+// Empty when the database opens (read-write, as `rackchaos report` does: a WAL left by a killed writer is
+// recovered on open), passes the integrity check and has no run left 'running'.
 std::string DatabaseProblem(const std::string& path) {
   sqlite3* db = nullptr;
   std::string problem;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
     problem = std::string("open: ") + sqlite3_errmsg(db);
   } else {
     sqlite3_stmt* st = nullptr;
