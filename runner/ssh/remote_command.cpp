@@ -19,14 +19,18 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
   if (len > room) truncated = true;
 }
 
+// A gated command's shell waits for one line on stdin; EOF (a channel closed before Release) skips it.
+constexpr const char* kGate = "IFS= read -r rackchaos_go || exit 125\n";
+
 }  // namespace
 
 RemoteCommand::RemoteCommand(boost::asio::io_context& io, std::string host, std::string command,
-                             size_t max_output_bytes)
-    : command_(std::move(command)),
+                             size_t max_output_bytes, bool gated)
+    : command_(gated ? kGate + std::move(command) : std::move(command)),
       max_output_bytes_(max_output_bytes),
       submitted_(std::chrono::steady_clock::now()),
       timer_(io) {
+  gated_ = gated;
   result_.host = std::move(host);
 }
 
@@ -90,6 +94,19 @@ void RemoteCommand::Abort(const Status& status) {
     ssh_channel_request_send_signal(channel_.get(), "KILL");
   }
   Finish(status);
+}
+
+Status RemoteCommand::Release(bool go) {
+  if (!armed()) return Status::Internal(result_.host + ": the command is not armed");
+  released_ = true;
+  if ((go && ssh_channel_write(channel_.get(), "\n", 1) == SSH_ERROR) || ssh_channel_send_eof(channel_.get()) == SSH_ERROR) {
+    const Status s = Status::Unavailable(result_.host + ": cannot release the armed command: " +
+                                         LibsshError(ssh_channel_get_session(channel_.get())));
+    Abort(s);
+    return s;
+  }
+  result_.start_wall_us = WallMicros();  // the command's own start, not its arming
+  return Status::Ok();
 }
 
 bool RemoteCommand::TakeActivity() { return std::exchange(activity_, false); }

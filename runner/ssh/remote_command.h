@@ -19,8 +19,11 @@ namespace rackchaos::ssh {
 
 class RemoteCommand {
  public:
+  // A `gated` command starts on the host but waits, blocked in `read`, until Release(): it is how a
+  // fault is armed on many hosts ahead of time and then lands on all of them at once. Closing a gated
+  // channel without Release() ends it with exit status 125 before `command` runs.
   RemoteCommand(boost::asio::io_context& io, std::string host, std::string command,
-                size_t max_output_bytes);
+                size_t max_output_bytes, bool gated = false);
   ~RemoteCommand();
   RemoteCommand(const RemoteCommand&) = delete;
   RemoteCommand& operator=(const RemoteCommand&) = delete;
@@ -33,6 +36,12 @@ class RemoteCommand {
   void Abort(const Status& status);
   // True (and resets) when libssh reported anything for this channel since the last call.
   bool TakeActivity();
+  // A gated command whose process runs on the host and waits for Release().
+  bool armed() const { return gated_ && phase_ == Phase::kRunning && !finished_ && !released_; }
+  // Lets an armed command go: writes its go line and EOF on the channel (queued in libssh; the
+  // session's next pump flushes it). With go = false only EOF: the gate exits 125 and the command
+  // never runs. Internal when it is not armed.
+  Status Release(bool go = true);
 
   bool finished() const { return finished_; }
   CommandResult& result() { return result_; }
@@ -62,6 +71,7 @@ class RemoteCommand {
   bool eof_ = false, closed_ = false, exit_known_ = false;
   bool activity_ = false;
   bool finished_ = false;
+  bool gated_ = false, released_ = false;
   std::chrono::steady_clock::time_point submitted_;
   boost::asio::steady_timer timer_;
 };

@@ -34,9 +34,25 @@ void Session::Connect(ConnectDone done) {
 }
 
 void Session::Exec(std::string command, CommandDone done) {
-  Running r{std::make_shared<RemoteCommand>(io_, host_.name, std::move(command),
-                                            options_.max_output_bytes),
-            std::move(done)};
+  Submit({std::make_shared<RemoteCommand>(io_, host_.name, std::move(command), options_.max_output_bytes),
+          std::move(done), nullptr});
+}
+
+std::weak_ptr<RemoteCommand> Session::ExecArmed(std::string command, ArmedDone armed, CommandDone done) {
+  auto c = std::make_shared<RemoteCommand>(io_, host_.name, std::move(command), options_.max_output_bytes, true);
+  Submit({c, std::move(done), std::move(armed)});
+  return c;
+}
+
+Status Session::Fire(const std::weak_ptr<RemoteCommand>& handle, bool go) {
+  auto command = handle.lock();
+  if (!command) return Status::Aborted(host_.Describe() + ": the armed command already ended");
+  Status s = command->Release(go);
+  Pump();  // sends the release now, not at the next socket event
+  return s;
+}
+
+void Session::Submit(Running r) {
   if (shut_down_) {
     r.command->Abort(Status::Aborted(host_.Describe() + ": the SSH pool is shutting down"));
     Complete(r);
@@ -213,6 +229,9 @@ bool Session::StepCommands() {
   for (auto& r : running_) {
     r.command->Step(session_.get());
     activity = r.command->TakeActivity() || activity;
+    if (r.armed && r.command->armed()) {
+      boost::asio::post(io_, [armed = std::exchange(r.armed, nullptr)] { armed(Status::Ok()); });
+    }
   }
   for (auto it = running_.begin(); it != running_.end();) {
     if (!it->command->finished()) {
@@ -341,6 +360,13 @@ void Session::TearDown() {
 }
 
 void Session::Complete(Running& running) {
+  if (running.armed) {  // ended before it was armed: say why first
+    const CommandResult& r = running.command->result();
+    Status why = !r.status.ok() ? r.status
+                                : Status::Unavailable(host_.Describe() + ": the armed command ended before it was fired "
+                                                      "(exit status " + std::to_string(r.exit_status) + ")");
+    boost::asio::post(io_, [armed = std::exchange(running.armed, nullptr), why] { armed(why); });
+  }
   boost::asio::post(
       io_, [done = std::move(running.done),
             result = std::move(running.command->result())]() mutable { done(std::move(result)); });

@@ -30,6 +30,7 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   using ConnectDone = std::function<void(Status)>;
   using CommandDone = std::function<void(CommandResult)>;
+  using ArmedDone = std::function<void(Status)>;
 
   Session(boost::asio::io_context& io, HostSpec host, const PoolOptions& options);
   ~Session();
@@ -40,6 +41,13 @@ class Session : public std::enable_shared_from_this<Session> {
   void Connect(ConnectDone done);
   // Runs `command` on a new channel, connecting first if needed; posts `done` with the result.
   void Exec(std::string command, CommandDone done);
+  // Like Exec, but the command waits on the host until Fire(): `armed` is posted once, OK when the
+  // process runs and waits, or the reason it cannot (then `done` follows with the failure). Returns
+  // the handle Fire() takes.
+  std::weak_ptr<RemoteCommand> ExecArmed(std::string command, ArmedDone armed, CommandDone done);
+  // Releases an armed command (go = false: ends it unrun) and flushes the release to the host at
+  // once. An expired handle (the command already ended) is Aborted.
+  Status Fire(const std::weak_ptr<RemoteCommand>& command, bool go = true);
   // Ends every operation of this host with `why` (callbacks posted) and closes the connection;
   // the next Connect or Exec opens a new one.
   void Close(const Status& why) { Fail(why); }
@@ -54,6 +62,7 @@ class Session : public std::enable_shared_from_this<Session> {
   struct Running {
     std::shared_ptr<RemoteCommand> command;
     CommandDone done;
+    ArmedDone armed;  // gated commands, until they are armed or end
   };
 
   // Connection stages.
@@ -64,6 +73,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void BecomeReady();
   Status AuthError(int rc) const;
   // Running stage.
+  void Submit(Running running);
   void StartCommand(Running running);
   void StepReady();
   bool StepCommands();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "runner/ssh/remote_command.h"
 #include "runner/ssh/session.h"
 
 namespace rackchaos::ssh {
@@ -154,6 +155,91 @@ std::vector<CommandResult> SshPool::RunAll(const std::vector<std::string>& names
   }
   return results;
 }
+
+Status SshPool::ArmAll(const std::vector<std::string>& names, const std::string& command,
+                       std::shared_ptr<Armed>& out) {
+  const int free_slots = options_.max_concurrent - admission_.in_flight();
+  if (static_cast<int>(names.size()) > free_slots) {
+    return Status::Invalid("cannot arm a command on " + std::to_string(names.size()) + " hosts with " +
+                           std::to_string(free_slots) + " free session slots (ssh.max_concurrent " +
+                           std::to_string(options_.max_concurrent) + ")");
+  }
+  out = std::make_shared<Armed>();
+  Armed& a = *out;
+  a.names = names;
+  a.sessions.resize(names.size());
+  a.commands.resize(names.size());
+  a.armed.assign(names.size(), Status::Ok());
+  a.results.resize(names.size());
+  a.waiting_armed = a.waiting_done = names.size();
+  std::weak_ptr<bool> alive = alive_;
+  for (size_t i = 0; i < names.size(); ++i) {
+    a.results[i].host = names[i];
+    std::shared_ptr<Session> session = Find(names[i]);
+    if (!session) {
+      a.armed[i] = a.results[i].status = UnknownHost(names[i]);
+      a.results[i].exit_status = -1;
+      --a.waiting_armed;
+      --a.waiting_done;
+      continue;
+    }
+    a.sessions[i] = session;
+    std::weak_ptr<Armed> weak = out;
+    admission_.Submit([this, alive, weak, session, command, i] {
+      if (alive.expired() || !*alive.lock()) return;
+      auto armed = weak.lock();
+      if (!armed) {
+        admission_.Release();
+        return;
+      }
+      armed->commands[i] = session->ExecArmed(
+          command,
+          [alive, weak, i](Status status) {
+            auto set = weak.lock();
+            if (alive.expired() || !*alive.lock() || !set) return;
+            set->armed[i] = std::move(status);
+            --set->waiting_armed;
+          },
+          [this, alive, weak, i](CommandResult result) {
+            if (alive.expired() || !*alive.lock()) return;
+            admission_.Release();
+            if (auto set = weak.lock()) {
+              set->results[i] = std::move(result);
+              --set->waiting_done;
+            }
+          });
+    });
+  }
+  RunUntil([&] { return a.waiting_armed == 0; });
+  if (a.waiting_armed != 0) return Status::Internal("SSH arm: the event loop stopped early");
+  std::string failed;
+  StatusCode code = StatusCode::kOk;
+  int count = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (a.armed[i].ok()) continue;
+    if (count++ == 0) code = a.armed[i].code();
+    failed += "; " + a.armed[i].ToString();
+  }
+  if (count == 0) return Status::Ok();
+  return Status(code, std::to_string(count) + " of " + std::to_string(names.size()) + " hosts could not be armed" + failed);
+}
+
+void SshPool::ReleaseArmed(Armed& a, bool go) {
+  for (size_t i = 0; i < a.names.size(); ++i) {
+    if (!a.armed[i].ok()) continue;
+    auto session = a.sessions[i].lock();
+    Status s = session ? session->Fire(a.commands[i], go) : Status::Aborted(a.names[i] + ": the pool closed");
+    if (!s.ok() && a.results[i].status.ok()) a.results[i].status = s;
+  }
+  RunUntil([&] { return a.waiting_done == 0; });
+}
+
+std::vector<CommandResult> SshPool::FireAll(Armed& a) {
+  ReleaseArmed(a, true);
+  return a.results;
+}
+
+void SshPool::Disarm(Armed& a) { ReleaseArmed(a, false); }
 
 std::vector<std::string> SshPool::HostNames() const {
   std::vector<std::string> names;

@@ -33,6 +33,7 @@
 
 namespace rackchaos::ssh {
 
+class RemoteCommand;
 class Session;
 
 class SshPool {
@@ -58,6 +59,28 @@ class SshPool {
   // needed). `done` runs once per name with that host's CommandResult.
   void Run(const std::vector<std::string>& names, const std::string& command, CommandCallback done);
 
+  // Arming: a command that must land on many hosts at the same moment (a fault) is started ahead of
+  // time on every host, where it waits; Fire then releases all of them in one pass, so the spread
+  // between hosts is that of writing one small packet per session, not of opening a channel and
+  // starting a process per host. An armed command holds one of the `max_concurrent` slots.
+  struct Armed {
+    std::vector<std::string> names;
+    std::vector<std::weak_ptr<Session>> sessions;
+    std::vector<std::weak_ptr<RemoteCommand>> commands;  // parallel to names; expired = ended
+    std::vector<Status> armed;                           // per name: OK once armed, else why not
+    std::vector<CommandResult> results;                  // per name, once ended
+    size_t waiting_armed = 0, waiting_done = 0;
+  };
+  // Blocking: starts `command` gated on each named host and waits until every one is armed or has
+  // failed. OK when all are armed; otherwise the first failure's code listing every failed host (the
+  // armed ones stay armed: Fire or Disarm them). InvalidArgument when there are more names than slots.
+  Status ArmAll(const std::vector<std::string>& names, const std::string& command, std::shared_ptr<Armed>& out);
+  // Blocking: releases every armed command of `armed` at once, then waits for all of them to end.
+  // Results are in the order of `armed.names`; a host that never armed keeps its failure.
+  std::vector<CommandResult> FireAll(Armed& armed);
+  // Blocking: ends the armed commands without running them (their channels close; the gate exits 125).
+  void Disarm(Armed& armed);
+
   // Blocking: AddHosts + Connect for `hosts`. OK when every host connected; otherwise the first
   // failure's code and a message listing every failed host and why.
   Status ConnectAll(const std::vector<HostSpec>& hosts);
@@ -76,6 +99,8 @@ class SshPool {
   // Runs `io_` until `done()` is true (or the loop runs out of work).
   void RunUntil(const std::function<bool()>& done);
   std::shared_ptr<Session> Find(const std::string& name) const;
+  // Fires (go) or ends (!go) every armed command of `a`, then waits until all have ended.
+  void ReleaseArmed(Armed& a, bool go);
 
   boost::asio::io_context& io_;
   PoolOptions options_;
