@@ -5,6 +5,7 @@
 // Starts N endpoints (16 per sshd) and measures, for rackchaos' SshPool:
 //   cold   - a new pool each round: connect + key exchange + host key check + auth + run `true`;
 //   pooled - `true` on every host over sessions that are already open;
+//   armed  - the command already started on every host (SshPool::ArmAll), timing only the release;
 // and, when installed, `pdsh -R ssh -f N` and `parallel-ssh -p N` running `true` (both start one
 // OpenSSH client per host, so they pay the cold cost every time). Start skew is measured twice:
 // on this side (when each exec request was sent) and on the hosts (`date +%s%N` as the command).
@@ -149,6 +150,41 @@ std::vector<Round> RackchaosPooled(const std::vector<HostSpec>& hosts, int round
   return out;
 }
 
+// Armed: the command is started on every host ahead of time (SshPool::ArmAll) and each round
+// measures only the release (FireAll), as a real run lands a fault armed before its time.
+std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds, const std::string& cmd) {
+  boost::asio::io_context io;
+  SshPool pool(io, rackchaos::ssh::PoolOptions{.max_concurrent = static_cast<int>(hosts.size())});
+  const rackchaos::Status s = pool.ConnectAll(hosts);
+  if (!s.ok()) std::fprintf(stderr, "connect: %s\n", s.ToString().c_str());
+  const std::vector<std::string> names = pool.HostNames();
+  std::vector<Round> out;
+  for (int i = 0; i < rounds; ++i) {
+    std::shared_ptr<SshPool::Armed> armed;
+    const rackchaos::Status a = pool.ArmAll(names, cmd, armed);
+    if (!a.ok()) std::fprintf(stderr, "arm: %s\n", a.ToString().c_str());
+    Round round;
+    const auto start = Clock::now();
+    const double cpu_before = CpuMs();
+    const std::vector<CommandResult> results = pool.FireAll(*armed);
+    round.wall_ms = Ms(Clock::now() - start);
+    round.submit_cpu_ms = CpuMs() - cpu_before;
+    std::vector<int64_t> local, remote;
+    for (const CommandResult& r : results) {
+      if (!r.status.ok() || r.exit_status != 0) {
+        if (round.failed++ == 0) std::fprintf(stderr, "  %s: %s\n", r.host.c_str(), r.status.ToString().c_str());
+        continue;
+      }
+      local.push_back(r.start_wall_us);
+      for (int64_t stamp : NanoStamps(r.out)) remote.push_back(stamp);
+    }
+    round.local_skew_ms = Skews(local);
+    round.remote_skew_ms = Skews(remote);
+    out.push_back(round);
+  }
+  return out;
+}
+
 // An OpenSSH client config naming every endpoint e000.. with its address and port.
 std::string WriteSshConfig(const SshdFixture& sshd, std::string* host_list) {
   const std::string path = sshd.dir() + "/ssh_config";
@@ -213,6 +249,7 @@ int main(int argc, char** argv) {
   Print("rackchaos cold `date`", RackchaosCold(hosts, rounds, stamp));
   Print("rackchaos pooled `true`", RackchaosPooled(hosts, rounds * 4, "true"));
   Print("rackchaos pooled `date`", RackchaosPooled(hosts, rounds * 4, stamp));
+  Print("rackchaos armed `date`", RackchaosArmed(hosts, rounds * 4, stamp));
 
   std::string list;
   const std::string config = WriteSshConfig(**sshd, &list);

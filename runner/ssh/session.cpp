@@ -47,9 +47,7 @@ std::weak_ptr<RemoteCommand> Session::ExecArmed(std::string command, ArmedDone a
 Status Session::Fire(const std::weak_ptr<RemoteCommand>& handle, bool go) {
   auto command = handle.lock();
   if (!command) return Status::Aborted(host_.Describe() + ": the armed command already ended");
-  Status s = command->Release(go);
-  Pump();  // sends the release now, not at the next socket event
-  return s;
+  return command->Release(go);
 }
 
 void Session::Submit(Running r) {

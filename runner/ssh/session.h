@@ -45,9 +45,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // process runs and waits, or the reason it cannot (then `done` follows with the failure). Returns
   // the handle Fire() takes.
   std::weak_ptr<RemoteCommand> ExecArmed(std::string command, ArmedDone armed, CommandDone done);
-  // Releases an armed command (go = false: ends it unrun) and flushes the release to the host at
-  // once. An expired handle (the command already ended) is Aborted.
+  // Releases an armed command (go = false: ends it unrun): libssh writes the release to the socket
+  // at once. An expired handle (the command already ended) is Aborted. Call Pump() afterwards (after
+  // releasing on every session, so that no session's packet processing delays another's release).
   Status Fire(const std::weak_ptr<RemoteCommand>& command, bool go = true);
+  // Processes what the socket has and re-arms the wait.
+  void Pump();
   // Ends every operation of this host with `why` (callbacks posted) and closes the connection;
   // the next Connect or Exec opens a new one.
   void Close(const Status& why) { Fail(why); }
@@ -80,7 +83,6 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnCommandTimeout(const std::shared_ptr<RemoteCommand>& command);
   // Plumbing.
   bool Alive() const;
-  void Pump();
   void ArmWait();
   bool WatchSocket();
   void Fail(const Status& status);
