@@ -174,6 +174,12 @@ int main(int argc, char** argv) {
   auto* recover = app.add_subcommand("recover", "Revert every fault a crashed or killed real run left applied (from the fault ledger)");
   recover->add_option("--ledger", common.ledger, "Fault ledger (default <db>.ledger)");
   recover->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Add unknown SSH host keys to known_hosts");
+  rc::runner::RecoverOptions recover_options;
+  recover->add_flag("--list", recover_options.list_only, "Print the open ledger entries (with their ids) and touch nothing");
+  recover->add_option("--forget", recover_options.forget,
+                      "Ledger entry ids to close without reverting: the host is gone for good or was fixed by hand")
+      ->delimiter(',');
+  recover->add_option("--reason", recover_options.forget_reason, "Why the --forget entries are given up (kept in the ledger)");
   add_common(recover, true);
 
   auto* validate = app.add_subcommand("validate", "Check a plan without running it (exit 0 ok, 2 with the error)");
@@ -238,7 +244,10 @@ int main(int argc, char** argv) {
   if (*run && dry_run) return rc::runner::CmdDryRun(plan_path, {seed, healer});
   if (*run) return CmdRun(common, plan_path, seed, healer, command_line);
   if (*validate) return CmdValidate(plan_path, seed);
-  if (*recover) return rc::runner::CmdRecover(common.db, common.ledger, {common.accept_new_host_keys}, common.quiet);
+  if (*recover) {
+    recover_options.accept_new_host_keys = common.accept_new_host_keys;
+    return rc::runner::CmdRecover(common.db, common.ledger, recover_options, common.quiet);
+  }
   if (*sweep) {
     sweep_args.db = common.db;
     sweep_args.command_line = command_line;

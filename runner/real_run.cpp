@@ -197,7 +197,10 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   const std::string ledger_path = options.ledger_path.empty() ? DefaultLedgerPath(options.db_path) : options.ledger_path;
   auto ledger = Ledger::Open(ledger_path);
   if (!ledger.ok()) return Fail(out, ledger.status());
-  RecoverOptions recover_options{options.accept_new_host_keys, inv.connect_timeout, inv.command_timeout};
+  RecoverOptions recover_options;
+  recover_options.accept_new_host_keys = options.accept_new_host_keys;
+  recover_options.connect_timeout = inv.connect_timeout;
+  recover_options.command_timeout = inv.command_timeout;
   auto recovered = Recover(*ledger, recover_options);
   if (!recovered.ok()) return Fail(out, recovered.status());
   for (const std::string& line : recovered->lines) spdlog::warn("recover: {}", line);

@@ -76,6 +76,17 @@ Status AbortReportRun(const LedgerRun& run, const std::vector<FaultId>& recovere
 
 }  // namespace
 
+Result<std::vector<std::string>> ListOpen(const Ledger& ledger) {
+  RC_ASSIGN_OR_RETURN(std::vector<LedgerEntry> open, ledger.OpenEntries());
+  std::vector<std::string> lines;
+  for (const LedgerEntry& e : open) {
+    lines.push_back("entry " + std::to_string(e.id) + " (run " + std::to_string(e.run) +
+                    (ledger.OwnerAlive(e.run) ? ", live" : "") + "): " + Describe(e) + ", opened " + e.opened_wall +
+                    (e.note.empty() ? "" : "; note: " + e.note) + "\n    revert: " + e.revert);
+  }
+  return lines;
+}
+
 Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
   RecoverResult result;
   RC_ASSIGN_OR_RETURN(std::vector<LedgerEntry> open, ledger.OpenEntries());
@@ -83,6 +94,25 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
   std::set<int64_t> live;
   for (const LedgerRun& r : runs)
     if (ledger.OwnerAlive(r.id)) live.insert(r.id);
+
+  // Stage 0: entries the operator gave up on are closed unreverted, all or none.
+  std::map<int64_t, const LedgerEntry*> by_id;
+  for (const LedgerEntry& e : open) by_id[e.id] = &e;
+  for (int64_t id : options.forget) {
+    auto it = by_id.find(id);
+    if (it == by_id.end())
+      return Status::NotFound("ledger entry " + std::to_string(id) + " is not open (see `rackchaos recover --list`)");
+    if (live.count(it->second->run))
+      return Status::Invalid("ledger entry " + std::to_string(id) + " belongs to a run that is still going");
+  }
+  std::set<int64_t> forgotten(options.forget.begin(), options.forget.end());
+  for (int64_t id : forgotten) {
+    const std::string note = "forgotten on request, never reverted: " +
+                             (options.forget_reason.empty() ? std::string("no reason given") : options.forget_reason);
+    RC_RETURN_IF_ERROR(ledger.Close(id, note));
+    ++result.forgotten;
+    result.lines.push_back(Describe(*by_id[id]) + ": FORGOTTEN (" + note + ")");
+  }
 
   // Stage 1: replay every open entry of a dead owner.
   ssh::PoolOptions pool_options;
@@ -94,6 +124,7 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
   std::map<int64_t, std::vector<FaultId>> recovered;
   std::map<int64_t, int> still_open;
   for (const LedgerEntry& e : open) {
+    if (forgotten.count(e.id)) continue;
     if (live.count(e.run)) {
       ++result.skipped_live;
       continue;
@@ -139,15 +170,28 @@ int CmdRecover(const std::string& db, const std::string& ledger_path, const Reco
     std::fprintf(stderr, "rackchaos: %s\n", ledger.status().ToString().c_str());
     return ToInt(ExitCode::kRuntimeError);
   }
+  if (options.list_only) {
+    auto lines = ListOpen(*ledger);
+    if (!lines.ok()) {
+      std::fprintf(stderr, "rackchaos: %s\n", lines.status().ToString().c_str());
+      return ToInt(ExitCode::kRuntimeError);
+    }
+    for (const std::string& line : *lines) std::printf("%s\n", line.c_str());
+    std::printf("recover: %zu open entr%s in %s\n", lines->size(), lines->size() == 1 ? "y" : "ies", path.c_str());
+    return ToInt(ExitCode::kPass);
+  }
   auto result = Recover(*ledger, options);
   if (!result.ok()) {
     std::fprintf(stderr, "rackchaos: recover: %s\n", result.status().ToString().c_str());
-    return ToInt(ExitCode::kRuntimeError);
+    const StatusCode code = result.status().code();
+    return ToInt(code == StatusCode::kNotFound || code == StatusCode::kInvalidArgument ? ExitCode::kBadInput
+                                                                                     : ExitCode::kRuntimeError);
   }
   if (!quiet) {
     for (const std::string& line : result->lines) std::printf("%s\n", line.c_str());
-    std::printf("recover: %d reverted, %d still open, %d left to live runs, %d run(s) marked aborted (ledger %s)\n",
-                result->reverted, result->failed, result->skipped_live, result->runs_aborted, path.c_str());
+    std::printf("recover: %d reverted, %d still open, %d left to live runs, %d run(s) marked aborted%s (ledger %s)\n",
+                result->reverted, result->failed, result->skipped_live, result->runs_aborted,
+                result->forgotten ? (", " + std::to_string(result->forgotten) + " forgotten").c_str() : "", path.c_str());
   }
   return result->failed == 0 ? ToInt(ExitCode::kPass) : ToInt(ExitCode::kRuntimeError);
 }

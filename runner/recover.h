@@ -24,6 +24,11 @@ struct RecoverOptions {
   bool accept_new_host_keys = false;
   Duration connect_timeout = Duration::Seconds(10);
   Duration command_timeout = Duration::Seconds(60);
+  // Ledger entry ids to stop trying to revert (the host is gone for good, or was fixed by hand): they
+  // are closed with `forget_reason` and never run. Entries of live runs cannot be forgotten.
+  std::vector<int64_t> forget;
+  std::string forget_reason;
+  bool list_only = false;  // print the open entries and touch nothing
 };
 
 struct RecoverResult {
@@ -31,11 +36,15 @@ struct RecoverResult {
   int failed = 0;        // entries still open (host unreachable, revert or verify failed)
   int skipped_live = 0;  // entries of runs whose process is alive
   int runs_aborted = 0;  // report runs marked 'aborted'
+  int forgotten = 0;     // entries closed unreverted on request
   std::vector<std::string> lines;  // what was done, one line per entry and per run
 };
 
-// Fails only when the ledger cannot be read; per-entry failures are counted in `failed`.
+// Fails only when the ledger cannot be read or an entry to forget is unknown, closed or live (then
+// nothing is changed); per-entry failures are counted in `failed`.
 Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options);
+// The open entries, one line each (id, run, fault, action, target, host, deadline, note).
+Result<std::vector<std::string>> ListOpen(const Ledger& ledger);
 
 // `rackchaos recover`: opens `ledger_path` (default DefaultLedgerPath(db)), recovers, prints what it
 // did. Exit 0 when nothing is left open, 3 when some entry could not be reverted or on ledger errors.

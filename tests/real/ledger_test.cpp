@@ -1,6 +1,7 @@
 // The fault ledger: entries survive reopening, close once, and a run's owner lock tells recover
 // whether its process is alive.
 #include "runner/ledger.h"
+#include "runner/recover.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -98,6 +99,58 @@ TEST_CASE("ledger: a run's owner is alive exactly while its Ledger holds the run
   CHECK(again->FinishRun(second).ok());
   CHECK_FALSE(observer->OwnerAlive(second));
   CHECK(again->UnfinishedRuns()->size() == 1);  // the first run never finished
+}
+
+TEST_CASE("recover: --forget closes an unrevertable entry unrun, all or nothing") {
+  TempDir dir;
+  const std::string path = dir.path + "/f.ledger";
+  auto ledger = Ledger::Open(path);
+  REQUIRE(ledger.ok());
+  int64_t dead_run = 0, entry = 0;
+  {
+    auto owner = Ledger::Open(path);
+    REQUIRE(owner.ok());
+    dead_run = *owner->BeginRun(dir.path + "/none.db", 1);
+    LedgerEntry e = Entry(dead_run, 1);
+    e.host = {"gone", "127.0.0.1", 1, "rcssh", dir.path + "/no-key", false, dir.path + "/kh"};  // nothing listens
+    entry = *owner->Record(e);
+  }
+  auto listed = ListOpen(*ledger);
+  REQUIRE(listed.ok());
+  REQUIRE(listed->size() == 1);
+  CHECK((*listed)[0].find("entry " + std::to_string(entry) + " (run " + std::to_string(dead_run) + ")") == 0);
+
+  RecoverOptions options;
+  options.connect_timeout = Duration::Seconds(2);
+  auto tried = Recover(*ledger, options);  // the host is unreachable: the entry stays open
+  REQUIRE(tried.ok());
+  CHECK(tried->failed == 1);
+  CHECK(ledger->OpenEntries()->size() == 1);
+
+  options.forget = {entry, entry + 100};  // one unknown id: nothing is forgotten
+  auto refused = Recover(*ledger, options);
+  CHECK(refused.status().code() == StatusCode::kNotFound);
+  CHECK(ledger->OpenEntries()->size() == 1);
+
+  options.forget = {entry};
+  options.forget_reason = "tray RMA'd";
+  auto forgot = Recover(*ledger, options);
+  REQUIRE_MESSAGE(forgot.ok(), forgot.status().ToString());
+  CHECK(forgot->forgotten == 1);
+  CHECK(forgot->failed == 0);
+  CHECK(ledger->OpenEntries()->empty());
+  const auto entries = ledger->Entries(dead_run);
+  REQUIRE(entries.ok());
+  CHECK(entries->at(0).state == "closed");
+  CHECK(entries->at(0).note.find("never reverted: tray RMA'd") != std::string::npos);
+  CHECK(ledger->UnfinishedRuns()->empty());  // nothing left open: the run is finished in the ledger
+
+  // Entries of a run whose process is alive cannot be forgotten.
+  const int64_t live_run = *ledger->BeginRun(dir.path + "/none.db", 2);
+  const int64_t live_entry = *ledger->Record(Entry(live_run, 1));
+  options.forget = {live_entry};
+  CHECK(Recover(*ledger, options).status().code() == StatusCode::kInvalidArgument);
+  CHECK(ledger->OpenEntries()->size() == 1);
 }
 
 }  // namespace
