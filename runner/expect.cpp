@@ -180,4 +180,27 @@ GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics) {
   return r;
 }
 
+Status CheckContinuous(const Gate& gate) {
+  static const char* kMonotone[] = {"ttd.max", "tti.max", "ttr.max", "blast.gpus.max", "blast.gpus.total",
+                                    "blast.jobs.max", "blast.jobs.total", "gpu_hours_lost.max",
+                                    "gpu_hours_lost.total", "healer.false_isolations"};
+  bool upper = gate.op == "<" || gate.op == "<=";
+  bool monotone = std::any_of(std::begin(kMonotone), std::end(kMonotone), [&](const char* m) { return gate.metric == m; });
+  if (upper && monotone) return Status::Ok();
+  std::string list;
+  for (const char* m : kMonotone) list += (list.empty() ? "" : ", ") + std::string(m);
+  return Status::Invalid("gate '" + gate.text + "' cannot be continuous: a continuous gate is an upper bound (< or <=) " +
+                         "on a metric that never decreases during a run (" + list + ")");
+}
+
+GateResult EvaluateGateSoFar(const Gate& gate, const RunMetrics& metrics, Time now) {
+  RunMetrics so_far = metrics;
+  for (FaultMetrics& f : so_far.faults) {
+    Duration late = now - f.injected;
+    for (std::optional<Duration>* t : {&f.time_to_detect, &f.time_to_isolate, &f.time_to_recover})
+      if (!*t) *t = late;
+  }
+  return EvaluateGate(gate, so_far);
+}
+
 }  // namespace rackchaos::runner

@@ -20,6 +20,7 @@ struct Gate {
   std::string metric;
   std::string op;
   double value = 0;  // seconds for time metrics
+  bool continuous = false;  // also checked while running (see EvaluateGateSoFar)
 };
 
 struct GateResult {
@@ -33,5 +34,13 @@ struct GateResult {
 const std::vector<std::pair<std::string, std::string>>& ExpectationMetrics();
 Result<Gate> ParseGate(const std::string& text);
 GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics);
+
+// A continuous gate must be one that, once failed on the metrics so far, fails at the end too: an upper
+// bound (< <=) on a metric that never decreases while a run goes on (ttd/tti/ttr.max, blast.*.max/total,
+// gpu_hours_lost.*, healer.false_isolations). Fails with kInvalidArgument naming those otherwise.
+Status CheckContinuous(const Gate& gate);
+// The gate on the metrics of a run still going at `now`: a fault not yet detected, isolated or recovered
+// counts as `now - injected` late (a lower bound of its final time) instead of never.
+GateResult EvaluateGateSoFar(const Gate& gate, const RunMetrics& metrics, Time now);
 
 }  // namespace rackchaos::runner

@@ -54,7 +54,8 @@ const std::vector<KeyInfo> kKeys = {
     {"", "healer", T::kMap, kOptional, 0, 0, "", "{policy: default}", "How the self-healing loop behaves."},
     {"", "safety", T::kMap, kOptional, 0, 0, "", "{max_faults_at_once: 2, max_gpus_impaired: 8}",
      "Limits the plan puts on itself; a plan that could break them is refused before it runs."},
-    {"", "expect", T::kList, kOptional, 0, 0, "[]", "[\"ttr.max < 30m\"]", "Gates checked after the run."},
+    {"", "expect", T::kList, kOptional, 0, 0, "[]", "[\"ttr.max < 30m\"]",
+     "Gates checked after the run: each a string, or a map {gate, continuous} to also check it while running."},
 
     {"cluster", "model", T::kString, kOptional, 0, 0, "gb200-nvl72", "gb200-nvl72", "A catalogue model name."},
     {"cluster", "racks", T::kInt, kOptional, 1, 100000, "1", "2", "How many racks of the model."},
@@ -110,8 +111,27 @@ const std::vector<KeyInfo> kKeys = {
     {"safety", "max_gpus_impaired", T::kInt, kOptional, 0, 10000000, "no limit", "8",
      "Refuse the plan if the faults that can be active at once could impair more GPUs than this "
      "(the GPUs each target serves, summed, worst case over time)."},
+    {"safety", "abort", T::kMap, kOptional, 0, 0, "", "{gpus_offline: 8, gpu_temperature: 95}",
+     "Live abort conditions: as soon as what the monitoring observes crosses one, the run stops, every fault is "
+     "reverted and the verdict is aborted (exit 1)."},
     {"safety", "allow", T::kList, kOptional, 0, 0, "any kind", "[link_down, gpu_throttle]",
      "Fault kinds the plan may use (chaos included); any other kind is refused."},
+
+    {"safety.abort", "gpus_offline", T::kInt, kOptional, 0, 10000000, "no limit", "8",
+     "Abort when more than N GPUs are offline (on compute trays whose heartbeats stopped)."},
+    {"safety.abort", "gpu_temperature", T::kInt, kOptional, 0, 1000, "no limit", "95",
+     "Abort when a GPU temperature sample is above N degrees C."},
+    {"safety.abort", "jobs_down", T::kInt, kOptional, 0, 1000000, "no limit", "0",
+     "Abort when more than N jobs that had started are hung, restarting, failed or waiting to be placed again."},
+    {"safety.abort", "faults_at_once", T::kInt, kOptional, 0, 1000000, "no limit", "3",
+     "Abort when more than N faults are applied at once (max_faults_at_once skips the fault instead)."},
+
+    {"expect[]", "gate", T::kString, kRequired, 0, 0, "", "\"blast.gpus.max <= 8\"", "METRIC OP VALUE, as a string item."},
+    {"expect[]", "continuous", T::kBool, kOptional, 0, 0, "false", "true",
+     "Also check the gate while running (every simulated minute, on the metrics so far, a fault not yet "
+     "detected or recovered counting as late as it already is); when it fails the run stops as aborted. Only "
+     "upper bounds (< <=) on metrics that never decrease: ttd/tti/ttr.max, blast.*, gpu_hours_lost.*, "
+     "healer.false_isolations."},
 };
 
 }  // namespace
@@ -134,6 +154,8 @@ std::string DescribeType(const KeyInfo& key) {
       return "a list";
     case T::kSelector:
       return "a target selector";
+    case T::kBool:
+      return "true or false";
     case T::kPick:
       return "a pick mode (one, all, count:N, N%)";
   }

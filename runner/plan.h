@@ -79,17 +79,30 @@ struct ChaosSpec {
   SourcePos pos;
 };
 
+// Live abort conditions (`safety.abort`): the run stops as soon as what the monitoring observes crosses
+// one of them, every fault is reverted and the verdict is 'aborted'. Absent = no limit.
+struct AbortSpec {
+  std::optional<int> gpus_offline;     // GPUs on compute trays whose heartbeats stopped, more than N
+  std::optional<int> gpu_temperature;  // any GPU temperature sample above N degrees C
+  std::optional<int> jobs_down;        // jobs that ran and are now hung, restarting, failed or requeued, more than N
+  std::optional<int> faults_at_once;   // faults applied at once, more than N
+  SourcePos pos;
+  bool any() const { return gpus_offline || gpu_temperature || jobs_down || faults_at_once; }
+};
+
 // Limits a plan puts on itself (`safety:`). Checked statically by ValidatePlan (runner/safety.h) and,
 // for max_faults_at_once, again while running: a fault that would exceed it is skipped and recorded.
 struct SafetySpec {
   std::optional<int> max_faults_at_once;
   std::optional<int> max_gpus_impaired;  // worst case over time of the GPUs served by the active faults' targets
   std::optional<std::vector<PlanValue>> allow;  // fault kinds the plan may use; absent = any
+  AbortSpec abort;
   SourcePos pos;
 };
 
 struct Expectation {
   std::string text;                 // e.g. "ttr.max < 30m"
+  bool continuous = false;          // also checked while running; a failure stops the run (aborted)
   SourcePos pos;
 };
 

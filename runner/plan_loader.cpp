@@ -139,6 +139,16 @@ class Reader {
     return TypeError(f, "'" + text + "' " + NotAnInteger(text, ec));
   }
 
+  Status Read(const Field& f, bool& out) const {
+    std::string text;
+    RC_RETURN_IF_ERROR(Scalar(f, text));
+    if (text == "true" || text == "false") {
+      out = text == "true";
+      return Status::Ok();
+    }
+    return TypeError(f, "'" + text + "' is not a boolean");
+  }
+
   Status Read(const Field& f, uint64_t& out) const {
     std::string text;
     RC_RETURN_IF_ERROR(Scalar(f, text));
@@ -363,12 +373,26 @@ Status ReadFaults(Reader& r, const Field& field, std::vector<FaultSpec>& faults)
   return Status::Ok();
 }
 
+// An item is a gate string, or a map {gate: "...", continuous: true}.
 Status ReadExpect(Reader& r, const Field& field, std::vector<Expectation>& expect) {
   RC_ASSIGN_OR_RETURN(auto items, r.Items(field));
   for (size_t i = 0; i < items.size(); ++i) {
     Field item{Indexed("expect", i), field.key_node, items[i], nullptr};
-    Expectation e{"", r.Pos(item)};
-    RC_RETURN_IF_ERROR(r.Scalar(item, e.text));
+    Expectation e{"", false, r.Pos(item)};
+    if (items[i].IsMap()) {
+      RC_ASSIGN_OR_RETURN(auto fields, r.Fields(items[i], e.pos, "expect[]", item.key));
+      RC_RETURN_IF_ERROR(r.Require(fields, e.pos, "expect[]", item.key));
+      for (const Field& f : fields) {
+        if (f.key == "gate") {
+          e.pos = r.Pos(f);
+          RC_RETURN_IF_ERROR(r.Read(f, e.text));
+        } else {
+          RC_RETURN_IF_ERROR(r.Read(f, e.continuous));
+        }
+      }
+    } else {
+      RC_RETURN_IF_ERROR(r.Scalar(item, e.text));
+    }
     if (e.text.empty()) return ErrorAt(e.pos, item.key + " is empty; write a gate such as \"ttr.max < 30m\"");
     expect.push_back(std::move(e));
   }
@@ -392,6 +416,19 @@ Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
   return Status::Ok();
 }
 
+Status ReadAbort(Reader& r, const Field& field, AbortSpec& abort) {
+  abort.pos = r.Pos(field);
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, abort.pos, "safety.abort", "safety.abort"));
+  for (const Field& f : fields) {
+    std::optional<int>& limit = f.key == "gpus_offline"      ? abort.gpus_offline
+                                : f.key == "gpu_temperature" ? abort.gpu_temperature
+                                : f.key == "jobs_down"       ? abort.jobs_down
+                                                             : abort.faults_at_once;
+    RC_RETURN_IF_ERROR(r.Read(f, limit.emplace()));
+  }
+  return Status::Ok();
+}
+
 Status ReadSafety(Reader& r, const Field& field, SafetySpec& safety) {
   safety.pos = r.Pos(field);
   RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, safety.pos, "safety", "safety"));
@@ -400,6 +437,8 @@ Status ReadSafety(Reader& r, const Field& field, SafetySpec& safety) {
       RC_RETURN_IF_ERROR(r.Read(f, safety.max_faults_at_once.emplace()));
     } else if (f.key == "max_gpus_impaired") {
       RC_RETURN_IF_ERROR(r.Read(f, safety.max_gpus_impaired.emplace()));
+    } else if (f.key == "abort") {
+      RC_RETURN_IF_ERROR(ReadAbort(r, f, safety.abort));
     } else {  // allow
       RC_ASSIGN_OR_RETURN(auto items, r.Items(f));
       auto& allow = safety.allow.emplace();

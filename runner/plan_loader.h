@@ -30,7 +30,7 @@ inline constexpr size_t kMaxPlanNodes = 1'000'000;  // nodes the loader will vis
 // One key the plan format accepts. The loader validates against this table, and docs are generated
 // from it, so the two cannot drift apart.
 struct KeyInfo {
-  enum class Type { kString, kInt, kUint64, kDuration, kMap, kList, kSelector, kPick };
+  enum class Type { kString, kInt, kUint64, kDuration, kMap, kList, kSelector, kPick, kBool };
   std::string_view section;  // "" = top level; "cluster", "workload.jobs[]", "faults[]", ...
   std::string_view key;
   Type type;

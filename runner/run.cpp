@@ -16,6 +16,7 @@
 #include "reports/summary.h"
 #include "runner/safety.h"
 #include "runner/score.h"
+#include "runner/watch.h"
 
 #ifndef RACKCHAOS_VERSION
 #define RACKCHAOS_VERSION "0.0.0"
@@ -89,7 +90,7 @@ struct Ledger {
 };
 
 void ScheduleFaults(const RunSpec& spec, VirtualClock& clock, cluster::Backend& backend, EventSink& events,
-                    Ledger& ledger) {
+                    Ledger& ledger, Watch& watch) {
   const cluster::Topology& topo = spec.topology;
   for (const ResolvedFault& f : spec.faults) {
     clock.CallAt(f.at, [&, fp = &f] {
@@ -122,6 +123,7 @@ void ScheduleFaults(const RunSpec& spec, VirtualClock& clock, cluster::Backend& 
         });
       }
       ledger.open[fp->id] = entry;
+      watch.OnFaultsActive(ledger.open.size(), clock.Now());
     });
   }
 }
@@ -190,9 +192,14 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   healer::Healer healer(spec.topology, clock, sim, events, spec.policy);
   sim.Subscribe(&healer);
 
+  // The live safety watch: abort conditions on observations, continuous gates on the metrics so far.
+  Watch watch(spec);
+  if (watch.watches_observations()) sim.Subscribe(&watch);
+  watch.ScheduleGateChecks(clock, events.events(), job_infos);
+
   // Stage 3: faults on the timeline, then the clock to the horizon (or until a stop is asked).
   Ledger ledger;
-  ScheduleFaults(spec, clock, sim, events, ledger);
+  ScheduleFaults(spec, clock, sim, events, ledger, watch);
   sim.Start();
   bool interrupted = false;
   bool stop_file = false;
@@ -203,12 +210,19 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
       interrupted = true;
       break;
     }
+    if (watch.tripped()) break;
   }
-  const std::string stop_reason = stop_file ? "stop file " + StopFilePath() : "interrupted by signal";
-  Time end = interrupted ? clock.Now() : spec.horizon;
+  const bool aborted = !interrupted && watch.tripped();
+  const std::string stop_reason = aborted ? watch.reason()
+                                  : stop_file ? "stop file " + StopFilePath() : "interrupted by signal";
+  Time end = interrupted || aborted ? clock.Now() : spec.horizon;
 
-  // Stage 4: nothing stays applied, whatever happened.
-  RevertAll(spec, clock, sim, events, ledger, interrupted ? "run interrupted" : "end of run");
+  // Stage 4: nothing stays applied, whatever happened; an abort is on the record before its reverts.
+  if (aborted) {
+    events.Record({clock.Now(), ActionTaken{"abort", kNoComponent, kNoJob, true, watch.reason()}});
+    spdlog::warn("run aborted {}", watch.reason());
+  }
+  RevertAll(spec, clock, sim, events, ledger, aborted ? "run aborted" : interrupted ? "run interrupted" : "end of run");
   s = events.Flush();
   if (!s.ok()) return Fail(out, s);
 
@@ -216,9 +230,9 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   auto scored = ScoreRun(*store, *run, spec, events.events(), job_infos, end, out.gates);
   if (!scored.ok()) return Fail(out, scored.status());
   const std::string failed = *scored;
-  out.code = interrupted ? ExitCode::kInterrupted : failed.empty() ? ExitCode::kPass : ExitCode::kExpectationFailed;
-  const char* status = interrupted ? "interrupted" : failed.empty() ? "passed" : "failed";
-  s = store->FinishRun(*run, status, ToInt(out.code), WallNow(), interrupted ? stop_reason : failed);
+  out.code = interrupted ? ExitCode::kInterrupted : failed.empty() && !aborted ? ExitCode::kPass : ExitCode::kExpectationFailed;
+  const char* status = interrupted ? "interrupted" : aborted ? "aborted" : failed.empty() ? "passed" : "failed";
+  s = store->FinishRun(*run, status, ToInt(out.code), WallNow(), interrupted || aborted ? stop_reason : failed);
   if (!s.ok()) return Fail(out, s);
   SetLogClock(nullptr);
   auto summary = reports::RenderSummary(*store, *run);

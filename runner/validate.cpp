@@ -216,6 +216,11 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   for (const Expectation& e : plan.expect) {
     auto g = ParseGate(e.text);
     if (!g.ok()) return At(e.pos, g.status().message());
+    g->continuous = e.continuous;
+    if (e.continuous) {
+      Status c = CheckContinuous(*g);
+      if (!c.ok()) return At(e.pos, c.message());
+    }
     spec.gates.push_back(*g);
   }
   // Default horizon: an hour past the last fault's end, so recovery has time to show.
@@ -223,6 +228,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   for (const ResolvedFault& f : spec.faults) last = std::max(last, f.at + f.duration.value_or(Duration{}));
   spec.horizon = plan.duration.value_or(last + Duration::Hours(1));
   spec.max_faults_at_once = plan.safety.max_faults_at_once;
+  spec.abort = plan.safety.abort;
   RC_RETURN_IF_ERROR(CheckSafety(plan, spec));
   return spec;
 }

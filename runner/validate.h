@@ -37,6 +37,7 @@ struct RunSpec {
   Time horizon{};
   std::vector<Gate> gates;
   std::optional<int> max_faults_at_once;  // safety: at run time, a fault that would exceed it is skipped
+  AbortSpec abort;                        // safety: live abort conditions (runner/watch.h)
 };
 
 struct ValidateOptions {

@@ -211,6 +211,11 @@ TEST_CASE("each class of content error gives its position and what would be vali
        "plan.yaml:6:13: faults[0].params is a scalar; expected a map"},
       {"name: x\nexpect: [[1]]\n", "plan.yaml:2:10: expect[0]: the value is a list; expected a scalar value"},
       {"name: x\nexpect: ['']\n", "plan.yaml:2:10: expect[0] is empty; "},
+      {"name: x\nexpect: [{gate: 'ttr.max < 1m', continuous: 1}]\n",
+       "plan.yaml:2:45: continuous: '1' is not a boolean; expected true or false (e.g. continuous: true)"},
+      {"name: x\nexpect: [{continuous: true}]\n", "plan.yaml:2:10: missing required key 'gate' in expect[0]"},
+      {"name: x\nsafety: {abort: {jobs_down: -1}}\n",
+       "plan.yaml:2:29: jobs_down: '-1' is out of range; expected an integer from 0 to 1000000"},
       {"name: x\nhealer: {polcy: default}\n",
        "plan.yaml:2:10: unknown key 'polcy' in healer; expected one of: policy (did you mean 'policy'?)"},
       {"? [a, b]\n: 1\nname: x\n", "plan.yaml:1:3: a key in the plan is not a plain word"},
@@ -235,6 +240,10 @@ TEST_CASE("every example in the key table is accepted") {
       yaml = "name: x\n" + std::string(k.section) + ":\n  " + entry;
     else if (k.section == "safety")
       yaml = "name: x\nsafety:\n  " + entry;
+    else if (k.section == "safety.abort")
+      yaml = "name: x\nsafety:\n  abort:\n    " + entry;
+    else if (k.section == "expect[]")
+      yaml = "name: x\nexpect:\n  - " + (k.key == "gate" ? std::string() : "gate: \"ttr.max < 1m\"\n    ") + entry;
     else if (k.section == "chaos")
       yaml = "name: x\nchaos:\n  " + (k.key == "catalogue" ? std::string() : "catalogue: llama3\n  ") + entry;
     else if (k.section == "workload.jobs[]")
