@@ -33,7 +33,7 @@ struct TableCopy {
 Result<std::vector<TableCopy>> PerRunTables(Db& db, const std::string& what) {
   RC_ASSIGN_OR_RETURN(std::vector<std::string> tables, Column0(db,
       "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT IN ('runs', "
-      "'schema_history') AND name IN (SELECT name FROM src.sqlite_schema WHERE type = 'table') "
+      "'schema_history', 'qualifications', 'qualification_plans') AND name IN (SELECT name FROM src.sqlite_schema WHERE type = 'table') "
       "ORDER BY name", what));
   std::vector<TableCopy> out;
   for (const std::string& t : tables) {

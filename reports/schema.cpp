@@ -168,12 +168,30 @@ Status AddSweepRunsV4(Db& db) {
                  "creating the sweep_runs table");
 }
 
+// Version 5: qualification records (runner/qualify.h): one row per `rackchaos qualify` of a rack, and
+// every plan of its suite with its stage, run and verdict. Not per-run tables: `report merge` leaves
+// them out (their run ids belong to the file they were written in).
+Status AddQualificationsV5(Db& db) {
+  return db.Exec(
+      "CREATE TABLE qualifications(id INTEGER PRIMARY KEY, rack TEXT NOT NULL, suite TEXT NOT NULL,"
+      " started_wall TEXT NOT NULL, ended_wall TEXT,"
+      " verdict TEXT NOT NULL CHECK(verdict IN ('running', 'passed', 'failed', 'error', 'interrupted')),"
+      " exit_code INTEGER, reason TEXT NOT NULL DEFAULT '', command_line TEXT NOT NULL);"
+      "CREATE INDEX qualifications_by_rack ON qualifications(rack);"
+      "CREATE TABLE qualification_plans(qualification_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+      " stage TEXT NOT NULL, plan_path TEXT NOT NULL, run_id INTEGER,"
+      " verdict TEXT NOT NULL CHECK(verdict IN ('passed', 'failed', 'aborted', 'error', 'interrupted', 'skipped')),"
+      " reason TEXT NOT NULL, PRIMARY KEY(qualification_id, seq));",
+      "creating the qualification tables");
+}
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
     {2, "gates: expectation results per run", &AddGatesV2},
     {3, "each event stored once: fault_reverts, event_details; events becomes a view", &StoreEventsOnce},
     {4, "sweep_runs: the sweep and grid point of each run a sweep made", &AddSweepRunsV4},
+    {5, "qualifications and qualification_plans: rack qualification records", &AddQualificationsV5},
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "runner/exit_code.h"
 #include "runner/expect.h"
 #include "runner/plan_loader.h"
+#include "runner/qualify.h"
 #include "runner/real_run.h"
 #include "runner/recover.h"
 #include "runner/report_cmd.h"
@@ -33,6 +34,7 @@ struct Common {
   std::string db = "rackchaos.db";
   std::string ledger;              // real mode: fault ledger path (default <db>.ledger)
   bool accept_new_host_keys = false;
+  bool progress = false;           // --progress: the progress line on stderr even when it is not a terminal
 };
 
 void SetupLogging(const Common& c) {
@@ -85,7 +87,10 @@ int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> see
   rc::runner::RunOptions opt;
   opt.db_path = c.db;
   opt.command_line = command_line;
+  rc::runner::ProgressLine progress(rc::runner::ProgressWanted(c.progress, c.quiet));
+  opt.progress = [&progress](const rc::runner::RunProgress& p) { progress.Run(p); };
   rc::runner::RunOutcome out = rc::runner::ExecuteRun(plan, spec, opt);
+  progress.Done();
   if (out.code == ExitCode::kRuntimeError) return Error(out.code, out.error);
   if (!c.quiet) {
     std::cout << out.summary;
@@ -155,6 +160,8 @@ int main(int argc, char** argv) {
   auto add_common = [&](CLI::App* sub, bool db) {
     sub->add_flag("-v,--verbose", common.verbose, "More log output (-v info, -vv debug); lines carry the run's time");
     sub->add_flag("-q,--quiet", common.quiet, "Only errors");
+    if (sub->get_name() == "run" || sub->get_name() == "sweep" || sub->get_name() == "qualify")
+      sub->add_flag("--progress", common.progress, "Progress line on stderr (default: only when stderr is a terminal)");
     if (db) sub->add_option("--db", common.db, "Report database (SQLite)")->capture_default_str();
   };
 
@@ -222,6 +229,13 @@ int main(int argc, char** argv) {
   compare->add_option("--fail-on", compare_args.fail_on, "Allowed worsening, e.g. ttr.p95=+10%,ttr.max=+30s,precision=-0.05");
   add_common(compare, true);
 
+  rc::runner::QualifyArgs qualify_args;
+  auto* qualify = app.add_subcommand("qualify", "Qualify a rack: run a suite's stages of plans in order, each only if the one before passed; one record per rack");
+  qualify->add_option("suite", qualify_args.suite, "Suite directory: stage directories (1-tray/, 2-rack/, ...) of plans")->required();
+  qualify->add_option("--rack", qualify_args.rack, "The rack's serial number, recorded with the verdicts")->required();
+  qualify->add_option("--junit", qualify_args.junit, "Also write the verdicts as JUnit XML to this file");
+  add_common(qualify, true);
+
   std::string rack_serial;
   auto* history = app.add_subcommand("history", "Every stored run that touched a rack: verdicts, trend, repeat offenders");
   history->add_option("--rack", rack_serial, "Rack (or tray) serial, e.g. SIM-gb200-nvl72-r01")->required();
@@ -252,7 +266,15 @@ int main(int argc, char** argv) {
     sweep_args.db = common.db;
     sweep_args.command_line = command_line;
     sweep_args.quiet = common.quiet;
+    sweep_args.progress = common.progress;
     return rc::runner::CmdSweep(sweep_args);
+  }
+  if (*qualify) {
+    qualify_args.db = common.db;
+    qualify_args.command_line = command_line;
+    qualify_args.quiet = common.quiet;
+    qualify_args.progress = common.progress;
+    return rc::runner::CmdQualify(qualify_args);
   }
   if (*report_sweep) return rc::runner::CmdSweepReport(common.db, sweep_id);
   if (*merge) return rc::runner::CmdReportMerge(merge_inputs, merge_output);

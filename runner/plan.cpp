@@ -102,6 +102,11 @@ const std::vector<KeyInfo> kKeys = {
     {"chaos", "scale", T::kInt, kOptional, 1, 1000000, "1", "10", "Multiplies every failure rate, to stress a short run."},
     {"chaos", "from", T::kDuration, kOptional, 0, 0, "0s", "1h", "When random failures start."},
     {"chaos", "until", T::kDuration, kOptional, 0, 0, "the plan's duration", "7d", "When random failures stop."},
+    {"chaos", "one_per_domain", T::kBool, kOptional, 0, 0, "false", "true",
+     "At most one chaos fault active at once per NVLink domain (a rack): a draw that lands while another is "
+     "active in its rack is dropped."},
+    {"chaos", "min_gap", T::kDuration, kOptional, 0, 0, "none", "30m",
+     "At least this long between two chaos faults anywhere in the cluster: a draw sooner after the last one is dropped."},
 
     {"healer", "policy", T::kString, kOptional, 0, 0, "default", "default",
      "A shipped policy name or a path to a policy YAML."},

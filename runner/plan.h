@@ -76,6 +76,8 @@ struct ChaosSpec {
   int scale = 1;                    // multiplies every rate (stress a short run)
   Time from{};
   std::optional<Time> until;        // default: the plan's duration
+  bool one_per_domain = false;      // at most one chaos fault active at once per NVLink domain (rack)
+  std::optional<Duration> min_gap;  // at least this long between two chaos faults, cluster-wide
   SourcePos pos;
 };
 

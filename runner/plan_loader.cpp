@@ -412,6 +412,10 @@ Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
       RC_RETURN_IF_ERROR(r.Read(f, chaos.from));
     else if (f.key == "until")
       RC_RETURN_IF_ERROR(r.Read(f, chaos.until.emplace()));
+    else if (f.key == "one_per_domain")
+      RC_RETURN_IF_ERROR(r.Read(f, chaos.one_per_domain));
+    else if (f.key == "min_gap")
+      RC_RETURN_IF_ERROR(r.Read(f, chaos.min_gap.emplace()));
   }
   return Status::Ok();
 }

@@ -87,6 +87,7 @@ struct Ledger {
     TimerId revert_timer = 0;
   };
   std::map<FaultId, Entry> open;
+  int injected = 0;
 };
 
 void ScheduleFaults(const RunSpec& spec, VirtualClock& clock, cluster::Backend& backend, EventSink& events,
@@ -113,6 +114,7 @@ void ScheduleFaults(const RunSpec& spec, VirtualClock& clock, cluster::Backend& 
                                                 fp->target.port, fp->selector, applied->detail}});
       spdlog::info("fault #{} {} on {} ({})", fp->id, fp->injector->name(), name, applied->detail);
       Ledger::Entry entry{fp, *applied, 0};
+      ++ledger.injected;
       if (fp->duration) {
         entry.revert_timer = clock.CallAfter(*fp->duration, [&, fp] {
           Ledger::Entry e = ledger.open[fp->id];
@@ -139,6 +141,13 @@ void RevertAll(const RunSpec& spec, VirtualClock& clock, cluster::Backend& backe
 }
 
 constexpr uint64_t kStopFileEvery = 10000;
+constexpr uint64_t kProgressEvery = 1024;
+
+RunProgress Progress(const RunSpec& spec, const VirtualClock& clock, const cluster::SimBackend& sim, const Ledger& ledger) {
+  RunProgress p{clock.Now(), spec.horizon, ledger.injected, 0, static_cast<int>(spec.jobs.size())};
+  for (size_t j = 0; j < spec.jobs.size(); ++j) p.jobs_up += sim.JobStateOf(static_cast<JobId>(j)) == JobState::kRunning;
+  return p;
+}
 
 RunOutcome Fail(RunOutcome out, const Status& s) {
   out.code = ExitCode::kRuntimeError;
@@ -211,6 +220,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
       break;
     }
     if (watch.tripped()) break;
+    if (options.progress && steps % kProgressEvery == 0) options.progress(Progress(spec, clock, sim, ledger));
   }
   const bool aborted = !interrupted && watch.tripped();
   const std::string stop_reason = aborted ? watch.reason()

@@ -9,11 +9,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/exit_code.h"
+#include "runner/progress.h"
 #include "runner/plan.h"
 #include "runner/validate.h"
 
@@ -25,6 +27,9 @@ struct RunOptions {
   bool print_summary = true;
   // Behave as if SIGINT arrived when the simulated clock reaches this time (tests use it).
   std::optional<Time> interrupt_at;
+  // Called every few thousand simulation steps with where the run is (the CLI's progress line); never
+  // changes the run.
+  std::function<void(const RunProgress&)> progress;
 };
 
 struct RunOutcome {

@@ -10,6 +10,7 @@
 
 #include "reports/text_table.h"
 #include "runner/expect.h"
+#include "runner/progress.h"
 #include "runner/run.h"
 #include "runner/safety.h"
 #include "runner/validate.h"
@@ -97,7 +98,9 @@ bool RunAll(std::vector<Item>& items, const SweepOptions& options) {
   std::atomic<size_t> next{0};
   std::atomic<int> done{0};
   std::atomic<bool> stopped{false};
+  std::atomic<int> failed{0};
   std::mutex progress;
+  ProgressLine line(options.progress);
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < items.size();) {
       if (StopRequested() || StopFileExists()) {
@@ -105,18 +108,16 @@ bool RunAll(std::vector<Item>& items, const SweepOptions& options) {
         return;
       }
       Item& item = items[i];
-      RunOptions run{options.db_path, options.command_line, false, std::nullopt};
+      RunOptions run{options.db_path, options.command_line, false, std::nullopt, nullptr};
       RunOutcome out = ExecuteRun(*item.plan, item.spec, run);
       item.run_id = out.run_id;
       item.code = out.code;
       item.error = out.error;
       if (out.code == ExitCode::kInterrupted) stopped = true;
+      if (out.code != ExitCode::kPass) ++failed;
       int n = ++done;
-      if (options.progress) {
-        std::lock_guard lock(progress);
-        std::fprintf(stderr, "\rsweep: %d/%zu runs", n, items.size());
-        if (n == static_cast<int>(items.size())) std::fprintf(stderr, "\n");
-      }
+      std::lock_guard lock(progress);
+      line.Sweep(n, static_cast<int>(items.size()), failed);
     }
   };
   std::vector<std::thread> pool;

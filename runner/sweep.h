@@ -42,7 +42,7 @@ struct SweepOptions {
   int shard = 1, shards = 1;
   std::string db_path = "rackchaos.db";
   std::string command_line;
-  bool progress = true;  // a progress line on stderr
+  bool progress = false;  // the progress line on stderr (runner/progress.h)
 };
 
 // One metric over the runs of one grid point.

@@ -5,6 +5,7 @@
 
 #include "runner/exit_code.h"
 #include "runner/plan_loader.h"
+#include "runner/progress.h"
 #include "runner/run.h"
 #include "runner/safety.h"
 #include "runner/sweep.h"
@@ -31,7 +32,7 @@ int CmdSweep(const SweepArgs& args) {
   options.threads = args.threads;
   options.db_path = args.db;
   options.command_line = args.command_line;
-  options.progress = !args.quiet;
+  options.progress = ProgressWanted(args.progress, args.quiet);
   if (args.seeds < 1) return Error(ExitCode::kBadInput, "--seeds must be at least 1");
   for (const std::string& g : args.grid) {
     auto axis = ParseGridAxis(g);

@@ -17,6 +17,7 @@ struct SweepArgs {
   std::string shard;              // "K/N"; empty = the whole sweep
   std::string command_line;
   bool quiet = false;
+  bool progress = false;          // --progress: the progress line even when stderr is not a terminal
 };
 
 // `rackchaos sweep PLAN --seeds N ...`: the aggregate table on stdout; 0 when every run passed, 1 when

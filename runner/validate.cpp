@@ -1,6 +1,7 @@
 #include "runner/validate.h"
 
 #include <algorithm>
+#include <map>
 
 #include "cluster/failure_catalogue.h"
 #include "core/rng.h"
@@ -119,6 +120,26 @@ Status ValidateFaults(const Plan& plan, RunSpec& spec) {
   return Status::Ok();
 }
 
+// Burn-in limits on drawn chaos, applied in time order: a draw is dropped when it comes sooner than
+// min_gap after the last kept one, or (one_per_domain) while a kept one is still active in its rack,
+// the NVLink domain of every catalogue model. Dropping (not delaying) keeps the other draws' times.
+std::vector<ResolvedFault> ThinChaos(const ChaosSpec& chaos, const cluster::Topology& topo, std::vector<ResolvedFault> drawn) {
+  if (!chaos.one_per_domain && !chaos.min_gap) return drawn;
+  std::vector<ResolvedFault> kept;
+  std::map<ComponentId, Time> busy_until;  // per rack
+  for (ResolvedFault& f : drawn) {
+    if (chaos.min_gap && !kept.empty() && f.at < kept.back().at + *chaos.min_gap) continue;
+    ComponentId rack = topo.RackOf(f.target.component);
+    if (chaos.one_per_domain) {
+      auto busy = busy_until.find(rack);
+      if (busy != busy_until.end() && f.at < busy->second) continue;
+      busy_until[rack] = f.duration ? f.at + *f.duration : Time::Max();
+    }
+    kept.push_back(std::move(f));
+  }
+  return kept;
+}
+
 // Chaos: every component of a failure class fails as a Poisson process at the catalogue's rate (times
 // `scale`); each failure picks its cause in proportion to the causes' counts and lasts its repair time.
 // Drawn here, from the seed, so the whole timeline is known (and shown by `validate`) before the run.
@@ -169,6 +190,7 @@ Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
   // Ids follow time, after the plan's own faults, so reports read in order.
   auto by_time = [](const ResolvedFault& a, const ResolvedFault& b) { return a.at < b.at; };
   std::stable_sort(drawn.begin(), drawn.end(), by_time);
+  drawn = ThinChaos(chaos, topo, std::move(drawn));
   FaultId next = static_cast<FaultId>(spec.faults.size() + 1);
   for (ResolvedFault& f : drawn) {
     f.id = next++;

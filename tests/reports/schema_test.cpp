@@ -308,7 +308,7 @@ TEST_CASE("reports.schema: a database written by schema version 1 migrates to th
   std::vector<std::string> after = RowCounts(path);
   std::vector<std::string> expected = WithCounts(before, {
       {"events", ""}, {"fault_reverts", "4"}, {"event_details", "0"}, {"gates", "0"}, {"sweep_runs", "0"},
-      {"schema_history", std::to_string(LatestSchemaVersion())}});
+      {"qualifications", "0"}, {"qualification_plans", "0"}, {"schema_history", std::to_string(LatestSchemaVersion())}});
   CHECK_MESSAGE(after == expected, Join(after) << " vs " << Join(expected));
   CHECK(EventRows(path) == events_before);
   // The old rows read back through the current readers.
@@ -344,13 +344,15 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
   CHECK(QuotedRows(path, "SELECT type FROM sqlite_schema WHERE name = 'events'") ==
         std::vector<std::string>{"view"});
   CHECK(RowCounts(path) == WithCounts(before, {{"events", ""}, {"fault_reverts", "6"}, {"event_details", "2"},
-                                               {"sweep_runs", "0"},
+                                               {"sweep_runs", "0"}, {"qualifications", "0"},
+                                               {"qualification_plans", "0"},
                                                {"schema_history", std::to_string(LatestSchemaVersion())}}));
   CHECK(EventRows(path) == events_before);
   // Every table and view a user could query keeps its columns; two tables are new.
   std::vector<std::string> columns_after = Columns(path);
   std::erase_if(columns_after, [](const std::string& c) {
-    return c.starts_with("fault_reverts:") || c.starts_with("event_details:") || c.starts_with("sweep_runs:");
+    return c.starts_with("fault_reverts:") || c.starts_with("event_details:") || c.starts_with("sweep_runs:") ||
+           c.starts_with("qualification");
   });
   CHECK(columns_after == columns_before);
   CHECK(QuotedRows(path, "SELECT seq FROM event_log LIMIT 3") == std::vector<std::string>{"1", "2", "3"});
