@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "reports/text_table.h"
@@ -23,8 +24,8 @@ const std::vector<std::string> kSweepMetrics = {"ttr.p95", "ettr.min", "gpu_hour
 
 struct Point {
   std::string label = "-";
-  std::string healer;         // empty: the plan's
-  std::optional<int> scale;   // chaos.scale override
+  std::string healer;  // empty: the plan's
+  std::vector<std::pair<std::string, std::string>> settings;  // other grid keys
 };
 
 // Every combination of the grid's values, first axis slowest.
@@ -37,7 +38,7 @@ std::vector<Point> Points(const std::vector<GridAxis>& grid) {
         Point q = p;
         q.label = (p.label == "-" ? "" : p.label + ",") + axis.key + "=" + v;
         if (axis.key == "healer") q.healer = v;
-        else q.scale = std::stoi(v);  // checked by ParseGridAxis
+        else q.settings.emplace_back(axis.key, v);
         next.push_back(q);
       }
     points = std::move(next);
@@ -61,11 +62,7 @@ Result<Plan> Variant(const Plan& plan, const Point& point) {
   Plan out = plan;
   if (point.label == "-") return out;
   out.text += "\n# rackchaos sweep point: " + point.label + "\n";
-  if (point.scale) {
-    if (plan.chaos.catalogue.empty())
-      return Status::Invalid(plan.path + ": --grid chaos.scale needs a plan with a chaos: section");
-    out.chaos.scale = *point.scale;
-  }
+  for (const auto& [key, value] : point.settings) RC_RETURN_IF_ERROR(ApplyGridToPlan(out, key, value));
   return out;
 }
 
@@ -141,26 +138,28 @@ Status Tag(reports::ReportStore& store, const std::string& sweep, const std::vec
   return tx.Commit("tagging sweep runs");
 }
 
-}  // namespace
-
-Result<GridAxis> ParseGridAxis(const std::string& text) {
-  size_t eq = text.find('=');
-  GridAxis axis;
-  axis.key = text.substr(0, eq);
-  if (eq == std::string::npos || (axis.key != "healer" && axis.key != "chaos.scale"))
-    return Status::Invalid("--grid '" + text + "': expected healer=a,b or chaos.scale=1,10 (the keys supported so far)");
-  for (size_t start = eq + 1; start <= text.size();) {
-    size_t comma = std::min(text.find(',', start), text.size());
-    std::string v = text.substr(start, comma - start);
-    int scale = 0;
-    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), scale);
-    if (v.empty() || (axis.key == "chaos.scale" && (ec != std::errc() || ptr != v.data() + v.size() || scale < 1)))
-      return Status::Invalid("--grid '" + text + "': '" + v + "' is not a valid " + axis.key + " value");
-    axis.values.push_back(v);
-    start = comma + 1;
+// The (point, seed) pairs of `sweep` the store holds a finished run of. Tags of runs that did not
+// finish are dropped here, so those runs are made again and counted once.
+Result<std::set<std::pair<std::string, std::string>>> FinishedRuns(reports::ReportStore& store, const std::string& sweep) {
+  reports::Db& db = store.db();
+  const std::string what = "reading the runs a sweep already has";
+  RC_ASSIGN_OR_RETURN(auto drop, db.Prepare("DELETE FROM sweep_runs WHERE sweep = ?1 AND run_id IN (SELECT id FROM runs "
+                                            "WHERE status NOT IN ('passed', 'failed', 'aborted'))", what));
+  drop.Bind(1, std::string_view(sweep));
+  RC_RETURN_IF_ERROR(drop.Run(what));
+  RC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT s.point, r.seed FROM sweep_runs s JOIN runs r ON r.id = s.run_id "
+                                            "WHERE s.sweep = ?1", what));
+  stmt.Bind(1, std::string_view(sweep));
+  std::set<std::pair<std::string, std::string>> done;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, stmt.Step(what));
+    if (!row) break;
+    done.emplace(stmt.Text(0), stmt.Text(1));
   }
-  return axis;
+  return done;
 }
+
+}  // namespace
 
 Result<std::pair<int, int>> ParseShard(const std::string& text) {
   int k = 0, n = 0;
@@ -187,28 +186,36 @@ Result<SweepResult> RunSweep(const Plan& plan, const SweepOptions& options) {
     RC_ASSIGN_OR_RETURN(Plan v, Variant(plan, p));
     variants.push_back(std::move(v));
   }
-  std::vector<Item> items;
-  for (size_t i = 0; i < points.size(); ++i)
-    for (int seed = options.shard; seed <= options.seeds; seed += options.shards) {
-      RC_ASSIGN_OR_RETURN(RunSpec spec, ValidatePlan(variants[i], {static_cast<uint64_t>(seed), points[i].healer}));
-      items.push_back({&points[i], &variants[i], std::move(spec), 0, ExitCode::kPass, ""});
-    }
-  // Stage 2: the runs, on the workers. Stage 3: tag them, then read the aggregates back.
   // The store is created and migrated here, once: workers opening a fresh file at once would race.
   auto store = reports::ReportStore::Open(options.db_path);
   if (!store.ok()) return store.status();
-  const bool complete = RunAll(items, options);
   const std::string id = SweepId(plan, options);
+  RC_ASSIGN_OR_RETURN(auto done, FinishedRuns(*store, id));
+  int skipped = 0;
+  std::vector<Item> items;
+  for (size_t i = 0; i < points.size(); ++i)
+    for (int seed = options.shard; seed <= options.seeds; seed += options.shards) {
+      if (done.count({points[i].label, std::to_string(seed)})) {
+        ++skipped;
+        continue;
+      }
+      RC_ASSIGN_OR_RETURN(RunSpec spec, ValidatePlan(variants[i], {static_cast<uint64_t>(seed), points[i].healer}));
+      for (const auto& [key, value] : points[i].settings) ApplyGridToPolicy(spec.policy, key, value);
+      items.push_back({&points[i], &variants[i], std::move(spec), 0, ExitCode::kPass, ""});
+    }
+  // Stage 2: the runs, on the workers. Stage 3: tag them, then read the aggregates back.
+  const bool complete = RunAll(items, options);
   RC_RETURN_IF_ERROR(Tag(*store, id, items));
   for (const Item& item : items)
     if (item.code == ExitCode::kRuntimeError) return Status::IoError("sweep run failed: " + item.error);
   SweepResult result;
-  if (std::none_of(items.begin(), items.end(), [](const Item& i) { return i.run_id != 0; })) {
+  if (std::none_of(items.begin(), items.end(), [](const Item& i) { return i.run_id != 0; }) && skipped == 0) {
     result.sweep_id = id;
   } else {
     RC_ASSIGN_OR_RETURN(result, ReadSweep(*store, id));
   }
   result.interrupted = !complete;
+  result.skipped = skipped;
   return result;
 }
 
@@ -231,7 +238,7 @@ Result<SweepResult> ReadSweep(reports::ReportStore& store, const std::string& sw
     runs.emplace_back(stmt.Text(0), stmt.Int(1));
   }
   if (runs.empty()) return Status::NotFound("report '" + db.path() + "' has no runs of sweep " + id);
-  SweepResult result{id, static_cast<int>(runs.size()), 0, false, {}};
+  SweepResult result{id, static_cast<int>(runs.size()), 0, 0, false, {}};
   std::vector<Gate> gates;
   for (const std::string& m : kSweepMetrics) {  // a gate only to reach the metric; time metrics need a unit
     auto gate = ParseGate(m + " >= 0s");

@@ -7,7 +7,12 @@
 // the same aggregates (values are sorted before any arithmetic, so the order runs arrive in does not
 // matter).
 //
-// Grid keys supported for now: healer (policy names or paths) and chaos.scale (integers >= 1).
+// Grid keys: runner/sweep_grid.h (healer, chaos.scale, spares, checkpoint.interval, healer.* thresholds).
+//
+// Running the same sweep into the same database again does not add a second copy: (point, seed) pairs
+// the database already holds a finished run of (passed, failed or aborted) are skipped, and the tags of
+// runs that did not finish (interrupted, error) are dropped and those runs made again. So a second
+// invocation resumes an interrupted sweep and leaves a finished one as it was.
 //
 // Threads: each worker runs whole runs (the simulator is single-threaded and deterministic) with its
 // own store connection (ExecuteRun opens one per run); SQLite serialises the writes. Tagging happens
@@ -22,16 +27,10 @@
 #include "core/status.h"
 #include "reports/store.h"
 #include "runner/plan.h"
+#include "runner/sweep_grid.h"
 
 namespace rackchaos::runner {
 
-struct GridAxis {
-  std::string key;                  // "healer" | "chaos.scale"
-  std::vector<std::string> values;
-};
-
-// Parses "key=v1,v2" (kInvalidArgument naming the supported keys or the bad value).
-Result<GridAxis> ParseGridAxis(const std::string& text);
 // Parses "K/N" with 1 <= K <= N.
 Result<std::pair<int, int>> ParseShard(const std::string& text);
 
@@ -57,6 +56,7 @@ struct SweepStat {
 struct SweepResult {
   std::string sweep_id;
   int runs = 0;
+  int skipped = 0;      // (point, seed) runs this invocation found already done in the database
   int failed = 0;       // runs whose exit code was not pass (expectations, errors, interrupts)
   bool interrupted = false;
   std::vector<SweepStat> stats;

@@ -55,6 +55,8 @@ int CmdSweep(const SweepArgs& args) {
   if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());
   if (!args.quiet) {
     if (!result->stats.empty()) std::cout << RenderSweepTable(*result);
+    if (result->skipped > 0)
+      std::cout << result->skipped << " run(s) of this sweep were already in " << args.db << " and were not run again\n";
     std::cout << "Sweep " << result->sweep_id << " (shard " << options.shard << "/" << options.shards << ") stored in "
               << args.db << "; `rackchaos report sweep " << result->sweep_id << " --db " << args.db << "` shows it\n";
   }

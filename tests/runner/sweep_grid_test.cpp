@@ -1,0 +1,85 @@
+// Sweep grids over plan keys and healer thresholds, and a sweep run twice into one database.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "runner/plan_loader.h"
+#include "runner/sweep.h"
+
+using namespace rackchaos;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kTrayPull = R"(name: grid
+duration: 2h
+cluster: {model: gb200-nvl72, racks: 1, spare_trays: 2}
+workload:
+  jobs:
+    - {name: j, gpus: 32, step_time: 5s}
+faults:
+  - {at: 10m, kind: tray_pull, target: r01.tray02, for: 30m}
+)";
+
+const runner::SweepStat& Stat(const runner::SweepResult& r, const std::string& point, const std::string& metric) {
+  for (const auto& s : r.stats)
+    if (s.point == point && s.metric == metric) return s;
+  FAIL("no stat " << point << " " << metric);
+  return r.stats.front();
+}
+
+}  // namespace
+
+TEST_CASE("sweep grid: keys are checked by type and unknown keys name the known ones") {
+  CHECK(runner::ParseGridAxis("spares=0,2")->values == std::vector<std::string>{"0", "2"});
+  CHECK(runner::ParseGridAxis("healer.mad_threshold=4.5,6").ok());
+  CHECK(runner::ParseGridAxis("checkpoint.interval=10m,1h").ok());
+  CHECK_FALSE(runner::ParseGridAxis("spares=-1").ok());
+  CHECK_FALSE(runner::ParseGridAxis("checkpoint.interval=0s").ok());
+  CHECK_FALSE(runner::ParseGridAxis("healer.missed_beats=0").ok());
+  CHECK_FALSE(runner::ParseGridAxis("healer.temperature_c=hot").ok());
+  auto unknown = runner::ParseGridAxis("sparez=1");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message().find(runner::GridKeyList()) != std::string::npos);
+  auto plan = runner::ParsePlan(kTrayPull, "grid.yaml");
+  REQUIRE(plan.ok());
+  REQUIRE(runner::ApplyGridToPlan(*plan, "spares", "4").ok());
+  REQUIRE(runner::ApplyGridToPlan(*plan, "checkpoint.interval", "7m").ok());
+  CHECK(plan->cluster.spare_trays == 4);
+  CHECK(plan->jobs[0].checkpoint_interval == Duration::Minutes(7));
+  CHECK_FALSE(runner::ApplyGridToPlan(*plan, "chaos.scale", "2").ok());  // no chaos: section
+  healer::Policy policy;
+  runner::ApplyGridToPolicy(policy, "healer.missed_beats", "7");
+  runner::ApplyGridToPolicy(policy, "healer.recheck", "3m");
+  CHECK(policy.heartbeat_missed_beats == 7);
+  CHECK(policy.recheck == Duration::Minutes(3));
+}
+
+TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the results they should") {
+  fs::path dir = fs::temp_directory_path() / ("rackchaos-grid-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto plan = runner::ParsePlan(kTrayPull, "grid.yaml");
+  REQUIRE(plan.ok());
+  runner::SweepOptions opt;
+  opt.seeds = 2;
+  opt.db_path = (dir / "g.db").string();
+  opt.grid = {*runner::ParseGridAxis("healer.missed_beats=1,12"), *runner::ParseGridAxis("checkpoint.interval=5m,1h")};
+  auto r = runner::RunSweep(*plan, opt);
+  REQUIRE_MESSAGE(r.ok(), r.status().message());
+  CHECK(r->runs == 8);
+  // Twelve missed 10 s heartbeats detect the pulled tray about 110 s later than one.
+  double fast = Stat(*r, "healer.missed_beats=1,checkpoint.interval=5m", "ttr.p95").mean;
+  double slow = Stat(*r, "healer.missed_beats=12,checkpoint.interval=5m", "ttr.p95").mean;
+  CHECK(slow - fast == doctest::Approx(110).epsilon(0.2));
+  // Checkpointing every hour throws away more work than every 5 minutes.
+  CHECK(Stat(*r, "healer.missed_beats=1,checkpoint.interval=1h", "gpu_hours_lost.total").mean >
+        Stat(*r, "healer.missed_beats=1,checkpoint.interval=5m", "gpu_hours_lost.total").mean);
+
+  // The same sweep again: nothing runs, nothing is tagged twice.
+  auto again = runner::RunSweep(*plan, opt);
+  REQUIRE(again.ok());
+  CHECK(again->skipped == 8);
+  CHECK(again->runs == 8);
+  fs::remove_all(dir);
+}
