@@ -199,9 +199,12 @@ Result<SweepResult> RunSweep(const Plan& plan, const SweepOptions& options) {
         ++skipped;
         continue;
       }
-      RC_ASSIGN_OR_RETURN(RunSpec spec, ValidatePlan(variants[i], {static_cast<uint64_t>(seed), points[i].healer}));
-      for (const auto& [key, value] : points[i].settings) ApplyGridToPolicy(spec.policy, key, value);
-      items.push_back({&points[i], &variants[i], std::move(spec), 0, ExitCode::kPass, ""});
+      auto spec = ValidatePlan(variants[i], {static_cast<uint64_t>(seed), points[i].healer});
+      if (!spec.ok() && points[i].label != "-")
+        return Status(spec.status().code(), spec.status().message() + " (at grid point " + points[i].label + ")");
+      if (!spec.ok()) return spec.status();
+      for (const auto& [key, value] : points[i].settings) ApplyGridToPolicy(spec->policy, key, value);
+      items.push_back({&points[i], &variants[i], std::move(*spec), 0, ExitCode::kPass, ""});
     }
   // Stage 2: the runs, on the workers. Stage 3: tag them, then read the aggregates back.
   const bool complete = RunAll(items, options);
