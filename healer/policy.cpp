@@ -93,6 +93,11 @@ std::vector<std::string> ShippedPolicyNames() {
   return out;
 }
 
+const char* ShippedPolicyText(const std::string& name) {
+  auto it = Shipped().find(name);
+  return it == Shipped().end() ? nullptr : it->second;
+}
+
 Result<Policy> LoadPolicy(const std::string& name_or_path) {
   auto it = Shipped().find(name_or_path);
   if (it != Shipped().end()) return ParsePolicy(it->second, "policy " + name_or_path);

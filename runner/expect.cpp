@@ -116,6 +116,12 @@ const std::vector<std::pair<std::string, std::string>>& ExpectationMetrics() {
   return kList;
 }
 
+bool IsTimeMetric(const std::string& metric) {
+  std::string agg;
+  const MetricDef* def = FindDef(metric, agg);
+  return def && def->is_time;
+}
+
 Result<Gate> ParseGate(const std::string& text) {
   static const char* kOps[] = {"<=", ">=", "==", "!=", "<", ">"};
   Gate g;
