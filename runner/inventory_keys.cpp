@@ -55,7 +55,7 @@ const std::vector<InventoryKey>& InventoryKeys() {
 const std::vector<ActionInfo>& InventoryActions() {
   static const std::vector<ActionInfo> kActions = {
       {"link_down", "link_down", "a NIC", {"iface", "nic"}, "verify"},
-      {"nvlink_down", "link_down", "an NVLink port (<gpu>.nvlinkN)", {"gpu", "port"}, "verify"},
+      {"nvlink_down", "link_down", "an NVLink port (`<gpu>.nvlinkN`)", {"gpu", "port"}, "verify"},
       {"gpu_throttle", "gpu_throttle", "", {"gpu", "watts", "baseline"}, "baseline"},
       {"valve_fail", "valve_fail", "", {"valve_endpoint", "valve_object", "opening", "baseline"}, "baseline"},
       {"tray_pull", "tray_pull", "", {}, "verify"},
