@@ -22,13 +22,13 @@ check_tree() {
   done
   mkdir -p "$work/cwd" && cd "$work/cwd"
   "$bin" run "$share/rackchaos/scenarios/quickstart.yaml" --db "$work/q.db" -q || fail "$bin run quickstart: exit $?"
-  "$bin" report --db "$work/q.db" | grep -q "Faults (4)" || fail "$bin report: no 4-fault summary"
-  "$bin" explain gb300-nvl72 | grep -q "model: gb300-nvl72" || fail "$bin explain: no embedded catalogue"
+  grep -q "Faults (4)" <<<"$("$bin" report --db "$work/q.db")" || fail "$bin report: no 4-fault summary"
+  grep -q "model: gb300-nvl72" <<<"$("$bin" explain gb300-nvl72)" || fail "$bin explain: no embedded catalogue"
   "$bin" run "$share/rackchaos/scenarios/quickstart.yaml" --healer "$share/rackchaos/policies/aggressive.yaml" \
     --db "$work/q.db" -q || fail "$bin run with the installed policy file: exit $?"
   bash -c "source '$share/bash-completion/completions/rackchaos'; COMP_WORDS=(rackchaos expl); COMP_CWORD=1;
            _rackchaos; [[ \${COMPREPLY[*]} == explain ]]" || fail "bash completion of 'expl'"
-  man -l "$share/man/man1/rackchaos.1" 2>/dev/null | grep -q "rackchaos explain" || fail "man page lacks explain"
+  grep -q "rackchaos explain" <<<"$(man -l "$share/man/man1/rackchaos.1" 2>/dev/null)" || fail "man page lacks explain"
   cd "$work"
   rm -f "$work/q.db"*
 }
@@ -36,7 +36,8 @@ check_tree() {
 # 1. The .deb, unpacked (installing it would need root and touch the system).
 cpack --config "$build/CPackConfig.cmake" -B "$work/deb" >"$work/cpack.log" 2>&1 || { cat "$work/cpack.log"; fail "cpack"; }
 deb=$(ls "$work"/deb/rackchaos_*.deb)
-dpkg-deb --info "$deb" | grep -q "Depends: .*libyaml-cpp" || fail "package lacks library dependencies"
+info=$(dpkg-deb --info "$deb")
+grep -q "Depends: .*libyaml-cpp" <<<"$info" || fail "package lacks library dependencies: $info"
 dpkg-deb -x "$deb" "$work/debroot"
 check_tree "$work/debroot" /usr
 
