@@ -12,6 +12,7 @@
 #include "runner/exit_code.h"
 #include "runner/expect.h"
 #include "runner/inventory.h"
+#include "runner/selector.h"  // EditDistance
 
 namespace rackchaos::runner {
 namespace {
@@ -98,21 +99,6 @@ bool IsMetricName(const std::string& name) {
   for (const auto& [metric, d] : ExpectationMetrics())
     if (metric == name || metric.rfind(name + ".", 0) == 0) return true;
   return false;
-}
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 }  // namespace
