@@ -82,17 +82,20 @@ void ExplainPolicy(const std::string& name, std::ostream& out) {
 }
 
 void ExplainMetric(const std::string& name, std::ostream& out) {
-  bool first = true;
+  std::string example;  // the first metric listed, as the gate example
   for (const auto& [metric, description] : ExpectationMetrics()) {
     if (metric != name && metric.rfind(name + ".", 0) != 0) continue;
-    if (first) out << name << " (gate metric, `expect:`):\n";
-    first = false;
-    out << "  " << metric << ": " << description << "; values are "
-        << (IsTimeMetric(metric) ? "durations (90s, 5m)" : "numbers or percentages") << "\n";
+    if (example.empty()) out << name << " (gate metric, `expect:`):\n";
+    if (example.empty()) example = metric;
+    out << "  " << metric << ": " << description << "\n";
   }
-  std::string example = name.find('.') == std::string::npos ? name + ".max" : name;
-  out << "\nA gate is METRIC OP VALUE with OP one of < <= > >= == !=, e.g. \"" << example
-      << (IsTimeMetric(example) ? " < 10m" : " <= 1") << "\". Definitions: docs/metrics.md.\n";
+  // Ratios where more is better get a floor; times and counts a ceiling.
+  bool floor = example.starts_with("ettr") || example.starts_with("goodput") || example == "healer.precision" ||
+               example == "healer.recall";
+  out << "\nA gate is METRIC OP VALUE with OP one of < <= > >= == != and VALUE a duration (90s, 5m) for time\n"
+         "metrics, a number or percentage otherwise, e.g. \""
+      << example << (IsTimeMetric(example) ? " < 10m" : floor ? " >= 0.9" : " <= 1")
+      << "\". Definitions: docs/metrics.md.\n";
 }
 
 bool IsMetricName(const std::string& name) {

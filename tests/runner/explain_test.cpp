@@ -8,6 +8,7 @@
 #include "healer/detector.h"
 #include "healer/policy.h"
 #include "injectors/injector.h"
+#include "runner/expect.h"
 #include "runner/explain_cmd.h"
 #include "runner/init_cmd.h"
 #include "runner/inventory.h"
@@ -67,8 +68,19 @@ TEST_CASE("explain: every listed name explains, policy and model texts are the e
   CHECK(policy->find(healer::ShippedPolicyText("conservative")) != std::string::npos);
   auto metric = runner::Explain("ttr");
   REQUIRE(metric.ok());
-  CHECK(metric->find("ttr.p95: time to recover") != std::string::npos);
-  CHECK(metric->find("durations") != std::string::npos);
+  CHECK(metric->find("ttr.p95: time to recover, per fault: the 95th percentile (a duration)") != std::string::npos);
+  // The gate example of every metric name parses as a gate.
+  for (const auto& [name, description] : runner::ExpectationMetrics()) {
+    std::string base = name.substr(0, name.rfind('.'));
+    for (const std::string& n : {name, base}) {
+      auto text = runner::Explain(n);
+      REQUIRE(text.ok());
+      size_t at = text->find("e.g. \""), end = text->find('"', at + 6);
+      REQUIRE(at != std::string::npos);
+      auto gate = runner::ParseGate(text->substr(at + 6, end - at - 6));
+      CHECK_MESSAGE(gate.ok(), n, ": ", gate.status().message());
+    }
+  }
   auto gpu_throttle = runner::Explain("gpu_throttle");
   REQUIRE(gpu_throttle.ok());
   CHECK(gpu_throttle->find("power_cap: power") != std::string::npos);
