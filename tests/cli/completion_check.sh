@@ -1,11 +1,14 @@
 #!/bin/bash
-# The bash completion generated from `rackchaos --help` (cmake/cli_docs.sh) completes subcommands, their
-# options and the names rackchaos lists; the zsh file names every subcommand; the man page renders.
-#   completion_check.sh RACKCHAOS_DIR
+# The bash completion generated from `rackchaos --help` (cmake/cli_docs.sh, as the build runs it) completes
+# subcommands, their options and the names rackchaos lists; the zsh file names every subcommand; the man
+# page renders without warnings.   completion_check.sh RACKCHAOS_DIR SOURCE_DIR WORK_DIR
 set -uo pipefail
-bindir=$1 docs=$1/cli-docs
+bindir=$1 docs=$3/cli-docs-check
 export PATH=$bindir:$PATH
 fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$docs"
+trap 'rm -rf "$docs"' EXIT
+bash "$2/cmake/cli_docs.sh" "$bindir/rackchaos" "$docs" test || fail "cmake/cli_docs.sh"
 # shellcheck disable=SC1091
 source "$docs/rackchaos.bash" || fail "sourcing $docs/rackchaos.bash"
 complete_words() {  # the words typed so far, the last one being completed
