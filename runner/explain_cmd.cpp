@@ -51,7 +51,8 @@ void ExplainInjector(const injectors::Injector& inj, std::ostream& out) {
 }
 
 void ExplainDetector(const healer::DetectorInfo& d, std::ostream& out) {
-  out << d.name << " (healer detector): " << d.summary << "\n\n" << "Reads: " << d.reads << "\n"
+  out << d.name << " (healer detector): " << d.summary << "\n\n"
+      << "Reads: " << d.reads << "\n"
       << "Tuned by policy keys: " << (d.tuned_by.empty() ? "none" : d.tuned_by) << "\n"
       << "Detectors see observations only, never the fault list: detection delay is measured, not configured.\n";
 }
@@ -75,8 +76,9 @@ void ExplainModel(const std::string& name, std::ostream& out) {
 
 void ExplainPolicy(const std::string& name, std::ostream& out) {
   auto p = healer::LoadPolicy(name);
-  out << name << " (healer policy, `healer.policy` or `run --healer`): "
-      << (p.ok() ? p->description : p.status().message()) << "\n\n"
+  out << name
+      << " (healer policy, `healer.policy` or `run --healer`): " << (p.ok() ? p->description : p.status().message())
+      << "\n\n"
       << "The shipped YAML (embedded in the binary; copy it to a file and pass the path to make your own):\n\n"
       << healer::ShippedPolicyText(name);
 }
@@ -94,7 +96,10 @@ void ExplainMetric(const std::string& name, std::ostream& out) {
                example == "healer.recall";
   out << "\nA gate is METRIC OP VALUE with OP one of < <= > >= == != and VALUE a duration (90s, 5m) for time\n"
          "metrics, a number or percentage otherwise, e.g. \""
-      << example << (IsTimeMetric(example) ? " < 10m" : floor ? " >= 0.9" : " <= 1")
+      << example
+      << (IsTimeMetric(example) ? " < 10m"
+          : floor               ? " >= 0.9"
+                                : " <= 1")
       << "\". Definitions: docs/metrics.md.\n";
 }
 

@@ -38,7 +38,8 @@ std::string PlanText(const cluster::RackModel& m, int racks) {
     << "  model: " << m.name << "          # `rackchaos list models`; `rackchaos explain " << m.name << "`\n"
     << "  racks: " << racks << "\n"
     << "  spare_trays: " << spares << "              # per rack, the last N compute trays stay free as hot spares\n"
-    << "  # inventory: site.yaml      # uncomment to run the faults on real hosts over SSH (fill in site.yaml first)\n\n"
+    << "  # inventory: site.yaml      # uncomment to run the faults on real hosts over SSH (fill in site.yaml "
+       "first)\n\n"
     << "workload:\n  jobs:\n"
     << "    - name: train\n"
     << "      gpus: " << gpus << "                # every GPU that is not a spare\n"
@@ -114,10 +115,12 @@ std::string SiteText(const cluster::RackModel& m, int racks) {
     << "    run_on: mgmt01\n"
     << "    apply: >-\n"
     << "      curl -sSfk --netrc-file {netrc} -H 'Content-Type: application/json' -X POST\n"
-    << "      https://{bmc}/redfish/v1/Systems/System_0/Actions/ComputerSystem.Reset -d '{{\"ResetType\":\"ForceOff\"}}'\n"
+    << "      https://{bmc}/redfish/v1/Systems/System_0/Actions/ComputerSystem.Reset -d "
+       "'{{\"ResetType\":\"ForceOff\"}}'\n"
     << "      && sleep 20\n"
     << "    verify: >-\n"
-    << "      curl -sSfk --netrc-file {netrc} https://{bmc}/redfish/v1/Systems/System_0 | grep -q '\"PowerState\": *\"Off\"'\n"
+    << "      curl -sSfk --netrc-file {netrc} https://{bmc}/redfish/v1/Systems/System_0 | grep -q '\"PowerState\": "
+       "*\"Off\"'\n"
     << "    revert: >-\n"
     << "      curl -sSfk --netrc-file {netrc} -H 'Content-Type: application/json' -X POST\n"
     << "      https://{bmc}/redfish/v1/Systems/System_0/Actions/ComputerSystem.Reset -d '{{\"ResetType\":\"On\"}}'\n"
@@ -158,9 +161,10 @@ int CmdInit(const std::string& model, int racks, const std::string& dir) {
       return ToInt(ExitCode::kRuntimeError);
     }
   }
-  std::printf("wrote %s (a plan for %d x %s) and %s (its site inventory)\nnext:\n  rackchaos validate %s\n"
-              "  rackchaos run %s\n",
-              plan.c_str(), racks, model.c_str(), site.c_str(), plan.c_str(), plan.c_str());
+  std::printf(
+      "wrote %s (a plan for %d x %s) and %s (its site inventory)\nnext:\n  rackchaos validate %s\n"
+      "  rackchaos run %s\n",
+      plan.c_str(), racks, model.c_str(), site.c_str(), plan.c_str(), plan.c_str());
   return 0;
 }
 

@@ -48,8 +48,10 @@ TEST_CASE("explain: the example fault of every injector validates on a GB200 NVL
     REQUIRE(text.ok());
     size_t at = text->find("  - {at: ");
     REQUIRE_MESSAGE(at != std::string::npos, *text);
-    std::string plan = "name: t\ncluster: {model: gb200-nvl72, racks: 1, spare_trays: 2}\n"
-                       "workload: {jobs: [{name: j, gpus: 64}]}\nfaults:\n" + text->substr(at);
+    std::string plan =
+        "name: t\ncluster: {model: gb200-nvl72, racks: 1, spare_trays: 2}\n"
+        "workload: {jobs: [{name: j, gpus: 64}]}\nfaults:\n" +
+        text->substr(at);
     auto spec = ValidateText(plan);
     CHECK_MESSAGE(spec.ok(), i->name(), ": ", spec.status().message());
   }

@@ -46,7 +46,8 @@ std::string RenderInventoryReference() {
   }
   md << "\n## Fault actions (`injectors.<action>`)\n\n"
      << "Every action's templates may use " << Braced(runner::CommonPlaceholders())
-     << " and every `vars` name,\nplus the placeholders below. `rackchaos explain KIND` says what each command must do.\n\n"
+     << " and every `vars` name,\nplus the placeholders below. `rackchaos explain KIND` says what each command must "
+        "do.\n\n"
      << "| action | used by | placeholders | checked by |\n|---|---|---|---|\n";
   for (const runner::ActionInfo& a : runner::InventoryActions())
     md << "| `" << a.name << "` | `" << a.injector << "`" << (a.target.empty() ? "" : " on " + a.target) << " | "
