@@ -76,6 +76,11 @@ class Reader {
 
 }  // namespace
 
+const char* ShippedModelText(const std::string& name) {
+  auto it = ShippedModels().find(name);
+  return it == ShippedModels().end() ? nullptr : it->second;
+}
+
 std::vector<std::string> CatalogueModelNames() {
   std::vector<std::string> names;
   for (const auto& [name, text] : ShippedModels()) names.push_back(name);

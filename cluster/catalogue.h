@@ -50,6 +50,8 @@ struct RackModel {
 
 // Names of the models shipped in the binary, sorted.
 std::vector<std::string> CatalogueModelNames();
+// The YAML text of a shipped model (with its source comments), or nullptr for an unknown name.
+const char* ShippedModelText(const std::string& name);
 // Loads a shipped model by name; an unknown name lists the known ones.
 Result<RackModel> LoadRackModel(const std::string& name);
 // Parses a model from YAML text (a shipped file or a site's own); `origin` names it in errors.

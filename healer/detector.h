@@ -48,8 +48,10 @@ class Detector {
 
 struct DetectorInfo {
   std::string name;
-  std::string summary;
+  std::string summary;  // one line for `rackchaos list detectors`
   std::function<std::unique_ptr<Detector>()> make;
+  std::string reads;     // for `rackchaos explain`: the observations it reads and when it raises a symptom
+  std::string tuned_by;  // the policy keys that tune it ("" = none)
 };
 // The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, job_failure.
 const std::vector<DetectorInfo>& DetectorTable();

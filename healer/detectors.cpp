@@ -232,12 +232,31 @@ std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double t
 
 const std::vector<DetectorInfo>& DetectorTable() {
   static const std::vector<DetectorInfo> kTable = {
-      {"heartbeat", "node heartbeats missed for N periods", [] { return std::make_unique<HeartbeatDetector>(); }},
-      {"xid", "NVIDIA Xid lines in the kernel log, with the catalogue's action", [] { return std::make_unique<XidDetector>(); }},
-      {"link_state", "NVLink ports inactive or NIC links down", [] { return std::make_unique<LinkStateDetector>(); }},
-      {"thermal", "GPU temperature, thermal slowdown, coolant flow", [] { return std::make_unique<ThermalDetector>(); }},
-      {"straggler", "ranks slower than the rest (median absolute deviation over a window)", [] { return std::make_unique<StragglerDetector>(); }},
-      {"job_failure", "jobs the scheduler reports failed", [] { return std::make_unique<JobFailureDetector>(); }},
+      {"heartbeat", "node heartbeats missed for N periods", [] { return std::make_unique<HeartbeatDetector>(); },
+       "Node heartbeats (period from the node). Raises 'heartbeat lost' for a node not heard from for "
+       "missed_beats periods; a node heard again clears it.",
+       "detectors.heartbeat.missed_beats"},
+      {"xid", "NVIDIA Xid lines in the kernel log, with the catalogue's action", [] { return std::make_unique<XidDetector>(); },
+       "Kernel log lines. Each NVIDIA Xid line (not SXid) is mapped by PCI bus id to a GPU of the node and raised "
+       "with the Xid catalogue's recommended action (reset GPU, reboot node, ...).",
+       ""},
+      {"link_state", "NVLink ports inactive or NIC links down", [] { return std::make_unique<LinkStateDetector>(); },
+       "Link state changes: an NVLink port going inactive or a NIC link going down raises a symptom at once; the "
+       "link coming back up clears it.",
+       ""},
+      {"thermal", "GPU temperature, thermal slowdown, coolant flow", [] { return std::make_unique<ThermalDetector>(); },
+       "Telemetry polls: GPU temperature at or above temperature_c (or thermal slowdown active) for `samples` "
+       "polls in a row; coolant flow below (1 - flow_drop) x the model's nominal tray flow.",
+       "detectors.thermal.temperature_c, detectors.thermal.samples, detectors.thermal.flow_drop"},
+      {"straggler", "ranks slower than the rest (median absolute deviation over a window)", [] { return std::make_unique<StragglerDetector>(); },
+       "Per-rank step reports: a rank whose compute time is a robust outlier (|x - median| / (1.4826 MAD) above "
+       "mad_threshold and at least min_slowdown slower) in min_reports reports spanning a whole window.",
+       "detectors.straggler.window, detectors.straggler.min_reports, detectors.straggler.mad_threshold, "
+       "detectors.straggler.min_slowdown"},
+      {"job_failure", "jobs the scheduler reports failed", [] { return std::make_unique<JobFailureDetector>(); },
+       "Scheduler job state: a job the scheduler reports failed (e.g. the NCCL watchdog fired) raises a job-level "
+       "symptom.",
+       ""},
   };
   return kTable;
 }

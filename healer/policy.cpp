@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/units.h"
@@ -27,7 +28,11 @@ class Reader {
  public:
   Reader(YAML::Node root, std::string origin) : root_(std::move(root)), origin_(std::move(origin)) {}
 
-  void Read(const std::vector<std::string>& path, const std::function<Status(const YAML::Node&)>& set) {
+  // `expected` says what a valid value looks like ("true or false"), for the wrong-type message.
+  void Read(const std::vector<std::string>& path, const char* expected,
+            const std::function<Status(const YAML::Node&)>& set) {
+    std::string dotted;
+    for (const auto& k : path) known_[dotted].insert(k), dotted += (dotted.empty() ? "" : ".") + k;
     if (!status_.ok()) return;
     YAML::Node n = root_;
     for (const auto& key : path) {
@@ -37,32 +42,34 @@ class Reader {
       // with the child, so every key read after the first nested one was silently ignored.
       n.reset(parent[key]);
     }
-    std::string where = origin_ + ":" + std::to_string(n.Mark().line + 1) + ": ";
+    std::string where = Where(n);
     try {
       Status s = set(n);
       if (!s.ok()) status_ = Status::Invalid(where + s.message());
     } catch (const YAML::Exception&) {
       std::string key;
       for (const auto& k : path) key += (key.empty() ? "" : ".") + k;
-      status_ = Status::Invalid(where + key + " has the wrong type");
+      status_ = Status::Invalid(where + key + " must be " + expected + "; `rackchaos explain default` shows every key");
     }
   }
   void Int(const std::vector<std::string>& path, int& out, int lo, int hi) {
-    Read(path, [&](const YAML::Node& n) {
+    Read(path, "a whole number", [&](const YAML::Node& n) {
       int v = n.as<int>();
-      if (v < lo || v > hi) return Status::Invalid(path.back() + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      if (v < lo || v > hi)
+        return Status::Invalid(Dotted(path) + " is " + std::to_string(v) + "; it must be a whole number from " +
+                               std::to_string(lo) + " to " + std::to_string(hi));
       out = v;
       return Status::Ok();
     });
   }
   void Double(const std::vector<std::string>& path, double& out) {
-    Read(path, [&](const YAML::Node& n) { out = n.as<double>(); return Status::Ok(); });
+    Read(path, "a number", [&](const YAML::Node& n) { out = n.as<double>(); return Status::Ok(); });
   }
   void Bool(const std::vector<std::string>& path, bool& out) {
-    Read(path, [&](const YAML::Node& n) { out = n.as<bool>(); return Status::Ok(); });
+    Read(path, "true or false", [&](const YAML::Node& n) { out = n.as<bool>(); return Status::Ok(); });
   }
   void Dur(const std::vector<std::string>& path, Duration& out) {
-    Read(path, [&](const YAML::Node& n) {
+    Read(path, "a duration such as 90s or 5m", [&](const YAML::Node& n) {
       auto d = ParseDuration(n.as<std::string>());
       if (!d.ok()) return d.status();
       out = *d;
@@ -70,7 +77,7 @@ class Reader {
     });
   }
   void Frac(const std::vector<std::string>& path, double& out) {
-    Read(path, [&](const YAML::Node& n) {
+    Read(path, "a fraction such as 30% or 0.3", [&](const YAML::Node& n) {
       auto f = ParseFraction(n.as<std::string>());
       if (!f.ok()) return f.status();
       out = *f;
@@ -79,7 +86,37 @@ class Reader {
   }
   const Status& status() const { return status_; }
 
+  // Every key in the document must be one Read() knows: a misspelt key would otherwise silently leave
+  // its default in place. Call after all reads.
+  Status CheckKeys() const { return CheckMap(root_, ""); }
+
  private:
+  static std::string Dotted(const std::vector<std::string>& path) {
+    std::string out;
+    for (const auto& k : path) out += (out.empty() ? "" : ".") + k;
+    return out;
+  }
+  std::string Where(const YAML::Node& n) const {
+    return origin_ + ":" + std::to_string(n.Mark().line + 1) + ":" + std::to_string(n.Mark().column + 1) + ": ";
+  }
+  Status CheckMap(const YAML::Node& map, const std::string& prefix) const {
+    auto known = known_.find(prefix);
+    std::string list;
+    for (const auto& k : known->second) list += (list.empty() ? "" : ", ") + k;
+    if (!map.IsMap())
+      return Status::Invalid(Where(map) + prefix + " must be a map with keys: " + list);
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
+      if (!known->second.count(key))
+        return Status::Invalid(Where(it->first) + "unknown policy key '" + key + "'" +
+                               (prefix.empty() ? "" : " in " + prefix) + "; known keys: " + list);
+      std::string child = prefix.empty() ? key : prefix + "." + key;
+      if (known_.count(child)) RC_RETURN_IF_ERROR(CheckMap(it->second, child));
+    }
+    return Status::Ok();
+  }
+
+  std::map<std::string, std::set<std::string>> known_;  // dotted parent ("" = top) -> keys read under it
   YAML::Node root_;
   std::string origin_;
   Status status_;
@@ -91,6 +128,11 @@ std::vector<std::string> ShippedPolicyNames() {
   std::vector<std::string> out;
   for (const auto& [name, text] : Shipped()) out.push_back(name);
   return out;
+}
+
+const char* ShippedPolicyText(const std::string& name) {
+  auto it = Shipped().find(name);
+  return it == Shipped().end() ? nullptr : it->second;
 }
 
 Result<Policy> LoadPolicy(const std::string& name_or_path) {
@@ -122,8 +164,8 @@ Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& orig
   if (!root.IsMap()) return Status::Invalid(origin + ": a policy is a YAML map");
   Policy p;
   Reader r(root, origin);
-  r.Read({"name"}, [&](const YAML::Node& n) { p.name = n.as<std::string>(); return Status::Ok(); });
-  r.Read({"description"}, [&](const YAML::Node& n) { p.description = n.as<std::string>(); return Status::Ok(); });
+  r.Read({"name"}, "a string", [&](const YAML::Node& n) { p.name = n.as<std::string>(); return Status::Ok(); });
+  r.Read({"description"}, "a string", [&](const YAML::Node& n) { p.description = n.as<std::string>(); return Status::Ok(); });
   r.Int({"detectors", "heartbeat", "missed_beats"}, p.heartbeat_missed_beats, 1, 1000);
   r.Dur({"detectors", "straggler", "window"}, p.straggler_window);
   r.Int({"detectors", "straggler", "min_reports"}, p.straggler_min_reports, 1, 100000);
@@ -140,6 +182,7 @@ Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& orig
   r.Bool({"remediation", "gpu_reset"}, p.gpu_reset);
   r.Dur({"return_to_service", "recheck"}, p.recheck);
   RC_RETURN_IF_ERROR(r.status());
+  RC_RETURN_IF_ERROR(r.CheckKeys());
   if (p.name.empty()) return Status::Invalid(origin + ": a policy needs a name");
   return p;
 }

@@ -31,6 +31,8 @@ struct Policy {
 };
 
 std::vector<std::string> ShippedPolicyNames();
+// The YAML text of a shipped policy (every key commented), or nullptr for an unknown name.
+const char* ShippedPolicyText(const std::string& name);
 // A shipped policy by name, or a YAML file when `name_or_path` ends in .yaml/.yml or contains '/'.
 Result<Policy> LoadPolicy(const std::string& name_or_path);
 Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& origin);

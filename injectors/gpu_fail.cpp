@@ -11,6 +11,19 @@ class GpuFailInjector : public Injector {
  public:
   std::string_view name() const override { return "gpu_fail"; }
   std::string_view summary() const override { return "fail a GPU in hardware (Xid 79 by default) until repaired"; }
+  std::string_view targets() const override {
+    return "a GPU (r01.tray03.gpu2)";
+  }
+  std::string_view simulation() const override {
+    return "The GPU fails in hardware: the driver logs the given Xid and the GPU stops serving; jobs on it "
+           "hang or fail. It stays failed until the fault is reverted (the GPU repaired or swapped), so give "
+           "it a `for:`.";
+  }
+  std::string_view real_mode() const override {
+    return "None: a real GPU cannot be failed on purpose, so no inventory action carries gpu_fail and such "
+           "plans are refused on a site inventory. `dcgmi test --inject -f 230` exercises only the telemetry "
+           "path.";
+  }
   const std::vector<ParamInfo>& params() const override {
     static const std::vector<ParamInfo> kParams = {
         {"xid", ParamType::kInteger, "79", "the Xid the driver prints: 79 off the bus, 48 DBE, 95 uncontained ECC, 119 GSP"},

@@ -17,6 +17,20 @@ class GpuThrottleInjector : public Injector {
  public:
   std::string_view name() const override { return "gpu_throttle"; }
   std::string_view summary() const override { return "cap a GPU's power limit (power_cap: W, or share: % of TDP)"; }
+  std::string_view targets() const override {
+    return "a GPU (r01.tray05.gpu1)";
+  }
+  std::string_view simulation() const override {
+    return "The GPU's power limit is set to power_cap (or share x TDP), clamped to the model's minimum "
+           "power; its speed becomes (cap/TDP)^(1/3) of full clock and a synchronous job runs at its pace. "
+           "Revert restores the recorded baseline limit.";
+  }
+  std::string_view real_mode() const override {
+    return "Inventory action gpu_throttle, a value action: baseline prints the current limit in W "
+           "(`nvidia-smi -i {gpu} --query-gpu=power.limit --format=csv,noheader,nounits`), apply sets "
+           "{watts} (`nvidia-smi -i {gpu} -pl {watts}`), revert sets {baseline}; both are read back within "
+           "1%. Needs persistence mode.";
+  }
   const std::vector<ParamInfo>& params() const override {
     static const std::vector<ParamInfo> kParams = {
         {"power_cap", ParamType::kWatts, "", "power limit to set, e.g. 600W (clamped to the GPU's minimum)"},

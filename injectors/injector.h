@@ -41,6 +41,11 @@ class Injector {
   virtual ~Injector() = default;
   virtual std::string_view name() const = 0;
   virtual std::string_view summary() const = 0;  // one line for `rackchaos list injectors`
+  // For `rackchaos explain KIND` (a test checks every injector fills all three): which targets it takes,
+  // what the simulated cluster does on apply and revert, and what a site's real command templates must do.
+  virtual std::string_view targets() const { return ""; }
+  virtual std::string_view simulation() const { return ""; }
+  virtual std::string_view real_mode() const { return ""; }
   virtual const std::vector<ParamInfo>& params() const = 0;
   virtual std::vector<cluster::Verb> verbs() const = 0;  // backend verbs it needs
   // Whether the target is of a kind this fault applies to; the error says which kinds are.

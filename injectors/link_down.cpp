@@ -14,6 +14,20 @@ class LinkDownInjector : public Injector {
   std::string_view summary() const override {
     return "take an NVLink port (<gpu>.nvlinkN) or a scale-out NIC link (<tray>.nicN) down";
   }
+  std::string_view targets() const override {
+    return "an NVLink port of a GPU (r01.tray03.gpu2.nvlink5) or a GPU's scale-out NIC (r01.tray03.nic2)";
+  }
+  std::string_view simulation() const override {
+    return "The port goes down: the driver logs Xid 145 and the GPU's NVLink bandwidth falls by one link in "
+           "18 (a NIC: its link goes down and traffic over it stops). A synchronous job slows to its slowest "
+           "collective. Revert brings the link back up.";
+  }
+  std::string_view real_mode() const override {
+    return "Inventory action link_down (NIC) or nvlink_down (NVLink port), an on/off action: apply takes the "
+           "link down (`ip link set dev {iface} down`, or `nv set interface acp{port} link state down` on "
+           "the switch tray), revert brings it up, verify exits 0 while it is down and 1 when up. Never map "
+           "the interface that carries SSH.";
+  }
   const std::vector<ParamInfo>& params() const override {
     static const std::vector<ParamInfo> kNone;
     return kNone;

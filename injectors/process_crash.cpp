@@ -10,6 +10,17 @@ class ProcessCrashInjector : public Injector {
  public:
   std::string_view name() const override { return "process_crash"; }
   std::string_view summary() const override { return "kill the job's process on a GPU (a software failure)"; }
+  std::string_view targets() const override {
+    return "a GPU whose rank belongs to a job (r01.tray02.gpu0)";
+  }
+  std::string_view simulation() const override {
+    return "The job's process on that GPU dies: the job fails at once and restarts from its last checkpoint. "
+           "No hardware changes, so there is nothing to revert.";
+  }
+  std::string_view real_mode() const override {
+    return "None yet: no inventory action carries it, so such plans are refused on a site inventory (the "
+           "intended command is `kill -SEGV` of the rank's PID).";
+  }
   const std::vector<ParamInfo>& params() const override {
     static const std::vector<ParamInfo> kNone;
     return kNone;

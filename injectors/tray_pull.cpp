@@ -10,6 +10,19 @@ class TrayPullInjector : public Injector {
  public:
   std::string_view name() const override { return "tray_pull"; }
   std::string_view summary() const override { return "remove a compute tray (reinserted after `for:`, then it boots)"; }
+  std::string_view targets() const override {
+    return "a compute tray (r01.tray11)";
+  }
+  std::string_view simulation() const override {
+    return "The tray vanishes with its GPUs, CPUs and NICs: heartbeats stop and jobs on it hang until the "
+           "healer acts or the collective timeout fires. With `for:` the tray is reinserted after that long "
+           "and boots (the model's node_boot time).";
+  }
+  std::string_view real_mode() const override {
+    return "Inventory action tray_pull, an on/off action, usually with run_on a management host: apply "
+           "powers the tray off (Redfish ComputerSystem.Reset ForceOff at {bmc}, after a drain), revert "
+           "powers it on, verify exits 0 while it is off and 1 when on (poll until the BMC state settles).";
+  }
   const std::vector<ParamInfo>& params() const override {
     static const std::vector<ParamInfo> kNone;
     return kNone;

@@ -18,6 +18,19 @@ class ValveFailInjector : public Injector {
  public:
   std::string_view name() const override { return "valve_fail"; }
   std::string_view summary() const override { return "close a compute tray's coolant valve to an opening (default 0%)"; }
+  std::string_view targets() const override {
+    return "a compute tray's coolant valve (r01.tray08.valve)";
+  }
+  std::string_view simulation() const override {
+    return "The valve closes to `opening`; coolant flow and die-to-coolant conductance fall with it. GPU "
+           "temperature follows a first-order model: the GPUs throttle at the model's slowdown temperature "
+           "and shut down at its shutdown temperature. Revert reopens the valve to its baseline.";
+  }
+  std::string_view real_mode() const override {
+    return "Inventory action valve_fail, a value action: baseline prints the valve's current opening in "
+           "percent, apply sets {opening} (percent) on {valve_object} at {valve_endpoint} (Redfish "
+           "ValveControl on the CDU; lab only), revert sets {baseline}; both are read back.";
+  }
   const std::vector<ParamInfo>& params() const override {
     static const std::vector<ParamInfo> kParams = {
         {"opening", ParamType::kFraction, "0%", "how far the valve stays open, 0% = shut"},

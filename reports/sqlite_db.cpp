@@ -112,7 +112,8 @@ Result<Db> Db::Open(const std::string& path, int flags) {
   std::filesystem::path fs_path(path);
   bool is_uri = path.rfind("file:", 0) == 0;
   if (!is_uri && !(flags & SQLITE_OPEN_CREATE) && !std::filesystem::exists(fs_path, ec)) {
-    return Status::NotFound("report database '" + path + "' does not exist");
+    return Status::NotFound("report database '" + path + "' does not exist; `rackchaos run PLAN --db " + path +
+                            "` creates it, or pass the --db that a run wrote");
   }
   if (!is_uri && fs_path.has_parent_path() && !std::filesystem::is_directory(fs_path.parent_path(), ec)) {
     return Status::IoError("cannot open report database '" + path + "': directory '" +

@@ -64,7 +64,8 @@ Result<RunRow> ReportStore::ReadRun(int64_t run) const {
   stmt.Bind(1, run);
   RC_ASSIGN_OR_RETURN(bool row, stmt.Step(what));
   if (!row) {
-    return Status::NotFound("no run " + std::to_string(run) + " in report '" + path() + "'");
+    return Status::NotFound("no run " + std::to_string(run) + " in report '" + path() +
+                            "'; list its runs with `sqlite3 " + path() + " 'select id, plan_name from runs'`");
   }
   return RunFromRow(stmt);
 }

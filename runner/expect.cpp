@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <limits>
 #include <optional>
 
@@ -109,11 +110,23 @@ std::string Format(double v, bool is_time) {
 const std::vector<std::pair<std::string, std::string>>& ExpectationMetrics() {
   static const auto kList = [] {
     std::vector<std::pair<std::string, std::string>> out;
+    // "ttr.p95" -> "time to recover, per fault: 95th percentile (a duration)"
+    static const std::map<std::string, std::string> kAggWords = {
+        {"max", "the largest"}, {"min", "the smallest"}, {"mean", "the mean"}, {"p50", "the median"},
+        {"p95", "the 95th percentile"}, {"total", "the sum over the run"}};
     for (const MetricDef& d : Defs())
-      for (const std::string& a : d.aggs) out.push_back({a.empty() ? d.base : d.base + "." + a, d.description});
+      for (const std::string& a : d.aggs)
+        out.push_back({a.empty() ? d.base : d.base + "." + a,
+                       d.description + (a.empty() ? "" : ": " + kAggWords.at(a)) + (d.is_time ? " (a duration)" : "")});
     return out;
   }();
   return kList;
+}
+
+bool IsTimeMetric(const std::string& metric) {
+  std::string agg;
+  const MetricDef* def = FindDef(metric, agg);
+  return def && def->is_time;
 }
 
 Result<Gate> ParseGate(const std::string& text) {

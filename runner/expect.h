@@ -32,6 +32,8 @@ struct GateResult {
 
 // The metric names a gate may use, with a one-line description each.
 const std::vector<std::pair<std::string, std::string>>& ExpectationMetrics();
+// True when gate values of `metric` are durations (ttd, tti, ttr); false for numbers and percentages.
+bool IsTimeMetric(const std::string& metric);
 Result<Gate> ParseGate(const std::string& text);
 GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics);
 

@@ -20,32 +20,25 @@ namespace fs = std::filesystem;
 
 constexpr size_t kMaxInventoryBytes = 4u << 20;
 
-// Keys per section, in documentation order (messages list them).
+// Keys per section, in documentation order (messages list them), derived from InventoryKeys().
 const std::map<std::string, std::vector<std::string>>& Sections() {
-  static const std::map<std::string, std::vector<std::string>> kKeys = {
-      {"", {"site", "model", "racks", "ssh", "expiry_grace", "defaults", "hosts", "trays", "injectors"}},
-      {"ssh", {"connect_timeout", "command_timeout", "max_concurrent"}},
-      {"host", {"name", "address", "port", "user", "identity_file", "agent", "known_hosts", "env", "vars"}},
-      {"defaults", {"port", "user", "identity_file", "agent", "known_hosts", "env", "vars"}},
-      {"tray", {"host", "bmc", "serial", "gpus", "nics", "valve", "vars"}},
-      {"valve", {"endpoint", "object"}},
-      {"action", {"apply", "revert", "verify", "baseline", "run_on"}},
-  };
+  static const std::map<std::string, std::vector<std::string>> kKeys = [] {
+    std::map<std::string, std::vector<std::string>> out;
+    for (const InventoryKey& k : InventoryKeys()) out[k.section].push_back(k.key);
+    return out;
+  }();
   return kKeys;
 }
 
-// Placeholders each action's targets provide, besides the common ones and the site's vars.
+std::map<std::string, std::vector<std::string>> PlaceholderMap() {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const ActionInfo& a : InventoryActions()) out[a.name] = a.placeholders;
+  return out;
+}
 const std::map<std::string, std::vector<std::string>>& ActionPlaceholders() {
-  static const std::map<std::string, std::vector<std::string>> kNames = {
-      {"link_down", {"iface", "nic"}},
-      {"nvlink_down", {"gpu", "port"}},
-      {"gpu_throttle", {"gpu", "watts", "baseline"}},
-      {"valve_fail", {"valve_endpoint", "valve_object", "opening", "baseline"}},
-      {"tray_pull", {}},
-  };
+  static const auto kNames = PlaceholderMap();
   return kNames;
 }
-const std::vector<std::string> kCommonPlaceholders = {"host", "address", "tray", "bmc", "serial"};
 
 std::string Join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string out;
@@ -295,7 +288,7 @@ Status ReadTray(const Reader& r, const YAML::Node& k, const YAML::Node& v, Inven
 Status CheckTemplates(const Reader& r, const YAML::Node& node, const std::string& action, const ActionTemplates& a,
                       const std::set<std::string>& var_names) {
   std::map<std::string, std::string> values;
-  std::vector<std::string> names = kCommonPlaceholders;
+  std::vector<std::string> names = CommonPlaceholders();
   for (const std::string& n : ActionPlaceholders().at(action)) names.push_back(n);
   for (const std::string& n : names) values[n] = "x";
   for (const std::string& n : var_names) values[n] = "x";
@@ -404,7 +397,11 @@ std::string Lookup(const std::vector<std::string>& list, int index) {
 }  // namespace
 
 const std::vector<std::string>& ActionNames() {
-  static const std::vector<std::string> kNames = {"link_down", "nvlink_down", "gpu_throttle", "valve_fail", "tray_pull"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> out;
+    for (const ActionInfo& a : InventoryActions()) out.push_back(a.name);
+    return out;
+  }();
   return kNames;
 }
 

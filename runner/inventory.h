@@ -75,6 +75,27 @@ Result<Inventory> LoadInventory(const std::string& path);
 // The same from text; `path_for_messages` names the file in errors and becomes Inventory::path.
 Result<Inventory> ParseInventory(const std::string& text, const std::string& path_for_messages);
 
+// The inventory's keys, section by section in documentation order: the loader accepts exactly these and
+// docs/inventory-reference.md is generated from them (a test checks). Sections: "" (top level), ssh,
+// defaults, host (hosts[]), tray (trays.<tray>), valve (trays.<tray>.valve), action (injectors.<action>).
+struct InventoryKey {
+  std::string section, key, meaning;
+};
+const std::vector<InventoryKey>& InventoryKeys();
+
+// The fault actions an inventory may define, with the injector that uses each, the placeholders its
+// targets provide (besides CommonPlaceholders() and the site's vars) and whether it is checked by
+// `verify` (on/off) or `baseline` (value).
+struct ActionInfo {
+  std::string name;
+  std::string injector;  // the fault kind that uses it
+  std::string target;    // which of its targets ("a NIC"), "" = all
+  std::vector<std::string> placeholders;
+  std::string checked_by;
+};
+const std::vector<ActionInfo>& InventoryActions();
+const std::vector<std::string>& CommonPlaceholders();  // host, address, tray, bmc, serial
+
 // Action names an inventory may define, in documentation order:
 // link_down, nvlink_down, gpu_throttle, valve_fail, tray_pull.
 const std::vector<std::string>& ActionNames();

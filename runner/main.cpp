@@ -12,6 +12,8 @@
 #include "runner/dry_run.h"
 #include "runner/exit_code.h"
 #include "runner/expect.h"
+#include "runner/explain_cmd.h"
+#include "runner/init_cmd.h"
 #include "runner/plan_loader.h"
 #include "runner/qualify.h"
 #include "runner/real_run.h"
@@ -246,6 +248,15 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"models", "injectors", "detectors", "policies", "metrics"}));
 
+  std::string explain_name, init_model = "gb200-nvl72", init_dir = ".";
+  int init_racks = 1;
+  auto* explain = app.add_subcommand("explain", "Parameters, units, defaults, simulator and real-mode behaviour of one injector, detector, model, policy or metric");
+  explain->add_option("name", explain_name, "A name from `rackchaos list ...`, e.g. link_down, gb200-nvl72, ttr")->required();
+  auto* init = app.add_subcommand("init", "Write a commented plan (plan.yaml) and site inventory (site.yaml) for a rack model");
+  init->add_option("--model", init_model, "Catalogue model (`rackchaos list models`)")->capture_default_str();
+  init->add_option("--racks", init_racks, "Racks of the model")->capture_default_str();
+  init->add_option("--dir", init_dir, "Directory to write into (created if absent)")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -288,5 +299,7 @@ int main(int argc, char** argv) {
     return rc::runner::CmdReportRender(report_args);
   }
   if (*list) return CmdList(list_what);
+  if (*explain) return rc::runner::CmdExplain(explain_name);
+  if (*init) return rc::runner::CmdInit(init_model, init_racks, init_dir);
   return ToInt(ExitCode::kBadInput);
 }

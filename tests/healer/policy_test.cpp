@@ -96,23 +96,42 @@ TEST_CASE("healer.policy: a bad value names origin:line and what is wrong") {
   auto p = ParsePolicy(text, "site.yaml");
   REQUIRE_FALSE(p.ok());
   CHECK(p.status().code() == StatusCode::kInvalidArgument);
-  CHECK(p.status().message().starts_with("site.yaml:5: "));
+  CHECK(p.status().message().starts_with("site.yaml:5:21: "));
 
   auto range = ParsePolicy("name: x\ndetectors:\n  thermal:\n    samples: 0\n", "x.yaml");
   REQUIRE_FALSE(range.ok());
-  CHECK(range.status().message() == "x.yaml:4: samples must be in [1, 1000]");
+  CHECK(range.status().message() ==
+        "x.yaml:4:14: detectors.thermal.samples is 0; it must be a whole number from 1 to 1000");
 
   auto type = ParsePolicy("name: x\nremediation:\n  gpu_reset: sometimes\n", "x.yaml");
   REQUIRE_FALSE(type.ok());
-  CHECK(type.status().message() == "x.yaml:3: remediation.gpu_reset has the wrong type");
+  CHECK(type.status().message() ==
+        "x.yaml:3:14: remediation.gpu_reset must be true or false; `rackchaos explain default` shows every key");
 
   auto broken = ParsePolicy("name: x\ndetectors: [\n", "x.yaml");
   REQUIRE_FALSE(broken.ok());
   CHECK(broken.status().message().starts_with("x.yaml:"));
 
-  auto nameless = ParsePolicy("recheck: 5m\n", "x.yaml");
+  auto nameless = ParsePolicy("description: no name\n", "x.yaml");
   REQUIRE_FALSE(nameless.ok());
   CHECK(nameless.status().message() == "x.yaml: a policy needs a name");
+}
+
+TEST_CASE("healer.policy: a misspelt or misplaced key is refused with the keys that are valid there") {
+  // Without the check these would silently keep their defaults.
+  auto top = ParsePolicy("name: x\nrecheck: 5m\n", "x.yaml");
+  REQUIRE_FALSE(top.ok());
+  CHECK(top.status().message() ==
+        "x.yaml:2:1: unknown policy key 'recheck'; known keys: circuit_breaker, correlation_window, description, "
+        "detectors, name, remediation, return_to_service, shared_domain_min_trays");
+  auto nested = ParsePolicy("name: x\ndetectors:\n  heartbeat:\n    missed_beat: 4\n", "x.yaml");
+  REQUIRE_FALSE(nested.ok());
+  CHECK(nested.status().message() ==
+        "x.yaml:4:5: unknown policy key 'missed_beat' in detectors.heartbeat; known keys: missed_beats");
+  auto scalar = ParsePolicy("name: x\ndetectors:\n  heartbeat: 3\n", "x.yaml");
+  REQUIRE_FALSE(scalar.ok());
+  CHECK(scalar.status().message() == "x.yaml:3:14: detectors.heartbeat must be a map with keys: missed_beats");
+  for (const std::string& name : ShippedPolicyNames()) CHECK_MESSAGE(LoadPolicy(name).ok(), name);
   CHECK_FALSE(ParsePolicy("- a\n- b\n", "x.yaml").ok());
 }
 

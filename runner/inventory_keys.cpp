@@ -1,0 +1,84 @@
+// The inventory's key and action tables: the loader accepts exactly these keys and actions, and
+// docs/inventory-reference.md and `rackchaos explain` are generated from them, so they cannot drift.
+#include "runner/inventory.h"
+
+namespace rackchaos::runner {
+
+const std::vector<InventoryKey>& InventoryKeys() {
+  static const std::vector<InventoryKey> kKeys = {
+      {"", "site", "Site name; component serials default to `<site>-<component>` in reports."},
+      {"", "model",
+       "The catalogue rack model the inventory maps (`rackchaos list models`); must equal the plan's `cluster.model`."},
+      {"", "racks", "How many racks of the model it maps (default 1); must equal the plan's `cluster.racks`."},
+      {"", "ssh", "Transport limits (map, see `ssh`)."},
+      {"", "expiry_grace",
+       "Duration: the host-side expiry of a fault with `for:` fires this long after its planned end, so the runner's "
+       "own revert comes first (default 30s)."},
+      {"", "defaults", "Host fields every host inherits (map, see `defaults`)."},
+      {"", "hosts", "List of hosts rackchaos connects to over SSH (see `hosts[]`)."},
+      {"", "trays",
+       "Map from a model compute tray (`r01.tray03`) to what it is on the site (see `trays.<tray>`); short form "
+       "`r01.tray03: host03`. Only mapped trays can be targeted."},
+      {"", "injectors",
+       "Map from a fault action (`link_down`, `nvlink_down`, `gpu_throttle`, `valve_fail`, `tray_pull`) to its command "
+       "templates (see `injectors.<action>`)."},
+      {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s)."},
+      {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s)."},
+      {"ssh", "max_concurrent", "SSH sessions open at once (default 256)."},
+      {"defaults", "port", "SSH port (default 22)."},
+      {"defaults", "user", "SSH user; nvidia-smi -pl and ip link need root."},
+      {"defaults", "identity_file",
+       "Private key file; relative to the inventory, `~/` is `$HOME`. There is no password field."},
+      {"defaults", "agent", "true: authenticate with ssh-agent instead of an identity file."},
+      {"defaults", "known_hosts", "known_hosts file checked strictly (first contact: `--accept-new-host-keys`)."},
+      {"defaults", "env", "Map of environment variables exported before every command."},
+      {"defaults", "vars", "Map of extra template values (`{name}` in command templates)."},
+      {"host", "name", "Host name used by `trays.<tray>.host` and `run_on` (required)."},
+      {"host", "address", "Address or DNS name to connect to (required)."},
+      {"host", "port", "As in `defaults`."},
+      {"host", "user", "As in `defaults`."},
+      {"host", "identity_file", "As in `defaults`."},
+      {"host", "agent", "As in `defaults`."},
+      {"host", "known_hosts", "As in `defaults`."},
+      {"host", "env", "As in `defaults`; merged over the defaults."},
+      {"host", "vars", "As in `defaults`; merged over the defaults."},
+      {"tray", "host", "The host (a `hosts[].name`) that runs commands for this tray's GPUs and NICs."},
+      {"tray", "bmc", "BMC address, the `{bmc}` of Redfish templates."},
+      {"tray", "serial", "Tray serial, used in reports and `rackchaos history`."},
+      {"tray", "gpus", "List: `gpu<i>` of the tray -> the index or PCI bus id nvidia-smi takes (`{gpu}`)."},
+      {"tray", "nics",
+       "List: `nic<i>` of the tray -> its Linux interface name (`{iface}`); never the SSH/management interface."},
+      {"tray", "valve", "The tray's coolant valve (map, see `trays.<tray>.valve`)."},
+      {"tray", "vars", "Map of extra template values for commands on this tray."},
+      {"valve", "endpoint", "The CDU or BMC endpoint that controls the valve (`{valve_endpoint}`)."},
+      {"valve", "object", "The valve's object there, e.g. a Redfish path (`{valve_object}`)."},
+      {"action", "apply", "Command template that puts the fault in place."},
+      {"action", "revert", "Command template that undoes it; value actions get `{baseline}`."},
+      {"action", "verify",
+       "On/off actions: exits 0 while the fault is in effect and 1 when not; runs after apply and after revert."},
+      {"action", "baseline",
+       "Value actions: prints the current value (the first number on stdout counts); read before apply and to verify "
+       "apply and revert."},
+      {"action", "run_on",
+       "A host name that runs these commands (e.g. a management host for Redfish); default the target's tray host."},
+  };
+  return kKeys;
+}
+
+const std::vector<ActionInfo>& InventoryActions() {
+  static const std::vector<ActionInfo> kActions = {
+      {"link_down", "link_down", "a NIC", {"iface", "nic"}, "verify"},
+      {"nvlink_down", "link_down", "an NVLink port (`<gpu>.nvlinkN`)", {"gpu", "port"}, "verify"},
+      {"gpu_throttle", "gpu_throttle", "", {"gpu", "watts", "baseline"}, "baseline"},
+      {"valve_fail", "valve_fail", "", {"valve_endpoint", "valve_object", "opening", "baseline"}, "baseline"},
+      {"tray_pull", "tray_pull", "", {}, "verify"},
+  };
+  return kActions;
+}
+
+const std::vector<std::string>& CommonPlaceholders() {
+  static const std::vector<std::string> kNames = {"host", "address", "tray", "bmc", "serial"};
+  return kNames;
+}
+
+}  // namespace rackchaos::runner
