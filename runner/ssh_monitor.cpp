@@ -97,6 +97,7 @@ void SshMonitor::Tick() {
     if (!t.answer) continue;
     Answer a = std::move(*t.answer);
     t.answer.reset();
+    t.failing = !a.ok;
     if (!a.ok) continue;
     t.last_seen = a.at;
     for (const std::string& line : Split(a.out, '\n')) {
@@ -106,6 +107,7 @@ void SshMonitor::Tick() {
       double compute = 0, total = 0;
       if (in >> key && key == "step" && in >> step >> compute >> total) {
         t.step = step;
+        t.step_seen = a.at;
         t.compute_s = compute;
         t.step_s = total;
       }
@@ -136,6 +138,7 @@ void SshMonitor::Poll() {
     auto cmd = backend_.Render(inv_.actions.at("observe_tray").apply, b->host, b->values);
     if (!cmd.ok()) continue;
     t.in_flight = true;
+    t.asked_at = clock_.Now();
     pool_.Run({b->host}, *cmd, [this, alive = alive_, &t](ssh::CommandResult r) {
       if (!*alive) return;
       t.in_flight = false;
@@ -163,7 +166,9 @@ void SshMonitor::PollSite(const std::string& action, bool& in_flight, std::optio
 
 void SshMonitor::Heartbeats(Time now) {
   for (Tray& t : trays_) {
-    const bool alive = now - t.last_seen <= period_ * kSilentPeriods;
+    // Silent = asked and not answering. Not "no answer lately": a blocking remote command of the run
+    // (a diagnostic) delays the monitor's own ticks, and that is no fault of the trays.
+    const bool alive = !t.failing && (!t.in_flight || now - t.asked_at <= period_ * kSilentPeriods);
     if (alive == t.alive) continue;
     t.alive = alive;
     spdlog::info("monitor: {} {}", t.host, alive ? "answers again" : "is silent");
@@ -242,12 +247,17 @@ void SshMonitor::Steps(Job& j, Time now) {
     r.step_time_s = std::max(r.step_time_s, t.step_s);
   }
   long max_step = 0;
-  for (ComponentId tray : j.trays) max_step = std::max(max_step, TrayOf(tray).step);
+  Time seen{};
+  for (ComponentId tray : j.trays) {
+    max_step = std::max(max_step, TrayOf(tray).step);
+    seen = std::max(seen, TrayOf(tray).step_seen);
+  }
   if (max_step != j.last_step) {
     j.progress_at = now;
     j.last_step = max_step;
   }
-  j.progress.push_back({now, max_step});
+  // Progress by the time the answers came, not by this tick's: a late tick is no slowdown of the job.
+  if (j.progress.empty() || seen > j.progress.back().first) j.progress.push_back({seen, max_step});
   while (j.progress.size() > 1 && now - j.progress.front().first > period_ * kSpeedPeriods) j.progress.pop_front();
   if (min_step <= j.reported_step) return;
   j.reported_step = min_step;
@@ -269,7 +279,7 @@ void SshMonitor::Track(Job& j, Time now) {
   double speed = 1, step_s = 0;
   if (state == JobState::kRunning) {
     if (now - j.progress_at > period_ * kStallPeriods) state = JobState::kHung;
-    const Duration span = j.progress.empty() ? Duration{} : now - j.progress.front().first;
+    const Duration span = j.progress.empty() ? Duration{} : j.progress.back().first - j.progress.front().first;
     if (span >= period_ * (kSpeedPeriods - 1) && j.spec.nominal_step > Duration{}) {
       const double steps = static_cast<double>(j.progress.back().second - j.progress.front().second);
       speed = std::min(1.0, steps * j.spec.nominal_step.Seconds() / span.Seconds());

@@ -63,8 +63,10 @@ class SshMonitor {
     ComponentId id = kNoComponent;
     std::string host;
     bool in_flight = false;
+    bool failing = false;  // the last answer was an error (connection refused, timed out)
+    Time asked_at{};  // when the poll in flight was sent
     std::optional<Answer> answer;
-    Time last_seen{};
+    Time last_seen{}, step_seen{};  // the last answer; the last answer with a step
     bool alive = true;
     long step = -1;
     double compute_s = 0, step_s = 0;
