@@ -289,7 +289,9 @@ void SshMonitor::Track(Job& j, Time now) {
   } else if (j.state == JobState::kRunning || j.state == JobState::kHung || j.state == JobState::kRestarting) {
     state = JobState::kRestarting;
   }
-  if (state == j.state && (speed < 1) == (j.speed < 1)) return;
+  // Also once a (re)started job's step rate is first measured: the report counts steps from it.
+  const bool first_rate = state == JobState::kRunning && !j.timed && step_s > 0;
+  if (state == j.state && (speed < 1) == (j.speed < 1) && !first_rate) return;
   JobChanged c;
   c.job = j.spec.id;
   c.state = state;
@@ -308,7 +310,9 @@ void SshMonitor::Track(Job& j, Time now) {
   if (state == JobState::kRunning || state == JobState::kHung) c.trays = j.trays;
   j.state = state;
   j.speed = speed;
-  events_.Record({now, c});
+  j.timed = state == JobState::kRunning && step_s > 0;
+  // Stamped now, not at the tick's start: the healer may have acted on this tick's observations.
+  events_.Record({clock_.Now(), c});
 }
 
 }  // namespace rackchaos::runner

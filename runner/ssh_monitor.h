@@ -79,6 +79,7 @@ class SshMonitor {
     Time progress_at{};
     JobState state = JobState::kQueued;  // as the report records it
     double speed = 1;
+    bool timed = false;  // the last JobChanged while running carried a measured step time
     bool seen = false;
     bool replaced = false;                       // a new placement appeared since the last Track
     std::deque<std::pair<Time, long>> progress;  // (when, newest step) over the speed window
