@@ -160,7 +160,6 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   // Pass 2: detections, isolations and the drains that carried them out.
   RunMetrics run;
   std::vector<FaultFacts*> last_isolation;
-  Time last_isolation_at{-1};
   for (const Event& e : events) {
     if (const auto* d = std::get_if<Detected>(&e.body)) {
       if (FaultFacts* f = Attribute(faults, topo, d->component, e.at))
@@ -168,7 +167,6 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     } else if (const auto* iso = std::get_if<Isolated>(&e.body)) {
       ++run.isolations;
       last_isolation.clear();
-      last_isolation_at = e.at;
       bool correct = false;
       for (auto& [id, f] : faults) {
         if (!Active(f, e.at) || !Related(f, topo, iso->component)) continue;
@@ -180,7 +178,9 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       if (correct) ++run.correct_isolations;
       else run.false_isolations.push_back(topo.at(iso->component).name + " at " + FormatDuration(e.at));
     } else if (const auto* a = std::get_if<ActionTaken>(&e.body)) {
-      if (a->action == "drain" && e.at == last_isolation_at)
+      // The drains that carried out the last isolation: at its instant in simulation, just after it
+      // (one remote command each) on real hosts. The healer drains only when it isolates.
+      if (a->action == "drain")
         for (FaultFacts* f : last_isolation)
           for (ComponentId g : topo.GpusOfTray(a->component)) f->collateral_gpus.insert(g);
     }

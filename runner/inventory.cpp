@@ -33,11 +33,19 @@ const std::map<std::string, std::vector<std::string>>& Sections() {
 std::map<std::string, std::vector<std::string>> PlaceholderMap() {
   std::map<std::string, std::vector<std::string>> out;
   for (const ActionInfo& a : InventoryActions()) out[a.name] = a.placeholders;
+  for (const ActionInfo& a : HealerActions()) out[a.name] = a.placeholders;
   return out;
 }
 const std::map<std::string, std::vector<std::string>>& ActionPlaceholders() {
   static const auto kNames = PlaceholderMap();
   return kNames;
+}
+
+// Healer actions that concern a job or the whole site rather than a tray: they need run_on.
+bool IsSiteAction(const std::string& action) {
+  for (const ActionInfo& a : HealerActions())
+    if (a.name == action) return a.target == "the site";
+  return false;
 }
 
 std::string Join(const std::vector<std::string>& items, const std::string& sep = ", ") {
@@ -307,10 +315,12 @@ Status CheckTemplates(const Reader& r, const YAML::Node& node, const std::string
 }
 
 Status ReadAction(const Reader& r, const YAML::Node& k, const YAML::Node& v, const std::set<std::string>& var_names,
-                  Inventory& inv) {
+                  bool healer_section, Inventory& inv) {
   const std::string action = k.Scalar();
-  if (!ActionPlaceholders().count(action))
-    return r.Error(k, "unknown injector action '" + action + "'; expected one of: " + Join(ActionNames()));
+  const std::vector<std::string>& allowed = healer_section ? HealerActionNames() : ActionNames();
+  if (std::find(allowed.begin(), allowed.end(), action) == allowed.end())
+    return r.Error(k, std::string("unknown ") + (healer_section ? "healer" : "injector") + " action '" + action +
+                          "'; expected one of: " + Join(allowed));
   ActionTemplates a;
   a.pos = r.Pos(k);
   RC_ASSIGN_OR_RETURN(auto entries, r.Entries(v, "action", "injectors." + action));
@@ -321,7 +331,12 @@ Status ReadAction(const Reader& r, const YAML::Node& k, const YAML::Node& v, con
     RC_RETURN_IF_ERROR(r.Text(value, "injectors." + action + "." + name, *field));
   }
   const bool value_action = IsValueAction(action);
-  if (a.apply.empty() || a.revert.empty())
+  if (healer_section) {
+    if (a.apply.empty() || !a.revert.empty() || !a.verify.empty() || !a.baseline.empty())
+      return r.Error(k, "healer." + action + " takes one command, apply (and run_on)");
+    if (IsSiteAction(action) && a.run_on.empty())
+      return r.Error(k, "healer." + action + " concerns no single tray and needs run_on (the host that runs it)");
+  } else if (a.apply.empty() || a.revert.empty())
     return r.Error(k, "injectors." + action + " needs both apply and revert templates");
   if (value_action && a.baseline.empty())
     return r.Error(k, "injectors." + action + " needs a baseline template (prints the current value, read "
@@ -386,7 +401,16 @@ Status ReadRoot(const Reader& r, const YAML::Node& root, Inventory& inv) {
   RC_ASSIGN_OR_RETURN(auto trays, r.OpenEntries(Child(root, "trays"), "trays"));
   for (const auto& [k, v] : trays) RC_RETURN_IF_ERROR(ReadTray(r, k, v, inv));
   RC_ASSIGN_OR_RETURN(auto actions, r.OpenEntries(Child(root, "injectors"), "injectors"));
-  for (const auto& [k, v] : actions) RC_RETURN_IF_ERROR(ReadAction(r, k, v, var_names, inv));
+  for (const auto& [k, v] : actions) RC_RETURN_IF_ERROR(ReadAction(r, k, v, var_names, false, inv));
+  RC_ASSIGN_OR_RETURN(auto healer, r.OpenEntries(Child(root, "healer"), "healer"));
+  for (const auto& [k, v] : healer) {
+    if (k.Scalar() == "observe_period") {
+      RC_RETURN_IF_ERROR(r.Dur(v, "healer.observe_period", inv.observe_period));
+      if (inv.observe_period < Duration::Millis(100)) return r.Error(v, "healer.observe_period must be at least 100ms");
+      continue;
+    }
+    RC_RETURN_IF_ERROR(ReadAction(r, k, v, var_names, true, inv));
+  }
   return Status::Ok();
 }
 
@@ -412,8 +436,35 @@ std::string ActionFor(cluster::Verb verb) {
     case cluster::Verb::kPowerCap: return "gpu_throttle";
     case cluster::Verb::kValve: return "valve_fail";
     case cluster::Verb::kTrayPresence: return "tray_pull";
+    case cluster::Verb::kDrain: return "drain";
+    case cluster::Verb::kResume: return "resume";
+    case cluster::Verb::kRequeueJob: return "requeue_job";
+    case cluster::Verb::kDiagnostic: return "diagnostic";
     default: return "";
   }
+}
+
+const std::vector<std::string>& HealerActionNames() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> out;
+    for (const ActionInfo& a : HealerActions()) out.push_back(a.name);
+    return out;
+  }();
+  return kNames;
+}
+
+Result<TargetBinding> BindSite(const Inventory& inv, const std::string& action) {
+  auto a = inv.actions.find(action);
+  if (a == inv.actions.end())
+    return Status::NotSupported("site inventory " + inv.path + " defines no healer." + action + " command");
+  TargetBinding b;
+  b.host = a->second.run_on;
+  const InventoryHost& host = inv.hosts.at(b.host);
+  b.values = host.vars;
+  b.values["host"] = host.spec.name;
+  b.values["address"] = host.spec.address;
+  for (const char* common : {"tray", "bmc", "serial"}) b.values[common] = "";
+  return b;
 }
 
 bool IsValueAction(const std::string& action) { return action == "gpu_throttle" || action == "valve_fail"; }

@@ -63,9 +63,11 @@ struct Inventory {
   // Host-side expiry fires this long after a fault's planned end, so the runner's own revert comes first.
   Duration expiry_grace = Duration::Seconds(30);
   int max_concurrent = 256;
+  // How often the healer's observe_* commands run (healer.observe_period).
+  Duration observe_period = Duration::Seconds(1);
   std::map<std::string, InventoryHost> hosts;
   std::map<std::string, TrayMapping> trays;           // by model tray name
-  std::map<std::string, ActionTemplates> actions;     // by action name (ActionNames())
+  std::map<std::string, ActionTemplates> actions;     // by action name (ActionNames(), HealerActionNames())
   SourcePos pos;                                      // of the document
 };
 
@@ -94,13 +96,18 @@ struct ActionInfo {
   std::string checked_by;
 };
 const std::vector<ActionInfo>& InventoryActions();
+// The healer's actions (the inventory's `healer:` section), in the same form; apply only.
+const std::vector<ActionInfo>& HealerActions();
 const std::vector<std::string>& CommonPlaceholders();  // host, address, tray, bmc, serial
 
 // Action names an inventory may define, in documentation order:
 // link_down, nvlink_down, gpu_throttle, valve_fail, tray_pull.
 const std::vector<std::string>& ActionNames();
+// The `healer:` section's actions, which take only `apply` (and `run_on`): observe_tray, observe_links,
+// observe_jobs, drain, resume, diagnostic, start_job, stop_job, requeue_job (docs/real-mode.md).
+const std::vector<std::string>& HealerActionNames();
 // The action that carries out `verb` (link_down for kNicLink, nvlink_down for kNvlinkPort, ...);
-// empty for verbs no inventory action provides yet (healer verbs).
+// drain, resume, requeue_job, diagnostic for the healer verbs; empty for verbs no action provides.
 std::string ActionFor(cluster::Verb verb);
 // True for actions that set a value and read it back through `baseline` (gpu_throttle, valve_fail).
 bool IsValueAction(const std::string& action);
@@ -122,6 +129,10 @@ struct TargetBinding {
 // NotFound (naming what is missing) when the inventory does not map the target.
 Result<TargetBinding> BindTarget(const Inventory& inv, const cluster::Topology& topo, const std::string& action,
                                  const cluster::Target& target);
+
+// Binds a site-wide healer action (observe_links, observe_jobs, *_job) to its run_on host: {host} and
+// {address} are that host's, plus its vars. NotSupported when the inventory does not define it.
+Result<TargetBinding> BindSite(const Inventory& inv, const std::string& action);
 
 // Checks that the model and rack count match the plan's cluster.
 Status CheckModel(const Inventory& inv, const ClusterSpec& cluster);

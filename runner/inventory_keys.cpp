@@ -22,6 +22,10 @@ const std::vector<InventoryKey>& InventoryKeys() {
       {"", "injectors",
        "Map from a fault action (`link_down`, `nvlink_down`, `gpu_throttle`, `valve_fail`, `tray_pull`) to its command "
        "templates (see `injectors.<action>`)."},
+      {"", "healer",
+       "Real mode's healer: how it observes the site (`observe_*`, every `observe_period`) and carries out its "
+       "actions (`drain`, `resume`, ...): a map from a healer action to `{apply, run_on}` (see docs/real-mode.md)."},
+      {"healer", "observe_period", "Duration between two observation polls of every tray (default 1s, at least 100ms)."},
       {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s)."},
       {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s)."},
       {"ssh", "max_concurrent", "SSH sessions open at once (default 256)."},
@@ -72,6 +76,23 @@ const std::vector<ActionInfo>& InventoryActions() {
       {"gpu_throttle", "gpu_throttle", "", {"gpu", "watts", "baseline"}, "baseline"},
       {"valve_fail", "valve_fail", "", {"valve_endpoint", "valve_object", "opening", "baseline"}, "baseline"},
       {"tray_pull", "tray_pull", "", {}, "verify"},
+  };
+  return kActions;
+}
+
+const std::vector<ActionInfo>& HealerActions() {
+  // `target` is "a tray" (runs on the tray's host unless run_on) or "the site" (needs run_on); checked
+  // by its exit status (and, for observe_*, its output lines; docs/real-mode.md gives the formats).
+  static const std::vector<ActionInfo> kActions = {
+      {"observe_tray", "healer", "a tray", {}, "output: step <n> <compute_s> <step_s>"},
+      {"observe_links", "healer", "the site", {}, "output: <host> <iface> up or down"},
+      {"observe_jobs", "healer", "the site", {}, "output: <job> <STATE> <checkpoint step> <hosts>"},
+      {"drain", "healer", "a tray", {"reason"}, "exit 0 = drained"},
+      {"resume", "healer", "a tray", {}, "exit 0 = back in service"},
+      {"diagnostic", "healer", "a tray", {}, "exit 0 = passed"},
+      {"start_job", "healer", "the site", {"job", "ranks"}, "exit 0 = started"},
+      {"stop_job", "healer", "the site", {"job"}, "exit 0 = stopped"},
+      {"requeue_job", "healer", "the site", {"job", "reason"}, "exit 0 = requeued"},
   };
   return kActions;
 }

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "cluster/catalogue.h"
@@ -78,13 +79,15 @@ int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::
 }
 
 int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> seed, const std::string& healer,
-           const std::string& command_line) {
+           const std::string& inventory, const std::string& command_line) {
   rc::runner::Plan plan;
   rc::runner::RunSpec spec;
   if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec)) return rc_;
   if (rc::runner::StopFileExists())  // an operator halted every run on this machine
     return Error(ExitCode::kInterrupted, "stop file " + rc::runner::StopFilePath() + " exists; remove it to run");
   rc::runner::InstallStopHandlers();
+  // --inventory runs the plan on that site (relative to the working directory, not to the plan).
+  if (!inventory.empty()) plan.cluster.inventory = std::filesystem::absolute(inventory).lexically_normal().string();
   if (!plan.cluster.inventory.empty()) return CmdRunReal(c, plan, spec, command_line);
   rc::runner::RunOptions opt;
   opt.db_path = c.db;
@@ -167,13 +170,14 @@ int main(int argc, char** argv) {
     if (db) sub->add_option("--db", common.db, "Report database (SQLite)")->capture_default_str();
   };
 
-  std::string plan_path, healer, list_what;
+  std::string plan_path, healer, list_what, inventory;
   std::optional<uint64_t> seed;
 
   auto* run = app.add_subcommand("run", "Run a plan on the simulated cluster and record the report");
   run->add_option("plan", plan_path, "Plan file (YAML)")->required();
   run->add_option("--seed", seed, "Override the plan's seed (the summary prints the seed used)");
   run->add_option("--healer", healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
+  run->add_option("--inventory", inventory, "Run on real hosts: this site inventory instead of the plan's cluster.inventory");
   bool dry_run = false;
   run->add_flag("--dry-run", dry_run, "Print the resolved timeline (what would happen to which component) and exit; touches nothing");
   run->add_option("--ledger", common.ledger, "Real mode: fault ledger (default <db>.ledger)");
@@ -267,7 +271,7 @@ int main(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   if (*run && dry_run) return rc::runner::CmdDryRun(plan_path, {seed, healer});
-  if (*run) return CmdRun(common, plan_path, seed, healer, command_line);
+  if (*run) return CmdRun(common, plan_path, seed, healer, inventory, command_line);
   if (*validate) return CmdValidate(plan_path, seed);
   if (*recover) {
     recover_options.accept_new_host_keys = common.accept_new_host_keys;

@@ -16,7 +16,9 @@
 #include "runner/safety.h"
 #include "runner/score.h"
 #include "runner/ssh/ssh_pool.h"
+#include "healer/healer.h"
 #include "runner/ssh_backend.h"
+#include "runner/ssh_monitor.h"
 #include "runner/wall_clock.h"
 
 #ifndef RACKCHAOS_VERSION
@@ -96,6 +98,8 @@ class Timeline {
     return failed + (s.ok() ? 0 : 1);
   }
   int failures() const { return failures_; }
+  // The fault injected last (the report's guess at what a job's trouble is due to), or kNoFault.
+  FaultId last_injected() const { return last_injected_; }
 
  private:
   void Apply(const ResolvedFault& f) {
@@ -108,6 +112,9 @@ class Timeline {
                                                 "fault #" + std::to_string(f.id) + ": " + applied.status().ToString()}});
       return;
     }
+    // Ground truth for blast radius: what the fault took out of service (never shown to the healer).
+    events_.Record({clock_.Now(), PhysicsChanged{f.target.component, std::string(f.injector->name()), 0, f.id}});
+    last_injected_ = f.id;
     events_.Record({clock_.Now(), FaultInjected{f.id, std::string(f.injector->name()), f.target.component,
                                                 f.target.port, f.selector, applied->detail}});
     spdlog::info("fault #{} {} on {} ({})", f.id, f.injector->name(), name, applied->detail);
@@ -137,7 +144,26 @@ class Timeline {
   EventSink& events_;
   std::map<FaultId, Applied> applied_;
   int failures_ = 0;
+  FaultId last_injected_ = kNoFault;
 };
+
+// Runs start_job or stop_job for every job of the plan; returns how many failed.
+int JobActions(SshBackend& backend, const Inventory& inv, const RunSpec& spec, const std::string& action) {
+  int failed = 0;
+  const size_t gpus_per_tray = static_cast<size_t>(std::max(1, spec.topology.model().gpus_per_tray));
+  for (const cluster::JobConfig& j : spec.jobs) {
+    auto b = BindSite(inv, action);
+    if (!b.ok()) return static_cast<int>(spec.jobs.size());
+    b->values["job"] = j.name;
+    b->values["ranks"] = std::to_string((static_cast<size_t>(j.gpus) + gpus_per_tray - 1) / gpus_per_tray);
+    auto r = backend.RunHealerAction(action, *b, kNoComponent);
+    if (!r.ok() || r->exit_status != 0) {
+      ++failed;
+      spdlog::error("{} {} failed: {}", action, j.name, r.ok() ? r->err : r.status().ToString());
+    }
+  }
+  return failed;
+}
 
 RunOutcome Fail(RunOutcome out, const Status& s) {
   out.code = ExitCode::kRuntimeError;
@@ -183,6 +209,16 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
       hosts.insert(b->host);
     }
   }
+  // The healer runs when the site can be observed; the plan's jobs then need the job actions too.
+  real.healer = iv.actions.count("observe_tray") > 0;
+  if (real.healer) {
+    for (const std::string& h : SshMonitor::Hosts(iv)) hosts.insert(h);
+    if (!plan.jobs.empty())
+      for (const char* action : {"start_job", "stop_job", "observe_jobs"})
+        if (!iv.actions.count(action))
+          return At(plan.jobs.front().pos, std::string("the plan has jobs but site inventory ") + iv.path +
+                                               " defines no healer." + action + " command");
+  }
   real.hosts.assign(hosts.begin(), hosts.end());
   Time last{};
   for (const ResolvedFault& f : spec.faults) last = std::max(last, f.at + f.duration.value_or(Duration{}));
@@ -222,7 +258,20 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   if (!ledger_run.ok()) return Fail(out, ledger_run.status());
   Status s = store->AddComponents(*run, ComponentRows(spec.topology, inv));
   if (!s.ok()) return Fail(out, s);
-  if (!spec.jobs.empty()) spdlog::warn("real mode does not start the plan's {} job(s); only its faults run", spec.jobs.size());
+  std::vector<reports::JobRow> job_rows;
+  std::vector<healer::JobInfo> job_infos;
+  std::vector<MonitoredJob> monitored;
+  for (size_t i = 0; i < spec.jobs.size(); ++i) {
+    const auto& j = spec.jobs[i];
+    job_rows.push_back({static_cast<JobId>(i), j.name, j.gpus, j.step_time.Seconds()});
+    job_infos.push_back({static_cast<JobId>(i), j.name, j.gpus, j.step_time});
+    monitored.push_back({static_cast<JobId>(i), j.name, j.gpus, j.step_time});
+  }
+  if (real.healer) s = store->AddJobs(*run, job_rows);
+  if (!s.ok()) return Fail(out, s);
+  if (!spec.jobs.empty() && !real.healer)
+    spdlog::warn("the inventory has no healer section: the plan's {} job(s) are not started; only its faults run",
+                 spec.jobs.size());
   auto finish = [&](const char* status, ExitCode code, const std::string& reason) {
     (void)store->FinishRun(*run, status, ToInt(code), LedgerWallNow(), reason);
   };
@@ -248,11 +297,22 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   WallClock clock(io);
   SetLogClock(&clock);
   StoringSink events(*store, *run);
-  SshBackendOptions backend_options{&*ledger, *ledger_run, {}};
+  SshBackendOptions backend_options{&*ledger, *ledger_run, {}, {}};
   for (const ResolvedFault& f : spec.faults)
     if (f.duration) backend_options.durations[f.id] = *f.duration;
+  for (const MonitoredJob& j : monitored) backend_options.job_names[j.id] = j.name;
   SshBackend backend(inv, spec.topology, pool, clock, events, backend_options);
   Timeline timeline(spec, clock, backend, events);
+  // The healer sees only what the monitor reads from the site; it acts through the inventory's commands.
+  healer::Healer healer(spec.topology, clock, backend, events, spec.policy);
+  SshMonitor monitor(inv, spec.topology, pool, clock, backend, events, monitored,
+                     [&timeline] { return timeline.last_injected(); });
+  int job_failures = 0;
+  if (real.healer) {
+    backend.Subscribe(&healer);
+    job_failures += JobActions(backend, inv, spec, "start_job");
+    monitor.Start();
+  }
   timeline.Schedule();
   // A stop file halts the run like a signal does (checked each time the clock wakes: wall time is cheap here).
   auto stop = [] {
@@ -264,16 +324,24 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   const bool interrupted = StopRequested();
   const Time end = clock.Now();
 
-  // Stage 5: nothing stays applied, whatever happened.
+  // Stage 5: nothing stays applied, whatever happened: faults, the jobs, trays the healer still holds.
+  monitor.Stop();
+  if (real.healer) job_failures += JobActions(backend, inv, spec, "stop_job");
   const int revert_failures = timeline.RevertAll(interrupted ? "run interrupted" : "end of run");
+  if (real.healer)
+    for (const auto& [name, mapping] : inv.trays)
+      if (auto id = spec.topology.Find(name); id && healer.IsIsolated(*id)) {
+        Status r = backend.Resume(*id);
+        events.Record({clock.Now(), ActionTaken{"resume", *id, kNoJob, r.ok(), "end of run: " + (r.ok() ? std::string("returned to service") : r.ToString())}});
+      }
   SetLogClock(nullptr);
   if (!events.status().ok()) return Fail(out, events.status());
 
   // Stage 6: metrics, gates, verdict. A fault that could not be applied or reverted is an error.
-  auto scored = ScoreRun(*store, *run, spec, events.events(), {}, end, out.gates);
+  auto scored = ScoreRun(*store, *run, spec, events.events(), job_infos, end, out.gates);
   if (!scored.ok()) return Fail(out, scored.status());
   const std::string failed = *scored;
-  const int fault_failures = timeline.failures() + revert_failures;
+  const int fault_failures = timeline.failures() + revert_failures + job_failures;
   if (interrupted) {
     out.code = ExitCode::kInterrupted;
     finish("interrupted", out.code, "interrupted by signal");

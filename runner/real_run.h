@@ -9,7 +9,12 @@
 // everything and finish the run as 'interrupted' (exit 4). A failed host fails only its own faults
 // (recorded as ActionTaken events with ok = false).
 //
-// The healer does not run in real mode yet, and jobs in the plan are not started (a warning says so).
+// When the inventory has a `healer:` section the healer runs too: an SshMonitor turns the site's own
+// answers (tray hosts answering, link state, the scheduler's job list, the ranks' step times) into
+// observations; the healer acts through the inventory's drain/resume/requeue_job/diagnostic commands.
+// The plan's jobs are then started with start_job before the first fault and stopped with stop_job at
+// the end, and trays the healer still holds isolated at the end are resumed. Without a `healer:`
+// section only the faults run (jobs are not started; a warning says so).
 #pragma once
 
 #include <string>
@@ -28,6 +33,7 @@ struct RealSpec {
   Inventory inventory;
   std::vector<std::string> hosts;  // inventory hosts the faults need, sorted
   Time horizon{};                  // plan duration, or the end of the last fault
+  bool healer = false;             // the inventory's healer section can observe trays (observe_tray)
 };
 
 // Loads the plan's inventory (path relative to the plan file) and checks, once for every fault, that

@@ -60,7 +60,7 @@ std::string CancelExpiryCommand(const std::string& token, int64_t pid) {
 }
 
 SshBackend::SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool,
-                       const Clock& clock, EventSink& events, SshBackendOptions options)
+                       Clock& clock, EventSink& events, SshBackendOptions options)
     : inv_(inventory), topo_(topology), pool_(pool), clock_(clock), events_(events), options_(std::move(options)) {}
 
 std::optional<ssh::HostSpec> SshBackend::HostOf(const Inventory& inventory, const std::string& host) {
@@ -279,16 +279,58 @@ Status SshBackend::SetTrayPresent(ComponentId tray, bool present, FaultId cause)
   return Switch("tray_pull", {tray, -1}, !present, cause);
 }
 
-namespace {
-Status HealerVerb(const char* verb) {
-  return Status::NotSupported(std::string(verb) + " is not available on real hosts yet (the healer runs in simulation only)");
+void SshBackend::Publish(const cluster::Observation& obs) {
+  for (cluster::ObservationSink* sink : sinks_) sink->OnObservation(obs);
 }
-}  // namespace
 
-Status SshBackend::Drain(ComponentId, const std::string&) { return HealerVerb("drain"); }
-Status SshBackend::Resume(ComponentId) { return HealerVerb("resume"); }
-Status SshBackend::ResetGpu(ComponentId) { return HealerVerb("gpu_reset"); }
-Status SshBackend::RequeueJob(JobId, const std::string&) { return HealerVerb("requeue_job"); }
-Status SshBackend::RunDiagnostic(ComponentId) { return HealerVerb("diagnostic"); }
+Result<ssh::CommandResult> SshBackend::RunHealerAction(const std::string& action, const TargetBinding& b,
+                                                       ComponentId component) {
+  RC_ASSIGN_OR_RETURN(std::string cmd, Render(inv_.actions.at(action).apply, b.host, b.values));
+  return Run(action, b.host, component, cmd);
+}
+
+Status SshBackend::TrayAction(const std::string& action, ComponentId tray, std::map<std::string, std::string> extra) {
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, action, {tray, -1}));
+  for (auto& [k, v] : extra) b.values[k] = std::move(v);
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, RunHealerAction(action, b, tray));
+  if (r.exit_status != 0)
+    return Status::Unavailable(b.host + ": " + action + " exited " + std::to_string(r.exit_status) + ": " +
+                               FirstLine(r.err.empty() ? r.out : r.err));
+  return Status::Ok();
+}
+
+Status SshBackend::Drain(ComponentId tray, const std::string& reason) {
+  // One line of plain text: Slurm keeps the reason, and a template value may not span lines.
+  std::string text = FirstLine(reason);
+  return TrayAction("drain", tray, {{"reason", text}});
+}
+
+Status SshBackend::Resume(ComponentId tray) { return TrayAction("resume", tray, {}); }
+
+Status SshBackend::ResetGpu(ComponentId) {
+  return Status::NotSupported("gpu_reset has no inventory action yet (the rig's GPUs are CPU quotas)");
+}
+
+Status SshBackend::RequeueJob(JobId job, const std::string& reason) {
+  auto name = options_.job_names.find(job);
+  if (name == options_.job_names.end()) return Status::NotFound("job " + std::to_string(job) + " is not in the plan");
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindSite(inv_, "requeue_job"));
+  b.values["job"] = name->second;
+  b.values["reason"] = FirstLine(reason);
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, RunHealerAction("requeue_job", b, kNoComponent));
+  if (r.exit_status != 0)
+    return Status::Unavailable(b.host + ": requeue_job exited " + std::to_string(r.exit_status) + ": " + FirstLine(r.err));
+  return Status::Ok();
+}
+
+Status SshBackend::RunDiagnostic(ComponentId tray) {
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, "diagnostic", {tray, -1}));
+  auto r = RunHealerAction("diagnostic", b, tray);
+  cluster::DiagnosticResult result{tray, r.ok() && r->exit_status == 0,
+                                   r.ok() ? FirstLine(r->out.empty() ? r->err : r->out) : r.status().ToString()};
+  // Delivered later, as a finished diagnostic is in the simulator: never inside the healer's own call.
+  clock_.CallAfter(Duration{}, [this, result] { Publish({clock_.Now(), result}); });
+  return Status::Ok();
+}
 
 }  // namespace rackchaos::runner

@@ -9,7 +9,11 @@
 // `baseline` template; apply and revert are verified by reading it back.
 //
 // Verbs the inventory does not define return NotSupported (validation checks them once per plan with
-// BindTarget). Healer verbs are NotSupported for now. No observations are produced yet.
+// BindTarget). Healer verbs run the inventory's `healer:` actions once, with no ledger (drain and
+// resume are the site's own state changes, not faults): drain/resume on the tray's node, requeue_job
+// with the plan's job name, diagnostic whose exit status (0 = passed) and first output line come back
+// as a DiagnosticResult observation, delivered from a clock callback. Observations from the monitor
+// (runner/ssh_monitor.h) reach subscribers through Publish().
 //
 // Every remote command is recorded as an ActionTaken event ("ssh.apply", "ssh.verify", "ssh.revert",
 // "ssh.baseline", "ssh.expiry", "ssh.cancel_expiry") with host, command, exit status and time taken.
@@ -22,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cluster/backend.h"
 #include "core/clock.h"
@@ -37,11 +42,13 @@ struct SshBackendOptions {
   int64_t ledger_run = 0;
   // Faults that end on their own after this long: they get a host-side expiry at end + expiry grace.
   std::map<FaultId, Duration> durations;
+  // The plan's job names ({job} of requeue_job).
+  std::map<JobId, std::string> job_names;
 };
 
 class SshBackend : public cluster::Backend {
  public:
-  SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, const Clock& clock,
+  SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, Clock& clock,
              EventSink& events, SshBackendOptions options = {});
 
   std::string Name() const override { return "ssh"; }
@@ -60,7 +67,15 @@ class SshBackend : public cluster::Backend {
   Status ResetGpu(ComponentId gpu) override;
   Status RequeueJob(JobId job, const std::string& reason) override;
   Status RunDiagnostic(ComponentId tray) override;
-  void Subscribe(cluster::ObservationSink*) override {}
+  void Subscribe(cluster::ObservationSink* sink) override { sinks_.push_back(sink); }
+  // Hands `obs` to every subscriber, in subscription order.
+  void Publish(const cluster::Observation& obs);
+  // Renders `tmpl` for `host` with `values`, the host's env exported first.
+  Result<std::string> Render(const std::string& tmpl, const std::string& host,
+                             const std::map<std::string, std::string>& values) const;
+  // Runs a healer action once ("healer.<action>" ActionTaken); the result, or the transport failure.
+  Result<ssh::CommandResult> RunHealerAction(const std::string& action, const TargetBinding& b,
+                                             ComponentId component);
 
   // Reverts every fault still applied through this backend (a safety net after the injectors' own
   // reverts). Returns the first failure; every target is tried.
@@ -94,6 +109,8 @@ class SshBackend : public cluster::Backend {
                     std::map<std::string, std::string> values, std::optional<double> expect_applied,
                     std::optional<double> baseline, FaultId cause);
   Status RevertFault(const std::string& key, const std::string& why);
+  // Runs a tray-bound healer action with extra placeholder values; OK when it exits 0.
+  Status TrayAction(const std::string& action, ComponentId tray, std::map<std::string, std::string> extra);
 
   // Runs one command on `host` and records an ActionTaken (ok = it ran and exited `expected_exit`).
   // Fails only when the command did not run to its end (transport); the exit status is the caller's.
@@ -101,16 +118,15 @@ class SshBackend : public cluster::Backend {
                                  const std::string& command, int expected_exit = 0);
   Status Verify(const std::string& host, ComponentId component, const std::string& verify, bool want_applied);
   Status VerifyValue(const std::string& host, ComponentId component, const std::string& readback, double expect);
-  Result<std::string> Render(const std::string& tmpl, const std::string& host,
-                             const std::map<std::string, std::string>& values) const;
   std::string Key(const std::string& action, const cluster::Target& t) const;
 
   const Inventory& inv_;
   const cluster::Topology& topo_;
   ssh::SshPool& pool_;
-  const Clock& clock_;
+  Clock& clock_;
   EventSink& events_;
   SshBackendOptions options_;
+  std::vector<cluster::ObservationSink*> sinks_;
   std::map<std::string, Open> open_;          // by Key()
   std::map<std::string, double> baselines_;   // last value read per Key()
 };

@@ -1,5 +1,7 @@
 #include "runner/validate.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <map>
 
@@ -228,6 +230,10 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   }
 
   std::string policy_name = options.healer_policy.empty() ? plan.healer.policy : options.healer_policy;
+  // A policy file named by the plan is relative to the plan, like its inventory.
+  if (options.healer_policy.empty() && (policy_name.ends_with(".yaml") || policy_name.ends_with(".yml")) &&
+      std::filesystem::path(policy_name).is_relative())
+    policy_name = (std::filesystem::path(plan.path).parent_path() / policy_name).lexically_normal().string();
   auto policy = healer::LoadPolicy(policy_name);
   if (!policy.ok()) {
     if (!options.healer_policy.empty()) return Status::Invalid("--healer: " + policy.status().message());

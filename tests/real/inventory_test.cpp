@@ -192,5 +192,63 @@ TEST_CASE("inventory: the host-side expiry removes its token before reverting") 
   CHECK(CancelExpiryCommand("/tmp/rackchaos-expiry.ab'c", 42) == "rm -f -- '/tmp/rackchaos-expiry.ab'\\''c'; kill 42 2>/dev/null; true");
 }
 
+const char* kHealer = R"(healer:
+  observe_period: 2s
+  observe_tray: {apply: cat /run/rank.status}
+  observe_jobs: {run_on: h1, apply: squeue -h -o '%j %T'}
+  drain: {run_on: h1, apply: "scontrol update nodename={host} state=drain reason={reason}"}
+  requeue_job: {run_on: h1, apply: "launch {job}"}
+)";
+
+TEST_CASE("inventory: the healer section reads observe and healer actions and binds them") {
+  auto inv = ParseInventory(std::string(kSmall) + kHealer, "site.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  CHECK(inv->observe_period == Duration::Seconds(2));
+  CHECK(inv->actions.count("observe_tray") == 1);
+  cluster::Topology topo = Gb200();
+  auto drain = BindTarget(*inv, topo, "drain", T(topo, "r01.tray01"));
+  REQUIRE(drain.ok());
+  CHECK(drain->host == "h1");
+  CHECK(drain->values.at("host") == "h1");
+  auto requeue = BindSite(*inv, "requeue_job");
+  REQUIRE(requeue.ok());
+  CHECK(requeue->host == "h1");
+  CHECK(BindSite(*inv, "start_job").status().code() == StatusCode::kNotSupported);
+  CHECK(ActionFor(cluster::Verb::kDrain) == "drain");
+  CHECK(ActionFor(cluster::Verb::kRequeueJob) == "requeue_job");
+}
+
+TEST_CASE("inventory: healer actions take one command and site-wide ones need run_on") {
+  std::string text = std::string(kSmall) + kHealer;
+  std::string t1 = text;
+  Replace(t1, "requeue_job: {run_on: h1, apply: \"launch {job}\"}", "requeue_job: {apply: \"launch {job}\"}");
+  CHECK(Error(t1).find("healer.requeue_job concerns no single tray and needs run_on") != std::string::npos);
+  std::string t2 = text;
+  Replace(t2, "observe_tray: {apply: cat /run/rank.status}", "observe_tray: {apply: x, revert: y}");
+  CHECK(Error(t2).find("healer.observe_tray takes one command") != std::string::npos);
+  std::string t3 = text;
+  Replace(t3, "launch {job}", "launch {watts}");
+  CHECK(Error(t3).find("site.yaml:") == 0);
+  std::string t4 = text;
+  Replace(t4, "observe_period: 2s", "observe_period: 10ms");
+  CHECK(Error(t4).find("observe_period must be at least 100ms") != std::string::npos);
+  std::string t5 = text;
+  Replace(t5, "  drain:", "  link_down:");
+  CHECK(Error(t5).find("unknown healer action 'link_down'") != std::string::npos);
+}
+
+TEST_CASE("inventory: the rig's inventory template loads once its blanks are filled") {
+  std::ifstream in(std::string(RACKCHAOS_SOURCE_DIR) + "/tests/rig/inventory.yaml.in");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(text.empty());
+  for (size_t p; (p = text.find("@RIG@")) != std::string::npos;) text.replace(p, 5, "/tmp/rig");
+  text += "  - {name: head, address: 10.77.0.254}\n  - {name: tray1, address: 10.77.0.1}\n"
+          "trays:\n  r01.tray01: {host: tray1, gpus: [0, 1, 2, 3], nics: [eth0]}\n";
+  auto inv = ParseInventory(text, "rig.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  for (const std::string& action : HealerActionNames()) CHECK_MESSAGE(inv->actions.count(action) == 1, action);
+  CHECK(inv->actions.at("link_down").run_on == "head");
+}
+
 }  // namespace
 }  // namespace rackchaos::runner

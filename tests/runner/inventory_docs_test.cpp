@@ -1,5 +1,5 @@
-// docs/inventory-reference.md is generated from InventoryKeys() and InventoryActions(), the tables the
-// inventory loader accepts, so the two cannot drift. Regenerate with:
+// docs/inventory-reference.md is generated from InventoryKeys(), InventoryActions() and HealerActions(),
+// the tables the inventory loader accepts, so the two cannot drift. Regenerate with:
 //   RACKCHAOS_UPDATE_DOCS=1 ./build/tests/runner/run_tests -tc="*inventory key table*"
 #include <doctest/doctest.h>
 
@@ -52,6 +52,12 @@ std::string RenderInventoryReference() {
   for (const runner::ActionInfo& a : runner::InventoryActions())
     md << "| `" << a.name << "` | `" << a.injector << "`" << (a.target.empty() ? "" : " on " + a.target) << " | "
        << Braced(a.placeholders) << " | `" << a.checked_by << "` |\n";
+  md << "\n## Healer actions (`healer.<action>`)\n\n"
+     << "Each takes `apply` and optionally `run_on`; actions on the site need `run_on`. Formats of the\n"
+     << "observe_* answers: [real-mode.md](real-mode.md).\n\n"
+     << "| action | on | placeholders | answer |\n|---|---|---|---|\n";
+  for (const runner::ActionInfo& a : runner::HealerActions())
+    md << "| `" << a.name << "` | " << a.target << " | " << Braced(a.placeholders) << " | " << a.checked_by << " |\n";
   return md.str();
 }
 
