@@ -25,6 +25,7 @@ void IncidentImporter::BeginFile(const std::string& name) {
   file_ = static_cast<int>(incident_.files.size());
   incident_.files.push_back(name);
   state_ = FileState{};
+  file_line_ = 0;
   partial_.clear();
   partial_overlong_ = false;
 }
@@ -80,8 +81,8 @@ void IncidentImporter::Feed(std::string_view chunk) {
 }
 
 void IncidentImporter::Line(std::string_view line) {
-  const int64_t number = ++incident_.lines;
-  (void)number;
+  ++incident_.lines;
+  ++file_line_;
   if (IsBlank(line)) return;
   SplitLine split = SplitLogLine(line);
   scratch_.clear();
@@ -92,7 +93,7 @@ void IncidentImporter::Line(std::string_view line) {
   if (r == LineResult::kNotUnderstood) r = ParseKernelLine(line, split, scratch_);
   if (r == LineResult::kNotUnderstood) r = ParseSlurmLine(split, state_, scratch_);
   if (r == LineResult::kNotUnderstood) {
-    CountNotUnderstood(incident_, std::string(body), file_, incident_.lines);
+    CountNotUnderstood(incident_, body, file_, file_line_, pattern_);
     return;
   }
   ++incident_.understood;
@@ -102,7 +103,7 @@ void IncidentImporter::Line(std::string_view line) {
       continue;
     }
     e.file = file_;
-    e.line = incident_.lines;
+    e.line = file_line_;
     if (e.kind == EventKind::kXid && e.code == 0 && e.action == "xid") {  // timeline rows: the code is in the detail
       size_t d = e.detail.find_first_of("0123456789");
       if (d != std::string::npos)

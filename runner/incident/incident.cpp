@@ -22,41 +22,40 @@ const char* EventKindName(EventKind kind) {
   return "note";
 }
 
-// Digits and hex-looking words become '#', so "usb 1-3: new device 42" and "usb 2-1: new device 7"
-// count as one pattern; control and non-ASCII bytes become '?', so the summary prints safely.
-std::string LinePattern(const std::string& body) {
-  std::string out;
+// "usb 1-3: new device 42" and "usb 2-1: new device 7" count as one pattern; control and non-ASCII
+// bytes become '?', so the summary prints safely.
+void LinePatternInto(std::string_view body, std::string& out) {
+  out.clear();
   for (size_t i = 0; i < body.size() && out.size() < kPatternChars;) {
     auto c = static_cast<unsigned char>(body[i]);
-    if (std::isalnum(c)) {
-      size_t j = i;
-      bool digit = false, non_hex = false;
-      while (j < body.size() && (std::isalnum(static_cast<unsigned char>(body[j])) || body[j] == '_')) {
-        digit |= std::isdigit(static_cast<unsigned char>(body[j])) != 0;
-        non_hex |= std::isxdigit(static_cast<unsigned char>(body[j])) == 0;
+    if (c >= '0' && c <= '9') {
+      size_t j = i + 1;
+      if (c == '0' && j < body.size() && (body[j] == 'x' || body[j] == 'X')) ++j;  // 0x1f
+      while (j < body.size() && (std::isdigit(static_cast<unsigned char>(body[j])) ||
+                                 (j > i + 1 && body[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(body[j])))))
         ++j;
-      }
-      if (digit && (!non_hex || std::isdigit(c))) {
-        out += '#';
-      } else {
-        out.append(body, i, std::min(j - i, kPatternChars - out.size()));
-      }
+      out += '#';
       i = j;
     } else {
       out += (c < 0x20 || c >= 0x7f) ? '?' : static_cast<char>(c);
       ++i;
     }
   }
+}
+
+std::string LinePattern(std::string_view body) {
+  std::string out;
+  LinePatternInto(body, out);
   return out;
 }
 
-void CountNotUnderstood(Incident& incident, const std::string& body, int file, int64_t line) {
+void CountNotUnderstood(Incident& incident, std::string_view body, int file, int64_t line, std::string& scratch) {
   ++incident.not_understood;
-  std::string pattern = LinePattern(body);
-  auto it = incident.patterns.find(pattern);
+  LinePatternInto(body, scratch);
+  auto it = incident.patterns.find(std::string_view(scratch));
   if (it == incident.patterns.end()) {
-    if (incident.patterns.size() >= kMaxPatterns) pattern = "(other patterns)";
-    it = incident.patterns.try_emplace(pattern, PatternCount{0, file, line}).first;
+    std::string pattern = incident.patterns.size() >= kMaxPatterns ? std::string("(other patterns)") : scratch;
+    it = incident.patterns.try_emplace(std::move(pattern), PatternCount{0, file, line}).first;
   }
   ++it->second.count;
 }

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rackchaos::incident {
@@ -56,8 +57,8 @@ struct IncidentEvent {
   int64_t line = 0;     // 1-based line in that file
 };
 
-// Lines not understood, grouped by a pattern (the line without its time prefix, digits and hex runs
-// replaced by '#', cut to kPatternChars).
+// Lines not understood, grouped by a pattern (the line without its time prefix, every run of digits
+// and every 0x number replaced by '#', other control or non-ASCII bytes by '?', cut to kPatternChars).
 struct PatternCount {
   int64_t count = 0;
   int file = 0;
@@ -78,14 +79,16 @@ struct Incident {
   int64_t not_understood = 0;  // lines counted in `patterns`
   int64_t dropped_events = 0;  // understood beyond kMaxEvents
   int64_t overlong_lines = 0;  // lines longer than kMaxLineBytes
-  std::map<std::string, PatternCount> patterns;
+  std::map<std::string, PatternCount, std::less<>> patterns;
 };
 
 // The pattern a not-understood line is counted under.
-std::string LinePattern(const std::string& body);
+std::string LinePattern(std::string_view body);
+// The same into `out` (cleared first), so a caller can reuse one buffer.
+void LinePatternInto(std::string_view body, std::string& out);
 
-// Counts `body` (a line without its time prefix) as not understood.
-void CountNotUnderstood(Incident& incident, const std::string& body, int file, int64_t line);
+// Counts `body` (a line without its time prefix) as not understood; `scratch` is a reusable buffer.
+void CountNotUnderstood(Incident& incident, std::string_view body, int file, int64_t line, std::string& scratch);
 
 // The `n` most frequent patterns, most frequent first (ties by pattern text).
 std::vector<std::pair<std::string, PatternCount>> TopPatterns(const Incident& incident, size_t n);

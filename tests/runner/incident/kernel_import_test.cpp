@@ -141,6 +141,7 @@ TEST_CASE("incident kernel: noise, garbage and binary are counted by pattern, ne
   auto top = ri::TopPatterns(inc, 10);
   REQUIRE(!top.empty());
   CHECK(top[0].first == "usb #-#: new high-speed USB device number # using xhci_hcd");
+  CHECK(ri::LinePattern("nvme0n1p3 at 0x1f3a") == "nvme#n#p# at #");
   CHECK(top[0].second.count == 2);
   CHECK(top[0].second.first_line == 1);
   for (const auto& [pattern, count] : top) {
