@@ -4,17 +4,13 @@
 
 #include "cluster/kernel_log.h"
 #include "runner/incident/importer.h"
+#include "import_util.h"
 
 namespace ri = rackchaos::incident;
+using rackchaos::incident::testing::Import;
 namespace cl = rackchaos::cluster;
 
 namespace {
-
-ri::Incident Import(const std::string& text, ri::ImportOptions options = {}) {
-  ri::IncidentImporter importer(options);
-  importer.ImportText(text, "test.log");
-  return importer.Finish();
-}
 
 // 2026-11-30T00:00:00Z + uptime.
 double Wall(double uptime) { return static_cast<double>(cl::kSimulatedBootUnixSeconds) + uptime; }

@@ -3,17 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "runner/incident/importer.h"
+#include "import_util.h"
 #include "runner/incident/log_line.h"
 
 namespace ri = rackchaos::incident;
+using rackchaos::incident::testing::Import;
 
 namespace {
-
-ri::Incident Import(const std::string& text) {
-  ri::IncidentImporter importer;
-  importer.ImportText(text, "slurm.log");
-  return importer.Finish();
-}
 
 double T(const char* iso) { return *ri::ParseIsoTime(iso); }
 

@@ -6,19 +6,11 @@
 #include <unistd.h>
 
 #include "runner/incident/importer.h"
+#include "import_util.h"
 #include "runner/incident/log_line.h"
 
 namespace ri = rackchaos::incident;
-
-namespace {
-
-ri::Incident Import(const std::string& text) {
-  ri::IncidentImporter importer;
-  importer.ImportText(text, "timeline");
-  return importer.Finish();
-}
-
-}  // namespace
+using rackchaos::incident::testing::Import;
 
 TEST_CASE("incident timeline: JSON lines with wall and relative times, escapes, bad rows counted") {
   auto inc = Import(
