@@ -23,29 +23,18 @@
 
 #include "cluster/topology.h"
 #include "core/status.h"
+#include "runner/incident/host_map.h"
 #include "runner/incident/incident.h"
 #include "runner/inventory.h"
 #include "runner/plan.h"
 
 namespace rackchaos::runner {
 
-// Where the names in the logs point in the model.
-struct HostMap {
-  std::map<std::string, std::string> trays;    // host (Slurm node) -> compute tray, "r01.tray03"; "*" = any host
-  std::map<std::string, std::string> targets;  // "HOST ADDRESS" (host may be "*") -> target, "r01.tray03.gpu2"
-};
+using incident::HostMap;
 
-// The --gpu-map format, one mapping a line ('#' starts a comment):
-//   HOST TRAY                 node07 r01.tray03
-//   HOST ADDRESS TARGET       node07 0000:3b:00 r01.tray03.gpu2    (PCI bus id or interface name; HOST may be *)
-// Errors name FILE:LINE:COL. Targets are checked against the topology when they are used.
-Result<HostMap> ParseGpuMap(std::string_view text, const std::string& path);
-Result<HostMap> LoadGpuMap(const std::string& path);
 // Trays from the inventory's tray -> host table (host name and its address both map), GPUs given as
 // PCI bus ids and NIC interface names of each tray.
 HostMap HostMapFromInventory(const Inventory& inventory);
-// `from`'s entries replace `into`'s.
-void MergeHostMap(HostMap& into, const HostMap& from);
 
 struct ReplayFault {
   std::string kind;    // an injector name

@@ -71,9 +71,9 @@ Result<ClusterSource> LoadClusterSource(const ReplayArgs& args) {
   }
   src.plan.cluster.inventory.clear();  // the replay always runs on the simulator
   if (!args.gpu_map.empty()) {
-    auto m = LoadGpuMap(args.gpu_map);
+    auto m = incident::LoadGpuMap(args.gpu_map);
     if (!m.ok()) return m.status();
-    MergeHostMap(src.map, *m);
+    incident::MergeHostMap(src.map, *m);
   }
   if (!args.healer.empty()) src.plan.healer = args.healer;
   if (args.seed) src.plan.seed = *args.seed;
@@ -124,7 +124,7 @@ void PrintSideBySide(const ReplayTimeline& t, const RunSpec& spec, const RunMetr
                   fm ? std::to_string(fm->jobs_touched) + " (" + std::to_string(fm->jobs_interrupted) + " int)" : "-"});
   }
   std::cout << "\nIncident (site) vs healer policy '" << Ascii(spec.policy.name) << "' (times after each fault; 'at' from the first event)\n"
-            << table.Render("  ");
+            << (t.faults.empty() ? std::string("  no fault to replay: nothing in the logs maps to a fault (see above)\n") : table.Render("  "));
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ struct PatternCount {
   int64_t first_line = 0;  // where it was first seen
 };
 
-inline constexpr size_t kMaxEvents = 2'000'000;   // events kept; later ones are counted in dropped_events
+inline constexpr size_t kMaxEvents = 1'000'000;   // events kept; later ones are counted in dropped_events
 inline constexpr size_t kMaxPatterns = 512;       // distinct patterns kept; others go to "(other)"
 inline constexpr size_t kPatternChars = 64;
 inline constexpr size_t kMaxLineBytes = 64 * 1024;  // longer lines are cut there (the rest is skipped)

@@ -37,8 +37,8 @@ ri::Incident FromFiles(const std::string& dir, const std::vector<std::string>& f
   return importer.Finish();
 }
 
-rr::HostMap Map(const std::string& text) {
-  auto m = rr::ParseGpuMap(text, "map.txt");
+ri::HostMap Map(const std::string& text) {
+  auto m = ri::ParseGpuMap(text, "map.txt");
   REQUIRE(m.ok());
   return *m;
 }
@@ -125,13 +125,13 @@ TEST_CASE("replay: a node down with no fault becomes a tray pull until it is res
 }
 
 TEST_CASE("replay: GPU map errors name file line and column") {
-  auto bad = rr::ParseGpuMap("# ok\nn1 r01.tray01\n  n2 0000:01:00 r01.tray02.gpu0 extra\n", "map.txt");
+  auto bad = ri::ParseGpuMap("# ok\nn1 r01.tray01\n  n2 0000:01:00 r01.tray02.gpu0 extra\n", "map.txt");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().starts_with("map.txt:3:3: 4 words; expected 'HOST TRAY'"));
-  auto ctrl = rr::ParseGpuMap("n1 r01\x01tray01\n", "map.txt");
+  auto ctrl = ri::ParseGpuMap("n1 r01\x01tray01\n", "map.txt");
   REQUIRE_FALSE(ctrl.ok());
   CHECK(ctrl.status().message().starts_with("map.txt:1:4: control or non-ASCII"));
-  auto ok = rr::ParseGpuMap("n1 0000:3B:00 r01.tray01.gpu0\n", "map.txt");
+  auto ok = ri::ParseGpuMap("n1 0000:3B:00 r01.tray01.gpu0\n", "map.txt");
   REQUIRE(ok.ok());
   CHECK(ok->targets.count("n1 0000:3b:00") == 1);
 }
@@ -154,7 +154,7 @@ TEST_CASE("replay: plan text quotes hostile names and stays loadable") {
 TEST_CASE("replay: sample incident xid79-gpu-off-bus") {
   auto topo = Gb200();
   auto inc = FromFiles("scenarios/incidents/xid79-gpu-off-bus", {"kernel.log", "slurmctld.log"});
-  auto map = rr::LoadGpuMap(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/incidents/xid79-gpu-off-bus/gpu-map.txt");
+  auto map = ri::LoadGpuMap(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/incidents/xid79-gpu-off-bus/gpu-map.txt");
   REQUIRE(map.ok());
   auto t = rr::BuildReplayTimeline(inc, topo, *map);
   REQUIRE(t.faults.size() == 2);
@@ -171,7 +171,7 @@ TEST_CASE("replay: sample incident xid79-gpu-off-bus") {
 TEST_CASE("replay: sample incident nvlink-xid149") {
   auto topo = Gb200();
   auto inc = FromFiles("scenarios/incidents/nvlink-xid149", {"syslog", "sacctmgr-events.txt"});
-  auto map = rr::LoadGpuMap(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/incidents/nvlink-xid149/gpu-map.txt");
+  auto map = ri::LoadGpuMap(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/incidents/nvlink-xid149/gpu-map.txt");
   REQUIRE(map.ok());
   auto t = rr::BuildReplayTimeline(inc, topo, *map);
   REQUIRE(t.faults.size() == 2);
