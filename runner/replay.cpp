@@ -37,8 +37,8 @@ class Builder {
   }
 
   std::string Source(const IncidentEvent& e) const {
-    std::string s = inc_.files[static_cast<size_t>(e.file)] + ":" + std::to_string(e.line) + " " +
-                    incident::EventKindName(e.kind);
+    std::string s =
+        inc_.files[static_cast<size_t>(e.file)] + ":" + std::to_string(e.line) + " " + incident::EventKindName(e.kind);
     if (e.kind == EventKind::kXid || e.kind == EventKind::kSxid) s += " " + std::to_string(e.code);
     if (e.kind == EventKind::kFaultStart || e.kind == EventKind::kFaultEnd) s += " " + e.action;
     if (!e.host.empty()) s += " on " + e.host;
@@ -77,12 +77,22 @@ class Builder {
       auto tray = Tray(e.host);
       if (!tray) return Status::NotFound("no tray mapped for host '" + e.host + "' (add 'HOST TRAY' to --gpu-map)");
       if (auto gpu = topo_.GpuByPci(*tray, e.address)) return topo_.at(*gpu).name;
-      return Status::NotFound("no GPU with PCI " + e.address + " in " + topo_.at(*tray).name + " (add 'HOST ADDRESS TARGET')");
+      return Status::NotFound("no GPU with PCI " + e.address + " in " + topo_.at(*tray).name +
+                              " (add 'HOST ADDRESS TARGET')");
     }
     if (e.address.empty() && !e.host.empty()) {
       if (auto tray = Tray(e.host)) return topo_.at(*tray).name;
     }
     return Status::NotFound("no model component for '" + e.address + "' on host '" + e.host + "'");
+  }
+
+  // The compute tray of a fault's target, resolved once per fault (node events compare trays often).
+  ComponentId TrayOfFault(const ReplayFault& f) {
+    auto [it, fresh] = tray_of_target_.try_emplace(f.target, kNoComponent);
+    if (fresh) {
+      if (auto id = topo_.ResolveTarget(f.target); id.ok()) it->second = topo_.TrayOf(id->component);
+    }
+    return it->second;
   }
 
   // NICs by interface or PCI address through the map; a line without the interface ("Port module
@@ -94,8 +104,9 @@ class Builder {
     if (!target) {
       if (auto it = nic_by_pci_.find(pci_key); it != nic_by_pci_.end()) target = it->second;
     }
-    if (!target) return Status::NotFound("no NIC mapped for " + (e.iface.empty() ? e.address : e.iface) + " on host '" + e.host +
-                                         "' (add 'HOST IFACE r01.trayNN.nicN' to --gpu-map)");
+    if (!target)
+      return Status::NotFound("no NIC mapped for " + (e.iface.empty() ? e.address : e.iface) + " on host '" + e.host +
+                              "' (add 'HOST IFACE r01.trayNN.nicN' to --gpu-map)");
     if (nic_by_pci_.size() < 65536) nic_by_pci_[pci_key] = *target;
     return *target;
   }
@@ -134,7 +145,9 @@ class Builder {
   }
 
   void Xid(const IncidentEvent& e) {
-    if (e.code == 154) return Skip(e, "recovery action " + std::to_string(e.recovery_action.value_or(-1)) + " (" + e.action + "): a follow-up of the Xid before it");
+    if (e.code == 154)
+      return Skip(e, "recovery action " + std::to_string(e.recovery_action.value_or(-1)) + " (" + e.action +
+                         "): a follow-up of the Xid before it");
     auto target = Resolve(e);
     if (!target.ok()) return Skip(e, target.status().message());
     const std::string& a = e.action;
@@ -156,24 +169,20 @@ class Builder {
     double at = Offset(e);
     if (e.kind == EventKind::kNodeResume) {
       for (auto& f : out_.faults) {
-        auto id = topo_.ResolveTarget(f.target);
-        if (!id.ok() || topo_.TrayOf(id->component) != *tray || f.at > at) continue;
+        if (TrayOfFault(f) != *tray || f.at > at) continue;
         if (f.drained_after && !f.resumed_after) f.resumed_after = at - f.at;
       }
       std::vector<std::pair<std::string, std::string>> ending;  // target, kind
       for (const auto& [key, index] : open_) {
         const ReplayFault& f = out_.faults[index];
-        auto id = topo_.ResolveTarget(f.target);
-        if (id.ok() && topo_.TrayOf(id->component) == *tray && f.kind != "process_crash")
-          ending.emplace_back(f.target, f.kind);
+        if (TrayOfFault(f) == *tray && f.kind != "process_crash") ending.emplace_back(f.target, f.kind);
       }
       for (const auto& [target, kind] : ending) End(target, at, kind);
       return;
     }
     bool any = false;
     for (auto& f : out_.faults) {
-      auto id = topo_.ResolveTarget(f.target);
-      if (!id.ok() || topo_.TrayOf(id->component) != *tray || f.at > at || (f.end && *f.end < at)) continue;
+      if (TrayOfFault(f) != *tray || f.at > at || (f.end && *f.end < at)) continue;
       any = true;
       if (!f.drained_after) {
         f.drained_after = at - f.at;
@@ -206,7 +215,8 @@ class Builder {
   void Event(const IncidentEvent& e) {
     switch (e.kind) {
       case EventKind::kXid: return Xid(e);
-      case EventKind::kSxid: return Skip(e, e.fatal ? "NVSwitch SXid: no injector for switch faults yet" : "non-fatal SXid");
+      case EventKind::kSxid:
+        return Skip(e, e.fatal ? "NVSwitch SXid: no injector for switch faults yet" : "non-fatal SXid");
       case EventKind::kNicDown:
       case EventKind::kNicUp: {
         auto target = ResolveNic(e);
@@ -229,8 +239,9 @@ class Builder {
   const HostMap& map_;
   std::optional<double> origin_[3];
   double last_ = 0;
+  std::map<std::string, ComponentId> tray_of_target_;
   std::map<std::string, std::string> nic_by_pci_;  // "HOST PCI" -> NIC target seen with its interface
-  std::map<std::string, size_t> open_;  // Key(target, kind) -> index in out_.faults
+  std::map<std::string, size_t> open_;             // Key(target, kind) -> index in out_.faults
   ReplayTimeline out_;
 };
 
@@ -263,7 +274,8 @@ std::string CommentText(const std::string& s) {
 
 }  // namespace
 
-ReplayTimeline BuildReplayTimeline(const incident::Incident& incident, const cluster::Topology& topo, const HostMap& map) {
+ReplayTimeline BuildReplayTimeline(const incident::Incident& incident, const cluster::Topology& topo,
+                                   const HostMap& map) {
   return Builder(incident, topo, map).Build();
 }
 
@@ -304,7 +316,8 @@ std::string ReplayPlanYaml(const ReplayTimeline& t, const ReplayPlanOptions& o) 
   for (const ReplayFault& f : t.faults) {
     y << "  # " << CommentText(f.source);
     if (f.follow_ups) y << " (+" << f.follow_ups << " follow-up event(s))";
-    y << "\n  - at: " << Secs(o.lead.Seconds() + f.at) << "\n    kind: " << Quote(f.kind) << "\n    target: " << Quote(f.target) << "\n";
+    y << "\n  - at: " << Secs(o.lead.Seconds() + f.at) << "\n    kind: " << Quote(f.kind)
+      << "\n    target: " << Quote(f.target) << "\n";
     if (!f.params.empty()) {
       y << "    params: {";
       bool first = true;

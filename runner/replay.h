@@ -40,10 +40,10 @@ struct ReplayFault {
   std::string kind;    // an injector name
   std::string target;  // a model target name
   std::map<std::string, std::string> params;
-  double at = 0;                // seconds from the start of the incident
-  std::optional<double> end;    // seconds from the start of the incident; unset = until the end
-  std::string source;           // "FILE:LINE xid 79 on node07 0000:3b:00"
-  int follow_ups = 0;           // later events on the same target folded into this fault
+  double at = 0;              // seconds from the start of the incident
+  std::optional<double> end;  // seconds from the start of the incident; unset = until the end
+  std::string source;         // "FILE:LINE xid 79 on node07 0000:3b:00"
+  int follow_ups = 0;         // later events on the same target folded into this fault
   // What the site's scheduler did to the fault's node, in seconds after the fault (when the logs say).
   std::optional<double> drained_after, resumed_after;
   std::string drain_reason;
@@ -57,12 +57,12 @@ struct NotReplayed {
 inline constexpr size_t kMaxNotReplayedListed = 200;
 
 struct ReplayTimeline {
-  std::vector<ReplayFault> faults;       // by time
-  std::vector<NotReplayed> not_replayed; // the first kMaxNotReplayedListed
+  std::vector<ReplayFault> faults;        // by time
+  std::vector<NotReplayed> not_replayed;  // the first kMaxNotReplayedListed
   int64_t not_replayed_count = 0;
   int64_t follow_ups = 0;
   int64_t requeues = 0;
-  double span = 0;                       // seconds from the first event to the last
+  double span = 0;  // seconds from the first event to the last
 };
 
 // Wall-clock and relative events are each measured from the first event on their axis.
@@ -77,8 +77,8 @@ struct ReplayPlanOptions {
   std::vector<JobSpec> jobs;
   std::string healer = "default";
   uint64_t seed = 1;
-  Duration lead = Duration::Minutes(10);   // the incident starts this long into the run
-  Duration tail = Duration::Hours(2);      // the run goes on this long after the last event
+  Duration lead = Duration::Minutes(10);  // the incident starts this long into the run
+  Duration tail = Duration::Hours(2);     // the run goes on this long after the last event
 };
 
 // Plan text for `timeline`. Times are written in whole seconds.

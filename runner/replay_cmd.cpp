@@ -32,9 +32,7 @@ std::string Ascii(const std::string& s, size_t max = 60) {
   return out;
 }
 
-std::string Maybe(const std::optional<double>& s) {
-  return s ? FormatDurationShort(Duration::Seconds(*s)) : "-";
-}
+std::string Maybe(const std::optional<double>& s) { return s ? FormatDurationShort(Duration::Seconds(*s)) : "-"; }
 std::string Maybe(const std::optional<Duration>& d) { return d ? FormatDurationShort(*d) : "-"; }
 
 // The cluster side of a replay: from a plan (its cluster and jobs) or from a site inventory.
@@ -92,8 +90,9 @@ void PrintImport(const incident::Incident& inc, const ReplayTimeline& t) {
   if (!top.empty()) {
     std::cout << "\nNot understood (top " << top.size() << " of " << inc.patterns.size() << " patterns)\n";
     for (const auto& [pattern, c] : top)
-      std::cout << "  " << c.count << "  " << Ascii(pattern, 70) << "  (first " << Ascii(std::filesystem::path(inc.files[static_cast<size_t>(c.file)]).filename().string(), 40)
-                << ":" << c.first_line << ")\n";
+      std::cout << "  " << c.count << "  " << Ascii(pattern, 70) << "  (first "
+                << Ascii(std::filesystem::path(inc.files[static_cast<size_t>(c.file)]).filename().string(), 40) << ":"
+                << c.first_line << ")\n";
   }
   if (!t.not_replayed.empty()) {
     std::cout << "\nNot replayed (" << t.not_replayed_count << ")\n";
@@ -103,11 +102,12 @@ void PrintImport(const incident::Incident& inc, const ReplayTimeline& t) {
 }
 
 void PrintSideBySide(const ReplayTimeline& t, const RunSpec& spec, const RunMetrics& m) {
-  reports::TextTable table({"#", "at", "fault", "target", "site drained", "site resumed", "healer detect", "isolate",
-                            "recover", "GPUs(d+c)", "jobs"},
-                           {reports::Align::kRight, reports::Align::kRight, reports::Align::kLeft, reports::Align::kLeft,
-                            reports::Align::kRight, reports::Align::kRight, reports::Align::kRight, reports::Align::kRight,
-                            reports::Align::kRight, reports::Align::kRight, reports::Align::kRight});
+  reports::TextTable table(
+      {"#", "at", "fault", "target", "site drained", "site resumed", "healer detect", "isolate", "recover", "GPUs(d+c)",
+       "jobs"},
+      {reports::Align::kRight, reports::Align::kRight, reports::Align::kLeft, reports::Align::kLeft,
+       reports::Align::kRight, reports::Align::kRight, reports::Align::kRight, reports::Align::kRight,
+       reports::Align::kRight, reports::Align::kRight, reports::Align::kRight});
   for (size_t i = 0; i < t.faults.size(); ++i) {
     const ReplayFault& f = t.faults[i];
     const FaultMetrics* fm = nullptr;  // the spec keeps the plan's order, which is the timeline's
@@ -116,15 +116,18 @@ void PrintSideBySide(const ReplayTimeline& t, const RunSpec& spec, const RunMetr
     }
     std::string fault = f.kind;
     for (const auto& [k, v] : f.params) fault += " " + k + "=" + v;
-    table.AddRow({std::to_string(i + 1), FormatDurationShort(Duration::Seconds(f.at)), Ascii(fault, 30), Ascii(f.target, 40),
-                  Maybe(f.drained_after), Maybe(f.resumed_after),
+    table.AddRow({std::to_string(i + 1), FormatDurationShort(Duration::Seconds(f.at)), Ascii(fault, 30),
+                  Ascii(f.target, 40), Maybe(f.drained_after), Maybe(f.resumed_after),
                   fm ? Maybe(fm->time_to_detect) : "-", fm ? Maybe(fm->time_to_isolate) : "-",
                   fm ? Maybe(fm->time_to_recover) : "-",
                   fm ? std::to_string(fm->gpus_direct) + "+" + std::to_string(fm->gpus_collateral) : "-",
                   fm ? std::to_string(fm->jobs_touched) + " (" + std::to_string(fm->jobs_interrupted) + " int)" : "-"});
   }
-  std::cout << "\nIncident (site) vs healer policy '" << Ascii(spec.policy.name) << "' (times after each fault; 'at' from the first event)\n"
-            << (t.faults.empty() ? std::string("  no fault to replay: nothing in the logs maps to a fault (see above)\n") : table.Render("  "));
+  std::cout << "\nIncident (site) vs healer policy '" << Ascii(spec.policy.name)
+            << "' (times after each fault; 'at' from the first event)\n"
+            << (t.faults.empty()
+                    ? std::string("  no fault to replay: nothing in the logs maps to a fault (see above)\n")
+                    : table.Render("  "));
 }
 
 }  // namespace
@@ -153,7 +156,8 @@ int CmdReplay(const ReplayArgs& args) {
   src->plan.description = "replay of " + std::to_string(args.incidents.size()) + " incident log(s)";
   src->plan.comments.push_back("Written by rackchaos replay from:");
   for (const auto& p : args.incidents) src->plan.comments.push_back("  " + p);
-  src->plan.comments.push_back("Fault times are the incident's offsets plus a 10-minute lead; rerun with `rackchaos run`.");
+  src->plan.comments.push_back(
+      "Fault times are the incident's offsets plus a 10-minute lead; rerun with `rackchaos run`.");
   const std::string text = ReplayPlanYaml(timeline, src->plan);
   const std::string plan_name = args.export_path.empty() ? "<replay plan>" : args.export_path;
   auto plan = ParsePlan(text, plan_name);

@@ -18,7 +18,7 @@ struct ReplayArgs {
   std::string gpu_map;                 // optional --gpu-map file
   std::string export_path;             // optional: write the replay plan here
   std::string db = "rackchaos.db";
-  std::optional<int> year;             // for stamps without a year
+  std::optional<int> year;  // for stamps without a year
   std::optional<uint64_t> seed;
   std::string command_line;
   bool quiet = false;

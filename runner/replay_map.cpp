@@ -7,7 +7,8 @@ namespace rackchaos::runner {
 namespace {
 
 bool IsPci(const std::string& s) {
-  return s.size() >= 7 && s.find(':') != std::string::npos && s.find_first_not_of("0123456789abcdefABCDEF:.") == std::string::npos;
+  return s.size() >= 7 && s.find(':') != std::string::npos &&
+         s.find_first_not_of("0123456789abcdefABCDEF:.") == std::string::npos;
 }
 
 std::string LowerPci(std::string s) {
@@ -26,7 +27,8 @@ HostMap HostMapFromInventory(const Inventory& inventory) {
     for (size_t i = 0; i < t.gpus.size(); ++i) {
       if (IsPci(t.gpus[i])) map.targets[t.host + " " + LowerPci(t.gpus[i])] = tray + ".gpu" + std::to_string(i);
     }
-    for (size_t i = 0; i < t.nics.size(); ++i) map.targets[t.host + " " + t.nics[i]] = tray + ".nic" + std::to_string(i);
+    for (size_t i = 0; i < t.nics.size(); ++i)
+      map.targets[t.host + " " + t.nics[i]] = tray + ".nic" + std::to_string(i);
   }
   return map;
 }

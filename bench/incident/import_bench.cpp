@@ -34,9 +34,11 @@ void Generate(const std::string& path, long long bytes) {
     if (i % 50 == 0) {
       int kind = static_cast<int>((i / 50) % 3);
       if (kind == 0) {
-        line = cl::FormatXidLine({"0000:3b:00", 79, std::nullopt, "", "", true}, cl::LogStyle::kSyslog, uptime, "node07");
+        line =
+            cl::FormatXidLine({"0000:3b:00", 79, std::nullopt, "", "", true}, cl::LogStyle::kSyslog, uptime, "node07");
       } else if (kind == 1) {
-        line = cl::FormatKernelLine("mlx5_core 0000:1a:00.0 ibp26s0: Link down", cl::LogStyle::kSyslog, uptime, "node07");
+        line =
+            cl::FormatKernelLine("mlx5_core 0000:1a:00.0 ibp26s0: Link down", cl::LogStyle::kSyslog, uptime, "node07");
       } else {
         line = "[2026-11-30T06:03:10.124] update_node: node gpu07 state set to DRAINING";
       }

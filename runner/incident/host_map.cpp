@@ -9,7 +9,8 @@ namespace rackchaos::incident {
 namespace {
 
 bool IsPci(const std::string& s) {
-  return s.size() >= 7 && s.find(':') != std::string::npos && s.find_first_not_of("0123456789abcdefABCDEF:.") == std::string::npos;
+  return s.size() >= 7 && s.find(':') != std::string::npos &&
+         s.find_first_not_of("0123456789abcdefABCDEF:.") == std::string::npos;
 }
 
 std::string LowerPci(std::string s) {

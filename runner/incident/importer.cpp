@@ -88,7 +88,8 @@ void IncidentImporter::Line(std::string_view line) {
   scratch_.clear();
   LineResult r = LineResult::kNotUnderstood;
   std::string_view body = split.body;
-  if (split.time.axis == TimeAxis::kNone && !body.empty() && body[0] == '{') r = ParseTimelineLine(body, state_, scratch_);
+  if (split.time.axis == TimeAxis::kNone && !body.empty() && body[0] == '{')
+    r = ParseTimelineLine(body, state_, scratch_);
   if (r == LineResult::kNotUnderstood && split.time.axis == TimeAxis::kNone) r = ParseTableLine(line, state_, scratch_);
   if (r == LineResult::kNotUnderstood) r = ParseKernelLine(line, split, scratch_);
   if (r == LineResult::kNotUnderstood) r = ParseSlurmLine(split, state_, scratch_);
@@ -124,10 +125,11 @@ Incident IncidentImporter::Finish() {
     e.time.seconds = FixGuessedYear(e.time.seconds, year.value_or(1970));
     e.time.year_guessed = false;
   }
-  std::stable_sort(incident_.events.begin(), incident_.events.end(), [](const IncidentEvent& a, const IncidentEvent& b) {
-    if (a.time.axis != b.time.axis) return a.time.axis < b.time.axis;
-    return a.time.seconds < b.time.seconds;
-  });
+  std::stable_sort(incident_.events.begin(), incident_.events.end(),
+                   [](const IncidentEvent& a, const IncidentEvent& b) {
+                     if (a.time.axis != b.time.axis) return a.time.axis < b.time.axis;
+                     return a.time.seconds < b.time.seconds;
+                   });
   return std::move(incident_);
 }
 

@@ -49,7 +49,7 @@ class IncidentImporter {
   FileState state_;
   int file_ = 0;
   int64_t file_line_ = 0;  // 1-based line number in the current file
-  std::string partial_;  // the line being assembled across chunks (at most kMaxLineBytes)
+  std::string partial_;    // the line being assembled across chunks (at most kMaxLineBytes)
   bool partial_overlong_ = false;
   std::vector<IncidentEvent> scratch_;
   std::string pattern_;  // reused for every not-understood line

@@ -31,8 +31,9 @@ void LinePatternInto(std::string_view body, std::string& out) {
     if (c >= '0' && c <= '9') {
       size_t j = i + 1;
       if (c == '0' && j < body.size() && (body[j] == 'x' || body[j] == 'X')) ++j;  // 0x1f
-      while (j < body.size() && (std::isdigit(static_cast<unsigned char>(body[j])) ||
-                                 (j > i + 1 && body[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(body[j])))))
+      while (j < body.size() &&
+             (std::isdigit(static_cast<unsigned char>(body[j])) ||
+              (j > i + 1 && body[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(body[j])))))
         ++j;
       out += '#';
       i = j;
@@ -62,7 +63,8 @@ void CountNotUnderstood(Incident& incident, std::string_view body, int file, int
 
 std::vector<std::pair<std::string, PatternCount>> TopPatterns(const Incident& incident, size_t n) {
   std::vector<std::pair<std::string, PatternCount>> all(incident.patterns.begin(), incident.patterns.end());
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
   if (all.size() > n) all.resize(n);
   return all;
 }

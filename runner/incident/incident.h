@@ -27,17 +27,17 @@ struct LogTime {
 };
 
 enum class EventKind {
-  kXid,          // NVRM: Xid (GPU)
-  kSxid,         // nvidia-nvswitchN: SXid (NVSwitch)
-  kNicDown,      // mlx5_core ...: Link down / Cable unplugged
-  kNicUp,        // mlx5_core ...: Link up
-  kNodeDrain,    // Slurm: drained (reason)
-  kNodeDown,     // Slurm: down / not responding
-  kNodeResume,   // Slurm: resumed / idle again / responding again
-  kJobRequeue,   // Slurm: job requeued
-  kFaultStart,   // generic timeline: event names a fault kind (an injector), e.g. gpu_fail
-  kFaultEnd,     // generic timeline: end / resolved / up / recovered
-  kNote,         // generic timeline: anything else (shown, not replayed)
+  kXid,         // NVRM: Xid (GPU)
+  kSxid,        // nvidia-nvswitchN: SXid (NVSwitch)
+  kNicDown,     // mlx5_core ...: Link down / Cable unplugged
+  kNicUp,       // mlx5_core ...: Link up
+  kNodeDrain,   // Slurm: drained (reason)
+  kNodeDown,    // Slurm: down / not responding
+  kNodeResume,  // Slurm: resumed / idle again / responding again
+  kJobRequeue,  // Slurm: job requeued
+  kFaultStart,  // generic timeline: event names a fault kind (an injector), e.g. gpu_fail
+  kFaultEnd,    // generic timeline: end / resolved / up / recovered
+  kNote,        // generic timeline: anything else (shown, not replayed)
 };
 const char* EventKindName(EventKind kind);  // "xid", "sxid", "nic_down", ...
 
@@ -51,10 +51,10 @@ struct IncidentEvent {
   std::optional<int> link;
   std::optional<int> recovery_action;  // Xid 154
   bool fatal = false;                  // SXid "Fatal"
-  std::string action;   // Xid: recommended action name (healer/xid.h); generic: the event word
-  std::string detail;   // driver message, Slurm reason, generic detail
-  int file = 0;         // index into Incident::files
-  int64_t line = 0;     // 1-based line in that file
+  std::string action;                  // Xid: recommended action name (healer/xid.h); generic: the event word
+  std::string detail;                  // driver message, Slurm reason, generic detail
+  int file = 0;                        // index into Incident::files
+  int64_t line = 0;                    // 1-based line in that file
 };
 
 // Lines not understood, grouped by a pattern (the line without its time prefix, every run of digits
@@ -65,15 +65,15 @@ struct PatternCount {
   int64_t first_line = 0;  // where it was first seen
 };
 
-inline constexpr size_t kMaxEvents = 1'000'000;   // events kept; later ones are counted in dropped_events
-inline constexpr size_t kMaxPatterns = 512;       // distinct patterns kept; others go to "(other)"
+inline constexpr size_t kMaxEvents = 1'000'000;  // events kept; later ones are counted in dropped_events
+inline constexpr size_t kMaxPatterns = 512;      // distinct patterns kept; others go to "(other)"
 inline constexpr size_t kPatternChars = 64;
 inline constexpr size_t kMaxLineBytes = 64 * 1024;  // longer lines are cut there (the rest is skipped)
 
 struct Incident {
   std::vector<std::string> files;
   std::vector<IncidentEvent> events;
-  int64_t lines = 0;           // lines read, blank lines included
+  int64_t lines = 0;  // lines read, blank lines included
   int64_t bytes = 0;
   int64_t understood = 0;      // lines that became events (or were known follow-ups: SXid detail lines)
   int64_t not_understood = 0;  // lines counted in `patterns`

@@ -19,16 +19,16 @@ enum class LineResult { kNotUnderstood, kEvent, kFollowUp };
 // A header-driven table: CSV timeline, `sacctmgr show event` (-P or fixed width), `sinfo -R`.
 struct TableState {
   enum class Kind { kNone, kCsvTimeline, kSacctPipe, kSacctFixed, kSinfoReason } kind = Kind::kNone;
-  std::vector<std::string> columns;                 // lower-cased header names
-  std::vector<std::pair<size_t, size_t>> spans;     // kSacctFixed: [begin, end) of each column
-  bool awaiting_dashes = false;                     // kSacctFixed: header seen, dash line next
+  std::vector<std::string> columns;              // lower-cased header names
+  std::vector<std::pair<size_t, size_t>> spans;  // kSacctFixed: [begin, end) of each column
+  bool awaiting_dashes = false;                  // kSacctFixed: header seen, dash line next
   std::string header_line;
 };
 
 struct FileState {
   TableState table;
-  std::string scontrol_node;   // the NodeName of the `scontrol show node` record being read
-  std::string scontrol_state;  // its State=
+  std::string scontrol_node;                          // the NodeName of the `scontrol show node` record being read
+  std::string scontrol_state;                         // its State=
   std::map<std::string, std::string> pending_reason;  // slurmctld: node -> last "reason set to"
 };
 

@@ -144,7 +144,8 @@ void TakeHostAndTag(string_view rest, SplitLine& out) {
   // syslog of kernel messages keeps dmesg's "[ uptime]"; the wall time already says when.
   if (!out.body.empty() && out.body[0] == '[') {
     size_t close = out.body.find(']');
-    if (close != kNpos && close < 32 && ParseUptime(out.body.substr(1, close - 1))) out.body = Trim(out.body.substr(close + 1));
+    if (close != kNpos && close < 32 && ParseUptime(out.body.substr(1, close - 1)))
+      out.body = Trim(out.body.substr(close + 1));
   }
 }
 

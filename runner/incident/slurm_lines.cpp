@@ -38,7 +38,8 @@ EventKind KindOfState(string_view state) {
   return EventKind::kNodeResume;
 }
 
-void Emit(EventKind kind, const SplitLine& split, string_view nodes, string_view reason, std::vector<IncidentEvent>& out) {
+void Emit(EventKind kind, const SplitLine& split, string_view nodes, string_view reason,
+          std::vector<IncidentEvent>& out) {
   for (std::string& node : ExpandHostlist(nodes, kMaxNodesPerLine)) {
     IncidentEvent e;
     e.kind = kind;
@@ -50,7 +51,8 @@ void Emit(EventKind kind, const SplitLine& split, string_view nodes, string_view
 }
 
 // "update_node: node NODE reason set to: REASON" / "... state set to STATE", "drain_nodes: ...".
-LineResult ParseUpdateNode(const SplitLine& split, string_view body, FileState& state, std::vector<IncidentEvent>& out) {
+LineResult ParseUpdateNode(const SplitLine& split, string_view body, FileState& state,
+                           std::vector<IncidentEvent>& out) {
   size_t at = body.find(": node ");
   if (at == kNpos) return LineResult::kNotUnderstood;
   string_view rest = body.substr(at + 7);
@@ -112,7 +114,8 @@ LineResult ParseScontrol(string_view body, FileState& state, std::vector<Inciden
 LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<IncidentEvent>& out) {
   string_view body = split.body;
   if (body.starts_with("error: ")) body.remove_prefix(7);
-  if (body.starts_with("update_node:") || body.starts_with("drain_nodes:")) return ParseUpdateNode(split, body, state, out);
+  if (body.starts_with("update_node:") || body.starts_with("drain_nodes:"))
+    return ParseUpdateNode(split, body, state, out);
   if (body.starts_with("Nodes ") && body.find(" not responding") != kNpos) {
     if (body.find("setting DOWN") == kNpos) return LineResult::kFollowUp;
     Emit(EventKind::kNodeDown, split, Word(body.substr(6)), "Not responding", out);
@@ -123,7 +126,8 @@ LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<
     string_view digits = body.substr(job + 6);
     int id = 0;
     size_t n = 0;
-    for (; n < digits.size() && n < 9 && std::isdigit(static_cast<unsigned char>(digits[n])); ++n) id = id * 10 + (digits[n] - '0');
+    for (; n < digits.size() && n < 9 && std::isdigit(static_cast<unsigned char>(digits[n])); ++n)
+      id = id * 10 + (digits[n] - '0');
     if (n == 0) return LineResult::kNotUnderstood;
     IncidentEvent e;
     e.kind = EventKind::kJobRequeue;
@@ -164,8 +168,8 @@ std::vector<std::string> ExpandHostlist(string_view list, size_t limit) {
       ranges = comma == kNpos ? string_view() : ranges.substr(comma + 1);
       size_t dash = r.find('-');
       string_view lo = r.substr(0, dash), hi = dash == kNpos ? lo : r.substr(dash + 1);
-      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 ||
-          lo.find_first_not_of("0123456789") != kNpos || hi.find_first_not_of("0123456789") != kNpos) {
+      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != kNpos ||
+          hi.find_first_not_of("0123456789") != kNpos) {
         out.emplace_back(item);
         break;
       }

@@ -85,7 +85,8 @@ LineResult DetectHeader(string_view line, TableState& t) {
     t = {TableState::Kind::kSacctFixed, {}, {}, true, std::string(line)};
     return LineResult::kFollowUp;
   }
-  if (words.size() >= 4 && words[0] == "reason" && words[1] == "user" && words[2] == "timestamp" && words.back() == "nodelist") {
+  if (words.size() >= 4 && words[0] == "reason" && words[1] == "user" && words[2] == "timestamp" &&
+      words.back() == "nodelist") {
     t = {TableState::Kind::kSinfoReason, words, {}, false, {}};
     return LineResult::kFollowUp;
   }
@@ -135,7 +136,8 @@ LineResult SacctRow(const std::vector<std::string>& row, const TableState& t, st
   std::string upper = state;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   EventKind kind = upper.find("DOWN") != std::string::npos || upper.find("FAIL") != std::string::npos
-                       ? EventKind::kNodeDown : EventKind::kNodeDrain;
+                       ? EventKind::kNodeDown
+                       : EventKind::kNodeDrain;
   EmitNodes(kind, node, {TimeAxis::kWall, *start, false}, Field(row, IndexOf(t.columns, "reason")), out);
   if (auto end = ParseIsoTime(Field(row, IndexOf(t.columns, "timeend"))))
     EmitNodes(EventKind::kNodeResume, node, {TimeAxis::kWall, *end, false}, "", out);
@@ -177,10 +179,8 @@ LineResult ParseTableLine(string_view line, FileState& state, std::vector<Incide
   if (t.awaiting_dashes) return TakeDashes(line, t);
   if (DetectHeader(line, t) == LineResult::kFollowUp) return LineResult::kFollowUp;
   switch (t.kind) {
-    case TableState::Kind::kCsvTimeline:
-      return CsvRow(line, t, out);
-    case TableState::Kind::kSacctPipe:
-      return SacctRow(SplitOn(line, '|'), t, out);
+    case TableState::Kind::kCsvTimeline: return CsvRow(line, t, out);
+    case TableState::Kind::kSacctPipe: return SacctRow(SplitOn(line, '|'), t, out);
     case TableState::Kind::kSacctFixed: {
       std::vector<std::string> row;
       for (size_t k = 0; k < t.spans.size(); ++k) {
@@ -190,10 +190,8 @@ LineResult ParseTableLine(string_view line, FileState& state, std::vector<Incide
       }
       return SacctRow(row, t, out);
     }
-    case TableState::Kind::kSinfoReason:
-      return SinfoRow(line, out);
-    case TableState::Kind::kNone:
-      break;
+    case TableState::Kind::kSinfoReason: return SinfoRow(line, out);
+    case TableState::Kind::kNone: break;
   }
   return LineResult::kNotUnderstood;
 }

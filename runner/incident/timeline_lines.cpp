@@ -68,7 +68,8 @@ bool TakeString(string_view& s, std::string& out) {
 bool TakeScalar(string_view& s, std::string& out) {
   if (!s.empty() && s[0] == '"') return TakeString(s, out);
   size_t n = 0;
-  while (n < s.size() && n < 64 && (std::isalnum(static_cast<unsigned char>(s[n])) || s[n] == '.' || s[n] == '-' || s[n] == '+'))
+  while (n < s.size() && n < 64 &&
+         (std::isalnum(static_cast<unsigned char>(s[n])) || s[n] == '.' || s[n] == '-' || s[n] == '+'))
     ++n;
   if (n == 0) return false;
   out.assign(s.substr(0, n));
@@ -105,7 +106,8 @@ bool ParseFlatObject(string_view s, std::vector<std::pair<std::string, std::stri
   return false;
 }
 
-std::string Get(const std::vector<std::pair<std::string, std::string>>& fields, std::initializer_list<string_view> names) {
+std::string Get(const std::vector<std::pair<std::string, std::string>>& fields,
+                std::initializer_list<string_view> names) {
   for (string_view name : names) {
     for (const auto& [k, v] : fields) {
       if (k == name) return v;

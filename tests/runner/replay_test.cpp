@@ -1,5 +1,7 @@
 // Replay: incident events -> faults at their offsets -> plan text that loads and validates; the sample
 // incidents in scenarios/incidents/ each give the faults their README describes.
+#include "runner/replay.h"
+
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -8,7 +10,6 @@
 #include "runner/incident/importer.h"
 #include "runner/inventory.h"
 #include "runner/plan_loader.h"
-#include "runner/replay.h"
 #include "runner/validate.h"
 
 namespace rr = rackchaos::runner;
@@ -33,7 +34,8 @@ ri::Incident FromText(const std::string& text) {
 
 ri::Incident FromFiles(const std::string& dir, const std::vector<std::string>& files) {
   ri::IncidentImporter importer;
-  for (const auto& f : files) REQUIRE(importer.ImportFile(std::string(RACKCHAOS_SOURCE_DIR) + "/" + dir + "/" + f).ok());
+  for (const auto& f : files)
+    REQUIRE(importer.ImportFile(std::string(RACKCHAOS_SOURCE_DIR) + "/" + dir + "/" + f).ok());
   return importer.Finish();
 }
 
@@ -65,10 +67,13 @@ TEST_CASE("replay: Xid by action, follow-ups folded, drain and resume measured f
   auto topo = Gb200();
   auto inc = FromText(
       "[Mon Nov 30 06:00:00 2026] NVRM: Xid (PCI:0000:41:00): 13, pid=7, name=python3, Graphics SM Warp Exception\n"
-      "[Mon Nov 30 06:01:00 2026] NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+      "[Mon Nov 30 06:01:00 2026] NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+      "the bus.\n"
       "[Mon Nov 30 06:01:05 2026] NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus.\n"
-      "[Mon Nov 30 06:01:06 2026] NVRM: Xid (PCI:0000:41:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)\n"
-      "[Mon Nov 30 06:02:00 2026] NVRM: Xid (PCI:0000:01:00): 145, pid='<unknown>', name=<unknown>, NVLink link 5 fault\n"
+      "[Mon Nov 30 06:01:06 2026] NVRM: Xid (PCI:0000:41:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 "
+      "(Node Reboot Required)\n"
+      "[Mon Nov 30 06:02:00 2026] NVRM: Xid (PCI:0000:01:00): 145, pid='<unknown>', name=<unknown>, NVLink link 5 "
+      "fault\n"
       "[2026-11-30T06:01:30] update_node: node n3 reason set to: xid 79\n"
       "[2026-11-30T06:01:30] update_node: node n3 state set to DRAIN\n"
       "[2026-11-30T08:01:00] update_node: node n3 state set to IDLE\n"

@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "cluster/kernel_log.h"
-#include "runner/incident/importer.h"
 #include "import_util.h"
+#include "runner/incident/importer.h"
 
 namespace ri = rackchaos::incident;
 using rackchaos::incident::testing::Import;
@@ -54,15 +54,19 @@ TEST_CASE("incident kernel: Xid variants with and without pid and name, unknown 
   log += cl::FormatXidLine({"0000:3b:00", 31, std::nullopt, "", "", false}, cl::LogStyle::kDmesg, 11, "") + "\n";
   log += cl::FormatXidLine({"0000:3b:00", 79, std::nullopt, "", "", true}, cl::LogStyle::kDmesg, 12, "") + "\n";
   log += cl::FormatXidLine({"0000:1b:00", 74, std::nullopt, "", cl::NvlinkXidMessage(74, 14), false},
-                           cl::LogStyle::kDmesg, 13, "") + "\n";
+                           cl::LogStyle::kDmesg, 13, "") +
+         "\n";
   for (int code = 144; code <= 150; ++code)
     log += cl::FormatXidLine({"0000:1b:00", code, std::nullopt, "", cl::NvlinkXidMessage(code, code - 140), true},
-                             cl::LogStyle::kDmesg, code, "") + "\n";
+                             cl::LogStyle::kDmesg, code, "") +
+           "\n";
   log += cl::FormatXidLine({"0000:1b:00", 154, std::nullopt, "", cl::RecoveryActionMessage(0, 2), true},
-                           cl::LogStyle::kDmesg, 200, "") + "\n";
+                           cl::LogStyle::kDmesg, 200, "") +
+         "\n";
   // Multi-register XID 74 as newer drivers print it (several register values after the link).
-  log += "[  201.000000] NVRM: Xid (PCI:0000:1b:00): 74, pid='<unknown>', name=<unknown>, NVLink: fatal error "
-         "detected on link 3(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)\n";
+  log +=
+      "[  201.000000] NVRM: Xid (PCI:0000:1b:00): 74, pid='<unknown>', name=<unknown>, NVLink: fatal error "
+      "detected on link 3(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)\n";
   auto inc = Import(log);
   REQUIRE(inc.events.size() == 13);
   CHECK(inc.events[0].code == 13);
@@ -85,10 +89,14 @@ TEST_CASE("incident kernel: Xid variants with and without pid and name, unknown 
 }
 
 TEST_CASE("incident kernel: SXid fatal and non-fatal, detail lines are follow-ups") {
-  std::string log =
-      cl::FormatSxidLine({3, "0000:05:00.0", 20034, true, "Link 46 LTSSM Fault Up"}, cl::LogStyle::kJournal, 60, "nvsw1") + "\n" +
-      "Nov 30 00:01:00 nvsw1 kernel: nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 20034, Severity 1 Engine instance 46 Sub-engine instance 00\n" +
-      cl::FormatSxidLine({3, "0000:05:00.0", 12028, false, "egress non-posted PRIV error"}, cl::LogStyle::kJournal, 61, "nvsw1") + "\n";
+  std::string log = cl::FormatSxidLine({3, "0000:05:00.0", 20034, true, "Link 46 LTSSM Fault Up"},
+                                       cl::LogStyle::kJournal, 60, "nvsw1") +
+                    "\n" +
+                    "Nov 30 00:01:00 nvsw1 kernel: nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 20034, Severity 1 Engine "
+                    "instance 46 Sub-engine instance 00\n" +
+                    cl::FormatSxidLine({3, "0000:05:00.0", 12028, false, "egress non-posted PRIV error"},
+                                       cl::LogStyle::kJournal, 61, "nvsw1") +
+                    "\n";
   auto inc = Import(log, {2026});
   REQUIRE(inc.events.size() == 2);
   CHECK(inc.events[0].kind == ri::EventKind::kSxid);
@@ -156,8 +164,8 @@ TEST_CASE("incident kernel: journal lines take the year of a dated line and surv
 }
 
 TEST_CASE("incident kernel: an overlong line is cut and counted, the next line still parses") {
-  std::string log = std::string(ri::kMaxLineBytes + 100, 'x') + "\n" +
-                    "[  5.000000] mlx5_core 0000:1a:00.0 ibp26s0: Link down\n";
+  std::string log =
+      std::string(ri::kMaxLineBytes + 100, 'x') + "\n" + "[  5.000000] mlx5_core 0000:1a:00.0 ibp26s0: Link down\n";
   auto inc = Import(log);
   CHECK(inc.overlong_lines == 1);
   REQUIRE(inc.events.size() == 1);

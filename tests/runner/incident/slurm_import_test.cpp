@@ -2,8 +2,8 @@
 // event (-P and fixed width), sinfo -R, job requeue, hostlists.
 #include <doctest/doctest.h>
 
-#include "runner/incident/importer.h"
 #include "import_util.h"
+#include "runner/incident/importer.h"
 #include "runner/incident/log_line.h"
 
 namespace ri = rackchaos::incident;
@@ -80,9 +80,12 @@ TEST_CASE("incident slurm: sacctmgr show event parsable and fixed width") {
   CHECK(pipe.not_understood == 0);
 
   auto fixed = Import(
-      "   Cluster        NodeName           TimeStart             TimeEnd  State                         Reason       User \n"
-      "---------- --------------- ------------------- ------------------- ------ ------------------------------ ---------- \n"
-      "        c1           gpu07 2026-11-30T06:03:10             Unknown  DOWN* Not responding                 slurm(64+ \n");
+      "   Cluster        NodeName           TimeStart             TimeEnd  State                         Reason       "
+      "User \n"
+      "---------- --------------- ------------------- ------------------- ------ ------------------------------ "
+      "---------- \n"
+      "        c1           gpu07 2026-11-30T06:03:10             Unknown  DOWN* Not responding                 "
+      "slurm(64+ \n");
   REQUIRE(fixed.events.size() == 1);
   CHECK(fixed.events[0].kind == ri::EventKind::kNodeDown);
   CHECK(fixed.events[0].host == "gpu07");
@@ -99,7 +102,8 @@ TEST_CASE("incident slurm: sinfo -R rows with a reason of several words") {
 }
 
 TEST_CASE("incident slurm: hostlists expand, bounded, malformed ones kept as written") {
-  CHECK(ri::ExpandHostlist("gpu[01-03,07],cpu1", 100) == std::vector<std::string>{"gpu01", "gpu02", "gpu03", "gpu07", "cpu1"});
+  CHECK(ri::ExpandHostlist("gpu[01-03,07],cpu1", 100) ==
+        std::vector<std::string>{"gpu01", "gpu02", "gpu03", "gpu07", "cpu1"});
   CHECK(ri::ExpandHostlist("n[1-1000000]", 5).size() == 5);
   CHECK(ri::ExpandHostlist("n[x-3]", 5) == std::vector<std::string>{"n[x-3]"});
   CHECK(ri::ExpandHostlist("", 5).empty());

@@ -1,12 +1,12 @@
 // Generic timeline importer (JSON lines, CSV), times, and streaming from a file across block borders.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
-#include <unistd.h>
 
-#include "runner/incident/importer.h"
 #include "import_util.h"
+#include "runner/incident/importer.h"
 #include "runner/incident/log_line.h"
 
 namespace ri = rackchaos::incident;
@@ -14,13 +14,20 @@ using rackchaos::incident::testing::Import;
 
 TEST_CASE("incident timeline: JSON lines with wall and relative times, escapes, bad rows counted") {
   auto inc = Import(
-      R"({"time": "2026-11-30T06:00:00Z", "component": "r01.tray03.gpu2", "event": "gpu_fail", "detail": "xid=48"})" "\n"
-      R"({"time": 3600, "component": "r01.tray03.nic1", "event": "link_down", "detail": "cable \"A\"\u00e9"})" "\n"
-      R"({"time": "2026-11-30T07:00:00+01:00", "component": "r01.tray03.gpu2", "event": "Resolved"})" "\n"
-      R"({"time": "2026-11-30T07:00:00Z", "event": "xid", "component": "0000:3b:00", "detail": "Xid 94"})" "\n"
-      R"({"time": {"nested": 1}, "event": "gpu_fail"})" "\n"
-      R"({"time": "yesterday", "event": "gpu_fail"})" "\n"
-      R"({"time": "2026-11-30T08:00:00Z", "event": "coffee", "detail": "ops note"})" "\n");
+      R"({"time": "2026-11-30T06:00:00Z", "component": "r01.tray03.gpu2", "event": "gpu_fail", "detail": "xid=48"})"
+      "\n"
+      R"({"time": 3600, "component": "r01.tray03.nic1", "event": "link_down", "detail": "cable \"A\"\u00e9"})"
+      "\n"
+      R"({"time": "2026-11-30T07:00:00+01:00", "component": "r01.tray03.gpu2", "event": "Resolved"})"
+      "\n"
+      R"({"time": "2026-11-30T07:00:00Z", "event": "xid", "component": "0000:3b:00", "detail": "Xid 94"})"
+      "\n"
+      R"({"time": {"nested": 1}, "event": "gpu_fail"})"
+      "\n"
+      R"({"time": "yesterday", "event": "gpu_fail"})"
+      "\n"
+      R"({"time": "2026-11-30T08:00:00Z", "event": "coffee", "detail": "ops note"})"
+      "\n");
   REQUIRE(inc.events.size() == 5);
   // Wall events first (in time order), then the relative axis.
   CHECK(inc.events[0].kind == ri::EventKind::kFaultStart);
@@ -66,7 +73,8 @@ TEST_CASE("incident import: a file read in blocks gives the same events as the t
   std::string text;
   for (int i = 0; i < 40000; ++i) {
     text += "[" + std::to_string(1000 + i) + ".000000] usb 1-" + std::to_string(i % 7) + ": some noise line\n";
-    if (i % 1000 == 999) text += "[" + std::to_string(1000 + i) + ".500000] mlx5_core 0000:1a:00.0 ibp26s0: Link down\n";
+    if (i % 1000 == 999)
+      text += "[" + std::to_string(1000 + i) + ".500000] mlx5_core 0000:1a:00.0 ibp26s0: Link down\n";
   }
   REQUIRE(text.size() > (1u << 20));  // more than one read block
   char path[] = "/tmp/rackchaos-incident-XXXXXX";
