@@ -252,6 +252,7 @@ int main(int argc, char** argv) {
   replay->add_option("--gpu-map", replay_args.gpu_map, "Lines 'HOST TRAY' and 'HOST ADDRESS TARGET' (PCI id or interface)");
   replay->add_option("--export", replay_args.export_path, "Write the replay plan here (rerun with `rackchaos run`)");
   replay->add_option("--year", replay_args.year, "Year of log stamps that print none (journalctl, syslog)");
+  replay->add_option("--boot-time", replay_args.boot_time, "ISO time plain dmesg uptimes count from (aligns them with Slurm and journal times)");
   replay->add_option("--seed", replay_args.seed, "Seed of the simulated run");
   add_common(replay, true);
 

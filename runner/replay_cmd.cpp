@@ -10,6 +10,7 @@
 #include "reports/text_table.h"
 #include "runner/exit_code.h"
 #include "runner/incident/importer.h"
+#include "runner/incident/log_line.h"
 #include "runner/plan_loader.h"
 #include "runner/replay.h"
 #include "runner/run.h"
@@ -143,7 +144,14 @@ int CmdReplay(const ReplayArgs& args) {
   if (src->plan.jobs.empty()) src->plan.jobs.push_back(DefaultReplayJob(*topo));
 
   // Stage 2: the logs, streamed; only events are kept.
-  incident::IncidentImporter importer({args.year});
+  incident::ImportOptions import_options{args.year, std::nullopt};
+  if (!args.boot_time.empty()) {
+    import_options.boot_time = incident::ParseIsoTime(args.boot_time);
+    if (!import_options.boot_time)
+      return Fail(ExitCode::kBadInput,
+                  "--boot-time '" + Ascii(args.boot_time) + "': expected an ISO time such as 2026-11-30T00:00:00Z");
+  }
+  incident::IncidentImporter importer(import_options);
   for (const auto& path : args.incidents) {
     Status s = importer.ImportFile(path);
     if (!s.ok()) return Fail(ExitCode::kBadInput, s.message());

@@ -19,6 +19,7 @@ struct ReplayArgs {
   std::string export_path;             // optional: write the replay plan here
   std::string db = "rackchaos.db";
   std::optional<int> year;  // for stamps without a year
+  std::string boot_time;    // ISO time plain dmesg uptimes count from; empty = their own axis
   std::optional<uint64_t> seed;
   std::string command_line;
   bool quiet = false;

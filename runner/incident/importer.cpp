@@ -115,6 +115,10 @@ void IncidentImporter::Line(std::string_view line) {
 }
 
 Incident IncidentImporter::Finish() {
+  for (IncidentEvent& e : incident_.events) {
+    if (options_.boot_time && e.time.axis == TimeAxis::kRelative)
+      e.time = {TimeAxis::kWall, *options_.boot_time + e.time.seconds, false};
+  }
   std::optional<int> year = options_.year;
   for (const IncidentEvent& e : incident_.events) {
     if (year) break;

@@ -23,6 +23,10 @@ struct ImportOptions {
   // Year for stamps that print none (journalctl, classic syslog). Unset: the year of the first stamp
   // that has one, else 1970 (offsets within the incident are right either way, except across New Year).
   std::optional<int> year;
+  // Wall time (Unix seconds) of the boot that dmesg uptimes count from. Set: relative times (dmesg
+  // uptimes, numeric timeline times) become wall times boot_time + t, comparable with Slurm's and the
+  // journal's. Unset: they stay on their own axis.
+  std::optional<double> boot_time;
 };
 
 class IncidentImporter {

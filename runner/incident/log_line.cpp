@@ -245,8 +245,13 @@ SplitLine SplitLogLine(string_view line) {
   }
   if (!MonthIndex(first) || s.size() < 15) return out;
   if (auto st = ParseShortTime(s.substr(0, 15))) {  // "Nov 30 06:02:21" (day space-padded: "Nov  3")
-    out.time = {TimeAxis::kWall, *st, true};
-    TakeHostAndTag(s.substr(15), out);
+    size_t end = 15;
+    double frac = 0, scale = 0.1;
+    if (end < s.size() && s[end] == '.') {  // journalctl -o short-precise: "Nov 30 06:02:21.123456"
+      for (++end; end < s.size() && IsDigit(s[end]); ++end, scale /= 10) frac += (s[end] - '0') * scale;
+    }
+    out.time = {TimeAxis::kWall, *st + frac, true};
+    TakeHostAndTag(s.substr(end), out);
   }
   return out;
 }

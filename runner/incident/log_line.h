@@ -1,7 +1,7 @@
 // One log line split into its time prefix, host and body, for every prefix the importers accept:
 //   [ 1234.567890] body                                    dmesg (relative: seconds since boot)
 //   [Mon Nov 30 06:02:21 2026] body                         dmesg -T
-//   Nov 30 06:02:21 host tag[pid]: body                     journalctl (short), classic syslog (no year)
+//   Nov 30 06:02:21[.123456] host tag[pid]: body            journalctl (short, short-precise), syslog (no year)
 //   2026-11-30T06:02:21.123456+00:00 host tag: body         syslog (RFC 3339), journalctl -o short-iso
 //   [2026-11-30T06:02:21.123] body                          slurmctld log
 // A dmesg "[ uptime]" after a wall-clock prefix is dropped from the body (the wall time wins).

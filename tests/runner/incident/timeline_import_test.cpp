@@ -96,3 +96,19 @@ TEST_CASE("incident import: a file read in blocks gives the same events as the t
   ri::IncidentImporter missing;
   CHECK(missing.ImportFile("/nonexistent/incident.log").code() == rackchaos::StatusCode::kNotFound);
 }
+
+TEST_CASE(
+    "incident time: --boot-time puts dmesg uptimes on the wall clock, short-precise journal stamps keep their "
+    "fraction") {
+  ri::ImportOptions options;
+  options.boot_time = *ri::ParseIsoTime("2026-11-30T00:00:00Z");
+  auto inc = Import(
+      "[ 3600.250000] mlx5_core 0000:1a:00.0 ibp26s0: Link down\n"
+      "Nov 30 01:00:10.500000 node07 kernel: mlx5_core 0000:1a:00.0 ibp26s0: Link up\n",
+      options);
+  REQUIRE(inc.events.size() == 2);
+  CHECK(inc.events[0].time.axis == ri::TimeAxis::kWall);
+  CHECK(inc.events[0].time.seconds == doctest::Approx(1795996800 + 3600.25));
+  CHECK(inc.events[1].host == "node07");
+  CHECK(inc.events[1].time.seconds - inc.events[0].time.seconds == doctest::Approx(10.25));
+}
