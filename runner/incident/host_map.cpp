@@ -6,19 +6,16 @@
 #include <vector>
 
 namespace rackchaos::incident {
-namespace {
-
-bool IsPci(const std::string& s) {
+bool IsPciAddress(const std::string& s) {
   return s.size() >= 7 && s.find(':') != std::string::npos &&
          s.find_first_not_of("0123456789abcdefABCDEF:.") == std::string::npos;
 }
 
-std::string LowerPci(std::string s) {
+std::string MapAddress(std::string s) {
+  if (!IsPciAddress(s)) return s;
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
-
-}  // namespace
 
 Result<HostMap> ParseGpuMap(std::string_view text, const std::string& path) {
   HostMap map;
@@ -49,7 +46,7 @@ Result<HostMap> ParseGpuMap(std::string_view text, const std::string& path) {
     if (words.size() == 2) {
       map.trays[words[0].first] = words[1].first;
     } else if (words.size() == 3) {
-      std::string address = IsPci(words[1].first) ? LowerPci(words[1].first) : words[1].first;
+      std::string address = MapAddress(words[1].first);
       map.targets[words[0].first + " " + address] = words[2].first;
     } else {
       return Status::Invalid(path + ":" + std::to_string(line_no) + ":" + std::to_string(words[0].second) + ": " +

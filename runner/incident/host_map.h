@@ -22,6 +22,10 @@ struct HostMap {
 // Errors name FILE:LINE:COL. Targets are checked against the topology when they are used.
 Result<HostMap> ParseGpuMap(std::string_view text, const std::string& path);
 Result<HostMap> LoadGpuMap(const std::string& path);
+// A PCI bus id ("0000:3B:00", "0000:1a:00.0": hex digits, ':' and '.') is lower-cased, as the
+// importers print it; interface names are kept as they are.
+bool IsPciAddress(const std::string& s);
+std::string MapAddress(std::string address);
 // `from`'s entries replace `into`'s.
 void MergeHostMap(HostMap& into, const HostMap& from);
 
