@@ -19,6 +19,7 @@
 #include "runner/qualify.h"
 #include "runner/real_run.h"
 #include "runner/recover.h"
+#include "runner/replay_cmd.h"
 #include "runner/report_cmd.h"
 #include "runner/run.h"
 #include "runner/safety.h"
@@ -247,6 +248,18 @@ int main(int argc, char** argv) {
   history->add_option("--rack", rack_serial, "Rack (or tray) serial, e.g. SIM-gb200-nvl72-r01")->required();
   add_common(history, true);
 
+  rc::runner::ReplayArgs replay_args;
+  auto* replay = app.add_subcommand("replay", "Rebuild an incident from its logs, run it with a healer policy, compare (docs/replay.md)");
+  replay->add_option("incidents", replay_args.incidents, "Kernel logs, Slurm logs/tables, JSON/CSV timelines")->required();
+  replay->add_option("--cluster", replay_args.cluster, "Plan (cluster + workload) or site inventory")->required();
+  replay->add_option("--healer", replay_args.healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
+  replay->add_option("--gpu-map", replay_args.gpu_map, "Lines 'HOST TRAY' and 'HOST ADDRESS TARGET' (PCI id or interface)");
+  replay->add_option("--export", replay_args.export_path, "Write the replay plan here (rerun with `rackchaos run`)");
+  replay->add_option("--year", replay_args.year, "Year of log stamps that print none (journalctl, syslog)");
+  replay->add_option("--boot-time", replay_args.boot_time, "ISO time plain dmesg uptimes count from (aligns them with Slurm and journal times)");
+  replay->add_option("--seed", replay_args.seed, "Seed of the simulated run");
+  add_common(replay, true);
+
   auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics");
   list->add_option("what", list_what, "models | injectors | detectors | policies | metrics")
       ->required()
@@ -305,5 +318,11 @@ int main(int argc, char** argv) {
   if (*list) return CmdList(list_what);
   if (*explain) return rc::runner::CmdExplain(explain_name);
   if (*init) return rc::runner::CmdInit(init_model, init_racks, init_dir);
+  if (*replay) {
+    replay_args.db = common.db;
+    replay_args.command_line = command_line;
+    replay_args.quiet = common.quiet;
+    return rc::runner::CmdReplay(replay_args);
+  }
   return ToInt(ExitCode::kBadInput);
 }

@@ -1,0 +1,140 @@
+#include "runner/incident/importer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <memory>
+
+namespace rackchaos::incident {
+namespace {
+
+constexpr size_t kBlockBytes = 1 << 20;
+
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f && f != stdin) std::fclose(f);
+  }
+};
+
+bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+
+}  // namespace
+
+void IncidentImporter::BeginFile(const std::string& name) {
+  file_ = static_cast<int>(incident_.files.size());
+  incident_.files.push_back(name);
+  state_ = FileState{};
+  file_line_ = 0;
+  partial_.clear();
+  partial_overlong_ = false;
+}
+
+void IncidentImporter::EndFile() {
+  if (!partial_.empty()) Line(partial_);
+  partial_.clear();
+  partial_overlong_ = false;
+}
+
+Status IncidentImporter::ImportFile(const std::string& path) {
+  std::unique_ptr<std::FILE, FileCloser> f(path == "-" ? stdin : std::fopen(path.c_str(), "rb"));
+  if (!f) {
+    int err = errno;
+    return Status(err == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
+                  "cannot open incident log " + path + ": " + std::strerror(err));
+  }
+  BeginFile(path);
+  std::unique_ptr<char[]> block(new char[kBlockBytes]);
+  size_t n = 0;
+  while ((n = std::fread(block.get(), 1, kBlockBytes, f.get())) > 0) Feed(std::string_view(block.get(), n));
+  bool failed = std::ferror(f.get()) != 0;
+  EndFile();
+  if (failed) return Status(StatusCode::kIoError, "error reading incident log " + path);
+  return Status::Ok();
+}
+
+void IncidentImporter::ImportText(std::string_view text, const std::string& name) {
+  BeginFile(name);
+  Feed(text);
+  EndFile();
+}
+
+void IncidentImporter::Feed(std::string_view chunk) {
+  incident_.bytes += static_cast<int64_t>(chunk.size());
+  while (!chunk.empty()) {
+    size_t nl = chunk.find('\n');
+    std::string_view piece = chunk.substr(0, nl);
+    if (!partial_overlong_) {
+      size_t room = kMaxLineBytes - partial_.size();
+      if (piece.size() > room) {
+        partial_overlong_ = true;
+        ++incident_.overlong_lines;
+      }
+      partial_.append(piece.substr(0, std::min(room, piece.size())));
+    }
+    if (nl == std::string_view::npos) return;
+    chunk.remove_prefix(nl + 1);
+    Line(partial_);
+    partial_.clear();
+    partial_overlong_ = false;
+  }
+}
+
+void IncidentImporter::Line(std::string_view line) {
+  ++incident_.lines;
+  ++file_line_;
+  if (IsBlank(line)) return;
+  SplitLine split = SplitLogLine(line);
+  scratch_.clear();
+  LineResult r = LineResult::kNotUnderstood;
+  std::string_view body = split.body;
+  if (split.time.axis == TimeAxis::kNone && !body.empty() && body[0] == '{')
+    r = ParseTimelineLine(body, state_, scratch_);
+  if (r == LineResult::kNotUnderstood && split.time.axis == TimeAxis::kNone) r = ParseTableLine(line, state_, scratch_);
+  if (r == LineResult::kNotUnderstood) r = ParseKernelLine(line, split, scratch_);
+  if (r == LineResult::kNotUnderstood) r = ParseSlurmLine(split, state_, scratch_);
+  if (r == LineResult::kNotUnderstood) {
+    CountNotUnderstood(incident_, body, file_, file_line_, pattern_);
+    return;
+  }
+  ++incident_.understood;
+  for (IncidentEvent& e : scratch_) {
+    if (incident_.events.size() >= kMaxEvents) {
+      ++incident_.dropped_events;
+      continue;
+    }
+    e.file = file_;
+    e.line = file_line_;
+    if (e.kind == EventKind::kXid && e.code == 0 && e.action == "xid") {  // timeline rows: the code is in the detail
+      size_t d = e.detail.find_first_of("0123456789");
+      if (d != std::string::npos)
+        std::from_chars(e.detail.data() + d, e.detail.data() + std::min(e.detail.size(), d + 6), e.code);
+    }
+    incident_.events.push_back(std::move(e));
+  }
+}
+
+Incident IncidentImporter::Finish() {
+  for (IncidentEvent& e : incident_.events) {
+    if (options_.boot_time && e.time.axis == TimeAxis::kRelative)
+      e.time = {TimeAxis::kWall, *options_.boot_time + e.time.seconds, false};
+  }
+  std::optional<int> year = options_.year;
+  for (const IncidentEvent& e : incident_.events) {
+    if (year) break;
+    if (e.time.axis == TimeAxis::kWall && !e.time.year_guessed) year = YearOf(e.time.seconds);
+  }
+  for (IncidentEvent& e : incident_.events) {
+    if (!e.time.year_guessed) continue;
+    e.time.seconds = FixGuessedYear(e.time.seconds, year.value_or(1970));
+    e.time.year_guessed = false;
+  }
+  std::stable_sort(incident_.events.begin(), incident_.events.end(),
+                   [](const IncidentEvent& a, const IncidentEvent& b) {
+                     if (a.time.axis != b.time.axis) return a.time.axis < b.time.axis;
+                     return a.time.seconds < b.time.seconds;
+                   });
+  return std::move(incident_);
+}
+
+}  // namespace rackchaos::incident

@@ -1,0 +1,62 @@
+// Streams incident logs into an Incident (runner/incident/incident.h).
+//
+// Every line of every file is offered to the parsers in turn: generic timeline (JSON lines, CSV with a
+// header), tables (sacctmgr show event, sinfo -R), kernel lines (NVRM Xid, NVSwitch SXid, mlx5_core
+// link changes) and Slurm (slurmctld log, scontrol show node). A file may mix them. What no parser
+// understands is counted by pattern. Files are read in 1 MiB blocks; a line longer than kMaxLineBytes
+// is cut there. Memory is bounded by kMaxEvents, kMaxPatterns and the block size, not by the input.
+// Not thread-safe; one importer per incident.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "runner/incident/incident.h"
+#include "runner/incident/line_parsers.h"
+
+namespace rackchaos::incident {
+
+struct ImportOptions {
+  // Year for stamps that print none (journalctl, classic syslog). Unset: the year of the first stamp
+  // that has one, else 1970 (offsets within the incident are right either way, except across New Year).
+  std::optional<int> year;
+  // Wall time (Unix seconds) of the boot that dmesg uptimes count from. Set: relative times (dmesg
+  // uptimes, numeric timeline times) become wall times boot_time + t, comparable with Slurm's and the
+  // journal's. Unset: they stay on their own axis.
+  std::optional<double> boot_time;
+};
+
+class IncidentImporter {
+ public:
+  explicit IncidentImporter(ImportOptions options = {}) : options_(options) {}
+
+  // Streams the file at `path` ("-" = standard input). kNotFound / kIoError when it cannot be read;
+  // content never fails.
+  Status ImportFile(const std::string& path);
+  // The same for text held in memory; `name` names it in reports.
+  void ImportText(std::string_view text, const std::string& name);
+
+  // Fixes guessed years and orders events by time (stable: equal times keep file order). Call once.
+  Incident Finish();
+
+ private:
+  void BeginFile(const std::string& name);
+  void Line(std::string_view line);
+  void Feed(std::string_view chunk);  // split into lines across chunk boundaries
+  void EndFile();
+
+  ImportOptions options_;
+  Incident incident_;
+  FileState state_;
+  int file_ = 0;
+  int64_t file_line_ = 0;  // 1-based line number in the current file
+  std::string partial_;    // the line being assembled across chunks (at most kMaxLineBytes)
+  bool partial_overlong_ = false;
+  std::vector<IncidentEvent> scratch_;
+  std::string pattern_;  // reused for every not-understood line
+};
+
+}  // namespace rackchaos::incident

@@ -1,0 +1,96 @@
+// An incident as imported from its logs: a list of small events (GPU Xid, NVSwitch SXid, NIC link
+// change, scheduler drain/resume/down, job requeue, generic timeline rows) with their times, plus a
+// count of every line that was not understood, summarized by pattern.
+//
+// Import is streamed (runner/incident/importer.h): only the events are kept, never the lines, and the
+// pattern table and event list are bounded, so a multi-gigabyte log takes bounded memory. Plain values;
+// no dependency on the runner or the simulator (parsing lives below them).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rackchaos::incident {
+
+// Which axis a time is on. Wall times are Unix seconds (UTC). Relative times are seconds on one
+// shared axis: dmesg uptimes and numeric offsets from a generic timeline.
+enum class TimeAxis { kNone, kWall, kRelative };
+
+struct LogTime {
+  TimeAxis axis = TimeAxis::kNone;
+  double seconds = 0;
+  bool year_guessed = false;  // a journalctl/syslog stamp without a year: fixed up by FinishIncident
+};
+
+enum class EventKind {
+  kXid,         // NVRM: Xid (GPU)
+  kSxid,        // nvidia-nvswitchN: SXid (NVSwitch)
+  kNicDown,     // mlx5_core ...: Link down / Cable unplugged
+  kNicUp,       // mlx5_core ...: Link up
+  kNodeDrain,   // Slurm: drained (reason)
+  kNodeDown,    // Slurm: down / not responding
+  kNodeResume,  // Slurm: resumed / idle again / responding again
+  kJobRequeue,  // Slurm: job requeued
+  kFaultStart,  // generic timeline: event names a fault kind (an injector), e.g. gpu_fail
+  kFaultEnd,    // generic timeline: end / resolved / up / recovered
+  kNote,        // generic timeline: anything else (shown, not replayed)
+};
+const char* EventKindName(EventKind kind);  // "xid", "sxid", "nic_down", ...
+
+struct IncidentEvent {
+  EventKind kind = EventKind::kNote;
+  LogTime time;
+  std::string host;     // host or Slurm node name; empty when the line does not say (dmesg)
+  std::string address;  // GPU PCI "0000:3b:00", NIC PCI "0000:1a:00.0", switch PCI; generic: component
+  std::string iface;    // NIC interface name ("ibp26s0"), when printed
+  int code = 0;         // Xid/SXid code; Slurm job id for kJobRequeue
+  std::optional<int> link;
+  std::optional<int> recovery_action;  // Xid 154
+  bool fatal = false;                  // SXid "Fatal"
+  std::string action;                  // Xid: recommended action name (healer/xid.h); generic: the event word
+  std::string detail;                  // driver message, Slurm reason, generic detail
+  int file = 0;                        // index into Incident::files
+  int64_t line = 0;                    // 1-based line in that file
+};
+
+// Lines not understood, grouped by a pattern (the line without its time prefix, every run of digits
+// and every 0x number replaced by '#', other control or non-ASCII bytes by '?', cut to kPatternChars).
+struct PatternCount {
+  int64_t count = 0;
+  int file = 0;
+  int64_t first_line = 0;  // where it was first seen
+};
+
+inline constexpr size_t kMaxEvents = 1'000'000;  // events kept; later ones are counted in dropped_events
+inline constexpr size_t kMaxPatterns = 512;      // distinct patterns kept; others go to "(other)"
+inline constexpr size_t kPatternChars = 64;
+inline constexpr size_t kMaxLineBytes = 64 * 1024;  // longer lines are cut there (the rest is skipped)
+
+struct Incident {
+  std::vector<std::string> files;
+  std::vector<IncidentEvent> events;
+  int64_t lines = 0;  // lines read, blank lines included
+  int64_t bytes = 0;
+  int64_t understood = 0;      // lines that became events (or were known follow-ups: SXid detail lines)
+  int64_t not_understood = 0;  // lines counted in `patterns`
+  int64_t dropped_events = 0;  // understood beyond kMaxEvents
+  int64_t overlong_lines = 0;  // lines longer than kMaxLineBytes
+  std::map<std::string, PatternCount, std::less<>> patterns;
+};
+
+// The pattern a not-understood line is counted under.
+std::string LinePattern(std::string_view body);
+// The same into `out` (cleared first), so a caller can reuse one buffer.
+void LinePatternInto(std::string_view body, std::string& out);
+
+// Counts `body` (a line without its time prefix) as not understood; `scratch` is a reusable buffer.
+void CountNotUnderstood(Incident& incident, std::string_view body, int file, int64_t line, std::string& scratch);
+
+// The `n` most frequent patterns, most frequent first (ties by pattern text).
+std::vector<std::pair<std::string, PatternCount>> TopPatterns(const Incident& incident, size_t n);
+
+}  // namespace rackchaos::incident

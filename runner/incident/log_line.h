@@ -1,0 +1,36 @@
+// One log line split into its time prefix, host and body, for every prefix the importers accept:
+//   [ 1234.567890] body                                    dmesg (relative: seconds since boot)
+//   [Mon Nov 30 06:02:21 2026] body                         dmesg -T
+//   Nov 30 06:02:21[.123456] host tag[pid]: body            journalctl (short, short-precise), syslog (no year)
+//   2026-11-30T06:02:21.123456+00:00 host tag: body         syslog (RFC 3339), journalctl -o short-iso
+//   [2026-11-30T06:02:21.123] body                          slurmctld log
+// A dmesg "[ uptime]" after a wall-clock prefix is dropped from the body (the wall time wins).
+// Pure functions; never throw; linear in the line length.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "runner/incident/incident.h"
+
+namespace rackchaos::incident {
+
+struct SplitLine {
+  LogTime time;
+  std::string_view host;  // empty when the prefix has none
+  std::string_view tag;   // "kernel", "slurmctld", ... (without "[pid]:"); empty when none
+  std::string_view body;  // the rest, trimmed
+};
+
+SplitLine SplitLogLine(std::string_view line);
+
+// Times. Zone-less wall times are taken as UTC. Each returns nullopt on anything malformed.
+std::optional<double> ParseIsoTime(std::string_view text);    // 2026-11-30T06:02:21[.123][Z|+01:00]; ' ' for T ok
+std::optional<double> ParseCtimeTime(std::string_view text);  // Mon Nov 30 06:02:21 2026
+// "Nov 30 06:02:21" in year 1972 (a leap year, so Feb 29 parses); FixGuessedYear moves it.
+std::optional<double> ParseShortTime(std::string_view text);
+// Moves a ParseShortTime() result to `year` (same month, day and time of day).
+double FixGuessedYear(double seconds_in_1972, int year);
+int YearOf(double unix_seconds);
+
+}  // namespace rackchaos::incident

@@ -1,0 +1,187 @@
+// Slurm node state changes and job requeues, from the slurmctld log (plain or through syslog/journal)
+// and from `scontrol show node` records. The tables (`sacctmgr show event`, `sinfo -R`) are in
+// table_lines.cpp.
+#include <cctype>
+
+#include "runner/incident/line_parsers.h"
+
+namespace rackchaos::incident {
+namespace {
+
+using std::string_view;
+constexpr size_t kNpos = string_view::npos;
+constexpr size_t kMaxPendingReasons = 4096;
+
+string_view Trim(string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+string_view Word(string_view s) {
+  size_t n = 0;
+  while (n < s.size() && !std::isspace(static_cast<unsigned char>(s[n])) && s[n] != ',') ++n;
+  return s.substr(0, n);
+}
+
+std::string Upper(string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Slurm state words ("IDLE+DRAIN", "DRAINING", "DOWN*", "MIXED") -> the event they mean.
+EventKind KindOfState(string_view state) {
+  std::string s = Upper(state);
+  if (s.find("DOWN") != std::string::npos || s.find("FAIL") != std::string::npos) return EventKind::kNodeDown;
+  if (s.find("DRAIN") != std::string::npos) return EventKind::kNodeDrain;
+  return EventKind::kNodeResume;
+}
+
+void Emit(EventKind kind, const SplitLine& split, string_view nodes, string_view reason,
+          std::vector<IncidentEvent>& out) {
+  for (std::string& node : ExpandHostlist(nodes, kMaxNodesPerLine)) {
+    IncidentEvent e;
+    e.kind = kind;
+    e.time = split.time;
+    e.host = std::move(node);
+    e.detail = std::string(reason);
+    out.push_back(std::move(e));
+  }
+}
+
+// "update_node: node NODE reason set to: REASON" / "... state set to STATE", "drain_nodes: ...".
+LineResult ParseUpdateNode(const SplitLine& split, string_view body, FileState& state,
+                           std::vector<IncidentEvent>& out) {
+  size_t at = body.find(": node ");
+  if (at == kNpos) return LineResult::kNotUnderstood;
+  string_view rest = body.substr(at + 7);
+  string_view node = Word(rest);
+  rest = Trim(rest.substr(node.size()));
+  if (node.empty()) return LineResult::kNotUnderstood;
+  if (rest.starts_with("reason set to:")) {
+    if (state.pending_reason.size() < kMaxPendingReasons || state.pending_reason.count(std::string(node)))
+      state.pending_reason[std::string(node)] = std::string(Trim(rest.substr(14)));
+    return LineResult::kFollowUp;
+  }
+  if (!rest.starts_with("state set to ")) return LineResult::kNotUnderstood;
+  string_view st = Word(Trim(rest.substr(13)));
+  EventKind kind = KindOfState(st);
+  std::string reason;
+  if (auto it = state.pending_reason.find(std::string(node)); it != state.pending_reason.end()) {
+    if (kind != EventKind::kNodeResume) reason = it->second;
+    state.pending_reason.erase(it);
+  }
+  Emit(kind, split, node, reason, out);
+  return LineResult::kEvent;
+}
+
+// "Reason=Xid 79 [root@2026-11-30T06:03:10]" inside a `scontrol show node` record.
+LineResult ParseScontrolReason(string_view body, FileState& state, std::vector<IncidentEvent>& out) {
+  string_view reason = Trim(body.substr(7));
+  SplitLine when;
+  size_t open = reason.rfind('[');
+  if (open != kNpos && reason.back() == ']') {
+    string_view stamp = reason.substr(open + 1, reason.size() - open - 2);
+    if (size_t atsign = stamp.find('@'); atsign != kNpos) {
+      if (auto t = ParseIsoTime(stamp.substr(atsign + 1))) when.time = {TimeAxis::kWall, *t, false};
+    }
+    reason = Trim(reason.substr(0, open));
+  }
+  if (state.scontrol_node.empty()) return LineResult::kNotUnderstood;
+  EventKind kind = KindOfState(state.scontrol_state);
+  if (kind == EventKind::kNodeResume) kind = EventKind::kNodeDrain;  // a Reason is only kept while drained/down
+  Emit(kind, when, state.scontrol_node, reason, out);
+  return LineResult::kEvent;
+}
+
+LineResult ParseScontrol(string_view body, FileState& state, std::vector<IncidentEvent>& out) {
+  if (body.starts_with("NodeName=")) {
+    state.scontrol_node = std::string(Word(body.substr(9)));
+    state.scontrol_state.clear();
+    return LineResult::kFollowUp;
+  }
+  if (body.starts_with("State=")) {
+    state.scontrol_state = std::string(Word(body.substr(6)));
+    return LineResult::kFollowUp;
+  }
+  if (body.starts_with("Reason=")) return ParseScontrolReason(body, state, out);
+  return LineResult::kNotUnderstood;
+}
+
+}  // namespace
+
+LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<IncidentEvent>& out) {
+  string_view body = split.body;
+  if (body.starts_with("error: ")) body.remove_prefix(7);
+  if (body.starts_with("update_node:") || body.starts_with("drain_nodes:"))
+    return ParseUpdateNode(split, body, state, out);
+  if (body.starts_with("Nodes ") && body.find(" not responding") != kNpos) {
+    if (body.find("setting DOWN") == kNpos) return LineResult::kFollowUp;
+    Emit(EventKind::kNodeDown, split, Word(body.substr(6)), "Not responding", out);
+    return LineResult::kEvent;
+  }
+  if (body.starts_with("Node ") && body.find(" now responding") != kNpos) return LineResult::kFollowUp;
+  if (size_t job = body.find("JobId="); job != kNpos && (body.find("equeu") != kNpos)) {
+    string_view digits = body.substr(job + 6);
+    int id = 0;
+    size_t n = 0;
+    for (; n < digits.size() && n < 9 && std::isdigit(static_cast<unsigned char>(digits[n])); ++n)
+      id = id * 10 + (digits[n] - '0');
+    if (n == 0) return LineResult::kNotUnderstood;
+    IncidentEvent e;
+    e.kind = EventKind::kJobRequeue;
+    e.time = split.time;
+    e.code = id;
+    e.detail = std::string(Trim(body));
+    out.push_back(std::move(e));
+    return LineResult::kEvent;
+  }
+  if (split.time.axis == TimeAxis::kNone) return ParseScontrol(body, state, out);
+  return LineResult::kNotUnderstood;
+}
+
+std::vector<std::string> ExpandHostlist(string_view list, size_t limit) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < list.size() && out.size() < limit) {
+    // One element: prefix[ranges]suffix, up to the next ',' outside brackets.
+    size_t end = i;
+    int depth = 0;
+    while (end < list.size() && (depth > 0 || list[end] != ',')) {
+      if (list[end] == '[') ++depth;
+      if (list[end] == ']') --depth;
+      ++end;
+    }
+    string_view item = list.substr(i, end - i);
+    i = end + 1;
+    size_t open = item.find('['), close = item.find(']');
+    if (open == kNpos || close == kNpos || close < open) {
+      if (!item.empty()) out.emplace_back(item);
+      continue;
+    }
+    string_view prefix = item.substr(0, open), suffix = item.substr(close + 1);
+    string_view ranges = item.substr(open + 1, close - open - 1);
+    while (!ranges.empty() && out.size() < limit) {
+      size_t comma = ranges.find(',');
+      string_view r = ranges.substr(0, comma);
+      ranges = comma == kNpos ? string_view() : ranges.substr(comma + 1);
+      size_t dash = r.find('-');
+      string_view lo = r.substr(0, dash), hi = dash == kNpos ? lo : r.substr(dash + 1);
+      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != kNpos ||
+          hi.find_first_not_of("0123456789") != kNpos) {
+        out.emplace_back(item);
+        break;
+      }
+      long a = std::stol(std::string(lo)), b = std::stol(std::string(hi));
+      for (long n = a; n <= b && out.size() < limit; ++n) {
+        std::string num = std::to_string(n);
+        if (num.size() < lo.size()) num.insert(0, lo.size() - num.size(), '0');
+        out.push_back(std::string(prefix) + num + std::string(suffix));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace rackchaos::incident

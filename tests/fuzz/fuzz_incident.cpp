@@ -1,0 +1,37 @@
+// libFuzzer target: any bytes through the incident importers (kernel, Slurm, tables, JSON/CSV timeline).
+// The contract under test: never crash, never hang, bounded work per line, and the counts add up.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "runner/incident/importer.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  namespace ri = rackchaos::incident;
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  ri::IncidentImporter importer;
+  importer.ImportText(text, "fuzz.log");
+  ri::Incident inc = importer.Finish();
+  // Every non-blank line is understood or counted as not understood; never both, never neither.
+  int64_t blank = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    if (line.find_first_not_of(" \t\r\n") == std::string_view::npos ||
+        line.substr(0, ri::kMaxLineBytes).find_first_not_of(" \t\r\n") == std::string_view::npos)
+      ++blank;
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  if (inc.understood + inc.not_understood + blank != inc.lines) std::abort();
+  if (inc.patterns.size() > ri::kMaxPatterns + 1) std::abort();
+  for (size_t i = 1; i < inc.events.size(); ++i) {
+    const auto& a = inc.events[i - 1].time;
+    const auto& b = inc.events[i].time;
+    if (a.axis == b.axis && a.seconds > b.seconds) std::abort();  // Finish() orders each axis by time
+  }
+  (void)ri::TopPatterns(inc, 10);
+  return 0;
+}

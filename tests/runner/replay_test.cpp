@@ -1,0 +1,207 @@
+// Replay: incident events -> faults at their offsets -> plan text that loads and validates; the sample
+// incidents in scenarios/incidents/ each give the faults their README describes.
+#include "runner/replay.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "cluster/catalogue.h"
+#include "runner/incident/importer.h"
+#include "runner/inventory.h"
+#include "runner/plan_loader.h"
+#include "runner/validate.h"
+
+namespace rr = rackchaos::runner;
+namespace ri = rackchaos::incident;
+namespace cl = rackchaos::cluster;
+
+namespace {
+
+cl::Topology Gb200(int spares = 2) {
+  auto model = cl::LoadRackModel("gb200-nvl72");
+  REQUIRE(model.ok());
+  auto topo = cl::Topology::Build(*model, 1, spares);
+  REQUIRE(topo.ok());
+  return std::move(*topo);
+}
+
+ri::Incident FromText(const std::string& text) {
+  ri::IncidentImporter importer;
+  importer.ImportText(text, "t.log");
+  return importer.Finish();
+}
+
+ri::Incident FromFiles(const std::string& dir, const std::vector<std::string>& files) {
+  ri::IncidentImporter importer;
+  for (const auto& f : files)
+    REQUIRE(importer.ImportFile(std::string(RACKCHAOS_SOURCE_DIR) + "/" + dir + "/" + f).ok());
+  return importer.Finish();
+}
+
+ri::HostMap Map(const std::string& text) {
+  auto m = ri::ParseGpuMap(text, "map.txt");
+  REQUIRE(m.ok());
+  return *m;
+}
+
+// The replay plan loads, validates, and has the faults the timeline has.
+void CheckPlan(const rr::ReplayTimeline& t, const cl::Topology& topo, rr::ReplayPlanOptions o) {
+  if (o.jobs.empty()) o.jobs.push_back(rr::DefaultReplayJob(topo));
+  std::string text = rr::ReplayPlanYaml(t, o);
+  auto plan = rr::ParsePlan(text, "replay.yaml");
+  REQUIRE_MESSAGE(plan.ok(), plan.status().message() << "\n" << text);
+  auto spec = rr::ValidatePlan(*plan, {});
+  REQUIRE_MESSAGE(spec.ok(), spec.status().message() << "\n" << text);
+  REQUIRE(spec->faults.size() == t.faults.size());
+  for (size_t i = 0; i < t.faults.size(); ++i) {
+    CHECK(spec->faults[i].injector->name() == t.faults[i].kind);
+    CHECK(spec->topology.TargetName(spec->faults[i].target) == t.faults[i].target);
+    CHECK(spec->faults[i].at.Seconds() == doctest::Approx(o.lead.Seconds() + t.faults[i].at).epsilon(0.01));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("replay: Xid by action, follow-ups folded, drain and resume measured from the fault") {
+  auto topo = Gb200();
+  auto inc = FromText(
+      "[Mon Nov 30 06:00:00 2026] NVRM: Xid (PCI:0000:41:00): 13, pid=7, name=python3, Graphics SM Warp Exception\n"
+      "[Mon Nov 30 06:01:00 2026] NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+      "the bus.\n"
+      "[Mon Nov 30 06:01:05 2026] NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus.\n"
+      "[Mon Nov 30 06:01:06 2026] NVRM: Xid (PCI:0000:41:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 "
+      "(Node Reboot Required)\n"
+      "[Mon Nov 30 06:02:00 2026] NVRM: Xid (PCI:0000:01:00): 145, pid='<unknown>', name=<unknown>, NVLink link 5 "
+      "fault\n"
+      "[2026-11-30T06:01:30] update_node: node n3 reason set to: xid 79\n"
+      "[2026-11-30T06:01:30] update_node: node n3 state set to DRAIN\n"
+      "[2026-11-30T08:01:00] update_node: node n3 state set to IDLE\n"
+      "[2026-11-30T08:05:00] update_node: node n9 state set to DRAIN\n");
+  auto t = rr::BuildReplayTimeline(inc, topo, Map("* r01.tray03\nn3 r01.tray03\nn9 r01.tray09\n"));
+  REQUIRE(t.faults.size() == 3);
+  CHECK(t.faults[0].kind == "process_crash");
+  CHECK(t.faults[0].target == "r01.tray03.gpu2");
+  CHECK(t.faults[1].kind == "gpu_fail");
+  CHECK(t.faults[1].params.at("xid") == "79");
+  CHECK(t.faults[1].at == doctest::Approx(60));
+  CHECK(t.faults[1].follow_ups == 1);
+  CHECK(t.faults[1].end == doctest::Approx(2 * 3600 + 60));
+  CHECK(t.faults[1].drained_after == doctest::Approx(30));
+  CHECK(t.faults[1].drain_reason == "xid 79");
+  CHECK(t.faults[1].resumed_after == doctest::Approx(7200));
+  CHECK(t.faults[2].kind == "link_down");
+  CHECK(t.faults[2].target == "r01.tray03.gpu0.nvlink5");
+  CHECK(t.follow_ups == 1);
+  // The 154 and the drain of a node with no fault are listed, with why.
+  CHECK(t.not_replayed_count == 2);
+  CHECK(t.not_replayed[0].why.find("follow-up") != std::string::npos);
+  CHECK(t.not_replayed[1].why.find("no fault imported") != std::string::npos);
+  CHECK(t.span == doctest::Approx(2 * 3600 + 300));
+  CheckPlan(t, topo, {});
+}
+
+TEST_CASE("replay: unmapped hosts and addresses are not replayed, with the reason") {
+  auto topo = Gb200();
+  auto inc = FromText(
+      "Nov 30 06:00:00 n1 kernel: NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus.\n"
+      "Nov 30 06:00:01 n2 kernel: NVRM: Xid (PCI:0000:99:00): 79, GPU has fallen off the bus.\n"
+      "Nov 30 06:00:02 n2 kernel: mlx5_core 0000:23:00.0 eth9: Link down\n");
+  auto t = rr::BuildReplayTimeline(inc, topo, Map("n2 r01.tray02\n"));
+  CHECK(t.faults.empty());
+  REQUIRE(t.not_replayed.size() == 3);
+  CHECK(t.not_replayed[0].why.find("no tray mapped for host 'n1'") != std::string::npos);
+  CHECK(t.not_replayed[1].why.find("no GPU with PCI 0000:99:00 in r01.tray02") != std::string::npos);
+  CHECK(t.not_replayed[2].why.find("no NIC mapped for eth9") != std::string::npos);
+}
+
+TEST_CASE("replay: a node down with no fault becomes a tray pull until it is resumed") {
+  auto topo = Gb200();
+  auto inc = FromText(
+      "[2026-11-30T06:00:00] error: Nodes n[4-5] not responding, setting DOWN\n"
+      "[2026-11-30T07:00:00] update_node: node n4 state set to IDLE\n");
+  auto t = rr::BuildReplayTimeline(inc, topo, Map("n4 r01.tray04\nn5 r01.tray05\n"));
+  REQUIRE(t.faults.size() == 2);
+  CHECK(t.faults[0].kind == "tray_pull");
+  CHECK(t.faults[0].target == "r01.tray04");
+  CHECK(t.faults[0].end == doctest::Approx(3600));
+  CHECK_FALSE(t.faults[1].end);
+  CheckPlan(t, topo, {});
+}
+
+TEST_CASE("replay: GPU map errors name file line and column") {
+  auto bad = ri::ParseGpuMap("# ok\nn1 r01.tray01\n  n2 0000:01:00 r01.tray02.gpu0 extra\n", "map.txt");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().starts_with("map.txt:3:3: 4 words; expected 'HOST TRAY'"));
+  auto ctrl = ri::ParseGpuMap("n1 r01\x01tray01\n", "map.txt");
+  REQUIRE_FALSE(ctrl.ok());
+  CHECK(ctrl.status().message().starts_with("map.txt:1:4: control or non-ASCII"));
+  auto ok = ri::ParseGpuMap("n1 0000:3B:00 r01.tray01.gpu0\n", "map.txt");
+  REQUIRE(ok.ok());
+  CHECK(ok->targets.count("n1 0000:3b:00") == 1);
+}
+
+TEST_CASE("replay: plan text quotes hostile names and stays loadable") {
+  auto topo = Gb200();
+  rr::ReplayTimeline t;
+  rr::ReplayFault f;
+  f.kind = "gpu_fail";
+  f.target = "r01.tray01.gpu0";
+  f.params["xid"] = "79";
+  f.source = "evil\n: {name: x}\"'#.log:1";
+  t.faults.push_back(f);
+  rr::ReplayPlanOptions o;
+  o.name = "a \"quoted\"\nname";
+  o.comments.push_back("line\nbreak");
+  CheckPlan(t, topo, o);
+}
+
+TEST_CASE("replay: sample incident xid79-gpu-off-bus") {
+  auto topo = Gb200();
+  auto inc = FromFiles("scenarios/incidents/xid79-gpu-off-bus", {"kernel.log", "slurmctld.log"});
+  auto map = ri::LoadGpuMap(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/incidents/xid79-gpu-off-bus/gpu-map.txt");
+  REQUIRE(map.ok());
+  auto t = rr::BuildReplayTimeline(inc, topo, *map);
+  REQUIRE(t.faults.size() == 2);
+  CHECK(t.faults[0].kind == "process_crash");
+  CHECK(t.faults[1].kind == "gpu_fail");
+  CHECK(t.faults[1].target == "r01.tray03.gpu2");
+  CHECK(t.faults[1].drained_after == doctest::Approx(14.812));
+  CHECK(t.faults[1].resumed_after == doctest::Approx(3 * 3600 + 38 * 60 + 49));
+  CHECK(t.requeues == 1);
+  CHECK(inc.not_understood == 5);
+  CheckPlan(t, topo, {});
+}
+
+TEST_CASE("replay: sample incident nvlink-xid149") {
+  auto topo = Gb200();
+  auto inc = FromFiles("scenarios/incidents/nvlink-xid149", {"syslog", "sacctmgr-events.txt"});
+  auto map = ri::LoadGpuMap(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/incidents/nvlink-xid149/gpu-map.txt");
+  REQUIRE(map.ok());
+  auto t = rr::BuildReplayTimeline(inc, topo, *map);
+  REQUIRE(t.faults.size() == 2);
+  CHECK(t.faults[0].target == "r01.tray07.gpu1.nvlink14");
+  CHECK(t.faults[0].drained_after == doctest::Approx(84.881798));
+  CHECK(t.faults[0].end == doctest::Approx(t.faults[0].at + 44 * 60 + 54.881798));
+  CHECK(t.faults[1].target == "r01.tray09.gpu2.nvlink3");
+  CHECK_FALSE(t.faults[1].resumed_after);
+  CHECK(t.not_replayed_count == 2);  // the XID 154 and the NVSwitch SXid
+  CheckPlan(t, topo, {});
+}
+
+TEST_CASE("replay: sample incident nic-flap through the site inventory") {
+  auto topo = Gb200(0);
+  auto inc = FromFiles("scenarios/incidents/nic-flap", {"journal.log", "sinfo-R.txt", "timeline.jsonl"});
+  auto inv = rr::LoadInventory(std::string(RACKCHAOS_SOURCE_DIR) + "/sites/gb200-example.yaml");
+  REQUIRE(inv.ok());
+  auto t = rr::BuildReplayTimeline(inc, topo, rr::HostMapFromInventory(*inv));
+  REQUIRE(t.faults.size() == 2);
+  CHECK(t.faults[0].target == "r01.tray02.nic2");
+  CHECK(t.faults[0].end == doctest::Approx(10));
+  CHECK(t.faults[0].follow_ups == 1);  // "Cable unplugged": the same NIC by its PCI address
+  CHECK(t.faults[1].target == "r01.tray03.nic1");
+  CHECK(t.faults[1].drained_after == doctest::Approx(140));
+  CHECK(t.faults[1].end == doctest::Approx(76 * 60 - 2));
+  CHECK(t.not_replayed_count == 1);  // the operator's note
+  CheckPlan(t, topo, {});
+}
