@@ -99,14 +99,23 @@ void RemoteCommand::Abort(const Status& status) {
 Status RemoteCommand::Release(bool go) {
   if (!armed()) return Status::Internal(result_.host + ": the command is not armed");
   released_ = true;
-  if ((go && ssh_channel_write(channel_.get(), "\n", 1) == SSH_ERROR) || ssh_channel_send_eof(channel_.get()) == SSH_ERROR) {
+  result_.start_wall_us = WallMicros();  // the command's own start, not its arming
+  // The go line alone: EOF (CloseInput) follows in a second pass, because libssh flushes and waits
+  // on it, which would stretch the pass that must be quick.
+  if (go ? ssh_channel_write(channel_.get(), "\n", 1) == SSH_ERROR : ssh_channel_send_eof(channel_.get()) == SSH_ERROR) {
     const Status s = Status::Unavailable(result_.host + ": cannot release the armed command: " +
                                          LibsshError(ssh_channel_get_session(channel_.get())));
     Abort(s);
     return s;
   }
-  result_.start_wall_us = WallMicros();  // the command's own start, not its arming
+  input_open_ = go;
   return Status::Ok();
+}
+
+void RemoteCommand::CloseInput() {
+  if (!input_open_ || finished_ || !channel_) return;
+  input_open_ = false;
+  ssh_channel_send_eof(channel_.get());  // a command that ended meanwhile closed its channel: harmless
 }
 
 bool RemoteCommand::TakeActivity() { return std::exchange(activity_, false); }

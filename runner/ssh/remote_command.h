@@ -38,10 +38,12 @@ class RemoteCommand {
   bool TakeActivity();
   // A gated command whose process runs on the host and waits for Release().
   bool armed() const { return gated_ && phase_ == Phase::kRunning && !finished_ && !released_; }
-  // Lets an armed command go: writes its go line and EOF on the channel (queued in libssh; the
-  // session's next pump flushes it). With go = false only EOF: the gate exits 125 and the command
-  // never runs. Internal when it is not armed.
+  // Lets an armed command go: writes its go line on the channel (CloseInput ends its stdin after).
+  // With go = false EOF instead: the gate exits 125 and the command never runs. Internal when it is
+  // not armed.
   Status Release(bool go = true);
+  // Sends EOF on the input of a command released with go (its stdin ends), once.
+  void CloseInput();
 
   bool finished() const { return finished_; }
   CommandResult& result() { return result_; }
@@ -71,7 +73,7 @@ class RemoteCommand {
   bool eof_ = false, closed_ = false, exit_known_ = false;
   bool activity_ = false;
   bool finished_ = false;
-  bool gated_ = false, released_ = false;
+  bool gated_ = false, released_ = false, input_open_ = false;
   std::chrono::steady_clock::time_point submitted_;
   boost::asio::steady_timer timer_;
 };

@@ -44,6 +44,10 @@ std::weak_ptr<RemoteCommand> Session::ExecArmed(std::string command, ArmedDone a
   return c;
 }
 
+void Session::CloseInput(const std::weak_ptr<RemoteCommand>& handle) {
+  if (auto command = handle.lock()) command->CloseInput();
+}
+
 Status Session::Fire(const std::weak_ptr<RemoteCommand>& handle, bool go) {
   auto command = handle.lock();
   if (!command) return Status::Aborted(host_.Describe() + ": the armed command already ended");

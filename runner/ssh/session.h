@@ -49,6 +49,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // at once. An expired handle (the command already ended) is Aborted. Call Pump() afterwards (after
   // releasing on every session, so that no session's packet processing delays another's release).
   Status Fire(const std::weak_ptr<RemoteCommand>& command, bool go = true);
+  // Ends the input of a fired command (see RemoteCommand::CloseInput); expired handles are ignored.
+  void CloseInput(const std::weak_ptr<RemoteCommand>& command);
   // Processes what the socket has and re-arms the wait.
   void Pump();
   // Ends every operation of this host with `why` (callbacks posted) and closes the connection;

@@ -231,6 +231,8 @@ void SshPool::ReleaseArmed(Armed& a, bool go) {
     Status s = session ? session->Fire(a.commands[i], go) : Status::Aborted(a.names[i] + ": the pool closed");
     if (!s.ok() && a.results[i].status.ok()) a.results[i].status = s;
   }
+  for (size_t i = 0; i < a.names.size(); ++i)
+    if (auto session = a.sessions[i].lock(); session && a.armed[i].ok()) session->CloseInput(a.commands[i]);
   for (const auto& weak : a.sessions)
     if (auto session = weak.lock()) session->Pump();
   RunUntil([&] { return a.waiting_done == 0; });
