@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct SimOptions {
   Duration telemetry_period = Duration::Seconds(10);  // DCGM field polling as exported
   Duration link_poll_period = Duration::Seconds(1);   // IB/NVLink counters visible within ~1 s (RACK-FACTS)
   Duration log_delay = Duration::Seconds(2);          // kernel log line to the collector
+  // Step reports: a job's profiler reports every period while some rank is off nominal speed (and once
+  // more when they are all back), listing those ranks and summarizing the rest (observation.h); a job
+  // whose ranks all run at full speed reports nothing the straggler test could flag, so it costs nothing.
+  // The report phase is drawn per job from the seeded generator.
   Duration step_report_period = Duration::Seconds(60);
   double step_jitter = 0.01;  // relative stddev of a rank's compute time in one report
 };
@@ -65,6 +70,8 @@ class SimBackend : public Backend {
   JobState JobStateOf(JobId job) const { return jobs_[job].state; }
   double JobSteps(JobId job) const;
   const std::vector<ComponentId>& JobTrays(JobId job) const { return jobs_[job].trays; }
+  // The job a GPU runs, kNoJob if none. O(1).
+  JobId JobOfGpu(ComponentId gpu) const;
   bool TrayDrained(ComponentId tray) const { return tray_[slot(tray)].drained; }
 
  private:
@@ -78,7 +85,6 @@ class SimBackend : public Backend {
     ThermalState thermal;
     TimerId thermal_timer = 0;
     FaultId cap_cause = kNoFault, link_cause = kNoFault, thermal_cause = kNoFault, fail_cause = kNoFault;
-    JobId job = kNoJob;
   };
   struct Tray {
     bool present = true, booting = false, drained = false;
@@ -87,6 +93,7 @@ class SimBackend : public Backend {
     Duration hb_phase{}, poll_phase{};
     TimerId telemetry_timer = 0, boot_timer = 0;
     JobId job = kNoJob;
+    int job_gpus = 0;  // GPUs of this tray the job uses (the first ones; a job's last tray may be partial)
     std::vector<bool> nic_up;
     std::vector<FaultId> nic_cause;
   };
@@ -94,7 +101,9 @@ class SimBackend : public Backend {
     JobConfig cfg;
     JobId id = kNoJob;
     JobState state = JobState::kQueued;
-    std::vector<ComponentId> trays, gpus;
+    std::vector<ComponentId> trays;  // sorted; its GPUs are the first `placed_gpus` GPUs of these trays
+    int placed_gpus = 0;
+    Duration report_phase{};
     double steps = 0, ckpt_steps = 0;
     double step_time_s = 0, speed = 1;
     Duration running_since_ckpt{};   // running time whose work a restart would throw away
@@ -140,6 +149,16 @@ class SimBackend : public Backend {
   void OnCollectiveTimeout(JobId id);
   void OnStepReport(JobId id);
   void ReleaseTrays(Job& job);
+  template <typename F>
+  void ForEachGpu(const Job& job, F f) const {  // in rank order
+    int left = job.placed_gpus;
+    for (ComponentId tray : job.trays)
+      for (ComponentId g : topo_.GpusOfTray(tray))
+        if (left-- > 0) f(g);
+  }
+  // Keeps the indexes below current after a change to a GPU or a tray.
+  void Touch(ComponentId gpu_id);
+  void TouchTray(ComponentId tray_id);
 
   // heartbeats (sim_backend.cpp)
   void HeartbeatsStopped(ComponentId tray);
@@ -155,6 +174,11 @@ class SimBackend : public Backend {
   std::vector<Gpu> gpu_;
   std::vector<Tray> tray_;
   std::vector<Job> jobs_;
+  Rng report_phases_;
+  // Indexes that keep per-event work proportional to what is abnormal, not to the GPUs in a job:
+  std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
+  std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
+  std::set<std::pair<bool, ComponentId>> free_trays_;  // (spare, tray): present, booted, undrained, no job
 };
 
 }  // namespace rackchaos::cluster

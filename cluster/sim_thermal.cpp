@@ -11,7 +11,8 @@ double SimBackend::GpuDemand(ComponentId gpu_id) const {
   if (!GpuAlive(gpu_id)) return 0;
   const Gpu& g = gpu(gpu_id);
   const RackModel& m = topo_.model();
-  bool busy = g.job != kNoJob && jobs_[g.job].state == JobState::kRunning;
+  JobId job = JobOfGpu(gpu_id);
+  bool busy = job != kNoJob && jobs_[job].state == JobState::kRunning;
   return std::min(busy ? m.gpu_tdp_w : m.gpu_idle_w, g.cap_w);
 }
 
@@ -50,7 +51,8 @@ void SimBackend::UpdateThermal(ComponentId gpu_id) {
   else if (g.throttling)
     next = temp >= m.gpu_shutdown_c - 1e-6 ? std::optional<Time>(now) : TimeToReach(g.thermal, m.gpu_shutdown_c);
   if (next) g.thermal_timer = clock_.CallAt(*next, [this, gpu_id] { OnThermalCrossing(gpu_id); });
-  if (g.job != kNoJob && was_throttling != g.throttling) RefreshJob(g.job);
+  Touch(gpu_id);
+  if (JobId job = JobOfGpu(gpu_id); job != kNoJob && was_throttling != g.throttling) RefreshJob(job);
 }
 
 void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
@@ -67,7 +69,7 @@ void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
     Physics(gpu_id, "thermal_slowdown", temp, g.thermal_cause);
     WatchTelemetry(topo_.TrayOf(gpu_id));
     UpdateThermal(gpu_id);
-    if (g.job != kNoJob) RefreshJob(g.job);
+    if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   } else if (temp >= m.gpu_shutdown_c - 1e-6) {
     g.shutdown = true;
     g.throttling = false;
@@ -77,7 +79,7 @@ void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
     Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
          clock_.Now() + opt_.log_delay);
     UpdateThermal(gpu_id);
-    if (g.job != kNoJob) RefreshJob(g.job);
+    if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   }
 }
 

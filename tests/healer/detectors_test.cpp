@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ using testing::Id;
 using testing::Min;
 using testing::Sec;
 using testing::Topo;
+using healer::RankSummary;
 
 // ---------------------------------------------------------------------------------------------------
 // Stragglers
@@ -74,6 +76,65 @@ TEST_CASE("healer.straggler: small, equal, fast and barely slow ranks") {
   CHECK(RobustOutliers({1.0f, 1.0f, 1.0f, 1.0f, 0.5f}, 6, 0.05).empty());
   // Two slow ranks of nine are both found.
   CHECK(RobustOutliers({1, 1, 1.3f, 1, 1, 1, 1.01f, 1.25f, 0.99f}, 6, 0.05) == std::vector<size_t>{2, 7});
+}
+
+// A summarized report of `full`: the ranks at or above `list_from` listed, the rest as median and MAD.
+struct Summarized {
+  std::vector<size_t> listed;
+  std::vector<float> compute_s;
+  RankSummary bulk;
+};
+Summarized Summarize(const std::vector<float>& full, float list_from) {
+  Summarized s;
+  std::vector<float> rest;
+  for (size_t i = 0; i < full.size(); ++i) {
+    if (full[i] >= list_from) {
+      s.listed.push_back(i);
+      s.compute_s.push_back(full[i]);
+    } else {
+      rest.push_back(full[i]);
+    }
+  }
+  s.bulk.ranks = static_cast<int64_t>(rest.size());
+  if (!rest.empty()) {
+    std::vector<float> v = rest;
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    s.bulk.median_s = v[v.size() / 2];
+    for (float& x : v) x = std::fabs(x - static_cast<float>(s.bulk.median_s));
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    s.bulk.mad_s = v[v.size() / 2];
+  }
+  return s;
+}
+
+TEST_CASE("healer.straggler: a summarized report flags the same ranks as the full one it summarizes") {
+  Rng rng(99);
+  const Policy p = testing::Shipped("default");
+  int found = 0;
+  for (int report = 0; report < 100; ++report) {
+    size_t slow = report % 2 ? static_cast<size_t>(rng.Below(1000)) : SIZE_MAX;  // half of them: jitter only
+    std::vector<float> full = StepTimes(rng, 1000, 0.01, slow, 0.10);
+    std::vector<size_t> expected = RobustOutliers(full, p.straggler_mad_threshold, p.straggler_min_slowdown);
+    Summarized s = Summarize(full, 1.02f);  // the sim lists ranks off nominal; here: the slowest tail
+    std::vector<size_t> got;
+    for (size_t i : RobustOutliers(s.compute_s, p.straggler_mad_threshold, p.straggler_min_slowdown, s.bulk))
+      got.push_back(s.listed[i]);
+    INFO("report ", report, " slow rank ", slow);
+    CHECK(got == expected);
+    CHECK(got == (slow == SIZE_MAX ? std::vector<size_t>{} : std::vector<size_t>{slow}));
+    found += !got.empty();
+  }
+  CHECK(found == 50);
+}
+
+TEST_CASE("healer.straggler: summaries - bulk as majority or minority, barely slow and fast listed ranks") {
+  const RankSummary bulk{997, 1.0, 0.0067};
+  CHECK(RobustOutliers({1.10f, 1.03f, 0.9f}, 6, 0.05, bulk) == std::vector<size_t>{0});
+  CHECK(RobustOutliers({}, 6, 0.05, bulk).empty());
+  // Only two ranks summarized: the median comes from listed and summarized ranks together.
+  CHECK(RobustOutliers({1.0f, 1.0f, 1.3f, 1.01f}, 6, 0.05, {2, 1.0, 0.005}) == std::vector<size_t>{2});
+  CHECK(RobustOutliers({1.3f, 1.3f, 1.3f}, 6, 0.05, {2, 1.0, 0.005}).empty());  // most ranks slow: that is the norm
+  CHECK(RobustOutliers({1.3f}, 6, 0.05, {1, 1.0, 0}).empty());                     // two ranks in all
 }
 
 // A job on the first `ranks` GPUs of `topo`, reporting every 60 s.
@@ -148,6 +209,23 @@ TEST_CASE("healer.straggler: a streak broken before the window restarts - min_re
   sparse.h.Feed(Min(7), StepReport{7, 1.2, sparse.gpus, StepTimes(sparse.rng, 64, 0.01, 9, 0.2)});
   REQUIRE(sparse.h.raised().size() == 1);
   CHECK(sparse.h.raised()[0].at == Min(7));
+}
+
+TEST_CASE("healer.straggler: summarized reports - one noisy report is not a straggler, a persistent slow rank is") {
+  const cluster::Topology big = testing::BuildTopology(14, 0);
+  DetectorHarness h("straggler", testing::Shipped("default"), big);
+  const ComponentId slow = big.gpus()[613];
+  auto report = [&](int minute, float compute) {
+    h.Feed(Min(minute), StepReport{7, 1.2, {slow}, {compute}, 999, 1.0, 0.0067});
+  };
+  report(1, 1.3f);  // one bad step, then back in line
+  h.Feed(Min(2), StepReport{7, 1.2, {}, {}, 1000, 1.0, 0.0067});
+  for (int n = 3; n <= 6; ++n) report(n, 1.01f);  // listed but not slow enough to matter
+  CHECK(h.raised().empty());
+  for (int n = 10; n <= 20; ++n) report(n, 1.1f);
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].at == Min(15));
+  CHECK(h.raised()[0].symptom.component == slow);
 }
 
 TEST_CASE("healer.straggler: a report whose timings and GPUs do not pair up is ignored") {
