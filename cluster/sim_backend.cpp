@@ -41,13 +41,19 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
     : topo_(topology), clock_(clock), rng_(rng), jitter_rng_(rng.Fork("step-jitter")), events_(events),
       opt_(options), report_phases_(rng.Fork("report-phase")) {
   const RackModel& m = topo_.model();
+  full_conductance_ = m.conductance_w_per_k + m.residual_conductance_w_per_k;
+  full_tau_s_ = m.gpu_heat_capacity_j_per_k / full_conductance_;
+  idle_steady_c_ = m.inlet_c + m.gpu_idle_w / full_conductance_;
+  quiet_possible_ = m.inlet_c + m.gpu_tdp_w / full_conductance_ < m.gpu_slowdown_c - 1e-6;
   gpu_.resize(topo_.gpus().size());
   for (Gpu& g : gpu_) {
     g.cap_w = g.baseline_cap_w = m.gpu_tdp_w;
     g.power_w = m.gpu_idle_w;
-    g.thermal.t0_c = g.thermal.steady_c = m.inlet_c + m.gpu_idle_w / (m.conductance_w_per_k + m.residual_conductance_w_per_k);
-    g.thermal.tau_s = m.gpu_heat_capacity_j_per_k / (m.conductance_w_per_k + m.residual_conductance_w_per_k);
+    g.thermal.t0_c = g.thermal.steady_c = idle_steady_c_;
+    g.thermal.tau_s = full_tau_s_;
+    g.quiet = quiet_possible_;
   }
+  if (!quiet_possible_) loud_gpus_.insert(topo_.gpus().begin(), topo_.gpus().end());
   // Poll and heartbeat phases are drawn once per tray: real agents start at arbitrary moments.
   Rng phases = rng_.Fork("phases");
   tray_.resize(topo_.trays().size());
@@ -285,7 +291,7 @@ Status SimBackend::ResetGpu(ComponentId gpu_id) {
     Gpu& g = gpu(gpu_id);
     if (!tray_of(gpu_id).present) return;
     // A reset brings a GPU back only once it has cooled below its slowdown temperature.
-    if (g.shutdown && TemperatureAt(g.thermal, clock_.Now()) < topo_.model().gpu_slowdown_c) {
+    if (g.shutdown && Temperature(gpu_id, clock_.Now()) < topo_.model().gpu_slowdown_c) {
       g.shutdown = false;
       g.throttling = false;
       Physics(gpu_id, "reset", 0, kNoFault);
@@ -334,7 +340,7 @@ void SimBackend::HeartbeatsResumed(ComponentId tray_id) {
 
 // ---------------------------------------------------------------- inspection
 
-double SimBackend::GpuTemperature(ComponentId gpu_id) const { return TemperatureAt(gpu(gpu_id).thermal, clock_.Now()); }
+double SimBackend::GpuTemperature(ComponentId gpu_id) const { return Temperature(gpu_id, clock_.Now()); }
 
 bool SimBackend::GpuAlive(ComponentId gpu_id) const {
   const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];

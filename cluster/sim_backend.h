@@ -82,7 +82,14 @@ class SimBackend : public Backend {
     bool failed = false;  // a hardware failure (Xid 79, 48, 95, 119...) until repaired
     bool throttling = false;
     double power_w = 0;
-    ThermalState thermal;
+    // A quiet GPU (full coolant flow, uncapped, alive, not throttling, below slowdown) cannot reach a
+    // threshold, so it has no trajectory of its own: its temperature is its job's reference trajectory
+    // plus its tray's carried residual plus its own offset `off` at `off_at`, all decaying with the same
+    // time constant (the model is linear). Job starts and stops then cost O(1), not O(GPUs).
+    bool quiet = true;
+    double off = 0;
+    Time off_at{};
+    ThermalState thermal;  // the trajectory of a GPU that is not quiet
     TimerId thermal_timer = 0;
     FaultId cap_cause = kNoFault, link_cause = kNoFault, thermal_cause = kNoFault, fail_cause = kNoFault;
   };
@@ -94,6 +101,8 @@ class SimBackend : public Backend {
     TimerId telemetry_timer = 0, boot_timer = 0;
     JobId job = kNoJob;
     int job_gpus = 0;  // GPUs of this tray the job uses (the first ones; a job's last tray may be partial)
+    double carry = 0;  // what earlier jobs left on the tray's quiet GPUs above idle, at `carry_at`
+    Time carry_at{};
     std::vector<bool> nic_up;
     std::vector<FaultId> nic_cause;
   };
@@ -104,6 +113,7 @@ class SimBackend : public Backend {
     std::vector<ComponentId> trays;  // sorted; its GPUs are the first `placed_gpus` GPUs of these trays
     int placed_gpus = 0;
     Duration report_phase{};
+    ThermalState env;  // a quiet GPU of this job that was at idle steady state when the job was placed
     double steps = 0, ckpt_steps = 0;
     double step_time_s = 0, speed = 1;
     Duration running_since_ckpt{};   // running time whose work a restart would throw away
@@ -135,6 +145,12 @@ class SimBackend : public Backend {
   void OnTelemetryTick(ComponentId tray);
   bool ThermallyActive(ComponentId tray) const;
   double GpuDemand(ComponentId gpu_id) const;
+  double Temperature(ComponentId gpu_id, Time now) const;
+  double PowerOf(ComponentId gpu_id) const;
+  double Decay(Time since, Time now) const;  // e^(-(now - since) / tau) at full flow
+  // A job's GPUs start or stop drawing power: its reference trajectory, and the GPUs that are not quiet.
+  void JobPowerChanged(Job& job);
+  void ThermalRelease(Job& job);
 
   // sim_jobs.cpp
   void PlaceQueuedJobs();
@@ -149,13 +165,6 @@ class SimBackend : public Backend {
   void OnCollectiveTimeout(JobId id);
   void OnStepReport(JobId id);
   void ReleaseTrays(Job& job);
-  template <typename F>
-  void ForEachGpu(const Job& job, F f) const {  // in rank order
-    int left = job.placed_gpus;
-    for (ComponentId tray : job.trays)
-      for (ComponentId g : topo_.GpusOfTray(tray))
-        if (left-- > 0) f(g);
-  }
   // Keeps the indexes below current after a change to a GPU or a tray.
   void Touch(ComponentId gpu_id);
   void TouchTray(ComponentId tray_id);
@@ -175,6 +184,9 @@ class SimBackend : public Backend {
   std::vector<Tray> tray_;
   std::vector<Job> jobs_;
   Rng report_phases_;
+  double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;
+  bool quiet_possible_ = false;            // a GPU at TDP and full flow stays below slowdown
+  std::set<ComponentId> loud_gpus_;       // GPUs that are not quiet
   // Indexes that keep per-event work proportional to what is abnormal, not to the GPUs in a job:
   std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
   std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down

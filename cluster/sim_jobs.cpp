@@ -57,6 +57,7 @@ bool SimBackend::Place(Job& job) {
   for (auto it = free_trays_.begin(); job.trays.size() < need; ++it) job.trays.push_back(it->second);
   std::sort(job.trays.begin(), job.trays.end());
   job.placed_gpus = job.cfg.gpus;
+  job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
   int left = job.cfg.gpus;
   for (ComponentId tray : job.trays) {
     Tray& t = tray_[slot(tray)];
@@ -69,8 +70,11 @@ bool SimBackend::Place(Job& job) {
 }
 
 void SimBackend::ReleaseTrays(Job& job) {
+  std::vector<ComponentId> loud;
+  for (ComponentId g : loud_gpus_)
+    if (JobOfGpu(g) == job.id) loud.push_back(g);
+  ThermalRelease(job);
   std::vector<ComponentId> trays = std::move(job.trays);
-  int placed = job.placed_gpus;
   job.trays.clear();
   job.placed_gpus = 0;
   for (ComponentId tray : trays) {
@@ -79,9 +83,7 @@ void SimBackend::ReleaseTrays(Job& job) {
     t.job_gpus = 0;
     TouchTray(tray);
   }
-  for (ComponentId tray : trays)
-    for (ComponentId g : topo_.GpusOfTray(tray))
-      if (placed-- > 0) UpdateThermal(g);
+  for (ComponentId g : loud) UpdateThermal(g);
 }
 
 void SimBackend::StartRunning(Job& job) {
@@ -124,7 +126,7 @@ void SimBackend::SetJobState(Job& job, JobState state, FaultId cause, const std:
   Record(JobChanged{job.id, state, job.steps, job.step_time_s, state == JobState::kRunning ? job.speed : 0,
                     job.placed_gpus, lost, cause, detail, job.trays});
   Emit(JobStatus{job.id, state, job.trays, detail}, clock_.Now());
-  if (was_running != (state == JobState::kRunning)) ForEachGpu(job, [this](ComponentId g) { UpdateThermal(g); });
+  if (was_running != (state == JobState::kRunning)) JobPowerChanged(job);
 }
 
 // Re-derives a running or hung job's condition from its GPUs and links after any change to them.
@@ -214,7 +216,7 @@ void SimBackend::RefreshJob(JobId id) {
     ScheduleCheckpoint(j);
     if (slow_ranks && !j.report_timer)
       j.report_timer = clock_.CallAt(NextSlot(j.report_phase, opt_.step_report_period, clock_.Now()), [this, id] { OnStepReport(id); });
-    ForEachGpu(j, [this](ComponentId g) { UpdateThermal(g); });
+    JobPowerChanged(j);
   }
 }
 
