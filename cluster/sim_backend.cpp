@@ -63,7 +63,8 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
     t.nic_up.assign(static_cast<size_t>(m.nics_per_tray), true);
     t.nic_cause.assign(static_cast<size_t>(m.nics_per_tray), kNoFault);
   }
-  for (ComponentId tray : topo_.trays()) free_trays_.insert({topo_.at(tray).spare, tray});
+  free_.assign(topo_.trays().size(), 1);
+  free_count_ = free_.size();
 }
 
 // O(1): these run for every GPU of a job on every refresh and step report.
@@ -84,9 +85,10 @@ void SimBackend::Touch(ComponentId gpu_id) {
 
 void SimBackend::TouchTray(ComponentId tray_id) {
   const Tray& t = tray_[slot(tray_id)];
-  std::pair<bool, ComponentId> key{topo_.at(tray_id).spare, tray_id};
-  if (t.present && !t.booting && !t.drained && t.job == kNoJob) free_trays_.insert(key);
-  else free_trays_.erase(key);
+  uint8_t free = t.present && !t.booting && !t.drained && t.job == kNoJob;
+  uint8_t& was = free_[slot(tray_id)];
+  free_count_ = free_count_ + free - was;
+  was = free;
   if (std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) nic_down_trays_.insert(tray_id);
   else nic_down_trays_.erase(tray_id);
 }

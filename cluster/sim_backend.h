@@ -190,7 +190,8 @@ class SimBackend : public Backend {
   // Indexes that keep per-event work proportional to what is abnormal, not to the GPUs in a job:
   std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
   std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
-  std::set<std::pair<bool, ComponentId>> free_trays_;  // (spare, tray): present, booted, undrained, no job
+  std::vector<uint8_t> free_;  // per tray slot: present, booted, undrained, no job
+  size_t free_count_ = 0;
 };
 
 }  // namespace rackchaos::cluster

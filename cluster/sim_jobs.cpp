@@ -51,10 +51,13 @@ void SimBackend::PlaceQueuedJobs() {
 bool SimBackend::Place(Job& job) {
   const int per_tray = topo_.model().gpus_per_tray;
   size_t need = static_cast<size_t>((job.cfg.gpus + per_tray - 1) / per_tray);
-  if (free_trays_.size() < need) return false;
+  if (free_count_ < need) return false;
   job.trays.clear();
   job.trays.reserve(need);
-  for (auto it = free_trays_.begin(); job.trays.size() < need; ++it) job.trays.push_back(it->second);
+  const std::vector<ComponentId>& all = topo_.trays();
+  for (bool spare : {false, true})
+    for (size_t k = 0; k < all.size() && job.trays.size() < need; ++k)
+      if (free_[k] && topo_.at(all[k]).spare == spare) job.trays.push_back(all[k]);
   std::sort(job.trays.begin(), job.trays.end());
   job.placed_gpus = job.cfg.gpus;
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
@@ -64,7 +67,7 @@ bool SimBackend::Place(Job& job) {
     t.job = job.id;
     t.job_gpus = std::min(left, per_tray);
     left -= t.job_gpus;
-    free_trays_.erase({topo_.at(tray).spare, tray});
+    TouchTray(tray);
   }
   return true;
 }
