@@ -64,6 +64,7 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
     t.nic_cause.assign(static_cast<size_t>(m.nics_per_tray), kNoFault);
   }
   free_.assign(topo_.trays().size(), 1);
+  for (ComponentId tray : topo_.trays()) spare_.push_back(topo_.at(tray).spare);
   free_count_ = free_.size();
 }
 
@@ -84,13 +85,11 @@ void SimBackend::Touch(ComponentId gpu_id) {
 }
 
 void SimBackend::TouchTray(ComponentId tray_id) {
-  const Tray& t = tray_[slot(tray_id)];
+  size_t k = slot(tray_id);
+  const Tray& t = tray_[k];
   uint8_t free = t.present && !t.booting && !t.drained && t.job == kNoJob;
-  uint8_t& was = free_[slot(tray_id)];
-  free_count_ = free_count_ + free - was;
-  was = free;
-  if (std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) nic_down_trays_.insert(tray_id);
-  else nic_down_trays_.erase(tray_id);
+  free_count_ = free_count_ + free - free_[k];
+  free_[k] = free;
 }
 
 void SimBackend::Emit(ObservationBody body, Time at) {
@@ -153,7 +152,8 @@ Status SimBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) {
   t.nic_up[c.index] = up;
   t.nic_cause[c.index] = up ? kNoFault : cause;
   Physics(nic, up ? "link_up" : "link_down", 0, cause);
-  TouchTray(topo_.TrayOf(nic));
+  if (std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) nic_down_trays_.insert(topo_.TrayOf(nic));
+  else nic_down_trays_.erase(topo_.TrayOf(nic));
   Emit(LinkStateChange{nic, -1, up}, NextSlot(t.poll_phase, opt_.link_poll_period, clock_.Now()));
   if (t.job != kNoJob) RefreshJob(t.job);
   return Status::Ok();

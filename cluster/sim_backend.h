@@ -165,7 +165,7 @@ class SimBackend : public Backend {
   void OnCollectiveTimeout(JobId id);
   void OnStepReport(JobId id);
   void ReleaseTrays(Job& job);
-  // Keeps the indexes below current after a change to a GPU or a tray.
+  // Keep the indexes below current after a change to a GPU, or to a tray's presence, drain or job.
   void Touch(ComponentId gpu_id);
   void TouchTray(ComponentId tray_id);
 
@@ -191,6 +191,7 @@ class SimBackend : public Backend {
   std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
   std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
   std::vector<uint8_t> free_;  // per tray slot: present, booted, undrained, no job
+  std::vector<uint8_t> spare_;  // per tray slot: a hot spare
   size_t free_count_ = 0;
 };
 
