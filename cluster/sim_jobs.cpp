@@ -55,9 +55,9 @@ bool SimBackend::Place(Job& job) {
   job.trays.clear();
   job.trays.reserve(need);
   const std::vector<ComponentId>& all = topo_.trays();
-  for (bool spare : {false, true})
+  for (uint8_t spare : {0, 1})
     for (size_t k = 0; k < all.size() && job.trays.size() < need; ++k)
-      if (free_[k] && topo_.at(all[k]).spare == spare) job.trays.push_back(all[k]);
+      if (free_[k] && spare_[k] == spare) job.trays.push_back(all[k]);
   std::sort(job.trays.begin(), job.trays.end());
   job.placed_gpus = job.cfg.gpus;
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
