@@ -267,7 +267,14 @@ Status SimBackend::RequeueJob(JobId id, const std::string& reason) {
   if (id >= jobs_.size()) return Status::NotFound("no job " + std::to_string(id));
   Job& j = jobs_[id];
   if (j.state == JobState::kFinished) return Status::Invalid("job '" + j.cfg.name + "' has finished");
-  if (j.state == JobState::kQueued || j.state == JobState::kRestarting) return Status::Ok();
+  if (j.state == JobState::kQueued) return Status::Ok();
+  if (j.state == JobState::kRestarting) {  // placed but not started: give the trays back, queue again
+    StopTimers(j);
+    SetJobState(j, JobState::kQueued, j.cause, "requeued: " + reason);
+    ReleaseTrays(j);
+    PlaceQueuedJobs();
+    return Status::Ok();
+  }
   Advance(j);
   Duration lost = j.running_since_ckpt;
   j.steps = j.ckpt_steps;
