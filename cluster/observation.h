@@ -6,6 +6,7 @@
 // real commands.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -49,11 +50,16 @@ struct LinkStateChange {
 };
 
 // Per-step timings a job reports (per rank compute time; the rest of a step is waiting in collectives).
+// A full report lists every rank. A summarized one, as a job's profiler aggregates it at scale, lists
+// only the ranks off the bulk and summarizes the other `bulk_ranks` by the median and the median
+// absolute deviation of their compute times; the straggler test reads both forms alike.
 struct StepReport {
   JobId job = kNoJob;
   double step_time_s = 0;
   std::vector<ComponentId> rank_gpus;
   std::vector<float> compute_s;  // parallel to rank_gpus
+  int64_t bulk_ranks = 0;        // ranks not listed; 0 in a full report
+  double bulk_median_s = 0, bulk_mad_s = 0;
 };
 
 // The scheduler's view of a job (squeue/sacct): its state and where it runs.

@@ -39,15 +39,21 @@ const char* MetricName(Metric m) {
 SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, EventSink& events,
                        SimOptions options)
     : topo_(topology), clock_(clock), rng_(rng), jitter_rng_(rng.Fork("step-jitter")), events_(events),
-      opt_(options) {
+      opt_(options), report_phases_(rng.Fork("report-phase")) {
   const RackModel& m = topo_.model();
+  full_conductance_ = m.conductance_w_per_k + m.residual_conductance_w_per_k;
+  full_tau_s_ = m.gpu_heat_capacity_j_per_k / full_conductance_;
+  idle_steady_c_ = m.inlet_c + m.gpu_idle_w / full_conductance_;
+  quiet_possible_ = m.inlet_c + m.gpu_tdp_w / full_conductance_ < m.gpu_slowdown_c - 1e-6;
   gpu_.resize(topo_.gpus().size());
   for (Gpu& g : gpu_) {
     g.cap_w = g.baseline_cap_w = m.gpu_tdp_w;
     g.power_w = m.gpu_idle_w;
-    g.thermal.t0_c = g.thermal.steady_c = m.inlet_c + m.gpu_idle_w / (m.conductance_w_per_k + m.residual_conductance_w_per_k);
-    g.thermal.tau_s = m.gpu_heat_capacity_j_per_k / (m.conductance_w_per_k + m.residual_conductance_w_per_k);
+    g.thermal.t0_c = g.thermal.steady_c = idle_steady_c_;
+    g.thermal.tau_s = full_tau_s_;
+    g.quiet = quiet_possible_;
   }
+  if (!quiet_possible_) loud_gpus_.insert(topo_.gpus().begin(), topo_.gpus().end());
   // Poll and heartbeat phases are drawn once per tray: real agents start at arbitrary moments.
   Rng phases = rng_.Fork("phases");
   tray_.resize(topo_.trays().size());
@@ -57,11 +63,34 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
     t.nic_up.assign(static_cast<size_t>(m.nics_per_tray), true);
     t.nic_cause.assign(static_cast<size_t>(m.nics_per_tray), kNoFault);
   }
+  free_.assign(topo_.trays().size(), 1);
+  for (ComponentId tray : topo_.trays()) spare_.push_back(topo_.at(tray).spare);
+  free_count_ = free_.size();
 }
 
 // O(1): these run for every GPU of a job on every refresh and step report.
 size_t SimBackend::slot(ComponentId tray) const { return topo_.TraySlot(tray); }
 size_t SimBackend::gslot(ComponentId id) const { return topo_.GpuSlot(id); }
+
+JobId SimBackend::JobOfGpu(ComponentId gpu_id) const {
+  const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];
+  return t.job != kNoJob && topo_.at(gpu_id).index < t.job_gpus ? t.job : kNoJob;
+}
+
+void SimBackend::Touch(ComponentId gpu_id) {
+  const Gpu& g = gpu(gpu_id);
+  bool odd = !GpuAlive(gpu_id) || g.nvlink_down != 0 || GpuSpeed(gpu_id) < 1 - 1e-12;
+  if (odd) odd_gpus_.insert(gpu_id);
+  else odd_gpus_.erase(gpu_id);
+}
+
+void SimBackend::TouchTray(ComponentId tray_id) {
+  size_t k = slot(tray_id);
+  const Tray& t = tray_[k];
+  uint8_t free = t.present && !t.booting && !t.drained && t.job == kNoJob;
+  free_count_ = free_count_ + free - free_[k];
+  free_[k] = free;
+}
 
 void SimBackend::Emit(ObservationBody body, Time at) {
   // A timer fires once, so its body moves into the observation (a step report is one entry per rank).
@@ -103,6 +132,7 @@ Status SimBackend::SetNvlinkPort(ComponentId gpu_id, int port, bool up, FaultId 
   Physics(gpu_id, up ? "nvlink_up" : "nvlink_down", port, cause);
   Time seen = NextSlot(tray_of(gpu_id).poll_phase, opt_.link_poll_period, clock_.Now());
   Emit(LinkStateChange{gpu_id, port, up}, seen);
+  Touch(gpu_id);
   if (!up) {
     // NVLink 5 errors surface as Xid 145 on Blackwell (RACK-FACTS: 144-150 NVLink 5 errors).
     XidLine x{topo_.at(gpu_id).pci, 145, 4242, "python3",
@@ -110,7 +140,7 @@ Status SimBackend::SetNvlinkPort(ComponentId gpu_id, int port, bool up, FaultId 
     Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
          clock_.Now() + opt_.log_delay);
   }
-  if (g.job != kNoJob) RefreshJob(g.job);
+  if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   return Status::Ok();
 }
 
@@ -122,6 +152,8 @@ Status SimBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) {
   t.nic_up[c.index] = up;
   t.nic_cause[c.index] = up ? kNoFault : cause;
   Physics(nic, up ? "link_up" : "link_down", 0, cause);
+  if (std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) nic_down_trays_.insert(topo_.TrayOf(nic));
+  else nic_down_trays_.erase(topo_.TrayOf(nic));
   Emit(LinkStateChange{nic, -1, up}, NextSlot(t.poll_phase, opt_.link_poll_period, clock_.Now()));
   if (t.job != kNoJob) RefreshJob(t.job);
   return Status::Ok();
@@ -139,7 +171,7 @@ Status SimBackend::SetPowerCap(ComponentId gpu_id, double watts, FaultId cause) 
   g.cap_cause = g.cap_w < g.baseline_cap_w ? cause : kNoFault;
   Physics(gpu_id, "power_cap", g.cap_w, cause);
   UpdateThermal(gpu_id);
-  if (g.job != kNoJob) RefreshJob(g.job);
+  if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   return Status::Ok();
 }
 
@@ -184,6 +216,7 @@ Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cau
       tr.boot_timer = 0;
       if (!tr.present || !tr.booting) return;
       tr.booting = false;
+      TouchTray(tray_id);
       for (ComponentId g : topo_.GpusOfTray(tray_id)) {
         gpu(g).shutdown = false;
         gpu(g).throttling = false;
@@ -194,6 +227,7 @@ Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cau
       PlaceQueuedJobs();
     });
   }
+  TouchTray(tray_id);
   for (ComponentId g : topo_.GpusOfTray(tray_id)) UpdateThermal(g);
   if (t.job != kNoJob) RefreshJob(t.job);
   return Status::Ok();
@@ -212,14 +246,14 @@ Status SimBackend::SetGpuFailed(ComponentId gpu_id, bool failed, int xid, FaultI
          clock_.Now() + opt_.log_delay);
   }
   UpdateThermal(gpu_id);
-  if (g.job != kNoJob) RefreshJob(g.job);
+  if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   if (!failed) PlaceQueuedJobs();
   return Status::Ok();
 }
 
 Status SimBackend::CrashProcesses(ComponentId gpu_id, FaultId cause) {
   if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
-  JobId id = gpu(gpu_id).job;
+  JobId id = JobOfGpu(gpu_id);
   if (id == kNoJob) return Status::Ok();  // nothing ran there
   Job& j = jobs_[id];
   if (j.state != JobState::kRunning && j.state != JobState::kHung) return Status::Ok();
@@ -240,12 +274,14 @@ Status SimBackend::CrashProcesses(ComponentId gpu_id, FaultId cause) {
 Status SimBackend::Drain(ComponentId tray_id, const std::string&) {
   if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   tray_[slot(tray_id)].drained = true;
+  TouchTray(tray_id);
   return Status::Ok();
 }
 
 Status SimBackend::Resume(ComponentId tray_id) {
   if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   tray_[slot(tray_id)].drained = false;
+  TouchTray(tray_id);
   PlaceQueuedJobs();
   return Status::Ok();
 }
@@ -257,7 +293,7 @@ Status SimBackend::ResetGpu(ComponentId gpu_id) {
     Gpu& g = gpu(gpu_id);
     if (!tray_of(gpu_id).present) return;
     // A reset brings a GPU back only once it has cooled below its slowdown temperature.
-    if (g.shutdown && TemperatureAt(g.thermal, clock_.Now()) < topo_.model().gpu_slowdown_c) {
+    if (g.shutdown && Temperature(gpu_id, clock_.Now()) < topo_.model().gpu_slowdown_c) {
       g.shutdown = false;
       g.throttling = false;
       Physics(gpu_id, "reset", 0, kNoFault);
@@ -306,7 +342,7 @@ void SimBackend::HeartbeatsResumed(ComponentId tray_id) {
 
 // ---------------------------------------------------------------- inspection
 
-double SimBackend::GpuTemperature(ComponentId gpu_id) const { return TemperatureAt(gpu(gpu_id).thermal, clock_.Now()); }
+double SimBackend::GpuTemperature(ComponentId gpu_id) const { return Temperature(gpu_id, clock_.Now()); }
 
 bool SimBackend::GpuAlive(ComponentId gpu_id) const {
   const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct SimOptions {
   Duration telemetry_period = Duration::Seconds(10);  // DCGM field polling as exported
   Duration link_poll_period = Duration::Seconds(1);   // IB/NVLink counters visible within ~1 s (RACK-FACTS)
   Duration log_delay = Duration::Seconds(2);          // kernel log line to the collector
+  // Step reports: a job's profiler reports every period while some rank is off nominal speed (and once
+  // more when they are all back), listing those ranks and summarizing the rest (observation.h); a job
+  // whose ranks all run at full speed reports nothing the straggler test could flag, so it costs nothing.
+  // The report phase is drawn per job from the seeded generator.
   Duration step_report_period = Duration::Seconds(60);
   double step_jitter = 0.01;  // relative stddev of a rank's compute time in one report
 };
@@ -65,6 +70,8 @@ class SimBackend : public Backend {
   JobState JobStateOf(JobId job) const { return jobs_[job].state; }
   double JobSteps(JobId job) const;
   const std::vector<ComponentId>& JobTrays(JobId job) const { return jobs_[job].trays; }
+  // The job a GPU runs, kNoJob if none. O(1).
+  JobId JobOfGpu(ComponentId gpu) const;
   bool TrayDrained(ComponentId tray) const { return tray_[slot(tray)].drained; }
 
  private:
@@ -75,10 +82,16 @@ class SimBackend : public Backend {
     bool failed = false;  // a hardware failure (Xid 79, 48, 95, 119...) until repaired
     bool throttling = false;
     double power_w = 0;
-    ThermalState thermal;
+    // A quiet GPU (full coolant flow, uncapped, alive, not throttling, below slowdown) cannot reach a
+    // threshold, so it has no trajectory of its own: its temperature is its job's reference trajectory
+    // plus its tray's carried residual plus its own offset `off` at `off_at`, all decaying with the same
+    // time constant (the model is linear). Job starts and stops then cost O(1), not O(GPUs).
+    bool quiet = true;
+    double off = 0;
+    Time off_at{};
+    ThermalState thermal;  // the trajectory of a GPU that is not quiet
     TimerId thermal_timer = 0;
     FaultId cap_cause = kNoFault, link_cause = kNoFault, thermal_cause = kNoFault, fail_cause = kNoFault;
-    JobId job = kNoJob;
   };
   struct Tray {
     bool present = true, booting = false, drained = false;
@@ -87,6 +100,9 @@ class SimBackend : public Backend {
     Duration hb_phase{}, poll_phase{};
     TimerId telemetry_timer = 0, boot_timer = 0;
     JobId job = kNoJob;
+    int job_gpus = 0;  // GPUs of this tray the job uses (the first ones; a job's last tray may be partial)
+    double carry = 0;  // what earlier jobs left on the tray's quiet GPUs above idle, at `carry_at`
+    Time carry_at{};
     std::vector<bool> nic_up;
     std::vector<FaultId> nic_cause;
   };
@@ -94,7 +110,10 @@ class SimBackend : public Backend {
     JobConfig cfg;
     JobId id = kNoJob;
     JobState state = JobState::kQueued;
-    std::vector<ComponentId> trays, gpus;
+    std::vector<ComponentId> trays;  // sorted; its GPUs are the first `placed_gpus` GPUs of these trays
+    int placed_gpus = 0;
+    Duration report_phase{};
+    ThermalState env;  // a quiet GPU of this job that was at idle steady state when the job was placed
     double steps = 0, ckpt_steps = 0;
     double step_time_s = 0, speed = 1;
     Duration running_since_ckpt{};   // running time whose work a restart would throw away
@@ -126,6 +145,12 @@ class SimBackend : public Backend {
   void OnTelemetryTick(ComponentId tray);
   bool ThermallyActive(ComponentId tray) const;
   double GpuDemand(ComponentId gpu_id) const;
+  double Temperature(ComponentId gpu_id, Time now) const;
+  double PowerOf(ComponentId gpu_id) const;
+  double Decay(Time since, Time now) const;  // e^(-(now - since) / tau) at full flow
+  // A job's GPUs start or stop drawing power: its reference trajectory, and the GPUs that are not quiet.
+  void JobPowerChanged(Job& job);
+  void ThermalRelease(Job& job);
 
   // sim_jobs.cpp
   void PlaceQueuedJobs();
@@ -140,6 +165,9 @@ class SimBackend : public Backend {
   void OnCollectiveTimeout(JobId id);
   void OnStepReport(JobId id);
   void ReleaseTrays(Job& job);
+  // Keep the indexes below current after a change to a GPU, or to a tray's presence, drain or job.
+  void Touch(ComponentId gpu_id);
+  void TouchTray(ComponentId tray_id);
 
   // heartbeats (sim_backend.cpp)
   void HeartbeatsStopped(ComponentId tray);
@@ -155,6 +183,16 @@ class SimBackend : public Backend {
   std::vector<Gpu> gpu_;
   std::vector<Tray> tray_;
   std::vector<Job> jobs_;
+  Rng report_phases_;
+  double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;
+  bool quiet_possible_ = false;            // a GPU at TDP and full flow stays below slowdown
+  std::set<ComponentId> loud_gpus_;       // GPUs that are not quiet
+  // Indexes that keep per-event work proportional to what is abnormal, not to the GPUs in a job:
+  std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
+  std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
+  std::vector<uint8_t> free_;  // per tray slot: present, booted, undrained, no job
+  std::vector<uint8_t> spare_;  // per tray slot: a hot spare
+  size_t free_count_ = 0;
 };
 
 }  // namespace rackchaos::cluster

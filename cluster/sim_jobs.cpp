@@ -24,6 +24,7 @@ Result<JobId> SimBackend::AddJob(const JobConfig& config) {
   j.cfg = config;
   j.id = static_cast<JobId>(jobs_.size());
   j.until_ckpt = config.checkpoint_interval;
+  j.report_phase = Duration{static_cast<int64_t>(report_phases_.Below(static_cast<uint64_t>(opt_.step_report_period.us)))};
   jobs_.push_back(std::move(j));
   return jobs_.back().id;
 }
@@ -50,34 +51,42 @@ void SimBackend::PlaceQueuedJobs() {
 bool SimBackend::Place(Job& job) {
   const int per_tray = topo_.model().gpus_per_tray;
   size_t need = static_cast<size_t>((job.cfg.gpus + per_tray - 1) / per_tray);
-  std::vector<ComponentId> free;
-  for (bool spare : {false, true})
-    for (ComponentId tray : topo_.trays()) {
-      const Tray& t = tray_[slot(tray)];
-      if (topo_.at(tray).spare == spare && t.present && !t.booting && !t.drained && t.job == kNoJob) free.push_back(tray);
-    }
-  if (free.size() < need) return false;
-  job.trays.assign(free.begin(), free.begin() + static_cast<long>(need));
+  if (free_count_ < need) return false;
+  job.trays.clear();
+  job.trays.reserve(need);
+  const std::vector<ComponentId>& all = topo_.trays();
+  for (uint8_t spare : {0, 1})
+    for (size_t k = 0; k < all.size() && job.trays.size() < need; ++k)
+      if (free_[k] && spare_[k] == spare) job.trays.push_back(all[k]);
   std::sort(job.trays.begin(), job.trays.end());
-  job.gpus.clear();
+  job.placed_gpus = job.cfg.gpus;
+  job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
+  int left = job.cfg.gpus;
   for (ComponentId tray : job.trays) {
-    tray_[slot(tray)].job = job.id;
-    for (ComponentId g : topo_.GpusOfTray(tray))
-      if (static_cast<int>(job.gpus.size()) < job.cfg.gpus) {
-        job.gpus.push_back(g);
-        gpu(g).job = job.id;
-      }
+    Tray& t = tray_[slot(tray)];
+    t.job = job.id;
+    t.job_gpus = std::min(left, per_tray);
+    left -= t.job_gpus;
+    TouchTray(tray);
   }
   return true;
 }
 
 void SimBackend::ReleaseTrays(Job& job) {
-  for (ComponentId tray : job.trays) tray_[slot(tray)].job = kNoJob;
-  for (ComponentId g : job.gpus) gpu(g).job = kNoJob;
-  std::vector<ComponentId> gpus = std::move(job.gpus);
+  std::vector<ComponentId> loud;
+  for (ComponentId g : loud_gpus_)
+    if (JobOfGpu(g) == job.id) loud.push_back(g);
+  ThermalRelease(job);
+  std::vector<ComponentId> trays = std::move(job.trays);
   job.trays.clear();
-  job.gpus.clear();
-  for (ComponentId g : gpus) UpdateThermal(g);
+  job.placed_gpus = 0;
+  for (ComponentId tray : trays) {
+    Tray& t = tray_[slot(tray)];
+    t.job = kNoJob;
+    t.job_gpus = 0;
+    TouchTray(tray);
+  }
+  for (ComponentId g : loud) UpdateThermal(g);
 }
 
 void SimBackend::StartRunning(Job& job) {
@@ -118,10 +127,9 @@ void SimBackend::SetJobState(Job& job, JobState state, FaultId cause, const std:
   job.state = state;
   job.cause = cause;
   Record(JobChanged{job.id, state, job.steps, job.step_time_s, state == JobState::kRunning ? job.speed : 0,
-                    static_cast<int>(job.gpus.size()), lost, cause, detail, job.trays});
+                    job.placed_gpus, lost, cause, detail, job.trays});
   Emit(JobStatus{job.id, state, job.trays, detail}, clock_.Now());
-  if (was_running != (state == JobState::kRunning))
-    for (ComponentId g : job.gpus) UpdateThermal(g);
+  if (was_running != (state == JobState::kRunning)) JobPowerChanged(job);
 }
 
 // Re-derives a running or hung job's condition from its GPUs and links after any change to them.
@@ -130,25 +138,27 @@ void SimBackend::RefreshJob(JobId id) {
   if (j.state != JobState::kRunning && j.state != JobState::kHung) return;
   Advance(j);
   const RackModel& m = topo_.model();
-  // A lost GPU, tray or NIC link stops every collective: the job hangs.
+  // A lost GPU, tray or NIC link stops every collective: the job hangs. Only abnormal GPUs and trays
+  // are looked at (the indexes are in id order, which is the job's rank order).
   FaultId hard_cause = kNoFault;
   bool hard = false, fatal = false;
   std::string why;
-  for (ComponentId g : j.gpus) {
-    if (GpuAlive(g)) continue;
+  for (ComponentId g : odd_gpus_) {
+    if (GpuAlive(g) || JobOfGpu(g) != id) continue;
     const Tray& t = tray_[slot(topo_.TrayOf(g))];
     hard = fatal = true;
     hard_cause = !t.present ? t.presence_cause : gpu(g).failed ? gpu(g).fail_cause : gpu(g).thermal_cause;
     why = topo_.at(g).name + (t.present ? " fell off the bus" : " is gone");
     break;
   }
-  for (size_t k = 0; !hard && k < j.trays.size(); ++k) {
-    const Tray& t = tray_[slot(j.trays[k])];
+  for (auto it = nic_down_trays_.begin(); !hard && it != nic_down_trays_.end(); ++it) {
+    const Tray& t = tray_[slot(*it)];
+    if (t.job != id) continue;
     for (size_t n = 0; n < t.nic_up.size(); ++n)
       if (!t.nic_up[n]) {
         hard = true;
         hard_cause = t.nic_cause[n];
-        why = topo_.at(j.trays[k]).name + ".nic" + std::to_string(n) + " link down";
+        why = topo_.at(*it).name + ".nic" + std::to_string(n) + " link down";
         break;
       }
   }
@@ -164,8 +174,11 @@ void SimBackend::RefreshJob(JobId id) {
   // Slowest participant, slowest NVLink, and what caused each.
   double min_speed = 1, min_nvlink = 1;
   FaultId speed_cause = kNoFault, link_cause = kNoFault;
-  for (ComponentId g : j.gpus) {
+  bool slow_ranks = false;
+  for (ComponentId g : odd_gpus_) {
+    if (JobOfGpu(g) != id) continue;
     double s = GpuSpeed(g);
+    slow_ranks = slow_ranks || s < 1 - 1e-12;
     if (s < min_speed - 1e-12) {
       min_speed = s;
       speed_cause = gpu(g).throttling ? gpu(g).thermal_cause : gpu(g).cap_cause;
@@ -188,6 +201,8 @@ void SimBackend::RefreshJob(JobId id) {
     if (j.timeout_timer) clock_.Cancel(j.timeout_timer);
     j.timeout_timer = 0;
   }
+  if (slow_ranks && !j.report_timer && !resumed)
+    j.report_timer = clock_.CallAt(NextSlot(j.report_phase, opt_.step_report_period, clock_.Now()), [this, id] { OnStepReport(id); });
   if (!resumed && std::fabs(step - j.step_time_s) < 1e-9) return;
   bool first = j.step_time_s == 0 && !resumed;
   j.speed = nom / step;
@@ -197,13 +212,14 @@ void SimBackend::RefreshJob(JobId id) {
   }
   j.step_time_s = step;
   j.cause = cause;
-  Record(JobChanged{j.id, JobState::kRunning, j.steps, step, j.speed, static_cast<int>(j.gpus.size()), {}, cause,
+  Record(JobChanged{j.id, JobState::kRunning, j.steps, step, j.speed, j.placed_gpus, {}, cause,
                     resumed ? "collectives resumed" : (first ? "running" : "speed changed"), j.trays});
   if (resumed || first) {
     Emit(JobStatus{j.id, JobState::kRunning, j.trays, ""}, clock_.Now());
     ScheduleCheckpoint(j);
-    j.report_timer = clock_.CallAt(NextSlot(Duration{}, opt_.step_report_period, clock_.Now()), [this, id] { OnStepReport(id); });
-    for (ComponentId g : j.gpus) UpdateThermal(g);
+    if (slow_ranks && !j.report_timer)
+      j.report_timer = clock_.CallAt(NextSlot(j.report_phase, opt_.step_report_period, clock_.Now()), [this, id] { OnStepReport(id); });
+    JobPowerChanged(j);
   }
 }
 
@@ -251,7 +267,14 @@ Status SimBackend::RequeueJob(JobId id, const std::string& reason) {
   if (id >= jobs_.size()) return Status::NotFound("no job " + std::to_string(id));
   Job& j = jobs_[id];
   if (j.state == JobState::kFinished) return Status::Invalid("job '" + j.cfg.name + "' has finished");
-  if (j.state == JobState::kQueued || j.state == JobState::kRestarting) return Status::Ok();
+  if (j.state == JobState::kQueued) return Status::Ok();
+  if (j.state == JobState::kRestarting) {  // placed but not started: give the trays back, queue again
+    StopTimers(j);
+    SetJobState(j, JobState::kQueued, j.cause, "requeued: " + reason);
+    ReleaseTrays(j);
+    PlaceQueuedJobs();
+    return Status::Ok();
+  }
   Advance(j);
   Duration lost = j.running_since_ckpt;
   j.steps = j.ckpt_steps;
@@ -265,6 +288,10 @@ Status SimBackend::RequeueJob(JobId id, const std::string& reason) {
   return Status::Ok();
 }
 
+// Lists the ranks off nominal speed, each with its own jitter, and summarizes the others: their median
+// and MAD as a sample of `bulk` ranks with Gaussian jitter would give them (the sample median's standard
+// error is 1.2533 sigma / sqrt(n); MAD = 0.6745 sigma). Reports again one period later while some rank
+// is listed, so a streak ends with one report that lists nobody.
 void SimBackend::OnStepReport(JobId id) {
   Job& j = jobs_[id];
   j.report_timer = 0;
@@ -273,16 +300,22 @@ void SimBackend::OnStepReport(JobId id) {
   r.job = id;
   r.step_time_s = j.step_time_s;
   double nominal_compute = j.cfg.step_time.Seconds() * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);
-  r.rank_gpus.reserve(j.gpus.size());
-  r.compute_s.reserve(j.gpus.size());
-  for (ComponentId g : j.gpus) {
-    double s = std::max(GpuSpeed(g), 1e-6);
+  for (ComponentId g : odd_gpus_) {
+    double s = GpuSpeed(g);
+    if (JobOfGpu(g) != id || s >= 1 - 1e-12) continue;
     double noise = std::clamp(jitter_rng_.Normal(0, opt_.step_jitter), -0.2, 0.2);
     r.rank_gpus.push_back(g);
-    r.compute_s.push_back(static_cast<float>(nominal_compute / s * (1 + noise)));
+    r.compute_s.push_back(static_cast<float>(nominal_compute / std::max(s, 1e-6) * (1 + noise)));
   }
+  r.bulk_ranks = j.placed_gpus - static_cast<int64_t>(r.rank_gpus.size());
+  if (r.bulk_ranks > 0) {
+    double n = static_cast<double>(r.bulk_ranks), sigma = opt_.step_jitter;
+    r.bulk_median_s = nominal_compute * (1 + std::clamp(jitter_rng_.Normal(0, 1.2533 * sigma / std::sqrt(n)), -0.2, 0.2));
+    r.bulk_mad_s = nominal_compute * 0.6745 * sigma * std::max(0.0, 1 + jitter_rng_.Normal(0, 1.1 / std::sqrt(n)));
+  }
+  bool listed = !r.rank_gpus.empty();
   Emit(std::move(r), clock_.Now());
-  j.report_timer = clock_.CallAfter(opt_.step_report_period, [this, id] { OnStepReport(id); });
+  if (listed) j.report_timer = clock_.CallAfter(opt_.step_report_period, [this, id] { OnStepReport(id); });
 }
 
 }  // namespace rackchaos::cluster

@@ -11,12 +11,63 @@ double SimBackend::GpuDemand(ComponentId gpu_id) const {
   if (!GpuAlive(gpu_id)) return 0;
   const Gpu& g = gpu(gpu_id);
   const RackModel& m = topo_.model();
-  bool busy = g.job != kNoJob && jobs_[g.job].state == JobState::kRunning;
+  JobId job = JobOfGpu(gpu_id);
+  bool busy = job != kNoJob && jobs_[job].state == JobState::kRunning;
   return std::min(busy ? m.gpu_tdp_w : m.gpu_idle_w, g.cap_w);
 }
 
+double SimBackend::Decay(Time since, Time now) const {
+  return now <= since ? 1.0 : std::exp(-(now - since).Seconds() / full_tau_s_);
+}
+
+double SimBackend::Temperature(ComponentId gpu_id, Time now) const {
+  const Gpu& g = gpu(gpu_id);
+  if (!g.quiet) return TemperatureAt(g.thermal, now);
+  const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];
+  JobId job = JobOfGpu(gpu_id);
+  double env = job != kNoJob ? TemperatureAt(jobs_[job].env, now) : idle_steady_c_;
+  return env + t.carry * Decay(t.carry_at, now) + g.off * Decay(g.off_at, now);
+}
+
+double SimBackend::PowerOf(ComponentId gpu_id) const {
+  return gpu(gpu_id).quiet ? GpuDemand(gpu_id) : gpu(gpu_id).power_w;
+}
+
+void SimBackend::JobPowerChanged(Job& job) {
+  const RackModel& m = topo_.model();
+  double power = job.state == JobState::kRunning ? m.gpu_tdp_w : m.gpu_idle_w;
+  job.env = Retarget(job.env, clock_.Now(), power, full_conductance_, m.gpu_heat_capacity_j_per_k, m.inlet_c);
+  std::vector<ComponentId> loud;
+  for (ComponentId g : loud_gpus_)
+    if (JobOfGpu(g) == job.id) loud.push_back(g);
+  for (ComponentId g : loud) UpdateThermal(g);
+}
+
+// The job leaves its trays: what its reference trajectory holds above idle stays on their quiet GPUs
+// and decays from here (per tray, or per GPU on a partly used tray). Not-quiet GPUs are re-solved.
+void SimBackend::ThermalRelease(Job& job) {
+  Time now = clock_.Now();
+  double residual = TemperatureAt(job.env, now) - idle_steady_c_;
+  const int per_tray = topo_.model().gpus_per_tray;
+  for (ComponentId tray : job.trays) {
+    Tray& t = tray_[slot(tray)];
+    if (t.job_gpus == per_tray) {
+      t.carry = t.carry * Decay(t.carry_at, now) + residual;
+      t.carry_at = now;
+      continue;
+    }
+    for (ComponentId g : topo_.GpusOfTray(tray)) {
+      Gpu& s = gpu(g);
+      if (!s.quiet || topo_.at(g).index >= t.job_gpus) continue;
+      s.off = s.off * Decay(s.off_at, now) + residual;
+      s.off_at = now;
+    }
+  }
+}
+
 // Re-solves one GPU's trajectory after anything that changes its power or cooling, and schedules the
-// next threshold crossing (slowdown, shutdown) if the new trajectory reaches one.
+// next threshold crossing (slowdown, shutdown) if the new trajectory reaches one. A GPU that cannot
+// reach one becomes quiet (see Gpu::quiet) and needs no trajectory of its own.
 void SimBackend::UpdateThermal(ComponentId gpu_id) {
   Gpu& g = gpu(gpu_id);
   const RackModel& m = topo_.model();
@@ -25,8 +76,27 @@ void SimBackend::UpdateThermal(ComponentId gpu_id) {
   if (g.thermal_timer) clock_.Cancel(g.thermal_timer);
   g.thermal_timer = 0;
   double conductance = m.residual_conductance_w_per_k + m.conductance_w_per_k * t.valve;
-  double temp = TemperatureAt(g.thermal, now);
+  double temp = Temperature(gpu_id, now);
   double demand = GpuDemand(gpu_id);
+  g.thermal_cause = t.valve_cause;
+  if (quiet_possible_ && t.valve >= 1 && !g.throttling && !g.shutdown && GpuAlive(gpu_id) &&
+      g.cap_w >= m.gpu_tdp_w && temp < m.gpu_slowdown_c) {
+    if (!g.quiet) {
+      g.quiet = true;
+      g.off = 0;
+      g.off_at = now;
+      g.off = temp - Temperature(gpu_id, now);  // what the job's trajectory and the tray's carry do not explain
+      loud_gpus_.erase(gpu_id);
+    }
+    g.power_w = demand;
+    Touch(gpu_id);
+    return;
+  }
+  if (g.quiet) {
+    g.quiet = false;
+    g.thermal = ThermalState{temp, now, temp, full_tau_s_};
+    loud_gpus_.insert(gpu_id);
+  }
   double hold = conductance * (m.gpu_slowdown_c - m.inlet_c);  // power that keeps T at slowdown
   bool was_throttling = g.throttling;
   if (g.throttling && demand <= hold) g.throttling = false;
@@ -38,7 +108,6 @@ void SimBackend::UpdateThermal(ComponentId gpu_id) {
   // lowest power when the flow came back) cools toward it instead of jumping down.
   if (g.throttling && power <= hold + 1e-9 && temp <= m.gpu_slowdown_c)
     g.thermal.t0_c = g.thermal.steady_c = temp;
-  g.thermal_cause = t.valve_cause;
   if (was_throttling != g.throttling) {
     Physics(gpu_id, g.throttling ? "thermal_slowdown" : "thermal_recovered", temp, g.thermal_cause);
     WatchTelemetry(topo_.TrayOf(gpu_id));
@@ -50,7 +119,8 @@ void SimBackend::UpdateThermal(ComponentId gpu_id) {
   else if (g.throttling)
     next = temp >= m.gpu_shutdown_c - 1e-6 ? std::optional<Time>(now) : TimeToReach(g.thermal, m.gpu_shutdown_c);
   if (next) g.thermal_timer = clock_.CallAt(*next, [this, gpu_id] { OnThermalCrossing(gpu_id); });
-  if (g.job != kNoJob && was_throttling != g.throttling) RefreshJob(g.job);
+  Touch(gpu_id);
+  if (JobId job = JobOfGpu(gpu_id); job != kNoJob && was_throttling != g.throttling) RefreshJob(job);
 }
 
 void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
@@ -67,7 +137,7 @@ void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
     Physics(gpu_id, "thermal_slowdown", temp, g.thermal_cause);
     WatchTelemetry(topo_.TrayOf(gpu_id));
     UpdateThermal(gpu_id);
-    if (g.job != kNoJob) RefreshJob(g.job);
+    if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   } else if (temp >= m.gpu_shutdown_c - 1e-6) {
     g.shutdown = true;
     g.throttling = false;
@@ -77,7 +147,7 @@ void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
     Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
          clock_.Now() + opt_.log_delay);
     UpdateThermal(gpu_id);
-    if (g.job != kNoJob) RefreshJob(g.job);
+    if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   }
 }
 
@@ -88,7 +158,8 @@ bool SimBackend::ThermallyActive(ComponentId tray_id) const {
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const Gpu& s = gpu(g);
     if (s.throttling || s.shutdown) return true;
-    if (std::fabs(TemperatureAt(s.thermal, now) - s.thermal.steady_c) > 0.5) return true;
+    double steady = s.quiet ? topo_.model().inlet_c + GpuDemand(g) / full_conductance_ : s.thermal.steady_c;
+    if (std::fabs(Temperature(g, now) - steady) > 0.5) return true;
   }
   return false;
 }
@@ -111,9 +182,9 @@ void SimBackend::OnTelemetryTick(ComponentId tray_id) {
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const Gpu& s = gpu(g);
     if (s.shutdown) continue;  // off the bus: no samples
-    Emit(TelemetrySample{g, Metric::kGpuTemperature, std::round(TemperatureAt(s.thermal, now) * 10) / 10}, now);
+    Emit(TelemetrySample{g, Metric::kGpuTemperature, std::round(Temperature(g, now) * 10) / 10}, now);
     Emit(TelemetrySample{g, Metric::kThermalThrottle, s.throttling ? 1.0 : 0.0}, now);
-    Emit(TelemetrySample{g, Metric::kGpuPower, std::round(s.power_w)}, now);
+    Emit(TelemetrySample{g, Metric::kGpuPower, std::round(PowerOf(g))}, now);
   }
   if (ThermallyActive(tray_id)) WatchTelemetry(tray_id);
 }

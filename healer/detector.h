@@ -56,8 +56,16 @@ struct DetectorInfo {
 // The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, job_failure.
 const std::vector<DetectorInfo>& DetectorTable();
 
-// Straggler test on one step report, exposed for unit tests: indexes of ranks whose compute time is a
-// robust outlier (|x - median| / (1.4826 MAD) above `threshold` and at least `min_slowdown` slower).
-std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown);
+// The ranks a summarized step report does not list: how many, their median and MAD compute time.
+struct RankSummary {
+  int64_t ranks = 0;
+  double median_s = 0, mad_s = 0;
+};
+
+// Straggler test on one step report, exposed for unit tests: indexes of the listed ranks whose compute
+// time is a robust outlier (|x - median| / (1.4826 MAD) above `threshold` and at least `min_slowdown`
+// slower), median and MAD taken over the listed ranks and the summarized `bulk`.
+std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown,
+                                   const RankSummary& bulk = {});
 
 }  // namespace rackchaos::healer

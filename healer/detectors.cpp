@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "healer/detector.h"
 
@@ -160,7 +161,8 @@ class StragglerDetector : public Detector {
     const auto* r = As<cluster::StepReport>(obs);
     if (!r || r->rank_gpus.size() != r->compute_s.size()) return;  // malformed: no rank -> GPU mapping
     const Policy& p = ctx.policy;
-    std::vector<size_t> out = RobustOutliers(r->compute_s, p.straggler_mad_threshold, p.straggler_min_slowdown);
+    std::vector<size_t> out = RobustOutliers(r->compute_s, p.straggler_mad_threshold, p.straggler_min_slowdown,
+                                             {r->bulk_ranks, r->bulk_median_s, r->bulk_mad_s});
     std::set<ComponentId> now;
     for (size_t i : out) now.insert(r->rank_gpus[i]);
     auto& streaks = streaks_[r->job];
@@ -213,16 +215,35 @@ const char* SymptomClassName(SymptomClass c) {
   return "unknown";
 }
 
-std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown) {
-  std::vector<size_t> out;
-  if (compute_s.size() < 3) return out;
-  std::vector<float> v(compute_s);
+namespace {
+// Median and MAD of `v` (reordered).
+std::pair<double, double> MedianMad(std::vector<float>& v) {
   auto mid = v.begin() + static_cast<long>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
   double median = *mid;
   for (float& x : v) x = static_cast<float>(std::fabs(x - median));
   std::nth_element(v.begin(), mid, v.end());
-  double mad = std::max(static_cast<double>(*mid), median * 1e-4);  // all-equal ranks: no division by zero
+  return {median, *mid};
+}
+}  // namespace
+
+std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown,
+                                   const RankSummary& bulk) {
+  std::vector<size_t> out;
+  if (compute_s.size() + static_cast<size_t>(std::max<int64_t>(bulk.ranks, 0)) < 3) return out;
+  double median = 0, mad = 0;
+  if (bulk.ranks > static_cast<int64_t>(compute_s.size())) {
+    // The unlisted bulk is the majority: its median and MAD are the normal ranks' (a few listed ranks
+    // move the median of all by less than the bulk's own spread).
+    median = bulk.median_s;
+    mad = bulk.mad_s;
+  } else {
+    std::vector<float> v(compute_s);
+    v.insert(v.end(), static_cast<size_t>(std::max<int64_t>(bulk.ranks, 0)), static_cast<float>(bulk.median_s));
+    std::tie(median, mad) = MedianMad(v);
+    if (bulk.ranks > 0) mad = std::max(mad, bulk.mad_s);
+  }
+  mad = std::max(mad, median * 1e-4);  // all-equal ranks: no division by zero
   for (size_t i = 0; i < compute_s.size(); ++i) {
     double excess = compute_s[i] - median;
     if (excess / (1.4826 * mad) > threshold && excess > median * min_slowdown) out.push_back(i);

@@ -115,7 +115,8 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
 void Healer::RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason) {
   for (const auto& [job, placed] : job_trays_) {
     JobState st = job_state_[job];
-    if (st != JobState::kRunning && st != JobState::kHung) continue;
+    // A job still starting on the trays (restarting) would run on them too.
+    if (st != JobState::kRunning && st != JobState::kHung && st != JobState::kRestarting) continue;
     if (std::any_of(placed.begin(), placed.end(), [&](ComponentId t) { return trays.count(t) > 0; }))
       RestartJob(job, reason);
   }

@@ -1,6 +1,7 @@
 #include "healer/metrics.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -17,8 +18,23 @@ struct FaultFacts {
   cluster::Target target;
   std::set<ComponentId> affected;  // components the fault physically changed
   std::set<ComponentId> trays;     // their compute trays
-  std::set<ComponentId> direct_gpus, collateral_gpus;
+  std::set<ComponentId> direct_gpus;
+  // Trays whose GPUs lost service with it (drained, or the placement of a job it interrupted), sorted
+  // and unique: a 100k-GPU placement is merged as a tray list, not inserted GPU by GPU.
+  std::vector<ComponentId> collateral_trays;
+  const std::vector<ComponentId>* last_merged = nullptr;
   bool needs_isolation = false;
+
+  // `sorted_trays` must outlive the metrics pass when `keep` (an event's own list) is set.
+  void AddCollateral(const std::vector<ComponentId>& sorted_trays, bool keep) {
+    if (last_merged && *last_merged == sorted_trays) return;  // the same placement as the last event
+    last_merged = keep ? &sorted_trays : nullptr;
+    std::vector<ComponentId> merged;
+    merged.reserve(collateral_trays.size() + sorted_trays.size());
+    std::set_union(collateral_trays.begin(), collateral_trays.end(), sorted_trays.begin(), sorted_trays.end(),
+                   std::back_inserter(merged));
+    collateral_trays = std::move(merged);
+  }
 };
 
 bool Active(const FaultFacts& f, Time t) { return f.m.injected <= t; }
@@ -109,11 +125,10 @@ JobWalk WalkJob(const JobInfo& info, const std::vector<std::pair<Time, const Job
   return w;
 }
 
-std::set<ComponentId> GpusOfTrays(const cluster::Topology& topo, const std::vector<ComponentId>& trays) {
-  std::set<ComponentId> out;
-  for (ComponentId t : trays)
-    for (ComponentId g : topo.GpusOfTray(t)) out.insert(g);
-  return out;
+std::vector<ComponentId> Sorted(std::vector<ComponentId> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
 }
 
 }  // namespace
@@ -182,7 +197,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       // (one remote command each) on real hosts. The healer drains only when it isolates.
       if (a->action == "drain")
         for (FaultFacts* f : last_isolation)
-          for (ComponentId g : topo.GpusOfTray(a->component)) f->collateral_gpus.insert(g);
+          f->AddCollateral({a->component}, false);
     }
   }
 
@@ -198,8 +213,10 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         ++f.m.jobs_interrupted;
         for (const auto& [t, c] : job_changes[info.id])
           // The placement the job was interrupted on: a restart's new trays are not damage.
-          if (c->cause == fid && (c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed))
-            for (ComponentId g : GpusOfTrays(topo, c->trays)) f.collateral_gpus.insert(g);
+          if (c->cause == fid && (c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed)) {
+            if (std::is_sorted(c->trays.begin(), c->trays.end())) f.AddCollateral(c->trays, true);
+            else f.AddCollateral(Sorted(c->trays), false);
+          }
       }
       f.m.gpu_hours_lost += imp.gpu_hours_lost;
       f.m.rework += imp.rework;
@@ -214,9 +231,12 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   for (auto& [id, f] : faults) {
     if (f.m.time_to_recover && *f.m.time_to_recover == Duration::Max()) f.m.time_to_recover.reset();
     if (f.m.jobs_touched == 0 && f.m.time_to_isolate) f.m.time_to_recover = f.m.time_to_isolate;
-    for (ComponentId g : f.direct_gpus) f.collateral_gpus.erase(g);
     f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
-    f.m.gpus_collateral = static_cast<int>(f.collateral_gpus.size());
+    size_t collateral = 0;
+    for (ComponentId t : f.collateral_trays) collateral += topo.GpusOfTray(t).size();
+    for (ComponentId g : f.direct_gpus)  // direct damage is not collateral
+      collateral -= std::binary_search(f.collateral_trays.begin(), f.collateral_trays.end(), topo.TrayOf(g));
+    f.m.gpus_collateral = static_cast<int>(collateral);
     // A transient fault (gone within a minute, like a link flap) is not a part that must be taken out.
     bool transient = f.m.reverted && *f.m.reverted - f.m.injected <= kTransient;
     if (f.needs_isolation && !transient) {

@@ -10,6 +10,7 @@
 #include "healer/detector.h"
 #include "healer/policy.h"
 #include "injectors/injector.h"
+#include "runner/blast_cmd.h"
 #include "runner/dry_run.h"
 #include "runner/exit_code.h"
 #include "runner/expect.h"
@@ -259,6 +260,12 @@ int main(int argc, char** argv) {
   replay->add_option("--boot-time", replay_args.boot_time, "ISO time plain dmesg uptimes count from (aligns them with Slurm and journal times)");
   replay->add_option("--seed", replay_args.seed, "Seed of the simulated run");
   add_common(replay, true);
+  rc::runner::BlastArgs blast_args;
+  auto* blast = app.add_subcommand("blast", "GPUs, trays and jobs that lose service or bandwidth if a component fails or is taken out");
+  blast->add_option("component", blast_args.component, "Component or NVLink port, e.g. r01.switch1, r01.cdu, r01.tray03.gpu2.nvlink5")->required();
+  auto* spof = app.add_subcommand("spof", "Components whose loss takes out a whole NVLink domain or more than N GPUs, ranked");
+  spof->add_option("--threshold", blast_args.threshold, "GPUs (N)")->capture_default_str();
+  for (auto* sub : {blast, spof}) sub->add_option("--plan", blast_args.plan, "Plan file (YAML)")->required();
 
   auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics");
   list->add_option("what", list_what, "models | injectors | detectors | policies | metrics")
@@ -324,5 +331,7 @@ int main(int argc, char** argv) {
     replay_args.quiet = common.quiet;
     return rc::runner::CmdReplay(replay_args);
   }
+  if (*blast) return rc::runner::CmdBlast(blast_args);
+  if (*spof) return rc::runner::CmdSpof(blast_args);
   return ToInt(ExitCode::kBadInput);
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -212,16 +213,27 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   sim.Start();
   bool interrupted = false;
   bool stop_file = false;
-  for (uint64_t steps = 1; clock.RunNext(spec.horizon); ++steps) {
+  // A test's interrupt_at stops the clock there, not at the first event after it (events can be hours apart).
+  const Time limit = options.interrupt_at ? std::min(*options.interrupt_at, spec.horizon) : spec.horizon;
+  const Duration progress_step{std::max<int64_t>(spec.horizon.us / 100, 1)};
+  Time next_progress = progress_step;
+  for (uint64_t steps = 1; clock.RunNext(limit); ++steps) {
     // The stop file is looked at every kStopFileEvery events: cheap, and the same events on every replay.
     stop_file = steps % kStopFileEvery == 0 && StopFileExists();
-    if (stop_file || StopRequested() || (options.interrupt_at && clock.Now() >= *options.interrupt_at)) {
+    if (stop_file || StopRequested()) {
       interrupted = true;
       break;
     }
     if (watch.tripped()) break;
-    if (options.progress && steps % kProgressEvery == 0) options.progress(Progress(spec, clock, sim, ledger));
+    // Every kProgressEvery events or 1% of the horizon, whichever comes first: quiet stretches of a
+    // long run can be days of simulated time with few events.
+    if (options.progress && (steps % kProgressEvery == 0 || clock.Now() >= next_progress)) {
+      options.progress(Progress(spec, clock, sim, ledger));
+      next_progress = clock.Now() + progress_step;
+    }
   }
+  // The clock reached interrupt_at (not a stop or an abort first): as if SIGINT arrived then.
+  if (!interrupted && !watch.tripped() && options.interrupt_at && *options.interrupt_at < spec.horizon) interrupted = true;
   const bool aborted = !interrupted && watch.tripped();
   const std::string stop_reason = aborted ? watch.reason()
                                   : stop_file ? "stop file " + StopFilePath() : "interrupted by signal";

@@ -77,26 +77,40 @@ TEST_CASE("power caps are clamped to the GPU's range and only GPUs take them") {
   CHECK(h.sim.GetPowerCap(h.Id("r01.tray01.nic0")).status().code() == StatusCode::kInvalidArgument);
 }
 
-TEST_CASE("step reports: every 60 s, one compute time per rank, the capped rank the slowest") {
+TEST_CASE("step reports: every 60 s while a rank is slow, listing it and summarizing the rest, then one all-clear") {
   Harness h;
   JobId job = h.sim.AddJob(Job(8)).value();
   h.sim.Start();
   ComponentId gpu = h.Id("r01.tray02.gpu1");
+  h.clock.RunUntil(Duration::Minutes(10));
+  CHECK(h.seen.Of<StepReport>().empty());  // every rank at full speed: nothing a straggler test could flag
   CHECK(h.sim.SetPowerCap(gpu, 600, 1).ok());
-  h.clock.RunUntil(Duration::Minutes(5) + Duration::Seconds(30));
+  h.At(Duration::Minutes(15), [&] { CHECK(h.sim.SetPowerCap(gpu, 1200, 1).ok()); });
+  h.clock.RunUntil(Duration::Minutes(30));
   auto reports = h.seen.Of<StepReport>();
-  REQUIRE(reports.size() == 5);
+  // Reports at the job's seeded phase in every minute from the cap on, and one more after it lifts.
+  REQUIRE(reports.size() == 6);
+  Time first = reports[0].first;
+  CHECK(first > Duration::Minutes(10));
+  CHECK(first <= Duration::Minutes(11));
+  const double nominal = 8.5, capped = 8.5 / std::cbrt(0.5);
   for (size_t k = 0; k < reports.size(); ++k) {
     const auto& [at, r] = reports[k];
-    CHECK(at == Duration::Minutes(static_cast<int64_t>(k) + 1));
+    CHECK(at == first + Duration::Minutes(static_cast<int64_t>(k)));
     CHECK(r.job == job);
-    CHECK(r.step_time_s == doctest::Approx(8.5 / std::cbrt(0.5) + 1.5));
-    REQUIRE(r.rank_gpus.size() == 8);
-    REQUIRE(r.compute_s.size() == 8);
-    for (size_t i = 0; i < 8; ++i) {
-      double nominal = r.rank_gpus[i] == gpu ? 8.5 / std::cbrt(0.5) : 8.5;
-      CHECK(r.compute_s[i] == doctest::Approx(nominal).epsilon(0.2));  // jitter is clamped to 20%
+    if (k == 5) {  // after the cap lifted: nobody listed, every rank in the bulk
+      CHECK(r.rank_gpus.empty());
+      CHECK(r.bulk_ranks == 8);
+      CHECK(r.step_time_s == doctest::Approx(10));
+    } else {
+      CHECK(r.step_time_s == doctest::Approx(capped + 1.5));
+      REQUIRE(r.rank_gpus == std::vector<ComponentId>{gpu});
+      REQUIRE(r.compute_s.size() == 1);
+      CHECK(r.compute_s[0] == doctest::Approx(capped).epsilon(0.2));  // jitter is clamped to 20%
+      CHECK(r.bulk_ranks == 7);
     }
+    CHECK(r.bulk_median_s == doctest::Approx(nominal).epsilon(0.05));
+    CHECK(r.bulk_mad_s == doctest::Approx(nominal * 0.6745 * 0.01).epsilon(0.9));
   }
 }
 

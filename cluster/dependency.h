@@ -1,0 +1,54 @@
+// Static analysis of the topology's dependency graph: which GPUs lose service, and which keep running
+// at reduced bandwidth, if one component fails or is taken out for maintenance - directly (what it
+// contains) and through what depends on it (cooling, power with its redundancy, the NVLink domain in
+// the rack's mode) - and which components are single points of failure.
+//
+// The rules, per component kind (an NVLink domain is a topology rack):
+//   gpu          itself
+//   nic          its GPU's scale-out path (one NIC per GPU rail): the GPU leaves every multi-tray job
+//   cpu, valve   the tray: the OS runs on its CPUs; a closed valve throttles then shuts its GPUs down
+//   compute_tray its GPUs; the domain is DEGRADED, the other GPUs keep full bandwidth
+//   switch_tray  adaptive mode: every GPU of the domain at (S-1)/S NVLink bandwidth (BANDWIDTH);
+//                full-bandwidth mode: the domain is UNHEALTHY, all its GPUs out of service
+//   cdu, rack    every GPU of the domain
+//   power_shelf, psu  every GPU of the domain when the remaining PSU capacity is below the domain's
+//                GPU TDP sum (GPU power only: CPUs, switches and pumps are not in the catalogue), else none
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "cluster/topology.h"
+
+namespace rackchaos::cluster {
+
+struct BlastRadius {
+  ComponentId component = kNoComponent;
+  std::vector<ComponentId> gpus_down;    // lose service, sorted
+  std::vector<ComponentId> gpus_slowed;  // keep service at reduced NVLink bandwidth, sorted
+  double slowed_bandwidth = 1;           // fraction of NVLink bandwidth the slowed GPUs keep
+  bool whole_domain = false;             // every GPU of an NVLink domain loses service
+  std::vector<std::string> why;          // the dependencies followed, one line each
+};
+
+BlastRadius Blast(const Topology& topo, ComponentId component);
+// Also for one NVLink port ("r01.tray03.gpu2.nvlink5"): its GPU keeps (L-1)/L of its NVLink bandwidth.
+BlastRadius Blast(const Topology& topo, const Target& target);
+
+// The compute trays holding any of `gpus` (sorted ids), sorted.
+std::vector<ComponentId> TraysOfGpus(const Topology& topo, const std::vector<ComponentId>& gpus);
+
+struct SinglePointOfFailure {
+  ComponentId component = kNoComponent;
+  size_t gpus_down = 0;
+  bool whole_domain = false;
+  std::string why;
+};
+
+// Components whose loss takes a whole NVLink domain or more than `threshold` GPUs out of service,
+// most GPUs first (then by id). Compute trays and GPUs never qualify as a whole domain unless they
+// are all of one.
+std::vector<SinglePointOfFailure> FindSinglePointsOfFailure(const Topology& topo, size_t threshold);
+
+}  // namespace rackchaos::cluster

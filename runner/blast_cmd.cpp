@@ -1,0 +1,151 @@
+#include "runner/blast_cmd.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "cluster/dependency.h"
+#include "cluster/sim_backend.h"
+#include "core/clock.h"
+#include "core/event.h"
+#include "core/rng.h"
+#include "runner/exit_code.h"
+#include "runner/plan_loader.h"
+
+namespace rackchaos::runner {
+namespace {
+
+using cluster::Topology;
+
+int Error(const std::string& message) {
+  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
+  return ToInt(ExitCode::kBadInput);
+}
+
+Result<RunSpec> Load(const std::string& path) {
+  auto plan = LoadPlan(path);
+  if (!plan.ok()) return plan.status();
+  return ValidatePlan(*plan, {});
+}
+
+std::string Header(const RunSpec& spec) {
+  const Topology& t = spec.topology;
+  return t.model().name + ", " + std::to_string(t.racks().size()) + " NVLink domain(s), " +
+         std::to_string(t.gpus().size()) + " GPUs; NVLink domains in " +
+         (t.model().adaptive_bandwidth ? "adaptive" : "full-bandwidth") + " mode";
+}
+
+// "r01.tray03: gpu0 gpu1" per tray, for a sorted GPU list.
+void ListByTray(const Topology& t, const std::vector<ComponentId>& gpus, std::string& out) {
+  std::map<ComponentId, std::string> per_tray;
+  for (ComponentId g : gpus) per_tray[t.TrayOf(g)] += " gpu" + std::to_string(t.at(g).index);
+  for (const auto& [tray, list] : per_tray) out += "    " + t.at(tray).name + ":" + list + "\n";
+}
+
+size_t CountIn(const std::vector<ComponentId>& sorted, const std::vector<ComponentId>& job_gpus) {
+  size_t n = 0;
+  for (ComponentId g : job_gpus) n += std::binary_search(sorted.begin(), sorted.end(), g);
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::vector<ComponentId>> InitialPlacement(const RunSpec& spec) {
+  VirtualClock clock;
+  EventLog log;
+  cluster::SimBackend sim(spec.topology, clock, Rng(spec.seed), log);
+  std::vector<JobId> ids;
+  for (const cluster::JobConfig& job : spec.jobs)
+    if (auto id = sim.AddJob(job); id.ok()) ids.push_back(*id);
+  sim.Start();  // places the jobs at time zero; nothing runs
+  std::vector<std::vector<ComponentId>> out;
+  for (JobId id : ids) out.push_back(sim.JobTrays(id));
+  return out;
+}
+
+Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target_name) {
+  const Topology& t = spec.topology;
+  auto target = t.ResolveTarget(target_name);
+  if (!target.ok())
+    return Status::NotFound(target.status().message() + "; name a component such as " + t.at(t.gpus().front()).name +
+                            ", " + t.at(t.trays().front()).name + ", " + t.at(t.racks().front()).name + ".switch1, " +
+                            t.at(t.racks().front()).name + ".cdu, " + t.at(t.racks().front()).name +
+                            ".shelf1.psu1 or a port " + t.at(t.gpus().front()).name + ".nvlink0");
+  cluster::BlastRadius b = cluster::Blast(t, *target);
+  std::string out = "Blast radius of " + t.TargetName(*target) + " (" +
+                    (target->port >= 0 ? "nvlink_port" : cluster::KindName(t.at(target->component).kind)) + ")\n";
+  out += "  cluster  " + Header(spec) + "\n";
+  for (const std::string& w : b.why) out += "  why      " + w + "\n";
+  auto trays_down = cluster::TraysOfGpus(t, b.gpus_down);
+  out += "  out of service: " + std::to_string(b.gpus_down.size()) + " GPUs on " + std::to_string(trays_down.size()) +
+         " trays" + (b.whole_domain ? " (a whole NVLink domain)" : "") + "\n";
+  ListByTray(t, b.gpus_down, out);
+  auto trays_slowed = cluster::TraysOfGpus(t, b.gpus_slowed);
+  char frac[32];
+  std::snprintf(frac, sizeof frac, "%.1f%%", b.slowed_bandwidth * 100);
+  out += "  reduced NVLink bandwidth: " + std::to_string(b.gpus_slowed.size()) + " GPUs on " +
+         std::to_string(trays_slowed.size()) + " trays" + (b.gpus_slowed.empty() ? "" : std::string(", at ") + frac) + "\n";
+  ListByTray(t, b.gpus_slowed, out);
+  auto placement = InitialPlacement(spec);
+  std::string jobs;
+  size_t hit = 0;
+  for (size_t j = 0; j < placement.size(); ++j) {
+    std::vector<ComponentId> gpus;
+    for (ComponentId tray : placement[j])
+      for (ComponentId g : t.GpusOfTray(tray))
+        if (static_cast<int>(gpus.size()) < spec.jobs[j].gpus) gpus.push_back(g);
+    size_t down = CountIn(b.gpus_down, gpus), slowed = CountIn(b.gpus_slowed, gpus);
+    if (!down && !slowed) continue;
+    ++hit;
+    jobs += "    " + spec.jobs[j].name + " (" + std::to_string(gpus.size()) + " GPUs): ";
+    if (down) jobs += std::to_string(down) + " GPUs out of service - the job hangs and restarts from its checkpoint";
+    else jobs += std::to_string(slowed) + " GPUs at reduced NVLink bandwidth - the job slows";
+    jobs += "\n";
+  }
+  out += "  jobs affected (placement at the start of a run): " + std::to_string(hit) + " of " +
+         std::to_string(placement.size()) + "\n" + jobs;
+  return out;
+}
+
+std::string RenderSpof(const RunSpec& spec, size_t threshold) {
+  const Topology& t = spec.topology;
+  auto spofs = cluster::FindSinglePointsOfFailure(t, threshold);
+  std::string out = "Single points of failure: components whose loss takes out a whole NVLink domain or more than " +
+                    std::to_string(threshold) + " GPUs\n  cluster  " + Header(spec) + "\n";
+  if (spofs.empty()) return out + "  none\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %5s  %-24s  %-12s  %8s  %-6s  %s\n", "rank", "component", "kind", "GPUs out",
+                "domain", "why");
+  out += line;
+  std::map<std::string, size_t> by_kind;
+  for (size_t k = 0; k < spofs.size(); ++k) {
+    const auto& s = spofs[k];
+    const char* kind = cluster::KindName(t.at(s.component).kind);
+    ++by_kind[kind];
+    std::snprintf(line, sizeof line, "  %5zu  %-24s  %-12s  %8zu  %-6s  %s\n", k + 1, t.at(s.component).name.c_str(),
+                  kind, s.gpus_down, s.whole_domain ? "whole" : "part", s.why.c_str());
+    out += line;
+  }
+  out += "  by kind:";
+  for (const auto& [kind, n] : by_kind) out += " " + kind + " " + std::to_string(n);
+  return out + "\n";
+}
+
+int CmdBlast(const BlastArgs& args) {
+  auto spec = Load(args.plan);
+  if (!spec.ok()) return Error(spec.status().message());
+  auto text = RenderBlast(*spec, args.component);
+  if (!text.ok()) return Error(text.status().message());
+  std::cout << *text;
+  return ToInt(ExitCode::kPass);
+}
+
+int CmdSpof(const BlastArgs& args) {
+  auto spec = Load(args.plan);
+  if (!spec.ok()) return Error(spec.status().message());
+  std::cout << RenderSpof(*spec, args.threshold);
+  return ToInt(ExitCode::kPass);
+}
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,156 @@
+// Blast radius and single points of failure from the dependency rules, against sets written down by
+// hand from the rack layouts (GB200/GB300 NVL72: 18 trays x 4 GPUs, 9 switch trays, 8 shelves x 6 PSUs
+// of 5.5 kW; HGX B200: one 8-GPU server with one PSU bay of 6 x 3.3 kW).
+#include "cluster/dependency.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/cluster/sim_harness.h"
+
+namespace rackchaos::cluster {
+namespace {
+
+Topology Build(const std::string& model_name, int racks, void (*edit)(RackModel&) = nullptr) {
+  auto model = LoadRackModel(model_name);
+  REQUIRE(model.ok());
+  if (edit) edit(*model);
+  auto topo = Topology::Build(*model, racks, 0);
+  REQUIRE(topo.ok());
+  return std::move(topo).value();
+}
+
+ComponentId Id(const Topology& t, const std::string& name) {
+  auto id = t.Find(name);
+  REQUIRE_MESSAGE(id.has_value(), name);
+  return *id;
+}
+
+std::vector<std::string> Names(const Topology& t, const std::vector<ComponentId>& ids) {
+  std::vector<std::string> out;
+  for (ComponentId id : ids) out.push_back(t.at(id).name);
+  return out;
+}
+
+// Every GPU of rack `r` ("r02"), in order: r02.tray01.gpu0 ... r02.tray18.gpu3.
+std::vector<std::string> RackGpus(const std::string& r) {
+  std::vector<std::string> out;
+  for (int tray = 1; tray <= 18; ++tray)
+    for (int g = 0; g < 4; ++g)
+      out.push_back(r + ".tray" + (tray < 10 ? "0" : "") + std::to_string(tray) + ".gpu" + std::to_string(g));
+  return out;
+}
+
+TEST_CASE("dependency: GB200 parts inside a tray take out the tray's GPUs or one GPU, nothing else") {
+  const Topology t = Build("gb200-nvl72", 2);
+  const std::vector<std::string> tray5 = {"r01.tray05.gpu0", "r01.tray05.gpu1", "r01.tray05.gpu2", "r01.tray05.gpu3"};
+  for (const char* part : {"r01.tray05", "r01.tray05.cpu1", "r01.tray05.valve"}) {
+    BlastRadius b = Blast(t, Id(t, part));
+    INFO(part);
+    CHECK(Names(t, b.gpus_down) == tray5);
+    CHECK(b.gpus_slowed.empty());
+    CHECK_FALSE(b.whole_domain);
+    CHECK(Names(t, TraysOfGpus(t, b.gpus_down)) == std::vector<std::string>{"r01.tray05"});
+  }
+  CHECK(Names(t, Blast(t, Id(t, "r01.tray05.nic2")).gpus_down) == std::vector<std::string>{"r01.tray05.gpu2"});
+  CHECK(Names(t, Blast(t, Id(t, "r02.tray18.gpu3")).gpus_down) == std::vector<std::string>{"r02.tray18.gpu3"});
+  // One NVLink port: the GPU keeps 17 of 18 links.
+  BlastRadius port = Blast(t, Target{Id(t, "r01.tray03.gpu2"), 5});
+  CHECK(port.gpus_down.empty());
+  CHECK(Names(t, port.gpus_slowed) == std::vector<std::string>{"r01.tray03.gpu2"});
+  CHECK(port.slowed_bandwidth == doctest::Approx(17.0 / 18));
+}
+
+TEST_CASE("dependency: GB200 switch tray in full-bandwidth mode, CDU and rack take out their whole domain only") {
+  const Topology t = Build("gb200-nvl72", 2);
+  for (const char* part : {"r02.switch3", "r02.cdu", "r02"}) {
+    BlastRadius b = Blast(t, Id(t, part));
+    INFO(part);
+    CHECK(Names(t, b.gpus_down) == RackGpus("r02"));
+    CHECK(b.whole_domain);
+    CHECK(b.gpus_slowed.empty());
+    CHECK(TraysOfGpus(t, b.gpus_down).size() == 18);
+  }
+  CHECK(Blast(t, Id(t, "r02.switch3")).why.front().find("UNHEALTHY") != std::string::npos);
+}
+
+TEST_CASE("dependency: GB200 power is redundant - one shelf (33 kW of 264) or one PSU leaves 86.4 kW of GPU TDP carried") {
+  const Topology t = Build("gb200-nvl72", 1);
+  for (const char* part : {"r01.shelf4", "r01.shelf4.psu6"}) {
+    BlastRadius b = Blast(t, Id(t, part));
+    INFO(part);
+    CHECK(b.gpus_down.empty());
+    CHECK(b.gpus_slowed.empty());
+    REQUIRE(b.why.size() == 1);
+    CHECK(b.why[0].find("redundant") == 0);
+  }
+  CHECK(Blast(t, Id(t, "r01.shelf4")).why[0] == "redundant: r01 keeps 231.0 kW of PSU capacity for 86.4 kW of GPU TDP");
+}
+
+TEST_CASE("dependency: GB300 in adaptive mode - a switch tray costs every GPU of its domain 1/9 of NVLink, no GPU") {
+  const Topology t = Build("gb300-nvl72", 2, [](RackModel& m) { m.adaptive_bandwidth = true; });
+  BlastRadius b = Blast(t, Id(t, "r01.switch9"));
+  CHECK(b.gpus_down.empty());
+  CHECK_FALSE(b.whole_domain);
+  CHECK(Names(t, b.gpus_slowed) == RackGpus("r01"));
+  CHECK(b.slowed_bandwidth == doctest::Approx(8.0 / 9));
+  CHECK(b.why.front().find("BANDWIDTH") != std::string::npos);
+  // No switch tray is a single point of failure then; the CDUs still are.
+  auto spofs = FindSinglePointsOfFailure(t, 72);
+  CHECK(Names(t, {spofs[0].component, spofs[1].component}) == std::vector<std::string>{"r01.cdu", "r02.cdu"});
+  CHECK(spofs.size() == 2);
+}
+
+TEST_CASE("dependency: GB300 with 4 shelves - a shelf (99 kW left for 100.8 kW of GPU TDP) takes the domain, a PSU does not") {
+  const Topology t = Build("gb300-nvl72", 1, [](RackModel& m) { m.power_shelves = 4; });
+  BlastRadius shelf = Blast(t, Id(t, "r01.shelf2"));
+  CHECK(Names(t, shelf.gpus_down) == RackGpus("r01"));
+  CHECK(shelf.whole_domain);
+  CHECK(shelf.why[0] == "power: r01 keeps 99.0 kW of PSU capacity, below 100.8 kW of GPU TDP: the trays it feeds lose power");
+  BlastRadius psu = Blast(t, Id(t, "r01.shelf2.psu3"));  // 132 - 5.5 = 126.5 kW
+  CHECK(psu.gpus_down.empty());
+  auto spofs = FindSinglePointsOfFailure(t, 72);
+  std::vector<std::string> names = Names(t, [&] {
+    std::vector<ComponentId> ids;
+    for (const auto& s : spofs) ids.push_back(s.component);
+    return ids;
+  }());
+  // cdu, 4 shelves, 9 switch trays, in id order (all 72 GPUs): built as cdu, shelves, switch trays.
+  CHECK(names == std::vector<std::string>{"r01.cdu", "r01.shelf1", "r01.shelf2", "r01.shelf3", "r01.shelf4",
+                                          "r01.switch1", "r01.switch2", "r01.switch3", "r01.switch4", "r01.switch5",
+                                          "r01.switch6", "r01.switch7", "r01.switch8", "r01.switch9"});
+}
+
+TEST_CASE("dependency: spof ranks by GPUs lost - GB200 with threshold 3 adds trays, their CPUs and valves, never GPUs or NICs") {
+  const Topology t = Build("gb200-nvl72", 1);
+  auto spofs = FindSinglePointsOfFailure(t, 3);
+  REQUIRE(spofs.size() == 10 + 18 * 4);  // cdu + 9 switch trays; 18 x (tray + 2 CPUs + valve)
+  for (size_t k = 0; k < spofs.size(); ++k) {
+    INFO(t.at(spofs[k].component).name);
+    CHECK(spofs[k].gpus_down == (k < 10 ? 72u : 4u));
+    CHECK(spofs[k].whole_domain == (k < 10));
+    if (k > 0) CHECK(spofs[k - 1].gpus_down >= spofs[k].gpus_down);
+  }
+  CHECK(FindSinglePointsOfFailure(t, 72).size() == 10);
+}
+
+TEST_CASE("dependency: HGX B200 - the server's one PSU bay and each of its parts are whole-domain, a PSU is not") {
+  const Topology t = Build("hgx-b200", 2);
+  CHECK(Blast(t, Id(t, "r01.shelf1")).whole_domain);              // 0 kW left for 8 kW
+  CHECK(Blast(t, Id(t, "r01.shelf1.psu2")).gpus_down.empty());    // 16.5 kW left for 8 kW
+  auto spofs = FindSinglePointsOfFailure(t, 8);
+  size_t r01 = 0;
+  for (const auto& s : spofs) {
+    CHECK(s.gpus_down == 8u);
+    CHECK(s.whole_domain);
+    r01 += t.at(s.component).rack == 0;
+  }
+  // cdu (airflow), shelf1, 2 NVSwitch chips, the tray, 2 CPUs, the valve: 8 per server.
+  CHECK(r01 == 8);
+  CHECK(spofs.size() == 16);
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster
