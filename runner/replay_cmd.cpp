@@ -1,6 +1,8 @@
 #include "runner/replay_cmd.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -175,7 +177,11 @@ int CmdReplay(const ReplayArgs& args) {
   if (!args.export_path.empty()) {
     std::ofstream out(args.export_path, std::ios::binary);
     out << text;
-    if (!out.flush()) return Fail(ExitCode::kBadInput, "cannot write " + args.export_path);
+    if (!out.flush()) {
+      const std::string why = std::strerror(errno);
+      return Fail(ExitCode::kBadInput, "cannot write --export " + args.export_path + ": " + why +
+                                           " (the directory must exist and be writable)");
+    }
   }
 
   // Stage 4: the faults on the simulator with the chosen policy.
