@@ -133,7 +133,8 @@ const std::vector<KeyInfo> kKeys = {
 
     {"expect[]", "gate", T::kString, kRequired, 0, 0, "", "\"blast.gpus.max <= 8\"", "METRIC OP VALUE, as a string item."},
     {"expect[]", "continuous", T::kBool, kOptional, 0, 0, "false", "true",
-     "Also check the gate while running (every simulated minute, on the metrics so far, a fault not yet "
+     "Also check the gate while running (every simulated minute; in real mode every healer.observe_period of "
+     "the inventory, default 1s; on the metrics so far, a fault not yet "
      "detected or recovered counting as late as it already is); when it fails the run stops as aborted. Only "
      "upper bounds (< <=) on metrics that never decrease: ttd/tti/ttr.max, blast.*, gpu_hours_lost.*, "
      "healer.false_isolations."},

@@ -20,6 +20,7 @@
 #include "runner/ssh_backend.h"
 #include "runner/ssh_monitor.h"
 #include "runner/wall_clock.h"
+#include "runner/watch.h"
 
 #ifndef RACKCHAOS_VERSION
 #define RACKCHAOS_VERSION "0.0.0"
@@ -78,8 +79,8 @@ struct Applied {
 
 class Timeline {
  public:
-  Timeline(const RunSpec& spec, WallClock& clock, SshBackend& backend, EventSink& events)
-      : spec_(spec), clock_(clock), backend_(backend), events_(events) {}
+  Timeline(const RunSpec& spec, WallClock& clock, SshBackend& backend, EventSink& events, Watch& watch)
+      : spec_(spec), clock_(clock), backend_(backend), events_(events), watch_(watch) {}
 
   void Schedule() {
     for (const ResolvedFault& f : spec_.faults) clock_.CallAt(f.at, [this, fp = &f] { Apply(*fp); });
@@ -124,9 +125,11 @@ class Timeline {
         Applied entry = applied_.at(id);
         applied_.erase(id);
         if (!Revert(entry, "after " + FormatDuration(*entry.fault->duration))) ++failures_;
+        watch_.OnFaultsActive(applied_.size(), clock_.Now());
       });
     }
     applied_[f.id] = a;
+    watch_.OnFaultsActive(applied_.size(), clock_.Now());
   }
 
   bool Revert(const Applied& a, const std::string& why) {
@@ -142,6 +145,7 @@ class Timeline {
   WallClock& clock_;
   SshBackend& backend_;
   EventSink& events_;
+  Watch& watch_;
   std::map<FaultId, Applied> applied_;
   int failures_ = 0;
   FaultId last_injected_ = kNoFault;
@@ -219,6 +223,17 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
           return At(plan.jobs.front().pos, std::string("the plan has jobs but site inventory ") + iv.path +
                                                " defines no healer." + action + " command");
   }
+  // Live aborts need the observations they judge; a condition nothing on this site reports is refused.
+  const AbortSpec& abort = spec.abort;
+  if (abort.gpu_temperature)
+    return At(abort.pos, "safety.abort.gpu_temperature: real mode does not read GPU temperatures yet (the "
+                         "inventory has no telemetry action); remove it or run on the simulator");
+  if (abort.gpus_offline && !iv.actions.count("observe_tray"))
+    return At(abort.pos, "safety.abort.gpus_offline needs heartbeats: site inventory " + iv.path +
+                             " defines no healer.observe_tray command");
+  if (abort.jobs_down && !iv.actions.count("observe_jobs"))
+    return At(abort.pos, "safety.abort.jobs_down needs the scheduler's job list: site inventory " + iv.path +
+                             " defines no healer.observe_jobs command");
   real.hosts.assign(hosts.begin(), hosts.end());
   Time last{};
   for (const ResolvedFault& f : spec.faults) last = std::max(last, f.at + f.duration.value_or(Duration{}));
@@ -302,12 +317,16 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
     if (f.duration) backend_options.durations[f.id] = *f.duration;
   for (const MonitoredJob& j : monitored) backend_options.job_names[j.id] = j.name;
   SshBackend backend(inv, spec.topology, pool, clock, events, backend_options);
-  Timeline timeline(spec, clock, backend, events);
+  // The live safety watch (safety.abort, continuous gates) beside the healer, on the same observations.
+  Watch watch(spec);
+  Timeline timeline(spec, clock, backend, events, watch);
   // The healer sees only what the monitor reads from the site; it acts through the inventory's commands.
   healer::Healer healer(spec.topology, clock, backend, events, spec.policy);
   SshMonitor monitor(inv, spec.topology, pool, clock, backend, events, monitored,
                      [&timeline] { return timeline.last_injected(); });
   int job_failures = 0;
+  if (watch.watches_observations()) backend.Subscribe(&watch);
+  watch.ScheduleGateChecks(clock, events.events(), job_infos, inv.observe_period);
   if (real.healer) {
     backend.Subscribe(&healer);
     job_failures += JobActions(backend, inv, spec, "start_job");
@@ -315,19 +334,25 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   }
   timeline.Schedule();
   // A stop file halts the run like a signal does (checked each time the clock wakes: wall time is cheap here).
-  auto stop = [] {
+  auto stop = [&watch] {
     if (StopFileExists()) RequestStop();
-    return StopRequested();
+    return StopRequested() || watch.tripped();
   };
   while (clock.RunNext(real.horizon, stop)) {
   }
   const bool interrupted = StopRequested();
+  const bool aborted = !interrupted && watch.tripped();
   const Time end = clock.Now();
+  if (aborted) {  // on the record before the reverts it causes
+    events.Record({clock.Now(), ActionTaken{"abort", kNoComponent, kNoJob, true, watch.reason()}});
+    spdlog::warn("run aborted {}", watch.reason());
+  }
 
   // Stage 5: nothing stays applied, whatever happened: faults, the jobs, trays the healer still holds.
   monitor.Stop();
   if (real.healer) job_failures += JobActions(backend, inv, spec, "stop_job");
-  const int revert_failures = timeline.RevertAll(interrupted ? "run interrupted" : "end of run");
+  const int revert_failures =
+      timeline.RevertAll(interrupted ? "run interrupted" : aborted ? "run aborted" : "end of run");
   if (real.healer)
     for (const auto& [name, mapping] : inv.trays)
       if (auto id = spec.topology.Find(name); id && healer.IsIsolated(*id)) {
@@ -350,6 +375,9 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
     out.error = std::to_string(fault_failures) + " fault apply/revert step(s) failed on the hosts (see the ssh.* "
                 "actions in the report" + (backend.applied() ? "; run `rackchaos recover`)" : ")");
     finish("error", out.code, out.error);
+  } else if (aborted) {
+    out.code = ExitCode::kExpectationFailed;
+    finish("aborted", out.code, watch.reason());
   } else {
     out.code = failed.empty() ? ExitCode::kPass : ExitCode::kExpectationFailed;
     finish(failed.empty() ? "passed" : "failed", out.code, failed);

@@ -50,13 +50,14 @@ void Watch::OnFaultsActive(size_t active, Time now) {
     Trip(now, std::to_string(active) + " faults applied at once, more than " + Limit("faults_at_once", *limit));
 }
 
-void Watch::ScheduleGateChecks(VirtualClock& clock, const std::vector<Event>& events,
-                               const std::vector<healer::JobInfo>& jobs) {
+void Watch::ScheduleGateChecks(Clock& clock, const std::vector<Event>& events, const std::vector<healer::JobInfo>& jobs,
+                               Duration period) {
   if (!has_continuous_gates()) return;
-  clock.CallAfter(kGateCheckPeriod, [this, &clock, &events, &jobs] { CheckGates(clock, events, jobs); });
+  clock.CallAfter(period, [this, &clock, &events, &jobs, period] { CheckGates(clock, events, jobs, period); });
 }
 
-void Watch::CheckGates(VirtualClock& clock, const std::vector<Event>& events, const std::vector<healer::JobInfo>& jobs) {
+void Watch::CheckGates(Clock& clock, const std::vector<Event>& events, const std::vector<healer::JobInfo>& jobs,
+                       Duration period) {
   RunMetrics metrics = healer::ComputeMetrics(events, spec_.topology, jobs, clock.Now());
   for (const Gate& g : spec_.gates) {
     if (!g.continuous) continue;
@@ -66,7 +67,7 @@ void Watch::CheckGates(VirtualClock& clock, const std::vector<Event>& events, co
       return;
     }
   }
-  ScheduleGateChecks(clock, events, jobs);
+  ScheduleGateChecks(clock, events, jobs, period);
 }
 
 }  // namespace rackchaos::runner

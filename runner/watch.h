@@ -1,5 +1,5 @@
-// Live safety while a simulated run goes: abort conditions (`safety.abort`) on what the monitoring
-// observes, and continuous gates on the metrics so far.
+// Live safety while a run goes, simulated or real: abort conditions (`safety.abort`) on what the
+// monitoring observes, and continuous gates on the metrics so far.
 //
 // Watch is an ObservationSink beside the healer: it sees heartbeats, temperature samples and the
 // scheduler's job states, never causes, so the same conditions make sense for a real rack. The runner
@@ -34,9 +34,10 @@ class Watch : public cluster::ObservationSink {
   void OnObservation(const cluster::Observation& obs) override;
   // After each fault applied or reverted, with how many are applied now.
   void OnFaultsActive(size_t active, Time now);
-  // Evaluates the continuous gates every kGateCheckPeriod on the metrics of `events` so far. `events`
-  // and `jobs` must outlive the clock's timers.
-  void ScheduleGateChecks(VirtualClock& clock, const std::vector<Event>& events, const std::vector<healer::JobInfo>& jobs);
+  // Evaluates the continuous gates every `period` on the metrics of `events` so far. `events` and
+  // `jobs` must outlive the clock's timers.
+  void ScheduleGateChecks(Clock& clock, const std::vector<Event>& events, const std::vector<healer::JobInfo>& jobs,
+                          Duration period = kGateCheckPeriod);
 
   bool tripped() const { return !reason_.empty(); }
   // "at 1h02m: 16 GPUs offline (...), more than safety.abort.gpus_offline 8"; empty until tripped.
@@ -44,7 +45,8 @@ class Watch : public cluster::ObservationSink {
 
  private:
   void Trip(Time at, const std::string& why);
-  void CheckGates(VirtualClock& clock, const std::vector<Event>& events, const std::vector<healer::JobInfo>& jobs);
+  void CheckGates(Clock& clock, const std::vector<Event>& events, const std::vector<healer::JobInfo>& jobs,
+                  Duration period);
 
   const RunSpec& spec_;
   std::set<ComponentId> dead_trays_;

@@ -163,6 +163,16 @@ TEST_CASE("inventory: validation checks every fault of a plan against the site o
                                        dir + "/site.yaml defines no 'tray_pull' templates (injectors.tray_pull: apply, revert)");
   auto port = check("  - {at: 0s, kind: link_down, target: r01.tray01.gpu0.nvlink2}\n");
   CHECK(port.status().message().find("defines no 'nvlink_down' templates") != std::string::npos);
+  // Live aborts must be observable on this site (it has no healer: section, so no observations).
+  const std::string fault = "  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 5s}\n";
+  CHECK(check(fault + "safety: {abort: {faults_at_once: 1}}\n").ok());
+  auto temperature = check(fault + "safety: {abort: {gpu_temperature: 90}}\n");
+  CHECK(temperature.status().message().find("safety.abort.gpu_temperature: real mode does not read GPU temperatures") !=
+        std::string::npos);
+  auto offline = check(fault + "safety: {abort: {gpus_offline: 4}}\n");
+  CHECK(offline.status().message().find("safety.abort.gpus_offline needs heartbeats") != std::string::npos);
+  auto jobs = check(fault + "safety: {abort: {jobs_down: 0}}\n");
+  CHECK(jobs.status().message().find("safety.abort.jobs_down needs the scheduler's job list") != std::string::npos);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -175,6 +176,37 @@ TEST_CASE("real: the host-side expiry ends a fault when the runner is dead") {
   std::string out;
   CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);
   CHECK(lab->LinkUp(b0));
+}
+
+TEST_CASE("real: safety.abort and a continuous gate stop a real run, revert everything and mark it aborted") {
+  auto lab = StartLab();
+  const std::string b1 = lab->Iface('b', 1);
+  const std::string inv = lab->WriteInventory("lab.yaml");
+  struct Case {
+    const char* name;
+    std::string extra, reason;
+  };
+  for (const Case& c : {Case{"at-once", "safety: {abort: {faults_at_once: 1}}\n", "2 faults applied at once"},
+                        Case{"gate", "expect:\n  - {gate: \"ttd.max < 2s\", continuous: true}\n",
+                             "continuous gate ttd.max < 2s"}}) {
+    CAPTURE(c.name);
+    const std::string plan = lab->WritePlan(c.name, inv,
+                                            "  - {at: 0s, kind: link_down, target: r01.tray02.nic1, for: 60s}\n"
+                                            "  - {at: 1s, kind: gpu_throttle, target: r01.tray01.gpu2, for: 60s, "
+                                            "params: {power_cap: 500W}}\n" + c.extra);
+    const std::string db = lab->dir() + "/" + c.name + ".db", log = lab->dir() + "/" + c.name + ".log";
+    const auto start = std::chrono::steady_clock::now();
+    const int code = WaitExit(SpawnRackchaos({"run", plan, "--db", db}, log), 60);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK_MESSAGE(code == 1, ReadText(log));
+    CHECK(seconds < 30);  // long before the faults' 60 s
+    reports::RunRow run = OnlyRun(db);
+    CHECK(run.status == "aborted");
+    CHECK_MESSAGE(run.failed_reason.find(c.reason) != std::string::npos, run.failed_reason);
+    CHECK(lab->LinkUp(b1));  // reverted on the hosts
+    CHECK(lab->PowerLimit(0, 2) == "1200.00");
+    CHECK(OpenEntries(db + ".ledger") == 0);
+  }
 }
 
 TEST_CASE("real: SIGINT reverts everything, marks the run interrupted and exits 4") {
