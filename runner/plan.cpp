@@ -107,6 +107,15 @@ const std::vector<KeyInfo> kKeys = {
      "active in its rack is dropped."},
     {"chaos", "min_gap", T::kDuration, kOptional, 0, 0, "none", "30m",
      "At least this long between two chaos faults anywhere in the cluster: a draw sooner after the last one is dropped."},
+    {"chaos", "classes", T::kMap, kOptional, 0, 0, "100 each", "{gpu: 200, nic: 100, node: 0}",
+     "Each component class's failure rate as a percentage of the catalogue's (on top of scale): weight what a "
+     "burn-in stresses; 0 turns a class off."},
+    {"chaos.classes", "gpu", T::kInt, kOptional, 0, 1000000, "100", "200",
+     "Percent of the catalogue's GPU failure rates (faulty GPU, HBM, SRAM, GSP, thermal, SDC)."},
+    {"chaos.classes", "nic", T::kInt, kOptional, 0, 1000000, "100", "100",
+     "Percent of the catalogue's network failure rates (switch/cable, NIC)."},
+    {"chaos.classes", "node", T::kInt, kOptional, 0, 1000000, "100", "0",
+     "Percent of the catalogue's node failure rates (host maintenance, software, SSD, PSU, CPU, memory, ...)."},
 
     {"healer", "policy", T::kString, kOptional, 0, 0, "default", "default",
      "A shipped policy name or a path to a policy YAML."},

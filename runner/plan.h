@@ -78,6 +78,7 @@ struct ChaosSpec {
   std::optional<Time> until;        // default: the plan's duration
   bool one_per_domain = false;      // at most one chaos fault active at once per NVLink domain (rack)
   std::optional<Duration> min_gap;  // at least this long between two chaos faults, cluster-wide
+  int gpu_percent = 100, nic_percent = 100, node_percent = 100;  // per class, on top of scale
   SourcePos pos;
 };
 

@@ -399,6 +399,15 @@ Status ReadExpect(Reader& r, const Field& field, std::vector<Expectation>& expec
   return Status::Ok();
 }
 
+Status ReadChaosClasses(Reader& r, const Field& field, ChaosSpec& chaos) {
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, r.Pos(field), "chaos.classes", "chaos.classes"));
+  for (const Field& f : fields) {
+    int& percent = f.key == "gpu" ? chaos.gpu_percent : f.key == "nic" ? chaos.nic_percent : chaos.node_percent;
+    RC_RETURN_IF_ERROR(r.Read(f, percent));
+  }
+  return Status::Ok();
+}
+
 Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
   chaos.pos = r.Pos(field);
   RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, chaos.pos, "chaos", "chaos"));
@@ -416,6 +425,8 @@ Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
       RC_RETURN_IF_ERROR(r.Read(f, chaos.one_per_domain));
     else if (f.key == "min_gap")
       RC_RETURN_IF_ERROR(r.Read(f, chaos.min_gap.emplace()));
+    else if (f.key == "classes")
+      RC_RETURN_IF_ERROR(ReadChaosClasses(r, f, chaos));
   }
   return Status::Ok();
 }

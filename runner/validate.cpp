@@ -143,7 +143,7 @@ std::vector<ResolvedFault> ThinChaos(const ChaosSpec& chaos, const cluster::Topo
 }
 
 // Chaos: every component of a failure class fails as a Poisson process at the catalogue's rate (times
-// `scale`); each failure picks its cause in proportion to the causes' counts and lasts its repair time.
+// `scale` and the class's percentage); each failure picks its cause in proportion to the causes' counts and lasts its repair time.
 // Drawn here, from the seed, so the whole timeline is known (and shown by `validate`) before the run.
 Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
   auto cat = cluster::LoadFailureCatalogue(chaos.catalogue);
@@ -154,10 +154,13 @@ Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
   for (cluster::FailureClass cls : {cluster::FailureClass::kGpu, cluster::FailureClass::kNic, cluster::FailureClass::kNode}) {
     std::vector<const cluster::FailureCause*> causes;
     double rate = 0, weight = 0;
+    const int percent = cls == cluster::FailureClass::kGpu   ? chaos.gpu_percent
+                        : cls == cluster::FailureClass::kNic ? chaos.nic_percent
+                                                             : chaos.node_percent;
     for (const auto& c : cat->causes)
       if (c.cls == cls) {
         causes.push_back(&c);
-        rate += c.rate_per_hour * chaos.scale;
+        rate += c.rate_per_hour * chaos.scale * (percent / 100.0);  // x1.0 exactly at the default
         weight += c.count;
       }
     if (causes.empty() || rate <= 0) continue;

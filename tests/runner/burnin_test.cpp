@@ -79,6 +79,31 @@ TEST_CASE("burn-in: min_gap spaces chaos faults cluster-wide") {
   for (size_t i = 0; i < both.faults.size(); ++i) CHECK(both.faults[i].at == again.faults[i].at);
 }
 
+TEST_CASE("burn-in: chaos.classes weights each component class and 0 turns one off") {
+  auto count = [](const runner::RunSpec& spec, cluster::Kind kind) {
+    int n = 0;
+    for (const auto& f : spec.faults) n += spec.topology.at(f.target.component).kind == kind;
+    return n;
+  };
+  const runner::RunSpec base = Validate(ChaosPlan(""));
+  const runner::RunSpec same = Validate(ChaosPlan("  classes: {gpu: 100, nic: 100, node: 100}\n"));
+  REQUIRE(base.faults.size() == same.faults.size());  // 100% is the catalogue's rate: the same draws
+  for (size_t i = 0; i < base.faults.size(); ++i) CHECK(base.faults[i].at == same.faults[i].at);
+  const int gpus = count(base, cluster::Kind::kGpu);
+  REQUIRE(gpus > 20);
+
+  const runner::RunSpec nodes_only = Validate(ChaosPlan("  classes: {gpu: 0, nic: 0}\n"));
+  CHECK(count(nodes_only, cluster::Kind::kGpu) == 0);
+  CHECK(count(nodes_only, cluster::Kind::kNic) == 0);
+  CHECK(count(nodes_only, cluster::Kind::kComputeTray) > 0);
+  CHECK(count(Validate(ChaosPlan("  classes: {gpu: 400}\n")), cluster::Kind::kGpu) > 2 * gpus);
+
+  auto bad = runner::ParsePlan(ChaosPlan("  classes: {gpu: -5}\n"), "burn.yaml");
+  CHECK(bad.status().message().find("gpu") != std::string::npos);
+  auto unknown = runner::ParsePlan(ChaosPlan("  classes: {cdu: 5}\n"), "burn.yaml");
+  CHECK(unknown.status().message().find("unknown key 'cdu'") != std::string::npos);
+}
+
 TEST_CASE("burn-in: the progress line says simulated time, faults, jobs up and ETA") {
   runner::RunProgress p{Duration::Hours(6), Duration::Hours(24), 3, 1, 2};
   CHECK(runner::ProgressLine::RunText(p, 10) == "run: 6h of 1d simulated, 3 fault(s), jobs up 1/2, ETA 30s");

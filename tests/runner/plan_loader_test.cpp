@@ -246,6 +246,8 @@ TEST_CASE("every example in the key table is accepted") {
       yaml = "name: x\nexpect:\n  - " + (k.key == "gate" ? std::string() : "gate: \"ttr.max < 1m\"\n    ") + entry;
     else if (k.section == "chaos")
       yaml = "name: x\nchaos:\n  " + (k.key == "catalogue" ? std::string() : "catalogue: llama3\n  ") + entry;
+    else if (k.section == "chaos.classes")
+      yaml = "name: x\nchaos:\n  catalogue: llama3\n  classes:\n    " + entry;
     else if (k.section == "workload.jobs[]")
       yaml = std::string("name: x\nworkload:\n  jobs:\n    - ") + (k.key == "name" ? "" : "name: j\n      ") +
              (k.key == "gpus" ? "" : "gpus: 64\n      ") + entry;
