@@ -44,7 +44,7 @@ const std::map<std::string, std::vector<std::string>>& ActionPlaceholders() {
 // Healer actions that concern a job or the whole site rather than a tray: they need run_on.
 bool IsSiteAction(const std::string& action) {
   for (const ActionInfo& a : HealerActions())
-    if (a.name == action) return a.target == "the site";
+    if (a.name == action) return a.target == kSiteAction;
   return false;
 }
 

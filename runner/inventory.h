@@ -96,7 +96,10 @@ struct ActionInfo {
   std::string checked_by;
 };
 const std::vector<ActionInfo>& InventoryActions();
-// The healer's actions (the inventory's `healer:` section), in the same form; apply only.
+// The healer's actions (the inventory's `healer:` section), in the same form; apply only. Their
+// `target` is kTrayAction (runs on the tray's host unless run_on) or kSiteAction (needs run_on).
+inline constexpr const char* kTrayAction = "a tray";
+inline constexpr const char* kSiteAction = "the site";
 const std::vector<ActionInfo>& HealerActions();
 const std::vector<std::string>& CommonPlaceholders();  // host, address, tray, bmc, serial
 

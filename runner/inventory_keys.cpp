@@ -84,15 +84,15 @@ const std::vector<ActionInfo>& HealerActions() {
   // `target` is "a tray" (runs on the tray's host unless run_on) or "the site" (needs run_on); checked
   // by its exit status (and, for observe_*, its output lines; docs/real-mode.md gives the formats).
   static const std::vector<ActionInfo> kActions = {
-      {"observe_tray", "healer", "a tray", {}, "output: step <n> <compute_s> <step_s>"},
-      {"observe_links", "healer", "the site", {}, "output: <host> <iface> up or down"},
-      {"observe_jobs", "healer", "the site", {}, "output: <job> <STATE> <checkpoint step> <hosts>"},
-      {"drain", "healer", "a tray", {"reason"}, "exit 0 = drained"},
-      {"resume", "healer", "a tray", {}, "exit 0 = back in service"},
-      {"diagnostic", "healer", "a tray", {}, "exit 0 = passed"},
-      {"start_job", "healer", "the site", {"job", "ranks"}, "exit 0 = started"},
-      {"stop_job", "healer", "the site", {"job"}, "exit 0 = stopped"},
-      {"requeue_job", "healer", "the site", {"job", "reason"}, "exit 0 = requeued"},
+      {"observe_tray", "healer", kTrayAction, {}, "output: step <n> <compute_s> <step_s>"},
+      {"observe_links", "healer", kSiteAction, {}, "output: <host> <iface> up or down"},
+      {"observe_jobs", "healer", kSiteAction, {}, "output: <job> <STATE> <checkpoint step> <hosts>"},
+      {"drain", "healer", kTrayAction, {"reason"}, "exit 0 = drained"},
+      {"resume", "healer", kTrayAction, {}, "exit 0 = back in service"},
+      {"diagnostic", "healer", kTrayAction, {}, "exit 0 = passed"},
+      {"start_job", "healer", kSiteAction, {"job", "ranks"}, "exit 0 = started"},
+      {"stop_job", "healer", kSiteAction, {"job"}, "exit 0 = stopped"},
+      {"requeue_job", "healer", kSiteAction, {"job", "reason"}, "exit 0 = requeued"},
   };
   return kActions;
 }

@@ -343,10 +343,7 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   const bool interrupted = StopRequested();
   const bool aborted = !interrupted && watch.tripped();
   const Time end = clock.Now();
-  if (aborted) {  // on the record before the reverts it causes
-    events.Record({clock.Now(), ActionTaken{"abort", kNoComponent, kNoJob, true, watch.reason()}});
-    spdlog::warn("run aborted {}", watch.reason());
-  }
+  if (aborted) watch.RecordAbort(events, clock.Now());  // on the record before the reverts it causes
 
   // Stage 5: nothing stays applied, whatever happened: faults, the jobs, trays the healer still holds.
   monitor.Stop();

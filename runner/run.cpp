@@ -240,10 +240,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   Time end = interrupted || aborted ? clock.Now() : spec.horizon;
 
   // Stage 4: nothing stays applied, whatever happened; an abort is on the record before its reverts.
-  if (aborted) {
-    events.Record({clock.Now(), ActionTaken{"abort", kNoComponent, kNoJob, true, watch.reason()}});
-    spdlog::warn("run aborted {}", watch.reason());
-  }
+  if (aborted) watch.RecordAbort(events, clock.Now());
   RevertAll(spec, clock, sim, events, ledger, aborted ? "run aborted" : interrupted ? "run interrupted" : "end of run");
   s = events.Flush();
   if (!s.ok()) return Fail(out, s);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/log.h"
+
 namespace rackchaos::runner {
 namespace {
 
@@ -68,6 +70,11 @@ void Watch::CheckGates(Clock& clock, const std::vector<Event>& events, const std
     }
   }
   ScheduleGateChecks(clock, events, jobs, period);
+}
+
+void Watch::RecordAbort(EventSink& events, Time now) const {
+  events.Record({now, ActionTaken{"abort", kNoComponent, kNoJob, true, reason_}});
+  spdlog::warn("run aborted {}", reason_);
 }
 
 }  // namespace rackchaos::runner

@@ -42,6 +42,8 @@ class Watch : public cluster::ObservationSink {
   bool tripped() const { return !reason_.empty(); }
   // "at 1h02m: 16 GPUs offline (...), more than safety.abort.gpus_offline 8"; empty until tripped.
   const std::string& reason() const { return reason_; }
+  // Records the trip as an `abort` action (both run pipelines call it before reverting) and logs it.
+  void RecordAbort(EventSink& events, Time now) const;
 
  private:
   void Trip(Time at, const std::string& why);
