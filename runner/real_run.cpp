@@ -275,12 +275,10 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   if (!s.ok()) return Fail(out, s);
   std::vector<reports::JobRow> job_rows;
   std::vector<healer::JobInfo> job_infos;
-  std::vector<MonitoredJob> monitored;
   for (size_t i = 0; i < spec.jobs.size(); ++i) {
     const auto& j = spec.jobs[i];
     job_rows.push_back({static_cast<JobId>(i), j.name, j.gpus, j.step_time.Seconds()});
     job_infos.push_back({static_cast<JobId>(i), j.name, j.gpus, j.step_time});
-    monitored.push_back({static_cast<JobId>(i), j.name, j.gpus, j.step_time});
   }
   if (real.healer) s = store->AddJobs(*run, job_rows);
   if (!s.ok()) return Fail(out, s);
@@ -315,14 +313,14 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   SshBackendOptions backend_options{&*ledger, *ledger_run, {}, {}};
   for (const ResolvedFault& f : spec.faults)
     if (f.duration) backend_options.durations[f.id] = *f.duration;
-  for (const MonitoredJob& j : monitored) backend_options.job_names[j.id] = j.name;
+  for (const healer::JobInfo& j : job_infos) backend_options.job_names[j.id] = j.name;
   SshBackend backend(inv, spec.topology, pool, clock, events, backend_options);
   // The live safety watch (safety.abort, continuous gates) beside the healer, on the same observations.
   Watch watch(spec);
   Timeline timeline(spec, clock, backend, events, watch);
   // The healer sees only what the monitor reads from the site; it acts through the inventory's commands.
   healer::Healer healer(spec.topology, clock, backend, events, spec.policy);
-  SshMonitor monitor(inv, spec.topology, pool, clock, backend, events, monitored,
+  SshMonitor monitor(inv, spec.topology, pool, clock, backend, events, job_infos,
                      [&timeline] { return timeline.last_injected(); });
   int job_failures = 0;
   if (watch.watches_observations()) backend.Subscribe(&watch);

@@ -28,18 +28,15 @@
 
 #include "core/clock.h"
 #include "core/event.h"
+#include "healer/metrics.h"
 #include "runner/inventory.h"
 #include "runner/ssh/ssh_pool.h"
 #include "runner/ssh_backend.h"
 
 namespace rackchaos::runner {
 
-struct MonitoredJob {
-  JobId id = kNoJob;
-  std::string name;
-  int gpus = 0;
-  Duration nominal_step{};
-};
+// The plan's jobs as the monitor follows them: the same record the metrics use.
+using MonitoredJob = healer::JobInfo;
 
 class SshMonitor {
  public:
