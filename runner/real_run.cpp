@@ -360,23 +360,16 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   // Stage 6: metrics, gates, verdict. A fault that could not be applied or reverted is an error.
   auto scored = ScoreRun(*store, *run, spec, events.events(), job_infos, end, out.gates);
   if (!scored.ok()) return Fail(out, scored.status());
-  const std::string failed = *scored;
   const int fault_failures = timeline.failures() + revert_failures + job_failures;
-  if (interrupted) {
-    out.code = ExitCode::kInterrupted;
-    finish("interrupted", out.code, "interrupted by signal");
-  } else if (fault_failures > 0) {
-    out.code = ExitCode::kRuntimeError;
-    out.error = std::to_string(fault_failures) + " fault apply/revert step(s) failed on the hosts (see the ssh.* "
-                "actions in the report" + (backend.applied() ? "; run `rackchaos recover`)" : ")");
-    finish("error", out.code, out.error);
-  } else if (aborted) {
-    out.code = ExitCode::kExpectationFailed;
-    finish("aborted", out.code, watch.reason());
-  } else {
-    out.code = failed.empty() ? ExitCode::kPass : ExitCode::kExpectationFailed;
-    finish(failed.empty() ? "passed" : "failed", out.code, failed);
-  }
+  RunEnd run_end{.interrupted = interrupted, .stop_reason = "interrupted by signal", .host_error = "", .aborted = aborted,
+                 .abort_reason = watch.reason(), .failed_gate = *scored};
+  if (fault_failures > 0)
+    run_end.host_error = std::to_string(fault_failures) + " fault apply/revert step(s) failed on the hosts (see the "
+                         "ssh.* actions in the report" + (backend.applied() ? "; run `rackchaos recover`)" : ")");
+  const Verdict verdict = Decide(run_end);
+  out.code = verdict.code;
+  if (verdict.code == ExitCode::kRuntimeError) out.error = verdict.reason;
+  finish(verdict.status, out.code, verdict.reason);
   if (backend.applied() == 0) (void)ledger->FinishRun(*ledger_run);
   auto summary = reports::RenderSummary(*store, *run);
   out.summary = summary.ok() ? *summary : summary.status().ToString();

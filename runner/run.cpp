@@ -235,8 +235,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   // The clock reached interrupt_at (not a stop or an abort first): as if SIGINT arrived then.
   if (!interrupted && !watch.tripped() && options.interrupt_at && *options.interrupt_at < spec.horizon) interrupted = true;
   const bool aborted = !interrupted && watch.tripped();
-  const std::string stop_reason = aborted ? watch.reason()
-                                  : stop_file ? "stop file " + StopFilePath() : "interrupted by signal";
+  const std::string stop_reason = stop_file ? "stop file " + StopFilePath() : "interrupted by signal";
   Time end = interrupted || aborted ? clock.Now() : spec.horizon;
 
   // Stage 4: nothing stays applied, whatever happened; an abort is on the record before its reverts.
@@ -248,10 +247,10 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   // Stage 5: metrics from the recorded events, gates, verdict.
   auto scored = ScoreRun(*store, *run, spec, events.events(), job_infos, end, out.gates);
   if (!scored.ok()) return Fail(out, scored.status());
-  const std::string failed = *scored;
-  out.code = interrupted ? ExitCode::kInterrupted : failed.empty() && !aborted ? ExitCode::kPass : ExitCode::kExpectationFailed;
-  const char* status = interrupted ? "interrupted" : aborted ? "aborted" : failed.empty() ? "passed" : "failed";
-  s = store->FinishRun(*run, status, ToInt(out.code), WallNow(), interrupted || aborted ? stop_reason : failed);
+  const Verdict verdict = Decide({.interrupted = interrupted, .stop_reason = stop_reason, .host_error = "", .aborted = aborted,
+                                  .abort_reason = watch.reason(), .failed_gate = *scored});
+  out.code = verdict.code;
+  s = store->FinishRun(*run, verdict.status, ToInt(out.code), WallNow(), verdict.reason);
   if (!s.ok()) return Fail(out, s);
   SetLogClock(nullptr);
   auto summary = reports::RenderSummary(*store, *run);

@@ -19,4 +19,12 @@ Result<std::string> ScoreRun(reports::ReportStore& store, int64_t run, const Run
   return failed;
 }
 
+Verdict Decide(const RunEnd& end) {
+  if (end.interrupted) return {"interrupted", ExitCode::kInterrupted, end.stop_reason};
+  if (!end.host_error.empty()) return {"error", ExitCode::kRuntimeError, end.host_error};
+  if (end.aborted) return {"aborted", ExitCode::kExpectationFailed, end.abort_reason};
+  if (!end.failed_gate.empty()) return {"failed", ExitCode::kExpectationFailed, end.failed_gate};
+  return {"passed", ExitCode::kPass, ""};
+}
+
 }  // namespace rackchaos::runner

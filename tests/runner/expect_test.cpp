@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "runner/expect.h"
+#include "runner/score.h"
 
 using namespace rackchaos;
 
@@ -66,4 +67,32 @@ TEST_CASE("a fault never recovered fails every time gate") {
   auto r = runner::EvaluateGate(*runner::ParseGate("ttr.max < 100d"), m);
   CHECK_FALSE(r.passed);
   CHECK(r.message.find("never") != std::string::npos);
+}
+
+TEST_CASE("verdict: interrupted beats host errors beats abort beats a failing gate") {
+  runner::RunEnd end{.interrupted = true, .stop_reason = "interrupted by signal", .host_error = "2 steps failed",
+                     .aborted = true, .abort_reason = "at 5m: 3 jobs down", .failed_gate = "ttr.p95 <= 10m: 12m"};
+  auto v = runner::Decide(end);
+  CHECK(std::string(v.status) == "interrupted");
+  CHECK(v.code == runner::ExitCode::kInterrupted);
+  CHECK(v.reason == "interrupted by signal");
+  end.interrupted = false;
+  v = runner::Decide(end);
+  CHECK(std::string(v.status) == "error");
+  CHECK(v.code == runner::ExitCode::kRuntimeError);
+  CHECK(v.reason == "2 steps failed");
+  end.host_error.clear();
+  v = runner::Decide(end);
+  CHECK(std::string(v.status) == "aborted");
+  CHECK(v.code == runner::ExitCode::kExpectationFailed);
+  CHECK(v.reason == "at 5m: 3 jobs down");
+  end.aborted = false;
+  v = runner::Decide(end);
+  CHECK(std::string(v.status) == "failed");
+  CHECK(v.reason == "ttr.p95 <= 10m: 12m");
+  end.failed_gate.clear();
+  v = runner::Decide(end);
+  CHECK(std::string(v.status) == "passed");
+  CHECK(v.code == runner::ExitCode::kPass);
+  CHECK(v.reason.empty());
 }
