@@ -258,6 +258,10 @@ int main(int argc, char** argv) {
   replay->add_option("--export", replay_args.export_path, "Write the replay plan here (rerun with `rackchaos run`)");
   replay->add_option("--year", replay_args.year, "Year of log stamps that print none (journalctl, syslog)");
   replay->add_option("--boot-time", replay_args.boot_time, "ISO time plain dmesg uptimes count from (aligns them with Slurm and journal times)");
+  replay->add_option("--tz", replay_args.tz,
+                     "Zone of log stamps that print none (Slurm logs, sacctmgr, dmesg -T, syslog, journalctl short): UTC "
+                     "(default), an offset such as +02:00, or a zone name such as America/Chicago")
+      ->capture_default_str();
   replay->add_option("--seed", replay_args.seed, "Seed of the simulated run");
   add_common(replay, true);
   rc::runner::BlastArgs blast_args;

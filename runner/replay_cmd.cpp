@@ -146,12 +146,16 @@ int CmdReplay(const ReplayArgs& args) {
   if (src->plan.jobs.empty()) src->plan.jobs.push_back(DefaultReplayJob(*topo));
 
   // Stage 2: the logs, streamed; only events are kept.
-  incident::ImportOptions import_options{args.year, std::nullopt};
+  auto zone = incident::WallZone::Parse(args.tz);
+  if (!zone.ok()) return Fail(ExitCode::kBadInput, "--tz: " + zone.status().message());
+  incident::ImportOptions import_options{args.year, std::nullopt, *zone};
   if (!args.boot_time.empty()) {
-    import_options.boot_time = incident::ParseIsoTime(args.boot_time);
+    bool zoned = false;
+    import_options.boot_time = incident::ParseIsoTime(args.boot_time, &zoned);
     if (!import_options.boot_time)
       return Fail(ExitCode::kBadInput,
                   "--boot-time '" + Ascii(args.boot_time) + "': expected an ISO time such as 2026-11-30T00:00:00Z");
+    if (!zoned) import_options.boot_time = zone->ToUtc(*import_options.boot_time);
   }
   incident::IncidentImporter importer(import_options);
   for (const auto& path : args.incidents) {

@@ -20,6 +20,7 @@ struct ReplayArgs {
   std::string db = "rackchaos.db";
   std::optional<int> year;  // for stamps without a year
   std::string boot_time;    // ISO time plain dmesg uptimes count from; empty = their own axis
+  std::string tz = "UTC";   // zone of stamps that print none: UTC, +02:00, Europe/Berlin
   std::optional<uint64_t> seed;
   std::string command_line;
   bool quiet = false;

@@ -117,7 +117,7 @@ void IncidentImporter::Line(std::string_view line) {
 Incident IncidentImporter::Finish() {
   for (IncidentEvent& e : incident_.events) {
     if (options_.boot_time && e.time.axis == TimeAxis::kRelative)
-      e.time = {TimeAxis::kWall, *options_.boot_time + e.time.seconds, false};
+      e.time = {TimeAxis::kWall, *options_.boot_time + e.time.seconds, false, true};
   }
   std::optional<int> year = options_.year;
   for (const IncidentEvent& e : incident_.events) {
@@ -129,6 +129,13 @@ Incident IncidentImporter::Finish() {
     e.time.seconds = FixGuessedYear(e.time.seconds, year.value_or(1970));
     e.time.year_guessed = false;
   }
+  // After the years are known: a zone's offset depends on the date.
+  if (!options_.zone.is_utc())
+    for (IncidentEvent& e : incident_.events)
+      if (e.time.axis == TimeAxis::kWall && !e.time.zoned) {
+        e.time.seconds = options_.zone.ToUtc(e.time.seconds);
+        e.time.zoned = true;
+      }
   std::stable_sort(incident_.events.begin(), incident_.events.end(),
                    [](const IncidentEvent& a, const IncidentEvent& b) {
                      if (a.time.axis != b.time.axis) return a.time.axis < b.time.axis;

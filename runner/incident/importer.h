@@ -16,6 +16,7 @@
 #include "core/status.h"
 #include "runner/incident/incident.h"
 #include "runner/incident/line_parsers.h"
+#include "runner/incident/zone.h"
 
 namespace rackchaos::incident {
 
@@ -27,6 +28,9 @@ struct ImportOptions {
   // uptimes, numeric timeline times) become wall times boot_time + t, comparable with Slurm's and the
   // journal's. Unset: they stay on their own axis.
   std::optional<double> boot_time;
+  // The zone of wall-clock stamps that print none (Slurm, dmesg -T, syslog, journalctl short). Stamps
+  // with a zone, and times from boot_time (already in UTC), are left alone.
+  WallZone zone;
 };
 
 class IncidentImporter {

@@ -24,6 +24,7 @@ struct LogTime {
   TimeAxis axis = TimeAxis::kNone;
   double seconds = 0;
   bool year_guessed = false;  // a journalctl/syslog stamp without a year: fixed up by FinishIncident
+  bool zoned = false;         // a wall time that said its zone (ISO 'Z' or offset); others are in --tz
 };
 
 enum class EventKind {

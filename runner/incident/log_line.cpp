@@ -151,7 +151,7 @@ void TakeHostAndTag(string_view rest, SplitLine& out) {
 
 }  // namespace
 
-std::optional<double> ParseIsoTime(string_view s) {
+std::optional<double> ParseIsoTime(string_view s, bool* zoned) {
   s = Trim(s);
   auto y = Digits(s, 4);
   if (!y || !Take(s, '-')) return std::nullopt;
@@ -162,6 +162,7 @@ std::optional<double> ParseIsoTime(string_view s) {
   auto tod = TimeOfDay(s);
   if (!tod) return std::nullopt;
   double offset = 0;
+  bool has_zone = true;
   if (Take(s, 'Z') || Take(s, 'z')) {
   } else if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
     int sign = s[0] == '-' ? -1 : 1;
@@ -171,11 +172,21 @@ std::optional<double> ParseIsoTime(string_view s) {
     auto om = Digits(s, 2);
     if (!oh || !om || *oh > 23 || *om > 59) return std::nullopt;
     offset = sign * (*oh * 3600.0 + *om * 60.0);
+  } else {
+    has_zone = false;
   }
   if (!s.empty()) return std::nullopt;
   auto t = Compose(*y, *m, *d, *tod);
   if (!t) return std::nullopt;
+  if (zoned) *zoned = has_zone;
   return *t - offset;
+}
+
+std::optional<LogTime> ParseIsoLogTime(string_view text) {
+  bool zoned = false;
+  auto t = ParseIsoTime(text, &zoned);
+  if (!t) return std::nullopt;
+  return LogTime{TimeAxis::kWall, *t, false, zoned};
 }
 
 std::optional<double> ParseCtimeTime(string_view s) {
@@ -228,8 +239,8 @@ SplitLine SplitLogLine(string_view line) {
       out.time = {TimeAxis::kRelative, *up, false};
     } else if (auto ct = ParseCtimeTime(inside)) {
       out.time = {TimeAxis::kWall, *ct, false};
-    } else if (auto iso = ParseIsoTime(inside)) {
-      out.time = {TimeAxis::kWall, *iso, false};
+    } else if (auto iso = ParseIsoLogTime(inside)) {
+      out.time = *iso;
     } else {
       return out;
     }
@@ -238,8 +249,8 @@ SplitLine SplitLogLine(string_view line) {
   }
   string_view rest = s;
   string_view first = NextToken(rest);
-  if (auto iso = ParseIsoTime(first)) {
-    out.time = {TimeAxis::kWall, *iso, false};
+  if (auto iso = ParseIsoLogTime(first)) {
+    out.time = *iso;
     TakeHostAndTag(rest, out);
     return out;
   }

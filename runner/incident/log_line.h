@@ -25,7 +25,10 @@ struct SplitLine {
 SplitLine SplitLogLine(std::string_view line);
 
 // Times. Zone-less wall times are taken as UTC. Each returns nullopt on anything malformed.
-std::optional<double> ParseIsoTime(std::string_view text);    // 2026-11-30T06:02:21[.123][Z|+01:00]; ' ' for T ok
+// 2026-11-30T06:02:21[.123][Z|+01:00]; ' ' for T ok. `zoned` (if given) says whether a zone was printed.
+std::optional<double> ParseIsoTime(std::string_view text, bool* zoned = nullptr);
+// The same as a LogTime on the wall axis.
+std::optional<LogTime> ParseIsoLogTime(std::string_view text);
 std::optional<double> ParseCtimeTime(std::string_view text);  // Mon Nov 30 06:02:21 2026
 // "Nov 30 06:02:21" in year 1972 (a leap year, so Feb 29 parses); FixGuessedYear moves it.
 std::optional<double> ParseShortTime(std::string_view text);

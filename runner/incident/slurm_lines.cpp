@@ -84,7 +84,7 @@ LineResult ParseScontrolReason(string_view body, FileState& state, std::vector<I
   if (open != kNpos && reason.back() == ']') {
     string_view stamp = reason.substr(open + 1, reason.size() - open - 2);
     if (size_t atsign = stamp.find('@'); atsign != kNpos) {
-      if (auto t = ParseIsoTime(stamp.substr(atsign + 1))) when.time = {TimeAxis::kWall, *t, false};
+      if (auto t = ParseIsoLogTime(stamp.substr(atsign + 1))) when.time = *t;
     }
     reason = Trim(reason.substr(0, open));
   }

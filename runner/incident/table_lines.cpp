@@ -129,7 +129,7 @@ void EmitNodes(EventKind kind, const std::string& nodes, LogTime time, const std
 
 LineResult SacctRow(const std::vector<std::string>& row, const TableState& t, std::vector<IncidentEvent>& out) {
   std::string node = Field(row, IndexOf(t.columns, "nodename"));
-  auto start = ParseIsoTime(Field(row, IndexOf(t.columns, "timestart")));
+  auto start = ParseIsoLogTime(Field(row, IndexOf(t.columns, "timestart")));
   if (!start) return LineResult::kNotUnderstood;
   if (node.empty()) return LineResult::kFollowUp;  // a cluster event (cpu count changes), not a node's
   std::string state = Field(row, IndexOf(t.columns, "state"));
@@ -138,9 +138,9 @@ LineResult SacctRow(const std::vector<std::string>& row, const TableState& t, st
   EventKind kind = upper.find("DOWN") != std::string::npos || upper.find("FAIL") != std::string::npos
                        ? EventKind::kNodeDown
                        : EventKind::kNodeDrain;
-  EmitNodes(kind, node, {TimeAxis::kWall, *start, false}, Field(row, IndexOf(t.columns, "reason")), out);
-  if (auto end = ParseIsoTime(Field(row, IndexOf(t.columns, "timeend"))))
-    EmitNodes(EventKind::kNodeResume, node, {TimeAxis::kWall, *end, false}, "", out);
+  EmitNodes(kind, node, *start, Field(row, IndexOf(t.columns, "reason")), out);
+  if (auto end = ParseIsoLogTime(Field(row, IndexOf(t.columns, "timeend"))))
+    EmitNodes(EventKind::kNodeResume, node, *end, "", out);
   return LineResult::kEvent;
 }
 
@@ -148,11 +148,11 @@ LineResult SacctRow(const std::vector<std::string>& row, const TableState& t, st
 LineResult SinfoRow(string_view line, std::vector<IncidentEvent>& out) {
   auto w = Words(line);
   if (w.size() < 4) return LineResult::kNotUnderstood;
-  auto when = ParseIsoTime(w[w.size() - 2]);
+  auto when = ParseIsoLogTime(w[w.size() - 2]);
   if (!when) return LineResult::kNotUnderstood;
   std::string reason;
   for (size_t i = 0; i + 3 < w.size(); ++i) reason += (i ? " " : "") + w[i];
-  EmitNodes(EventKind::kNodeDrain, w.back(), {TimeAxis::kWall, *when, false}, reason, out);
+  EmitNodes(EventKind::kNodeDrain, w.back(), *when, reason, out);
   return LineResult::kEvent;
 }
 

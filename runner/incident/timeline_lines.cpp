@@ -121,7 +121,7 @@ std::string Get(const std::vector<std::pair<std::string, std::string>>& fields,
 LogTime ParseAnyTime(string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  if (auto t = ParseIsoTime(text)) return {TimeAxis::kWall, *t, false};
+  if (auto t = ParseIsoLogTime(text)) return *t;
   if (auto t = ParseCtimeTime(text)) return {TimeAxis::kWall, *t, false};
   double v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);

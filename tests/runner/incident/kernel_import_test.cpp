@@ -34,7 +34,7 @@ TEST_CASE("incident kernel: one Xid line in every log style gives the same event
     std::string line = cl::FormatXidLine(x, c.style, 3725.5, "node07");
     CAPTURE(line);
     // The journal prints no year: it comes from the option (or from a dated line).
-    auto inc = Import(line + "\n", {2026, std::nullopt});
+    auto inc = Import(line + "\n", {2026, std::nullopt, {}});
     REQUIRE(inc.events.size() == 1);
     const auto& e = inc.events[0];
     CHECK(e.kind == ri::EventKind::kXid);
@@ -97,7 +97,7 @@ TEST_CASE("incident kernel: SXid fatal and non-fatal, detail lines are follow-up
                     cl::FormatSxidLine({3, "0000:05:00.0", 12028, false, "egress non-posted PRIV error"},
                                        cl::LogStyle::kJournal, 61, "nvsw1") +
                     "\n";
-  auto inc = Import(log, {2026, std::nullopt});
+  auto inc = Import(log, {2026, std::nullopt, {}});
   REQUIRE(inc.events.size() == 2);
   CHECK(inc.events[0].kind == ri::EventKind::kSxid);
   CHECK(inc.events[0].fatal);

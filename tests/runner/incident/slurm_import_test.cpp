@@ -5,6 +5,7 @@
 #include "import_util.h"
 #include "runner/incident/importer.h"
 #include "runner/incident/log_line.h"
+#include "runner/incident/zone.h"
 
 namespace ri = rackchaos::incident;
 using rackchaos::incident::testing::Import;
@@ -107,4 +108,45 @@ TEST_CASE("incident slurm: hostlists expand, bounded, malformed ones kept as wri
   CHECK(ri::ExpandHostlist("n[1-1000000]", 5).size() == 5);
   CHECK(ri::ExpandHostlist("n[x-3]", 5) == std::vector<std::string>{"n[x-3]"});
   CHECK(ri::ExpandHostlist("", 5).empty());
+}
+
+TEST_CASE("incident slurm: --tz moves zone-less stamps to UTC and leaves stamps with a zone alone") {
+  const std::string log =
+      "[2026-07-01T08:00:00.000] update_node: node n1 state set to DRAINING\n"
+      "2026-07-01T08:00:00+00:00 n2 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n";
+  auto utc = Import(log);
+  REQUIRE(utc.events.size() == 2);
+  CHECK(utc.events[0].time.seconds == doctest::Approx(T("2026-07-01T08:00:00Z")));
+  CHECK(utc.events[1].time.seconds == doctest::Approx(T("2026-07-01T08:00:00Z")));
+
+  ri::ImportOptions east;
+  east.zone = *ri::WallZone::Parse("+02:00");
+  auto shifted = Import(log, east);
+  REQUIRE(shifted.events.size() == 2);
+  // 08:00 at +02:00 is 06:00 UTC: the drain now comes first; the zoned kernel line keeps 08:00 UTC.
+  CHECK(shifted.events[0].kind == ri::EventKind::kNodeDrain);
+  CHECK(shifted.events[0].time.seconds == doctest::Approx(T("2026-07-01T06:00:00Z")));
+  CHECK(shifted.events[1].time.seconds == doctest::Approx(T("2026-07-01T08:00:00Z")));
+  CHECK(ri::WallZone::Parse("-0530").ok());
+}
+
+TEST_CASE("incident slurm: an IANA zone applies daylight saving by date, also to year-less syslog stamps") {
+  ri::ImportOptions berlin;
+  berlin.zone = *ri::WallZone::Parse("Europe/Berlin");
+  berlin.year = 2026;
+  auto inc = Import(
+      "[2026-01-15T12:00:00] update_node: node n1 state set to DRAINING\n"
+      "Jul 15 12:00:00 n2 slurmctld[7]: update_node: node n2 state set to DRAINING\n",
+      berlin);
+  REQUIRE(inc.events.size() == 2);
+  CHECK(inc.events[0].time.seconds == doctest::Approx(T("2026-01-15T11:00:00Z")));  // CET, +01:00
+  CHECK(inc.events[1].time.seconds == doctest::Approx(T("2026-07-15T10:00:00Z")));  // CEST, +02:00
+}
+
+TEST_CASE("incident slurm: a bad --tz is refused with what would be valid") {
+  for (const char* bad : {"", "+25:00", "+02:7", "Mars/Olympus", "../../etc/passwd", "/etc/localtime", "EST5EDT;id"}) {
+    auto z = ri::WallZone::Parse(bad);
+    REQUIRE_FALSE(z.ok());
+    CHECK(z.status().message().find("such as +02:00") != std::string::npos);
+  }
 }
