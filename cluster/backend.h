@@ -20,7 +20,7 @@ namespace rackchaos::cluster {
 enum class Verb {
   kNvlinkPort, kNicLink, kPowerCap, kValve, kTrayPresence,
   kDrain, kResume, kGpuReset, kRequeueJob, kDiagnostic,
-  kGpuFailure, kProcessCrash,
+  kGpuFailure, kProcessCrash, kReboot,
 };
 const char* VerbName(Verb v);
 
@@ -53,6 +53,9 @@ class Backend {
   virtual Status ResetGpu(ComponentId gpu) = 0;
   // Restarts the job from its last checkpoint on healthy, undrained trays (queued until enough exist).
   virtual Status RequeueJob(JobId job, const std::string& reason) = 0;
+  // Reboots a tray's node: its heartbeats stop until it has booted; a GPU that only needed a reset
+  // comes back, a failed part stays failed.
+  virtual Status RebootNode(ComponentId) { return Status::NotSupported("this backend cannot reboot a node"); }
   // Starts a diagnostic on a tray; its DiagnosticResult arrives as an observation when it finishes.
   virtual Status RunDiagnostic(ComponentId tray) = 0;
 

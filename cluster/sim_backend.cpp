@@ -21,6 +21,7 @@ const char* VerbName(Verb v) {
     case Verb::kDiagnostic: return "diagnostic";
     case Verb::kGpuFailure: return "gpu_failure";
     case Verb::kProcessCrash: return "process_crash";
+    case Verb::kReboot: return "reboot";
   }
   return "unknown";
 }
@@ -209,26 +210,44 @@ Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cau
     for (ComponentId g : topo_.GpusOfTray(tray_id)) Physics(g, "lost", 0, cause);
     if (!was_booting) HeartbeatsStopped(tray_id);
   } else {
-    // A reinserted tray boots before its node agent beats again; its GPUs come back cold and reset.
-    t.booting = true;
-    t.boot_timer = clock_.CallAfter(topo_.model().node_boot_time, [this, tray_id] {
-      Tray& tr = tray_[slot(tray_id)];
-      tr.boot_timer = 0;
-      if (!tr.present || !tr.booting) return;
-      tr.booting = false;
-      TouchTray(tray_id);
-      for (ComponentId g : topo_.GpusOfTray(tray_id)) {
-        gpu(g).shutdown = false;
-        gpu(g).throttling = false;
-        Physics(g, "booted", 0, kNoFault);
-        UpdateThermal(g);  // back to idle power (it drew nothing while out and booting)
-      }
-      HeartbeatsResumed(tray_id);
-      PlaceQueuedJobs();
-    });
+    Boot(tray_id);  // a reinserted tray boots before its node agent beats again
   }
   TouchTray(tray_id);
   for (ComponentId g : topo_.GpusOfTray(tray_id)) UpdateThermal(g);
+  if (t.job != kNoJob) RefreshJob(t.job);
+  return Status::Ok();
+}
+
+// The node boots for the model's boot time; then its GPUs come back cold and reset and it beats again.
+void SimBackend::Boot(ComponentId tray_id) {
+  Tray& t = tray_[slot(tray_id)];
+  t.booting = true;
+  t.boot_timer = clock_.CallAfter(topo_.model().node_boot_time, [this, tray_id] {
+    Tray& tr = tray_[slot(tray_id)];
+    tr.boot_timer = 0;
+    if (!tr.present || !tr.booting) return;
+    tr.booting = false;
+    TouchTray(tray_id);
+    for (ComponentId g : topo_.GpusOfTray(tray_id)) {
+      gpu(g).shutdown = false;
+      gpu(g).throttling = false;
+      Physics(g, "booted", 0, kNoFault);
+      UpdateThermal(g);  // back to idle power (it drew nothing while out and booting)
+    }
+    HeartbeatsResumed(tray_id);
+    PlaceQueuedJobs();
+  });
+}
+
+Status SimBackend::RebootNode(ComponentId tray_id) {
+  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  Tray& t = tray_[slot(tray_id)];
+  if (!t.present) return Status::Unavailable(topo_.at(tray_id).name + ": tray is not present");
+  if (t.booting) return Status::Ok();
+  Physics(tray_id, "rebooted", 0, kNoFault);
+  HeartbeatsStopped(tray_id);
+  Boot(tray_id);
+  TouchTray(tray_id);
   if (t.job != kNoJob) RefreshJob(t.job);
   return Status::Ok();
 }

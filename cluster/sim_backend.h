@@ -61,6 +61,7 @@ class SimBackend : public Backend {
   Status ResetGpu(ComponentId gpu) override;
   Status RequeueJob(JobId job, const std::string& reason) override;
   Status RunDiagnostic(ComponentId tray) override;
+  Status RebootNode(ComponentId tray) override;
   void Subscribe(ObservationSink* sink) override { sinks_.push_back(sink); }
 
   // Inspection for tests and summaries.
@@ -172,6 +173,7 @@ class SimBackend : public Backend {
   // heartbeats (sim_backend.cpp)
   void HeartbeatsStopped(ComponentId tray);
   void HeartbeatsResumed(ComponentId tray);
+  void Boot(ComponentId tray);
 
   const Topology& topo_;
   VirtualClock& clock_;

@@ -97,16 +97,20 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
   if (!BreakerAllows(gpus, name)) return;
   Isolated iso{d.domain, cluster::KindName(topo_.at(d.domain).kind), {}, d.reason};
   std::vector<ComponentId> reset;
+  bool reboot = false;
   for (size_t i : d.symptoms) {
     iso.because.push_back(batch[i].id);
     const Symptom& s = batch[i].symptom;
-    if (s.cls == SymptomClass::kXid && s.action == XidAction::kResetGpu && topo_.at(s.component).kind == Kind::kGpu)
-      reset.push_back(s.component);
+    if (s.cls != SymptomClass::kXid) continue;
+    if (s.action == XidAction::kResetGpu && topo_.at(s.component).kind == Kind::kGpu) reset.push_back(s.component);
+    reboot |= s.action == XidAction::kRebootNode;
   }
   events_.Record({clock_.Now(), iso});
   for (ComponentId t : trays) {
     Act("drain", t, kNoJob, backend_.Drain(t, "rackchaos: " + name + ": " + d.reason), "isolating " + name);
-    isolated_[t] = {d.domain, t == topo_.TrayOf(d.domain) ? reset : std::vector<ComponentId>{}};
+    Quarantine q{d.domain, {}, false};
+    if (t == topo_.TrayOf(d.domain)) q.reset_gpus = reset, q.reboot = reboot;
+    isolated_[t] = std::move(q);
   }
   if (policy_.restart_jobs) RestartJobsOn({trays.begin(), trays.end()}, name + " isolated: " + d.reason);
   for (ComponentId t : trays) ScheduleRecheck(t);
@@ -126,27 +130,69 @@ void Healer::RestartJob(JobId job, const std::string& reason) {
   Act("requeue_job", kNoComponent, job, backend_.RequeueJob(job, reason), "restart from the last checkpoint: " + reason);
 }
 
-void Healer::ScheduleRecheck(ComponentId tray) {
-  clock_.CallAfter(policy_.recheck, [this, tray] {
-    auto it = isolated_.find(tray);
-    if (it == isolated_.end()) return;
-    if (policy_.gpu_reset) {
-      for (ComponentId g : it->second.reset_gpus) Act("gpu_reset", g, kNoJob, backend_.ResetGpu(g), "Xid asked for a reset");
-      it->second.reset_gpus.clear();
-    }
-    Act("diagnose", tray, kNoJob, backend_.RunDiagnostic(tray), "burn-in check before return to service");
+void Healer::ScheduleRecheck(ComponentId tray) { After(policy_.recheck, tray, &Healer::Remediate); }
+
+// Runs `step` on `tray` after `d`, unless the tray has left quarantine by then. (A tray leaves only on
+// a diagnostic result, when none of its steps is pending.)
+void Healer::After(Duration d, ComponentId tray, void (Healer::*step)(ComponentId)) {
+  clock_.CallAfter(d, [this, tray, step] {
+    if (isolated_.count(tray)) (this->*step)(tray);
   });
 }
 
+// The first step back, once the tray's jobs have moved: reboot a node whose Xid asked for it (then
+// diagnose after reboot_wait), or reset the GPUs whose Xid asked for it, then diagnose.
+void Healer::Remediate(ComponentId tray) {
+  Quarantine& q = isolated_.at(tray);
+  if (q.reboot && policy_.reboot && backend_.Supports(cluster::Verb::kReboot)) {
+    q.reboot = false;
+    q.reset_gpus.clear();  // a reboot resets every GPU of the node
+    Status s = backend_.RebootNode(tray);
+    Act("reboot", tray, kNoJob, s, "Xid asked for a node reboot; diagnostic in " + FormatDuration(policy_.reboot_wait));
+    if (s.ok()) return After(policy_.reboot_wait, tray, &Healer::Diagnose);
+  }
+  if (policy_.gpu_reset) {
+    for (ComponentId g : q.reset_gpus) Act("gpu_reset", g, kNoJob, backend_.ResetGpu(g), "Xid asked for a reset");
+    q.reset_gpus.clear();
+  }
+  Diagnose(tray);
+}
+
+void Healer::Diagnose(ComponentId tray) {
+  const Quarantine& q = isolated_.at(tray);
+  Act("diagnose", tray, kNoJob, backend_.RunDiagnostic(tray),
+      q.burning_in ? "burn-in check after repair" : "diagnostic before return to service");
+}
+
 void Healer::OnDiagnostic(const cluster::DiagnosticResult& r) {
-  if (!isolated_.count(r.tray)) return;
+  auto it = isolated_.find(r.tray);
+  if (it == isolated_.end()) return;
+  Quarantine& q = it->second;
   if (!r.passed) {
+    q.failed = true;
+    q.burning_in = false;
+    if (policy_.wait_for_repair && !q.waited_repair) {
+      // The part goes to repair: no diagnostic until the repair time of its class has passed.
+      q.waited_repair = true;
+      const char* cls = RepairClassOf(topo_.at(q.domain).kind);
+      Duration wait = policy_.repair.Of(cls);
+      Act("wait_repair", r.tray, kNoJob, Status::Ok(),
+          "diagnostic failed (" + r.detail + "); " + cls + " repair, next check in " + FormatDuration(wait) +
+              " (repair." + cls + ")");
+      return After(wait, r.tray, &Healer::Diagnose);
+    }
     Act("quarantine", r.tray, kNoJob, Status::Ok(),
         "diagnostic failed (" + r.detail + "); next check in " + FormatDuration(policy_.recheck));
-    ScheduleRecheck(r.tray);
-    return;
+    return After(policy_.recheck, r.tray, &Healer::Diagnose);
   }
-  isolated_.erase(r.tray);
+  if (q.failed && !q.burning_in && policy_.burn_in > Duration{}) {
+    q.burning_in = true;
+    Act("burn_in", r.tray, kNoJob, Status::Ok(),
+        "diagnostic passed after repair (" + r.detail + "); burn-in for " + FormatDuration(policy_.burn_in) +
+            " before return to service");
+    return After(policy_.burn_in, r.tray, &Healer::Diagnose);
+  }
+  isolated_.erase(it);
   Act("resume", r.tray, kNoJob, backend_.Resume(r.tray), "diagnostic passed: " + r.detail);
 }
 

@@ -35,9 +35,16 @@ class Healer : public cluster::ObservationSink {
     Symptom symptom;
     DetectionId id;
   };
+  // An isolated tray on its way back: [reboot or GPU resets] -> diagnostic -> (failed: wait for the
+  // repair of the domain's class, then diagnose again every `recheck`) -> (passed after a failure:
+  // burn-in, diagnose again) -> resume.
   struct Quarantine {
     ComponentId domain;
     std::vector<ComponentId> reset_gpus;  // GPUs whose Xid asked for a reset
+    bool reboot = false;                  // an Xid asked for a node reboot
+    bool failed = false;                  // a diagnostic failed: the next pass is a return after repair
+    bool waited_repair = false;
+    bool burning_in = false;
   };
 
   void Raise(Symptom s);
@@ -48,6 +55,9 @@ class Healer : public cluster::ObservationSink {
   void RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason);
   void RestartJob(JobId job, const std::string& reason);
   void ScheduleRecheck(ComponentId tray);
+  void After(Duration d, ComponentId tray, void (Healer::*step)(ComponentId));
+  void Remediate(ComponentId tray);
+  void Diagnose(ComponentId tray);
   void OnDiagnostic(const cluster::DiagnosticResult& r);
   std::vector<ComponentId> TraysOfDomain(ComponentId domain) const;
   void Act(const char* action, ComponentId c, JobId job, Status s, const std::string& detail);

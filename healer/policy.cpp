@@ -4,9 +4,11 @@
 
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/units.h"
 
@@ -124,6 +126,32 @@ class Reader {
 
 }  // namespace
 
+Duration RepairTimes::Of(const std::string& cls) const {
+  if (cls == "gpu") return gpu;
+  if (cls == "nic") return nic;
+  if (cls == "cooling") return cooling;
+  if (cls == "switch_tray") return switch_tray;
+  if (cls == "power") return power;
+  if (cls == "rack") return rack;
+  return tray;
+}
+
+const char* RepairClassOf(cluster::Kind kind) {
+  switch (kind) {
+    case cluster::Kind::kGpu: return "gpu";
+    case cluster::Kind::kNic: return "nic";
+    case cluster::Kind::kValve:
+    case cluster::Kind::kCdu: return "cooling";
+    case cluster::Kind::kSwitchTray: return "switch_tray";
+    case cluster::Kind::kPowerShelf:
+    case cluster::Kind::kPsu: return "power";
+    case cluster::Kind::kRack: return "rack";
+    case cluster::Kind::kComputeTray:
+    case cluster::Kind::kCpu: return "tray";
+  }
+  return "tray";
+}
+
 std::vector<std::string> ShippedPolicyNames() {
   std::vector<std::string> out;
   for (const auto& [name, text] : Shipped()) out.push_back(name);
@@ -180,7 +208,15 @@ Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& orig
   r.Dur({"circuit_breaker", "window"}, p.breaker_window);
   r.Bool({"remediation", "restart_jobs"}, p.restart_jobs);
   r.Bool({"remediation", "gpu_reset"}, p.gpu_reset);
+  r.Bool({"remediation", "reboot"}, p.reboot);
+  r.Dur({"remediation", "reboot_wait"}, p.reboot_wait);
+  r.Bool({"remediation", "wait_for_repair"}, p.wait_for_repair);
+  for (auto [key, field] : std::initializer_list<std::pair<const char*, Duration*>>{
+           {"gpu", &p.repair.gpu}, {"tray", &p.repair.tray}, {"nic", &p.repair.nic}, {"cooling", &p.repair.cooling},
+           {"switch_tray", &p.repair.switch_tray}, {"power", &p.repair.power}, {"rack", &p.repair.rack}})
+    r.Dur({"repair", key}, *field);
   r.Dur({"return_to_service", "recheck"}, p.recheck);
+  r.Dur({"return_to_service", "burn_in"}, p.burn_in);
   RC_RETURN_IF_ERROR(r.status());
   RC_RETURN_IF_ERROR(r.CheckKeys());
   if (p.name.empty()) return Status::Invalid(origin + ": a policy needs a name");

@@ -5,10 +5,24 @@
 #include <string>
 #include <vector>
 
+#include "cluster/topology.h"
 #include "core/status.h"
 #include "core/units.h"
 
 namespace rackchaos::healer {
+
+// How long a repair of each component class takes (a part swapped by a technician), keyed as in the
+// policy's `repair:` section.
+struct RepairTimes {
+  Duration gpu = Duration::Hours(4);
+  Duration tray = Duration::Hours(4);
+  Duration nic = Duration::Hours(2);
+  Duration cooling = Duration::Hours(2);
+  Duration switch_tray = Duration::Hours(4);
+  Duration power = Duration::Hours(2);
+  Duration rack = Duration::Hours(16);
+  Duration Of(const std::string& cls) const;
+};
 
 struct Policy {
   std::string name;
@@ -27,8 +41,17 @@ struct Policy {
   Duration breaker_window = Duration::Hours(1);
   bool restart_jobs = true;
   bool gpu_reset = true;
+  bool reboot = true;                             // reboot a node whose Xid asks for it, then diagnose
+  Duration reboot_wait = Duration::Minutes(10);   // from the reboot to the diagnostic
+  bool wait_for_repair = true;  // after a failed diagnostic, wait the class's repair time, not `recheck`
+  RepairTimes repair;
   Duration recheck = Duration::Minutes(10);
+  Duration burn_in{};  // after a repair: hold this long and diagnose again before resuming (0 = none)
 };
+
+// The repair class of an isolated domain's kind: "gpu", "tray", "nic", "cooling", "switch_tray",
+// "power" or "rack" (the keys of `repair:`).
+const char* RepairClassOf(cluster::Kind domain_kind);
 
 std::vector<std::string> ShippedPolicyNames();
 // The YAML text of a shipped policy (every key commented), or nullptr for an unknown name.

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cluster/kernel_log.h"
-#include "tests/healer/test_util.h"
+#include "tests/healer/healer_rig.h"
 
 namespace rackchaos::healer {
 namespace {
@@ -18,106 +18,13 @@ using testing::Id;
 using testing::Min;
 using testing::Sec;
 using testing::Topo;
+using testing::FakeBackend;
+using testing::Rig;
 
-// Records the healer's verbs with their virtual time. RunDiagnostic answers `diagnostic_time` later
-// through the subscribed sink with the next queued verdict (failing when none is queued).
-class FakeBackend : public cluster::Backend {
- public:
-  explicit FakeBackend(VirtualClock& clock) : clock_(clock) {}
-
-  struct Call {
-    Time at;
-    std::string what;  // "drain r01.tray03", "requeue 0", ...
-    bool operator==(const Call&) const = default;
-  };
-
-  std::string Name() const override { return "fake"; }
-  bool Supports(cluster::Verb) const override { return true; }
-  Status SetNvlinkPort(ComponentId, int, bool, FaultId) override { return Status::Ok(); }
-  Status SetNicLink(ComponentId, bool, FaultId) override { return Status::Ok(); }
-  Result<double> GetPowerCap(ComponentId) override { return 1200.0; }
-  Status SetPowerCap(ComponentId, double, FaultId) override { return Status::Ok(); }
-  Result<double> GetValveOpening(ComponentId) override { return 1.0; }
-  Status SetValveOpening(ComponentId, double, FaultId) override { return Status::Ok(); }
-  Status SetTrayPresent(ComponentId, bool, FaultId) override { return Status::Ok(); }
-
-  Status Drain(ComponentId tray, const std::string& reason) override {
-    drain_reasons.push_back(reason);
-    return Log("drain " + Name(tray));
-  }
-  Status Resume(ComponentId tray) override { return Log("resume " + Name(tray)); }
-  Status ResetGpu(ComponentId gpu) override { return Log("reset " + Name(gpu)); }
-  Status RequeueJob(JobId job, const std::string&) override { return Log("requeue " + std::to_string(job)); }
-  Status RunDiagnostic(ComponentId tray) override {
-    bool passed = !verdicts.empty() && verdicts.front();
-    if (!verdicts.empty()) verdicts.pop_front();
-    clock_.CallAfter(diagnostic_time, [this, tray, passed] {
-      sink_->OnObservation({clock_.Now(), cluster::DiagnosticResult{tray, passed, passed ? "all tests passed" : "memory test failed"}});
-    });
-    return Log("diagnose " + Name(tray));
-  }
-  void Subscribe(cluster::ObservationSink* sink) override { sink_ = sink; }
-
-  std::vector<Call> calls;
-  std::vector<std::string> drain_reasons;
-  std::deque<bool> verdicts;
-  Duration diagnostic_time = Duration::Minutes(2);
-
- private:
-  static std::string Name(ComponentId c) { return Topo().at(c).name; }
-  Status Log(std::string what) {
-    calls.push_back({clock_.Now(), std::move(what)});
-    return Status::Ok();
-  }
-  VirtualClock& clock_;
-  cluster::ObservationSink* sink_ = nullptr;
-};
-
-// A healer on the fake backend with an in-memory event log; Feed() delivers an observation at its time.
-struct Rig {
-  VirtualClock clock;
-  FakeBackend backend{clock};
-  EventLog log;
-  Healer healer;
-
-  explicit Rig(Policy p = testing::Shipped("default")) : healer(Topo(), clock, backend, log, std::move(p)) {
-    backend.Subscribe(&healer);
-  }
-  void Feed(Time at, cluster::ObservationBody body) {
-    clock.RunUntil(at);
-    healer.OnObservation({at, std::move(body)});
-  }
-  void LoseHeartbeat(Time at, const std::string& tray) {
-    Feed(at, cluster::HeartbeatChange{Id(tray), false, at - Sec(10), Sec(10)});
-  }
-  // The recorded events as "<time> <type> <component> <detail>" lines, for sequence assertions.
-  std::vector<std::string> Timeline() const {
-    std::vector<std::string> out;
-    for (const Event& e : log.events()) out.push_back(FormatDuration(e.at) + " " + Describe(e.body));
-    return out;
-  }
-
- private:
-  static std::string Comp(ComponentId c) { return c == kNoComponent ? "-" : Topo().at(c).name; }
-  static std::string Describe(const EventBody& body) {
-    if (const auto* d = std::get_if<Detected>(&body))
-      return "detected #" + std::to_string(d->detection) + " " + d->detector + " " + Comp(d->component);
-    if (const auto* i = std::get_if<Isolated>(&body)) {
-      std::string because;
-      for (DetectionId id : i->because) because += " #" + std::to_string(id);
-      return "isolated " + Comp(i->component) + " " + i->domain + because;
-    }
-    if (const auto* a = std::get_if<ActionTaken>(&body))
-      return a->action + " " + Comp(a->component) + (a->job == kNoJob ? "" : " job " + std::to_string(a->job)) +
-             (a->ok ? "" : " FAILED");
-    return EventTypeName(body);
-  }
-};
-
-TEST_CASE("healer.healer: a lost tray is isolated, its job restarted, and it returns after a passed diagnostic") {
+TEST_CASE("healer.healer: a lost tray is isolated, its job restarted, rechecked, burnt in and returned") {
   Rig rig;
   const ComponentId x = Id("r01.tray03"), y = Id("r01.tray04");
-  rig.backend.verdicts = {false, true};
+  rig.backend.verdicts = {false, true, true};
   rig.Feed(Sec(0), cluster::JobStatus{0, JobState::kRunning, {x, y}, ""});
   rig.Feed(Sec(110), cluster::HeartbeatChange{x, false, Sec(100), Sec(10)});
 
@@ -126,11 +33,14 @@ TEST_CASE("healer.healer: a lost tray is isolated, its job restarted, and it ret
   rig.clock.RunUntil(Sec(150));
   CHECK(rig.healer.IsIsolated(x));
   CHECK_FALSE(rig.healer.IsIsolated(y));
-  rig.clock.RunUntil(Min(60));
+  rig.clock.RunUntil(Min(58));
+  CHECK(rig.healer.IsIsolated(x));
+  rig.clock.RunUntil(Min(59));
   CHECK_FALSE(rig.healer.IsIsolated(x));
 
-  // 130 s = last beat 100 s + 3 x 10 s; isolation 20 s later; diagnose 10 min after isolation, again 10 min
-  // after the failed result (which takes the fake 2 min), resume when it passes.
+  // 130 s = last beat 100 s + 3 x 10 s; isolation 20 s later; diagnose 10 min after isolation, again
+  // 10 min after the failed result (which takes the fake 2 min); that pass follows a failure, so a
+  // 30 min burn-in follows, and a second pass returns the tray.
   CHECK(rig.Timeline() == std::vector<std::string>{
                               "2m10s detected #1 heartbeat r01.tray03",
                               "2m30s isolated r01.tray03 compute_tray #1",
@@ -139,18 +49,23 @@ TEST_CASE("healer.healer: a lost tray is isolated, its job restarted, and it ret
                               "12m30s diagnose r01.tray03",
                               "14m30s quarantine r01.tray03",
                               "24m30s diagnose r01.tray03",
-                              "26m30s resume r01.tray03",
+                              "26m30s burn_in r01.tray03",
+                              "56m30s diagnose r01.tray03",
+                              "58m30s resume r01.tray03",
                           });
   using Call = FakeBackend::Call;
   CHECK(rig.backend.calls == std::vector<Call>{{Sec(150), "drain r01.tray03"},
                                                {Sec(150), "requeue 0"},
                                                {Sec(750), "diagnose r01.tray03"},
                                                {Sec(1470), "diagnose r01.tray03"},
-                                               {Sec(1590), "resume r01.tray03"}});
+                                               {Sec(1590 + 1800), "diagnose r01.tray03"},
+                                               {Sec(1710 + 1800), "resume r01.tray03"}});
   REQUIRE(rig.backend.drain_reasons.size() == 1);
   CHECK(rig.backend.drain_reasons[0] == "rackchaos: r01.tray03: node stopped answering");
   const auto& iso = std::get<Isolated>(rig.log.events()[1].body);
   CHECK(iso.reason == "node stopped answering");
+  const auto& quarantine = std::get<ActionTaken>(rig.log.events()[5].body);
+  CHECK(quarantine.detail == "diagnostic failed (memory test failed); next check in 10m");
 }
 
 TEST_CASE("healer.healer: symptoms on an isolated tray are recorded but decide nothing new") {
@@ -173,7 +88,10 @@ TEST_CASE("healer.healer: symptoms on an isolated tray are recorded but decide n
 }
 
 TEST_CASE("healer.healer: an Xid asking for a reset resets that GPU once, before the first diagnostic") {
-  Rig rig;
+  Policy p = testing::Shipped("default");
+  p.wait_for_repair = false;  // poll every recheck, no burn-in: as the aggressive policy does
+  p.burn_in = {};
+  Rig rig(p);
   const ComponentId tray = Id("r02.tray06");
   rig.backend.verdicts = {false, true};
   cluster::XidLine xid{"0000:02:00", 48, 99, "python", "", false};

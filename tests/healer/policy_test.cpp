@@ -39,7 +39,18 @@ TEST_CASE("healer.policy: the default policy reads as its YAML says") {
   CHECK(p.breaker_window == Duration::Hours(1));
   CHECK(p.restart_jobs);
   CHECK(p.gpu_reset);
+  CHECK(p.reboot);
+  CHECK(p.reboot_wait == Duration::Minutes(10));
+  CHECK_FALSE(p.wait_for_repair);
+  CHECK(p.repair.gpu == Duration::Hours(4));
+  CHECK(p.repair.tray == Duration::Hours(4));
+  CHECK(p.repair.switch_tray == Duration::Hours(4));
+  CHECK(p.repair.nic == Duration::Hours(2));
+  CHECK(p.repair.cooling == Duration::Hours(2));
+  CHECK(p.repair.power == Duration::Hours(2));
+  CHECK(p.repair.rack == Duration::Hours(16));
   CHECK(p.recheck == Duration::Minutes(10));
+  CHECK(p.burn_in == Duration::Minutes(30));
 }
 
 TEST_CASE("healer.policy: conservative and aggressive differ from the default as their YAML says") {
@@ -55,7 +66,11 @@ TEST_CASE("healer.policy: conservative and aggressive differ from the default as
   CHECK(c.thermal_flow_drop == doctest::Approx(0.50));
   CHECK(c.correlation_window == Duration::Seconds(60));
   CHECK_FALSE(c.gpu_reset);
+  CHECK(c.wait_for_repair);
+  CHECK(c.repair.gpu == Duration::Hours(5));
+  CHECK(c.repair.nic == Duration::Hours(3));
   CHECK(c.recheck == Duration::Minutes(30));
+  CHECK(c.burn_in == Duration::Hours(2));
 
   Policy a = Shipped("aggressive");
   CHECK(a.name == "aggressive");
@@ -69,7 +84,10 @@ TEST_CASE("healer.policy: conservative and aggressive differ from the default as
   CHECK(a.thermal_flow_drop == doctest::Approx(0.20));
   CHECK(a.correlation_window == Duration::Seconds(5));
   CHECK(a.gpu_reset);
+  CHECK(a.reboot_wait == Duration::Minutes(6));
+  CHECK_FALSE(a.wait_for_repair);
   CHECK(a.recheck == Duration::Minutes(5));
+  CHECK(a.burn_in == Duration{});
 
   // The circuit breaker is tuned per site; the order of the three is what the names promise.
   const Policy d = Shipped("default");
@@ -123,7 +141,7 @@ TEST_CASE("healer.policy: a misspelt or misplaced key is refused with the keys t
   REQUIRE_FALSE(top.ok());
   CHECK(top.status().message() ==
         "x.yaml:2:1: unknown policy key 'recheck'; known keys: circuit_breaker, correlation_window, description, "
-        "detectors, name, remediation, return_to_service, shared_domain_min_trays");
+        "detectors, name, remediation, repair, return_to_service, shared_domain_min_trays");
   auto nested = ParsePolicy("name: x\ndetectors:\n  heartbeat:\n    missed_beat: 4\n", "x.yaml");
   REQUIRE_FALSE(nested.ok());
   CHECK(nested.status().message() ==

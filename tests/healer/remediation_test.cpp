@@ -1,0 +1,147 @@
+// The way back from isolation: node reboot for an Xid that asks for it, waiting for a repair of the
+// isolated domain's class, burn-in after a repair, and how the three shipped policies differ there.
+// Assertions are on the recorded event sequence, with times, on the recording fake backend.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cluster/kernel_log.h"
+#include "tests/healer/healer_rig.h"
+
+namespace rackchaos::healer {
+namespace {
+
+using testing::Id;
+using testing::Min;
+using testing::Rig;
+using testing::Sec;
+using testing::Shipped;
+
+// Xid `code` from the GPU at PCI 0000:02:00 (gpu1) of r02.tray06, at 5 s.
+void FeedXid(Rig& rig, int code) {
+  cluster::XidLine xid{"0000:02:00", code, 99, "python", "", false};
+  rig.Feed(Sec(5), cluster::KernelLogLine{Id("r02.tray06"), cluster::FormatXidLine(xid, cluster::LogStyle::kDmesg, 5, "")});
+}
+
+// The action details of the recorded ActionTaken events named `action`.
+std::vector<std::string> Details(const Rig& rig, const std::string& action) {
+  std::vector<std::string> out;
+  for (const Event& e : rig.log.events())
+    if (const auto* a = std::get_if<ActionTaken>(&e.body); a && a->action == action) out.push_back(a->detail);
+  return out;
+}
+
+TEST_CASE("healer.remediation: Xid 79 reboots the node, then diagnoses it after reboot_wait") {
+  Rig rig;
+  rig.backend.verdicts = {true};
+  FeedXid(rig, 79);
+  rig.clock.RunUntil(Min(60));
+  CHECK(rig.Timeline() == std::vector<std::string>{
+                              "5s detected #1 xid r02.tray06.gpu1",
+                              "25s isolated r02.tray06.gpu1 gpu #1",
+                              "25s drain r02.tray06",
+                              "10m25s reboot r02.tray06",
+                              "20m25s diagnose r02.tray06",
+                              "22m25s resume r02.tray06",
+                          });
+  CHECK(Details(rig, "reboot") == std::vector<std::string>{"Xid asked for a node reboot; diagnostic in 10m"});
+}
+
+TEST_CASE("healer.remediation: without a reboot verb or with reboot off the tray is diagnosed at once") {
+  Rig no_verb;
+  no_verb.backend.can_reboot = false;
+  Policy off = Shipped("default");
+  off.reboot = false;
+  Rig no_policy(off);
+  for (Rig* rig : {&no_verb, &no_policy}) {
+    rig->backend.verdicts = {true};
+    FeedXid(*rig, 79);
+    rig->clock.RunUntil(Min(60));
+    CHECK(rig->Timeline() == std::vector<std::string>{
+                                 "5s detected #1 xid r02.tray06.gpu1",
+                                 "25s isolated r02.tray06.gpu1 gpu #1",
+                                 "25s drain r02.tray06",
+                                 "10m25s diagnose r02.tray06",
+                                 "12m25s resume r02.tray06",
+                             });
+  }
+}
+
+// The default policy's repair times with wait_for_repair switched on (it is off in the shipped file).
+Policy DefaultWaiting() {
+  Policy p = Shipped("default");
+  p.wait_for_repair = true;
+  return p;
+}
+
+TEST_CASE("healer.remediation: a failed diagnostic waits for the repair time of the isolated class") {
+  // A NIC isolation: repair.nic is 2h in the default policy and 3h in the conservative one; a GPU
+  // isolation waits repair.gpu (4h).
+  struct Case {
+    const char* policy;
+    bool nic;
+    const char* wait;
+  };
+  for (const Case& c : {Case{"default", true, "2h"}, Case{"conservative", true, "3h"}, Case{"default", false, "4h"}}) {
+    CAPTURE(c.policy);
+    CAPTURE(c.nic);
+    Rig rig(std::string(c.policy) == "default" ? DefaultWaiting() : Shipped(c.policy));
+    rig.backend.verdicts = {false, true, true};
+    if (c.nic) rig.Feed(Sec(5), cluster::LinkStateChange{Id("r02.tray06.nic1"), -1, false});
+    else FeedXid(rig, 48);  // double-bit ECC: reset the GPU
+    rig.clock.RunUntil(Duration::Hours(12));
+    std::vector<std::string> waits = Details(rig, "wait_repair");
+    REQUIRE(waits.size() == 1);
+    std::string cls = c.nic ? "nic" : "gpu";
+    CHECK(waits[0] == "diagnostic failed (memory test failed); " + cls + " repair, next check in " + c.wait +
+                          " (repair." + cls + ")");
+    CHECK_FALSE(rig.healer.IsIsolated(Id("r02.tray06")));
+    CHECK(Details(rig, "burn_in").size() == 1);
+    CHECK(Details(rig, "resume").size() == 1);
+  }
+}
+
+TEST_CASE("healer.remediation: the aggressive policy polls a failed tray and returns it without burn-in") {
+  Rig rig(Shipped("aggressive"));
+  rig.backend.verdicts = {false, false, true};
+  rig.Feed(Sec(5), cluster::LinkStateChange{Id("r02.tray06.nic1"), -1, false});
+  rig.clock.RunUntil(Min(60));
+  // Link down at 5 s, the aggressive 5 s window, recheck 5 min, then every 5 min after a 2 min failure.
+  CHECK(rig.Timeline() == std::vector<std::string>{
+                              "5s detected #1 link_state r02.tray06.nic1",
+                              "10s isolated r02.tray06.nic1 nic #1",
+                              "10s drain r02.tray06",
+                              "5m10s diagnose r02.tray06",
+                              "7m10s quarantine r02.tray06",
+                              "12m10s diagnose r02.tray06",
+                              "14m10s quarantine r02.tray06",
+                              "19m10s diagnose r02.tray06",
+                              "21m10s resume r02.tray06",
+                          });
+}
+
+TEST_CASE("healer.remediation: a burn-in that fails sends the tray back to quarantine and needs a new burn-in") {
+  Rig rig(DefaultWaiting());
+  rig.backend.verdicts = {false, true, false, true, true};
+  rig.LoseHeartbeat(Sec(100), "r01.tray03");
+  rig.clock.RunUntil(Duration::Hours(8));
+  CHECK(rig.Timeline() == std::vector<std::string>{
+                              "2m detected #1 heartbeat r01.tray03",
+                              "2m20s isolated r01.tray03 compute_tray #1",
+                              "2m20s drain r01.tray03",
+                              "12m20s diagnose r01.tray03",
+                              "14m20s wait_repair r01.tray03",
+                              "4h14m20s diagnose r01.tray03",
+                              "4h16m20s burn_in r01.tray03",
+                              "4h46m20s diagnose r01.tray03",
+                              "4h48m20s quarantine r01.tray03",  // the repair is not waited for twice
+                              "4h58m20s diagnose r01.tray03",
+                              "5h20s burn_in r01.tray03",
+                              "5h30m20s diagnose r01.tray03",
+                              "5h32m20s resume r01.tray03",
+                          });
+}
+
+}  // namespace
+}  // namespace rackchaos::healer
