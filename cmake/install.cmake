@@ -21,7 +21,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/healer/policies/ DESTINATION ${CMAKE_INS
         FILES_MATCHING PATTERN "*.yaml")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rackchaos/scenarios
         FILES_MATCHING PATTERN "*.yaml")
-install(FILES ${PROJECT_SOURCE_DIR}/sites/gb200-example.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/rackchaos/sites)
+install(FILES ${PROJECT_SOURCE_DIR}/sites/gb200-example.yaml ${PROJECT_SOURCE_DIR}/sites/k8s-example.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/rackchaos/sites)
 install(FILES ${RACKCHAOS_CLI_DOCS_DIR}/rackchaos.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME rackchaos)
 install(FILES ${RACKCHAOS_CLI_DOCS_DIR}/_rackchaos DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)

@@ -75,6 +75,32 @@ TEST_CASE("inventory: the shipped GB200 example loads with the documented comman
   CHECK(inv->hosts.at("gb200-r01-t01").spec.identity_file.find("/.ssh/rackchaos_ed25519") != std::string::npos);
 }
 
+// Template rendering only: no Kubernetes runs here, so whether a cluster accepts these commands is untested.
+TEST_CASE("inventory: the Kubernetes example renders kubectl cordon, drain and uncordon for a tray") {
+  auto inv = LoadInventory(std::string(RACKCHAOS_SOURCE_DIR) + "/sites/k8s-example.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  cluster::Topology topo = Gb200();
+  auto drain = BindTarget(*inv, topo, "drain", T(topo, "r01.tray02"));
+  REQUIRE_MESSAGE(drain.ok(), drain.status().ToString());
+  CHECK(drain->host == "k8s-admin");
+  drain->values["reason"] = "rackchaos: r01.tray02.gpu1: Xid 79 (GPU has fallen off the bus)";
+  auto cmd = ssh::RenderTemplate(inv->actions.at("drain").apply, drain->values);
+  REQUIRE(cmd.ok());
+  CHECK(*cmd ==
+        "kubectl cordon 'gb200-r01-t02' && kubectl annotate --overwrite node 'gb200-r01-t02' "
+        "rackchaos.io/reason='rackchaos: r01.tray02.gpu1: Xid 79 (GPU has fallen off the bus)' && kubectl drain "
+        "'gb200-r01-t02' --ignore-daemonsets --delete-emptydir-data --timeout=300s");
+  auto resume = BindTarget(*inv, topo, "resume", T(topo, "r01.tray02"));
+  REQUIRE(resume.ok());
+  CHECK(*ssh::RenderTemplate(inv->actions.at("resume").apply, resume->values) ==
+        "kubectl uncordon 'gb200-r01-t02' && kubectl annotate node 'gb200-r01-t02' rackchaos.io/reason-");
+  auto requeue = BindSite(*inv, "requeue_job");
+  REQUIRE(requeue.ok());
+  requeue->values["job"] = "pretrain-64";
+  CHECK(*ssh::RenderTemplate(inv->actions.at("requeue_job").apply, requeue->values) ==
+        "kubectl -n 'training' delete pods -l training.kubeflow.org/job-name='pretrain-64' --wait=false");
+}
+
 TEST_CASE("inventory: a hostile interface name is one quoted word in the rendered command") {
   auto inv = ParseInventory(kSmall, "site.yaml");
   REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
