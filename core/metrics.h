@@ -63,6 +63,9 @@ struct RunMetrics {
   double recall = 1;               // faults with an isolation / faults that needed one (1 when none)
   std::vector<std::string> false_isolations;
   std::vector<std::string> missed_faults;  // faults that affected service and were never isolated
+  std::vector<std::string> faulty_isolations;  // isolated components a fault really affected, in order
+  int gpus_drained = 0;            // GPUs of the trays the healer drained (each drain counted)
+  double drained_gpu_hours = 0;    // drained GPUs x time until resumed (or the end of the run)
 };
 
 }  // namespace rackchaos

@@ -175,6 +175,13 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   // Pass 2: detections, isolations and the drains that carried them out.
   RunMetrics run;
   std::vector<FaultFacts*> last_isolation;
+  std::map<ComponentId, Time> drained_since;  // trays drained now
+  auto undrain = [&](ComponentId tray, Time at) {
+    auto it = drained_since.find(tray);
+    if (it == drained_since.end()) return;
+    run.drained_gpu_hours += static_cast<double>(topo.GpusOfTray(tray).size()) * (at - it->second).Seconds() / 3600;
+    drained_since.erase(it);
+  };
   for (const Event& e : events) {
     if (const auto* d = std::get_if<Detected>(&e.body)) {
       if (FaultFacts* f = Attribute(faults, topo, d->component, e.at))
@@ -190,7 +197,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         f.m.isolated.push_back(topo.at(iso->component).name);
         correct = correct || CorrectIsolation(f, topo, iso->component);
       }
-      if (correct) ++run.correct_isolations;
+      if (correct) ++run.correct_isolations, run.faulty_isolations.push_back(topo.at(iso->component).name);
       else run.false_isolations.push_back(topo.at(iso->component).name + " at " + FormatDuration(e.at));
     } else if (const auto* a = std::get_if<ActionTaken>(&e.body)) {
       // The drains that carried out the last isolation: at its instant in simulation, just after it
@@ -198,8 +205,14 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       if (a->action == "drain")
         for (FaultFacts* f : last_isolation)
           f->AddCollateral({a->component}, false);
+      if (a->action == "drain" && a->ok && !drained_since.count(a->component)) {
+        run.gpus_drained += static_cast<int>(topo.GpusOfTray(a->component).size());
+        drained_since[a->component] = e.at;
+      }
+      if (a->action == "resume" && a->ok) undrain(a->component, e.at);
     }
   }
+  while (!drained_since.empty()) undrain(drained_since.begin()->first, end);
 
   // Pass 3: jobs.
   for (const JobInfo& info : jobs) {

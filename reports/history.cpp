@@ -28,10 +28,11 @@ constexpr const char* kRunsSql =
     "    JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id WHERE m.run_id = r.id)"
     " FROM runs r WHERE r.id IN (SELECT run_id FROM components WHERE serial = ?1) ORDER BY r.id";
 
-constexpr const char* kIsolatedSql =
-    "SELECT DISTINCT c.name, c.serial, i.run_id FROM isolations i"
-    " JOIN sub s ON s.run_id = i.run_id AND s.id = i.component_id"
-    " JOIN components c ON c.run_id = i.run_id AND c.id = i.component_id ORDER BY i.run_id";
+// Isolations a fault explains (not false isolations), with the isolated component's serial.
+constexpr const char* kFaultySql =
+    "SELECT DISTINCT c.name, c.serial, f.run_id FROM faulty_isolations f"
+    " JOIN components c ON c.run_id = f.run_id AND c.name = f.component";
+constexpr const char* kFaultyUnderSql = " JOIN sub s ON s.run_id = c.run_id AND s.id = c.id";
 
 Status ReadRuns(Db& db, const std::string& serial, RackHistory& h) {
   const std::string what = "reading the history of serial '" + serial + "'";
@@ -47,10 +48,8 @@ Status ReadRuns(Db& db, const std::string& serial, RackHistory& h) {
   }
 }
 
-Status ReadOffenders(Db& db, const std::string& serial, RackHistory& h) {
-  const std::string what = "reading isolations under serial '" + serial + "'";
-  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(std::string(kSubtree) + kIsolatedSql, what));
-  s.Bind(1, serial);
+// Groups (name, serial, run) rows by serial (name when blank); keeps those in at least `min_runs` runs.
+Result<std::vector<RepeatOffender>> Offenders(Stmt& s, int min_runs, const std::string& what) {
   std::map<std::string, RepeatOffender> by_key;
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
@@ -61,12 +60,12 @@ Status ReadOffenders(Db& db, const std::string& serial, RackHistory& h) {
     o.serial = comp_serial;
     if (o.runs.empty() || o.runs.back() != s.Int(2)) o.runs.push_back(s.Int(2));
   }
-  for (auto& [key, o] : by_key) {
-    if (o.runs.size() > 1) h.offenders.push_back(o);
-  }
-  std::stable_sort(h.offenders.begin(), h.offenders.end(),
+  std::vector<RepeatOffender> out;
+  for (auto& [key, o] : by_key)
+    if (static_cast<int>(o.runs.size()) >= min_runs) out.push_back(o);
+  std::stable_sort(out.begin(), out.end(),
                    [](const RepeatOffender& a, const RepeatOffender& b) { return a.runs.size() > b.runs.size(); });
-  return Status::Ok();
+  return out;
 }
 
 std::string Trend(const RackHistory& h) {
@@ -91,12 +90,37 @@ std::string Trend(const RackHistory& h) {
 
 }  // namespace
 
-Result<RackHistory> ReadRackHistory(const ReportStore& store, const std::string& serial) {
+Result<RackHistory> ReadRackHistory(const ReportStore& store, const std::string& serial, int min_runs) {
   RackHistory h;
   h.serial = serial;
+  h.min_runs = min_runs;
   RC_RETURN_IF_ERROR(ReadRuns(store.db(), serial, h));
-  RC_RETURN_IF_ERROR(ReadOffenders(store.db(), serial, h));
+  const std::string what = "reading isolations under serial '" + serial + "'";
+  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(std::string(kSubtree) + kFaultySql + kFaultyUnderSql +
+                                                     " ORDER BY f.run_id", what));
+  s.Bind(1, serial);
+  RC_ASSIGN_OR_RETURN(h.offenders, Offenders(s, min_runs, what));
   return h;
+}
+
+Result<std::vector<RepeatOffender>> ReadLemons(const ReportStore& store, int min_runs, std::optional<int64_t> run) {
+  const std::string what = "reading repeat offenders";
+  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(std::string(kFaultySql) + " ORDER BY f.run_id", what));
+  RC_ASSIGN_OR_RETURN(std::vector<RepeatOffender> all, Offenders(s, min_runs, what));
+  if (run) std::erase_if(all, [&](const RepeatOffender& o) { return !std::count(o.runs.begin(), o.runs.end(), *run); });
+  return all;
+}
+
+std::string RenderLemons(const std::vector<RepeatOffender>& lemons, int min_runs) {
+  if (lemons.empty()) return "";
+  std::string out = "Lemons (isolated as really faulty in at least " + std::to_string(min_runs) + " stored runs)\n";
+  for (const RepeatOffender& o : lemons) {
+    std::string runs;
+    for (int64_t r : o.runs) runs += (runs.empty() ? "" : ", ") + std::to_string(r);
+    out += "  " + o.name + (o.serial.empty() ? "" : " (" + o.serial + ")") + ": " + std::to_string(o.runs.size()) +
+           " runs (" + runs + ")\n";
+  }
+  return out;
 }
 
 std::string RenderHistory(const RackHistory& h) {
@@ -111,15 +135,8 @@ std::string RenderHistory(const RackHistory& h) {
   }
   std::string out = "History of " + h.serial + ": " + std::to_string(h.runs.size()) + " run(s)\n" +
                     table.Render("  ") + "\n" + Trend(h) + "\n";
-  if (h.offenders.empty()) return out + "Repeat offenders: none\n";
-  out += "Repeat offenders (isolated in more than one run)\n";
-  for (const RepeatOffender& o : h.offenders) {
-    std::string runs;
-    for (int64_t r : o.runs) runs += (runs.empty() ? "" : ", ") + std::to_string(r);
-    out += "  " + o.name + (o.serial.empty() ? "" : " (" + o.serial + ")") + ": " +
-           std::to_string(o.runs.size()) + " runs (" + runs + ")\n";
-  }
-  return out;
+  if (h.offenders.empty()) return out + "Lemons: none\n";
+  return out + RenderLemons(h.offenders, h.min_runs);
 }
 
 }  // namespace rackchaos::reports

@@ -100,7 +100,8 @@ CREATE TABLE job_metrics(
   ettr REAL NOT NULL, goodput REAL NOT NULL, interruptions INTEGER NOT NULL, steps REAL NOT NULL,
   PRIMARY KEY(run_id, ord));
 
--- precision, recall, isolations, correct_isolations, false_isolations, missed_faults (counts).
+-- precision, recall, isolations, correct_isolations, false_isolations, missed_faults (counts),
+-- gpus_drained, drained_gpu_hours (runs stored before these were added have no such rows: 0).
 CREATE TABLE run_metrics(
   run_id INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL, PRIMARY KEY(run_id, name));
 -- The names behind the false_isolations and missed_faults counts.
@@ -185,6 +186,14 @@ Status AddQualificationsV5(Db& db) {
       "creating the qualification tables");
 }
 
+// Version 6: the isolations a fault explains (RunMetrics::faulty_isolations), per run, so repeat
+// offenders ("lemons") count only parts that were really faulty. Runs stored earlier have no rows.
+Status AddFaultyIsolationsV6(Db& db) {
+  return db.Exec("CREATE TABLE faulty_isolations(run_id INTEGER NOT NULL, ord INTEGER NOT NULL,"
+                 " component TEXT NOT NULL, PRIMARY KEY(run_id, ord))",
+                 "creating the faulty_isolations table");
+}
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
@@ -192,6 +201,7 @@ constexpr Migration kMigrations[] = {
     {3, "each event stored once: fault_reverts, event_details; events becomes a view", &StoreEventsOnce},
     {4, "sweep_runs: the sweep and grid point of each run a sweep made", &AddSweepRunsV4},
     {5, "qualifications and qualification_plans: rack qualification records", &AddQualificationsV5},
+    {6, "faulty_isolations: isolations a fault explains, for repeat offenders", &AddFaultyIsolationsV6},
 };
 
 }  // namespace

@@ -106,6 +106,8 @@ Status WriteRunLevel(ReportStore::State& st, int64_t run, const RunMetrics& m,
       {"isolations", m.isolations},
       {"correct_isolations", m.correct_isolations},
       {"precision", m.precision},
+      {"gpus_drained", static_cast<double>(m.gpus_drained)},
+      {"drained_gpu_hours", m.drained_gpu_hours},
       {"recall", m.recall},
       {"false_isolations", static_cast<double>(m.false_isolations.size())},
       {"missed_faults", static_cast<double>(m.missed_faults.size())},
@@ -126,6 +128,13 @@ Status WriteRunLevel(ReportStore::State& st, int64_t run, const RunMetrics& m,
       items->Bind(4, (*names)[i]);
       RC_RETURN_IF_ERROR(items->Run(what));
     }
+  }
+  RC_ASSIGN_OR_RETURN(Stmt* faulty, st.Cached("INSERT INTO faulty_isolations VALUES (?, ?, ?)", what));
+  for (size_t i = 0; i < m.faulty_isolations.size(); ++i) {
+    faulty->Bind(1, run);
+    faulty->Bind(2, static_cast<int64_t>(i));
+    faulty->Bind(3, m.faulty_isolations[i]);
+    RC_RETURN_IF_ERROR(faulty->Run(what));
   }
   return Status::Ok();
 }
@@ -170,12 +179,16 @@ Status ReadRunLevel(Db& db, int64_t run, const std::string& what, RunMetrics& m)
         else if (name == "correct_isolations") m.correct_isolations = static_cast<int>(s.Int(1));
         else if (name == "precision") m.precision = s.Double(1);
         else if (name == "recall") m.recall = s.Double(1);
+        else if (name == "gpus_drained") m.gpus_drained = static_cast<int>(s.Int(1));
+        else if (name == "drained_gpu_hours") m.drained_gpu_hours = s.Double(1);
       }));
-  return ForEachRow(db,
+  RC_RETURN_IF_ERROR(ForEachRow(db,
       "SELECT list, item FROM run_metric_items WHERE run_id = ? ORDER BY list, ord", run, what,
       [&](const Stmt& s) {
         (s.Text(0) == "missed_fault" ? m.missed_faults : m.false_isolations).push_back(s.Text(1));
-      });
+      }));
+  return ForEachRow(db, "SELECT component FROM faulty_isolations WHERE run_id = ? ORDER BY ord", run, what,
+                    [&](const Stmt& s) { m.faulty_isolations.push_back(s.Text(0)); });
 }
 
 }  // namespace
@@ -186,7 +199,7 @@ Status ReportStore::AddMetrics(int64_t run, const RunMetrics& metrics) {
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   // Replacing rather than appending makes a re-run of the metrics step idempotent.
   for (const char* table :
-       {"fault_metrics", "job_impacts", "job_metrics", "run_metrics", "run_metric_items"}) {
+       {"fault_metrics", "job_impacts", "job_metrics", "run_metrics", "run_metric_items", "faulty_isolations"}) {
     RC_RETURN_IF_ERROR(state_->db.Exec(
         "DELETE FROM " + std::string(table) + " WHERE run_id = " + std::to_string(run), what));
   }

@@ -79,6 +79,10 @@ const std::vector<MetricDef>& Defs() {
        [](const RunMetrics& m) { return std::vector<double>{m.precision}; }},
       {"healer.recall", false, {""}, "faults isolated / faults that needed isolation",
        [](const RunMetrics& m) { return std::vector<double>{m.recall}; }},
+      {"drained.gpus", false, {""}, "GPUs of the trays the healer drained",
+       [](const RunMetrics& m) { return std::vector<double>{static_cast<double>(m.gpus_drained)}; }},
+      {"drained.gpu_hours", false, {""}, "drained GPUs x hours until resumed",
+       [](const RunMetrics& m) { return std::vector<double>{m.drained_gpu_hours}; }},
       {"healer.false_isolations", false, {""}, "isolations of healthy components",
        [](const RunMetrics& m) { return std::vector<double>{static_cast<double>(m.false_isolations.size())}; }},
   };

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/history.h"
 #include "reports/schema.h"
 #include "reports/sqlite_db.h"
 #include "reports/store.h"
@@ -308,7 +309,8 @@ TEST_CASE("reports.schema: a database written by schema version 1 migrates to th
   std::vector<std::string> after = RowCounts(path);
   std::vector<std::string> expected = WithCounts(before, {
       {"events", ""}, {"fault_reverts", "4"}, {"event_details", "0"}, {"gates", "0"}, {"sweep_runs", "0"},
-      {"qualifications", "0"}, {"qualification_plans", "0"}, {"schema_history", std::to_string(LatestSchemaVersion())}});
+      {"qualifications", "0"}, {"qualification_plans", "0"}, {"faulty_isolations", "0"},
+      {"schema_history", std::to_string(LatestSchemaVersion())}});
   CHECK_MESSAGE(after == expected, Join(after) << " vs " << Join(expected));
   CHECK(EventRows(path) == events_before);
   // The old rows read back through the current readers.
@@ -322,6 +324,9 @@ TEST_CASE("reports.schema: a database written by schema version 1 migrates to th
   // And the migrated file takes new gates.
   CHECK(store->AddGates(1, t::SampleGates()).ok());
   CHECK(store->ReadGates(1)->size() == 2);
+  // Runs stored before version 6 have no faulty isolations: they read as none, and name no lemon.
+  CHECK(metrics->faulty_isolations.empty());
+  CHECK(ReadLemons(*store, 1)->empty());
 }
 
 TEST_CASE("reports.schema: version 3 stores each event once - a version 2 database keeps every event row") {
@@ -345,14 +350,14 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
         std::vector<std::string>{"view"});
   CHECK(RowCounts(path) == WithCounts(before, {{"events", ""}, {"fault_reverts", "6"}, {"event_details", "2"},
                                                {"sweep_runs", "0"}, {"qualifications", "0"},
-                                               {"qualification_plans", "0"},
+                                               {"qualification_plans", "0"}, {"faulty_isolations", "0"},
                                                {"schema_history", std::to_string(LatestSchemaVersion())}}));
   CHECK(EventRows(path) == events_before);
-  // Every table and view a user could query keeps its columns; two tables are new.
+  // Every table and view a user could query keeps its columns; the others are new.
   std::vector<std::string> columns_after = Columns(path);
   std::erase_if(columns_after, [](const std::string& c) {
     return c.starts_with("fault_reverts:") || c.starts_with("event_details:") || c.starts_with("sweep_runs:") ||
-           c.starts_with("qualification");
+           c.starts_with("qualification") || c.starts_with("faulty_isolations:");
   });
   CHECK(columns_after == columns_before);
   CHECK(QuotedRows(path, "SELECT seq FROM event_log LIMIT 3") == std::vector<std::string>{"1", "2", "3"});

@@ -277,6 +277,9 @@ TEST_CASE("reports.store: metrics read back exactly as written, and writing them
   CHECK(m->correct_isolations == 1);
   CHECK(m->precision == 0.5);
   CHECK(m->false_isolations == std::vector<std::string>{"r01.tray05"});
+  CHECK(m->faulty_isolations == std::vector<std::string>{"r01.tray03"});
+  CHECK(m->gpus_drained == 8);
+  CHECK(m->drained_gpu_hours == doctest::Approx(1.5));
   CHECK(m->missed_faults.empty());
   CHECK(store->ReadComponents(run)->size() == 4);
   CHECK(store->ReadComponents(run)->at(0).parent == kNoComponent);

@@ -107,6 +107,9 @@ inline RunMetrics SampleMetrics() {
   m.precision = 0.5;
   m.recall = 1;
   m.false_isolations = {"r01.tray05"};
+  m.faulty_isolations = {"r01.tray03"};
+  m.gpus_drained = 8;
+  m.drained_gpu_hours = 1.5;
   m.missed_faults = {};
   return m;
 }

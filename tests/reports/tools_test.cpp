@@ -62,7 +62,7 @@ int64_t Count(const std::string& path, const std::string& table) {
 const char* const kTables[] = {"runs", "components", "jobs", "faults", "fault_reverts", "detections",
                                "isolations", "actions", "job_events", "checkpoints", "physics",
                                "fault_metrics", "job_impacts", "job_metrics", "run_metrics",
-                               "run_metric_items", "gates"};
+                               "run_metric_items", "faulty_isolations", "gates"};
 
 }  // namespace
 
@@ -178,7 +178,7 @@ TEST_CASE("reports.merge: refuses itself, absent files and foreign databases, an
   CHECK(dest->ListRuns()->empty());
 }
 
-TEST_CASE("reports.history: runs that touched a serial, counts under it, repeat offenders") {
+TEST_CASE("reports.history: runs that touched a serial, counts under it, lemons") {
   TempDir dir;
   auto store = ReportStore::Open(dir.File("r.db"));
   REQUIRE(store.ok());
@@ -190,11 +190,22 @@ TEST_CASE("reports.history: runs that touched a serial, counts under it, repeat 
   CHECK(h->runs[0].faults == 1);       // the tray_pull on r01.tray03, under the rack
   CHECK(h->runs[0].isolations == 2);   // r01.tray03 and r01.tray05
   CHECK(*h->runs[1].ttr_max_s == 40);
-  REQUIRE(h->offenders.size() == 2);
+  // r01.tray05 was isolated in both runs too, but falsely: only the really faulty r01.tray03 is a lemon.
+  REQUIRE(h->offenders.size() == 1);
+  CHECK(h->offenders[0].name == "r01.tray03");
   CHECK(h->offenders[0].runs == std::vector<int64_t>{1, 2});
   std::string text = RenderHistory(*h);
   CHECK(text.find("100.0s (run 1) -> 40.0s (run 2): improving") != std::string::npos);
-  CHECK(text.find("r01.tray03 (TR-003): 2 runs (1, 2)") != std::string::npos);
+  CHECK(text.find("Lemons (isolated as really faulty in at least 2 stored runs)\n"
+                  "  r01.tray03 (TR-003): 2 runs (1, 2)\n") != std::string::npos);
+  CHECK(ReadRackHistory(*store, "RK-001", 3)->offenders.empty());
+  CHECK(RenderHistory(*ReadRackHistory(*store, "RK-001", 3)).ends_with("Lemons: none\n"));
+  // The database-wide list, and per run: a third run isolating nothing faulty has no lemon of its own.
+  auto lemons = ReadLemons(*store, 2);
+  REQUIRE(lemons.ok());
+  REQUIRE(lemons->size() == 1);
+  CHECK(ReadLemons(*store, 2, 1)->size() == 1);
+  CHECK(ReadLemons(*store, 3)->empty());
   // A tray serial narrows it: r01.tray05 had no fault but was isolated.
   auto tray = ReadRackHistory(*store, "TR-005");
   REQUIRE(tray.ok());
