@@ -207,6 +207,9 @@ int main(int argc, char** argv) {
   report->add_option("run", report_args.run, "Run id (see `sqlite3 rackchaos.db 'select id, plan_name from runs'`)");
   report->add_option("-f,--format", report_args.format, "text | json | markdown | junit | prometheus | html")->capture_default_str();
   report->add_option("-o,--output", report_args.output, "Write to this file instead of stdout");
+  report->add_option("--lemon-runs", report_args.lemon_runs,
+                     "Text: flag parts this run isolated that were really faulty in at least N stored runs")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
   add_common(report, true);
   std::vector<std::string> merge_inputs;
   std::string merge_output;
@@ -245,8 +248,11 @@ int main(int argc, char** argv) {
   add_common(qualify, true);
 
   std::string rack_serial;
-  auto* history = app.add_subcommand("history", "Every stored run that touched a rack: verdicts, trend, repeat offenders");
+  int history_lemon_runs = 2;
+  auto* history = app.add_subcommand("history", "Every stored run that touched a rack: verdicts, trend, lemons");
   history->add_option("--rack", rack_serial, "Rack (or tray) serial, e.g. SIM-gb200-nvl72-r01")->required();
+  history->add_option("--lemon-runs", history_lemon_runs, "A lemon: isolated as really faulty in at least N runs")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
   add_common(history, true);
 
   rc::runner::ReplayArgs replay_args;
@@ -321,7 +327,7 @@ int main(int argc, char** argv) {
     compare_args.db = common.db;
     return rc::runner::CmdCompare(compare_args);
   }
-  if (*history) return rc::runner::CmdHistory(common.db, rack_serial);
+  if (*history) return rc::runner::CmdHistory(common.db, rack_serial, history_lemon_runs);
   if (*report) {
     report_args.db = common.db;
     return rc::runner::CmdReportRender(report_args);

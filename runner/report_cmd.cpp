@@ -65,6 +65,11 @@ int CmdReportRender(const ReportArgs& args) {
   if (!run.ok()) return FailWith(run.status());
   auto text = reports::Render(*store, *run, *format);
   if (!text.ok()) return FailWith(text.status());
+  if (*format == reports::Format::kText) {  // parts of this run that keep failing across runs
+    auto lemons = reports::ReadLemons(*store, args.lemon_runs, *run);
+    if (!lemons.ok()) return FailWith(lemons.status());
+    if (!lemons->empty()) *text += "\n" + reports::RenderLemons(*lemons, args.lemon_runs);
+  }
   Status written = WriteOutput(args.output, *text);
   if (!written.ok()) return Fail(ExitCode::kRuntimeError, written.message());
   return ToInt(ExitCode::kPass);
@@ -86,10 +91,10 @@ int CmdCompare(const CompareArgs& args) {
   return ToInt(c.regressions > 0 ? ExitCode::kExpectationFailed : ExitCode::kPass);
 }
 
-int CmdHistory(const std::string& db, const std::string& serial) {
+int CmdHistory(const std::string& db, const std::string& serial, int lemon_runs) {
   auto store = OpenForReading(db);
   if (!store.ok()) return FailWith(store.status());
-  auto history = reports::ReadRackHistory(*store, serial);
+  auto history = reports::ReadRackHistory(*store, serial, lemon_runs);
   if (!history.ok()) return FailWith(history.status());
   std::cout << reports::RenderHistory(*history);
   return ToInt(ExitCode::kPass);

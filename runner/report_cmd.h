@@ -15,6 +15,7 @@ struct ReportArgs {
   std::optional<int64_t> run;  // default: the latest run
   std::string format = "text";
   std::string output;          // "" or "-": stdout
+  int lemon_runs = 2;          // text: flag the run's isolated parts that were really faulty in this many runs
 };
 
 // `rackchaos report [RUN] --format F [-o FILE]`: 0, 2 (unknown format or run), 3 (database, file).
@@ -32,7 +33,7 @@ struct CompareArgs {
 int CmdCompare(const CompareArgs& args);
 
 // `rackchaos history --rack SERIAL`: 0 (also when no run touched it), 3 for database errors.
-int CmdHistory(const std::string& db, const std::string& serial);
+int CmdHistory(const std::string& db, const std::string& serial, int lemon_runs);
 
 // `rackchaos report merge A.db B.db ... -o OUT.db`: one line per input; 0, 2 (an input is absent,
 // not a report, or is OUT itself), 3 (database errors). Inputs merged before a failure stay merged.
