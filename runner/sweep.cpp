@@ -20,7 +20,9 @@ namespace rackchaos::runner {
 namespace {
 
 // The metrics a sweep aggregates, as gate metric names (runner/expect.h).
-const std::vector<std::string> kSweepMetrics = {"ttr.p95", "ettr.min", "gpu_hours_lost.total"};
+const std::vector<std::string> kSweepMetrics = {"ttr.p50",          "ttr.p95",        "ettr.min",
+                                                "ettr.mean",        "gpu_hours_lost.total", "drained.gpus",
+                                                "drained.gpu_hours", "healer.precision",   "healer.recall"};
 
 struct Point {
   std::string label = "-";
