@@ -84,7 +84,8 @@ class LinkStateDetector : public Detector {
   std::set<std::pair<ComponentId, int>> down_;
 };
 
-// GPU temperature or thermal throttling for `samples` polls in a row; coolant flow below nominal.
+// GPU temperature or thermal throttling for `samples` polls in a row; coolant flow below nominal for
+// `samples` samples in a row (one noisy flow reading is not a stuck valve).
 class ThermalDetector : public Detector {
  public:
   std::string_view name() const override { return "thermal"; }
@@ -96,7 +97,7 @@ class ThermalDetector : public Detector {
       double nominal = ctx.topo.model().tray_flow_l_per_min;
       bool low = s->value < nominal * (1 - p.thermal_flow_drop);
       if (!low && streak_[s->component] > 0) ctx.clear(SymptomClass::kFlowLow, s->component);
-      if (Latch(s->component, low, 1))
+      if (Latch(s->component, low, p.thermal_samples))
         ctx.raise({SymptomClass::kFlowLow, "thermal", s->component, kNoJob,
                    "coolant flow " + Fmt(s->value) + " L/min (nominal " + Fmt(nominal) + ")", XidAction::kNone});
       return;
@@ -267,7 +268,7 @@ const std::vector<DetectorInfo>& DetectorTable() {
        ""},
       {"thermal", "GPU temperature, thermal slowdown, coolant flow", [] { return std::make_unique<ThermalDetector>(); },
        "Telemetry polls: GPU temperature at or above temperature_c (or thermal slowdown active) for `samples` "
-       "polls in a row; coolant flow below (1 - flow_drop) x the model's nominal tray flow.",
+       "polls in a row; coolant flow below (1 - flow_drop) x the model's nominal tray flow for `samples` samples in a row.",
        "detectors.thermal.temperature_c, detectors.thermal.samples, detectors.thermal.flow_drop"},
       {"straggler", "ranks slower than the rest (median absolute deviation over a window)", [] { return std::make_unique<StragglerDetector>(); },
        "Per-rank step reports: a rank whose compute time is a robust outlier (|x - median| / (1.4826 MAD) above "

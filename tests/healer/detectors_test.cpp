@@ -148,28 +148,40 @@ TEST_CASE("healer.thermal: samples: 1 (aggressive) raises on the first hot poll"
   CHECK(h.raised()[0].at == Sec(20));
 }
 
-TEST_CASE("healer.thermal: coolant flow below 70% of nominal raises once per episode") {
-  DetectorHarness h("thermal");  // nominal 8 L/min: low below 5.6
+TEST_CASE("healer.thermal: coolant flow below 70% of nominal for two samples raises once per episode") {
+  DetectorHarness h("thermal");  // nominal 8 L/min: low below 5.6; samples: 2
   const ComponentId valve = Id("r01.tray03.valve");
   auto flow = [&](int s, double v) { h.Feed(Sec(s), TelemetrySample{valve, Metric::kCoolantFlow, v}); };
   flow(10, 8.0);
   flow(20, 5.7);
   CHECK(h.raised().empty());
   flow(30, 4.0);
+  CHECK(h.raised().empty());
   flow(40, 3.0);
   flow(50, 0.0);
   REQUIRE(h.raised().size() == 1);
-  CHECK(h.raised()[0].at == Sec(30));
+  CHECK(h.raised()[0].at == Sec(40));
   CHECK(h.raised()[0].symptom.cls == SymptomClass::kFlowLow);
   CHECK(h.raised()[0].symptom.component == valve);
-  CHECK(h.raised()[0].symptom.text == "coolant flow 4.0 L/min (nominal 8.0)");
+  CHECK(h.raised()[0].symptom.text == "coolant flow 3.0 L/min (nominal 8.0)");
   CHECK(h.cleared().empty());
   flow(60, 8.0);
   CHECK(h.cleared() == std::vector<ComponentId>{valve});
   flow(70, 2.0);
   flow(80, 2.0);
   REQUIRE(h.raised().size() == 2);
-  CHECK(h.raised()[1].at == Sec(70));
+  CHECK(h.raised()[1].at == Sec(80));
+}
+
+TEST_CASE("healer.thermal: single noisy flow samples between normal ones never raise") {
+  DetectorHarness h("thermal");
+  const ComponentId valve = Id("r02.tray07.valve");
+  for (int s = 10; s <= 600; s += 10)  // every third reading drops to zero (a sensor glitch), the rest nominal
+    h.Feed(Sec(s), TelemetrySample{valve, Metric::kCoolantFlow, s % 30 == 0 ? 0.0 : 8.0});
+  CHECK(h.raised().empty());
+  DetectorHarness once("thermal", testing::Shipped("aggressive"));  // samples: 1 acts on one reading
+  once.Feed(Sec(10), TelemetrySample{valve, Metric::kCoolantFlow, 0.0});
+  CHECK(once.raised().size() == 1);
 }
 
 // ---------------------------------------------------------------------------------------------------
