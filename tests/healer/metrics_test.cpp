@@ -122,6 +122,27 @@ TEST_CASE("healer.metrics: isolating an unrelated tray is a false isolation") {
   CHECK(f.isolated == std::vector<std::string>{"r01.tray03.gpu2"});
 }
 
+TEST_CASE("healer.metrics: drained GPUs and GPU-hours from drains and resumes - faulty isolations named") {
+  std::vector<Event> events = BaseRun();
+  const ComponentId x = Id("r01.tray03"), other = Id("r02.tray05");
+  // tray03 (drained at 15m20s) comes back at 45m20s; the false isolation of r02.tray05 at 30m stays
+  // drained to the end (60m); a failed drain takes nothing out.
+  events.push_back({Min(30), Isolated{other, "compute_tray", {2}, "node stopped answering"}});
+  events.push_back({Min(30), ActionTaken{"drain", other, kNoJob, true, "isolating r02.tray05"}});
+  events.push_back({Min(31), ActionTaken{"drain", Id("r02.tray06"), kNoJob, false, "isolating r02.tray06: timeout"}});
+  events.push_back({Min(45) + Sec(20), ActionTaken{"resume", x, kNoJob, true, "diagnostic passed"}});
+  RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  CHECK(m.gpus_drained == 8);
+  CHECK(m.drained_gpu_hours == doctest::Approx(4 * 0.5 + 4 * 0.5));  // 4 GPUs x 30 min, twice
+  CHECK(m.faulty_isolations == std::vector<std::string>{"r01.tray03.gpu2"});
+  CHECK(m.false_isolations == std::vector<std::string>{"r02.tray05 at 30m"});
+  // Drained again after the resume: counted again.
+  events.push_back({Min(50), ActionTaken{"drain", x, kNoJob, true, "isolating r01.tray03 again"}});
+  m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  CHECK(m.gpus_drained == 12);
+  CHECK(m.drained_gpu_hours == doctest::Approx(2 + 4 * 10 / 60.0 + 2));
+}
+
 TEST_CASE("healer.metrics: a fault that changed a GPU and was never isolated is missed") {
   std::vector<Event> events = BaseRun();
   const ComponentId g2 = Id("r01.tray07.gpu1");
