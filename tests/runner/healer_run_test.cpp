@@ -1,0 +1,90 @@
+// The healer through whole simulated runs: the circuit breaker under a correlated failure, and lemons
+// (parts isolated as really faulty in several runs) across runs stored in one database.
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+
+#include "reports/history.h"
+#include "reports/store.h"
+#include "runner/plan_loader.h"
+#include "runner/run.h"
+#include "runner/validate.h"
+
+using namespace rackchaos;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("rackchaos-healer-run-test-" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+runner::RunOutcome Run(const std::string& plan_file, const std::string& db, uint64_t seed) {
+  auto plan = runner::LoadPlan(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/" + plan_file);
+  REQUIRE(plan.ok());
+  auto spec = runner::ValidatePlan(*plan, {seed, ""});
+  REQUIRE(spec.ok());
+  runner::RunOptions opt;
+  opt.db_path = db;
+  return runner::ExecuteRun(*plan, *spec, opt);
+}
+
+int64_t Count(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+  int64_t n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("healer run: 16 trays down at once - the breaker alerts instead of draining the fleet") {
+  TempDir dir;
+  for (uint64_t seed : {1, 2, 3}) {
+    CAPTURE(seed);
+    std::string db = (dir.path / ("c" + std::to_string(seed) + ".db")).string();
+    auto out = Run("correlated_failure.yaml", db, seed);
+    CHECK(out.code == runner::ExitCode::kPass);
+    auto store = reports::ReportStore::OpenReadOnly(db);
+    REQUIRE(store.ok());
+    auto m = store->ReadMetrics(out.run_id);
+    REQUIRE(m.ok());
+    CHECK(m->gpus_drained <= 57);  // 20% of 288 GPUs
+    CHECK(m->false_isolations.empty());
+    CHECK(Count(db, "SELECT count(*) FROM actions WHERE action = 'alert' AND detail LIKE 'circuit breaker open:%'") >= 1);
+    // Trays pulled: 64 GPUs lost service; the ones the breaker kept the healer from isolating are missed.
+    CHECK_FALSE(m->missed_faults.empty());
+  }
+}
+
+TEST_CASE("healer run: the parts isolated in two runs of the quickstart are lemons - of both runs") {
+  TempDir dir;
+  std::string db = (dir.path / "q.db").string();
+  auto first = Run("quickstart.yaml", db, 42);
+  REQUIRE(first.code == runner::ExitCode::kPass);
+  auto store = reports::ReportStore::OpenReadOnly(db);
+  REQUIRE(store.ok());
+  CHECK(reports::ReadLemons(*store, 2)->empty());  // one run: no repeat offender yet
+  auto second = Run("quickstart.yaml", db, 42);
+  REQUIRE(second.code == runner::ExitCode::kPass);
+  auto lemons = reports::ReadLemons(*store, 2, second.run_id);
+  REQUIRE(lemons.ok());
+  REQUIRE(lemons->size() == 4);  // the quickstart isolates one part per fault, each really faulty
+  for (const auto& l : *lemons) {
+    CAPTURE(l.name);
+    CHECK(l.serial == "SIM-gb200-nvl72-" + l.name);
+    CHECK(l.runs == std::vector<int64_t>{first.run_id, second.run_id});
+  }
+  CHECK(reports::ReadLemons(*store, 3)->empty());
+  CHECK(reports::RenderLemons(*lemons, 2).find("r01.tray11 (SIM-gb200-nvl72-r01.tray11): 2 runs (1, 2)") !=
+        std::string::npos);
+}
