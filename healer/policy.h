@@ -43,10 +43,10 @@ struct Policy {
   bool gpu_reset = true;
   bool reboot = true;                             // reboot a node whose Xid asks for it, then diagnose
   Duration reboot_wait = Duration::Minutes(10);   // from the reboot to the diagnostic
-  bool wait_for_repair = true;  // after a failed diagnostic, wait the class's repair time, not `recheck`
+  bool wait_for_repair = false;  // after a failed diagnostic, wait the class's repair time, not `recheck`
   RepairTimes repair;
   Duration recheck = Duration::Minutes(10);
-  Duration burn_in{};  // after a repair: hold this long and diagnose again before resuming (0 = none)
+  Duration burn_in = Duration::Minutes(30);  // after a repair: hold this long, diagnose again (0 = none)
 };
 
 // The repair class of an isolated domain's kind: "gpu", "tray", "nic", "cooling", "switch_tray",

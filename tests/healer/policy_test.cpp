@@ -174,6 +174,14 @@ TEST_CASE("healer.policy: a path loads a site's file - keys it leaves out keep t
   CHECK(p->heartbeat_missed_beats == 4);
   CHECK(p->recheck == Duration::Minutes(90));
   CHECK(p->thermal_samples == 2);  // not in the file
+  // Keys a file leaves out take the default policy's values, the way back from isolation included.
+  const Policy d = testing::Shipped("default");
+  CHECK(p->reboot == d.reboot);
+  CHECK(p->reboot_wait == d.reboot_wait);
+  CHECK(p->wait_for_repair == d.wait_for_repair);
+  CHECK(p->repair.gpu == d.repair.gpu);
+  CHECK(p->repair.rack == d.repair.rack);
+  CHECK(p->burn_in == d.burn_in);
 
   auto missing = LoadPolicy((dir / "nope.yaml").string());
   REQUIRE_FALSE(missing.ok());
