@@ -8,7 +8,7 @@
 namespace rackchaos::runner {
 namespace {
 
-enum class Type { kName, kInt, kCount, kDuration, kNumber };
+enum class Type { kName, kInt, kCount, kDuration, kSpan, kNumber };  // kSpan: a duration that may be 0
 
 struct GridKey {
   const char* key;
@@ -41,6 +41,8 @@ const std::vector<GridKey>& Keys() {
        [](healer::Policy& p, const std::string& v) { p.correlation_window = Dur(v); }},
       {"healer.recheck", Type::kDuration, "5m,10m", nullptr,
        [](healer::Policy& p, const std::string& v) { p.recheck = Dur(v); }},
+      {"healer.burn_in", Type::kSpan, "0s,2h", nullptr,
+       [](healer::Policy& p, const std::string& v) { p.burn_in = Dur(v); }},
   };
   return kKeys;
 }
@@ -61,9 +63,10 @@ bool Valid(Type type, const std::string& v) {
       auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
       return !v.empty() && ec == std::errc() && ptr == v.data() + v.size() && n >= (type == Type::kInt ? 1 : 0);
     }
-    case Type::kDuration: {
+    case Type::kDuration:
+    case Type::kSpan: {
       auto d = ParseDuration(v);
-      return d.ok() && *d > Duration{};
+      return d.ok() && (*d > Duration{} || (type == Type::kSpan && *d == Duration{}));
     }
     case Type::kNumber: {
       char* end = nullptr;

@@ -52,8 +52,12 @@ TEST_CASE("sweep grid: keys are checked by type and unknown keys name the known 
   healer::Policy policy;
   runner::ApplyGridToPolicy(policy, "healer.missed_beats", "7");
   runner::ApplyGridToPolicy(policy, "healer.recheck", "3m");
+  runner::ApplyGridToPolicy(policy, "healer.burn_in", "2h");
+  REQUIRE(runner::ParseGridAxis("healer.burn_in=0s,2h").ok());  // no burn-in is a value, not an error
+  CHECK_FALSE(runner::ParseGridAxis("healer.recheck=0s").ok());
   CHECK(policy.heartbeat_missed_beats == 7);
   CHECK(policy.recheck == Duration::Minutes(3));
+  CHECK(policy.burn_in == Duration::Hours(2));
 }
 
 TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the results they should") {
