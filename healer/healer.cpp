@@ -108,8 +108,11 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
   events_.Record({clock_.Now(), iso});
   for (ComponentId t : trays) {
     Act("drain", t, kNoJob, backend_.Drain(t, "rackchaos: " + name + ": " + d.reason), "isolating " + name);
-    Quarantine q{d.domain, {}, false};
-    if (t == topo_.TrayOf(d.domain)) q.reset_gpus = reset, q.reboot = reboot;
+    Quarantine q{d.domain, {}};
+    if (t == topo_.TrayOf(d.domain)) {  // the Xids' GPUs are on the domain's own tray
+      q.reset_gpus = reset;
+      q.reboot = reboot;
+    }
     isolated_[t] = std::move(q);
   }
   if (policy_.restart_jobs) RestartJobsOn({trays.begin(), trays.end()}, name + " isolated: " + d.reason);

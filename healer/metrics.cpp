@@ -197,8 +197,12 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         f.m.isolated.push_back(topo.at(iso->component).name);
         correct = correct || CorrectIsolation(f, topo, iso->component);
       }
-      if (correct) ++run.correct_isolations, run.faulty_isolations.push_back(topo.at(iso->component).name);
-      else run.false_isolations.push_back(topo.at(iso->component).name + " at " + FormatDuration(e.at));
+      if (correct) {
+        ++run.correct_isolations;
+        run.faulty_isolations.push_back(topo.at(iso->component).name);
+      } else {
+        run.false_isolations.push_back(topo.at(iso->component).name + " at " + FormatDuration(e.at));
+      }
     } else if (const auto* a = std::get_if<ActionTaken>(&e.body)) {
       // The drains that carried out the last isolation: at its instant in simulation, just after it
       // (one remote command each) on real hosts. The healer drains only when it isolates.
