@@ -1,5 +1,7 @@
 #include "runner/ssh/remote_command.h"
 
+#include "runner/ssh/command_template.h"
+
 namespace rackchaos::ssh {
 namespace {
 
@@ -19,14 +21,37 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
   if (len > room) truncated = true;
 }
 
-// A gated command's shell waits for one line on stdin; EOF (a channel closed before Release) skips it.
-constexpr const char* kGate = "IFS= read -r rackchaos_go || exit 125\n";
+// A gated command runs in bash (5 or later, for $EPOCHREALTIME and fractional `read -t`), whatever
+// the login shell. It waits for one line on stdin: EOF (a channel closed or disarmed before the
+// line) exits 125 unrun. An empty line runs the command now; a line "T" (microseconds since the
+// Unix epoch, host clock) sleeps until T inside bash (no child process, so waking costs no exec)
+// and runs it then, unless a line or EOF arrives first (a disarm: exit 125). Either way the command
+// itself gets /dev/null as stdin.
+constexpr const char* kGate = R"(IFS= read -r rackchaos_go || exit 125
+case $rackchaos_go in *[!0-9]*) exit 125 ;; esac
+if [ -n "$rackchaos_go" ]; then
+  rackchaos_wait=$(( rackchaos_go - ${EPOCHREALTIME/[.,]/} ))
+  if (( rackchaos_wait > 0 )); then
+    printf -v rackchaos_go '%d.%06d' $(( rackchaos_wait / 1000000 )) $(( rackchaos_wait % 1000000 ))
+    IFS= read -r -t "$rackchaos_go" rackchaos_go
+    (( $? > 128 )) || exit 125
+  fi
+fi
+exec </dev/null
+)";
+// Checked before the gate, so that a host without bash 5 fails at arming, not at the fault's time.
+constexpr const char* kNeedBash =
+    "[ -n \"$EPOCHREALTIME\" ] || { echo 'rackchaos: armed commands need bash 5 or later' >&2; exit 126; }\n";
+
+std::string GatedCommand(const std::string& command) {
+  return "exec bash -c " + ShellQuote(std::string(kNeedBash) + kGate + command) + " rackchaos-armed";
+}
 
 }  // namespace
 
 RemoteCommand::RemoteCommand(boost::asio::io_context& io, std::string host, std::string command,
                              size_t max_output_bytes, bool gated)
-    : command_(gated ? kGate + std::move(command) : std::move(command)),
+    : command_(gated ? GatedCommand(command) : std::move(command)),
       max_output_bytes_(max_output_bytes),
       submitted_(std::chrono::steady_clock::now()),
       timer_(io) {
@@ -96,25 +121,23 @@ void RemoteCommand::Abort(const Status& status) {
   Finish(status);
 }
 
-Status RemoteCommand::Release(bool go) {
+Status RemoteCommand::Release(const std::string& line) {
   if (!armed()) return Status::Internal(result_.host + ": the command is not armed");
   released_ = true;
-  result_.start_wall_us = WallMicros();  // the command's own start, not its arming
-  // The go line alone: EOF (CloseInput) follows in a second pass, because libssh flushes and waits
-  // on it, which would stretch the pass that must be quick.
-  if (go ? ssh_channel_write(channel_.get(), "\n", 1) == SSH_ERROR : ssh_channel_send_eof(channel_.get()) == SSH_ERROR) {
+  result_.start_wall_us = WallMicros();  // the command's own release, not its arming
+  const std::string go = line + "\n";
+  if (ssh_channel_write(channel_.get(), go.data(), static_cast<uint32_t>(go.size())) == SSH_ERROR) {
     const Status s = Status::Unavailable(result_.host + ": cannot release the armed command: " +
                                          LibsshError(ssh_channel_get_session(channel_.get())));
     Abort(s);
     return s;
   }
-  input_open_ = go;
   return Status::Ok();
 }
 
-void RemoteCommand::CloseInput() {
-  if (!input_open_ || finished_ || !channel_) return;
-  input_open_ = false;
+void RemoteCommand::Cancel() {
+  if (!gated_ || finished_ || !channel_ || phase_ != Phase::kRunning || cancelled_) return;
+  cancelled_ = true;
   ssh_channel_send_eof(channel_.get());  // a command that ended meanwhile closed its channel: harmless
 }
 

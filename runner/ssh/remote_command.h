@@ -19,9 +19,10 @@ namespace rackchaos::ssh {
 
 class RemoteCommand {
  public:
-  // A `gated` command starts on the host but waits, blocked in `read`, until Release(): it is how a
-  // fault is armed on many hosts ahead of time and then lands on all of them at once. Closing a gated
-  // channel without Release() ends it with exit status 125 before `command` runs.
+  // A `gated` command starts on the host but waits in bash, blocked in `read`, until Release(): it
+  // is how a fault is armed on many hosts ahead of time and then lands on all of them at once.
+  // Cancel() before Release(), or before the release's instant, ends it with exit status 125 before
+  // `command` runs. The host needs bash 5 or later (else the command ends with 126 at arming).
   RemoteCommand(boost::asio::io_context& io, std::string host, std::string command,
                 size_t max_output_bytes, bool gated = false);
   ~RemoteCommand();
@@ -38,12 +39,13 @@ class RemoteCommand {
   bool TakeActivity();
   // A gated command whose process runs on the host and waits for Release().
   bool armed() const { return gated_ && phase_ == Phase::kRunning && !finished_ && !released_; }
-  // Lets an armed command go: writes its go line on the channel (CloseInput ends its stdin after).
-  // With go = false EOF instead: the gate exits 125 and the command never runs. Internal when it is
-  // not armed.
-  Status Release(bool go = true);
-  // Sends EOF on the input of a command released with go (its stdin ends), once.
-  void CloseInput();
+  // Lets an armed command go by writing `line` on its input: "" runs it now, a decimal number runs
+  // it at that wall-clock instant of the host (microseconds since the Unix epoch). Internal when it
+  // is not armed.
+  Status Release(const std::string& line = "");
+  // Sends EOF on the input of an armed or released command, once: before its go line or its
+  // instant, it exits 125 unrun; afterwards it has no effect (the command reads /dev/null).
+  void Cancel();
 
   bool finished() const { return finished_; }
   CommandResult& result() { return result_; }
@@ -73,7 +75,7 @@ class RemoteCommand {
   bool eof_ = false, closed_ = false, exit_known_ = false;
   bool activity_ = false;
   bool finished_ = false;
-  bool gated_ = false, released_ = false, input_open_ = false;
+  bool gated_ = false, released_ = false, cancelled_ = false;
   std::chrono::steady_clock::time_point submitted_;
   boost::asio::steady_timer timer_;
 };

@@ -44,14 +44,14 @@ std::weak_ptr<RemoteCommand> Session::ExecArmed(std::string command, ArmedDone a
   return c;
 }
 
-void Session::CloseInput(const std::weak_ptr<RemoteCommand>& handle) {
-  if (auto command = handle.lock()) command->CloseInput();
+void Session::Cancel(const std::weak_ptr<RemoteCommand>& handle) {
+  if (auto command = handle.lock()) command->Cancel();
 }
 
-Status Session::Fire(const std::weak_ptr<RemoteCommand>& handle, bool go) {
+Status Session::Fire(const std::weak_ptr<RemoteCommand>& handle, const std::string& line) {
   auto command = handle.lock();
   if (!command) return Status::Aborted(host_.Describe() + ": the armed command already ended");
-  return command->Release(go);
+  return command->Release(line);
 }
 
 void Session::Submit(Running r) {
@@ -366,7 +366,8 @@ void Session::Complete(Running& running) {
     const CommandResult& r = running.command->result();
     Status why = !r.status.ok() ? r.status
                                 : Status::Unavailable(host_.Describe() + ": the armed command ended before it was fired "
-                                                      "(exit status " + std::to_string(r.exit_status) + ")");
+                                                      "(exit status " + std::to_string(r.exit_status) + ")" +
+                                                      (r.err.empty() ? "" : ": " + r.err.substr(0, r.err.find('\n'))));
     boost::asio::post(io_, [armed = std::exchange(running.armed, nullptr), why] { armed(why); });
   }
   boost::asio::post(

@@ -45,12 +45,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // process runs and waits, or the reason it cannot (then `done` follows with the failure). Returns
   // the handle Fire() takes.
   std::weak_ptr<RemoteCommand> ExecArmed(std::string command, ArmedDone armed, CommandDone done);
-  // Releases an armed command (go = false: ends it unrun): libssh writes the release to the socket
-  // at once. An expired handle (the command already ended) is Aborted. Call Pump() afterwards (after
-  // releasing on every session, so that no session's packet processing delays another's release).
-  Status Fire(const std::weak_ptr<RemoteCommand>& command, bool go = true);
-  // Ends the input of a fired command (see RemoteCommand::CloseInput); expired handles are ignored.
-  void CloseInput(const std::weak_ptr<RemoteCommand>& command);
+  // Releases an armed command with its go `line` (RemoteCommand::Release): libssh writes it to the
+  // socket at once. An expired handle (the command already ended) is Aborted. Call Pump() afterwards
+  // (after releasing on every session, so that no session's packet processing delays another's).
+  Status Fire(const std::weak_ptr<RemoteCommand>& command, const std::string& line);
+  // Cancels an armed or released command (RemoteCommand::Cancel); expired handles are ignored.
+  void Cancel(const std::weak_ptr<RemoteCommand>& command);
   // Processes what the socket has and re-arms the wait.
   void Pump();
   // Ends every operation of this host with `why` (callbacks posted) and closes the connection;

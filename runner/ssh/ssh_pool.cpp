@@ -158,7 +158,14 @@ std::vector<CommandResult> SshPool::RunAll(const std::vector<std::string>& names
 
 Status SshPool::ArmAll(const std::vector<std::string>& names, const std::string& command,
                        std::shared_ptr<Armed>& out) {
-  const int free_slots = options_.max_concurrent - admission_.in_flight();
+  return ArmEach(names, std::vector<std::string>(names.size(), command), out);
+}
+
+Status SshPool::ArmEach(const std::vector<std::string>& names, const std::vector<std::string>& commands,
+                        std::shared_ptr<Armed>& out) {
+  if (names.size() != commands.size()) return Status::Internal("SSH arm: one command per host name expected");
+  // Armed commands hold their slots until fired; other commands only wait a little for theirs.
+  const int free_slots = options_.max_concurrent - armed_in_flight_;
   if (static_cast<int>(names.size()) > free_slots) {
     return Status::Invalid("cannot arm a command on " + std::to_string(names.size()) + " hosts with " +
                            std::to_string(free_slots) + " free session slots (ssh.max_concurrent " +
@@ -184,11 +191,13 @@ Status SshPool::ArmAll(const std::vector<std::string>& names, const std::string&
       continue;
     }
     a.sessions[i] = session;
+    ++armed_in_flight_;
     std::weak_ptr<Armed> weak = out;
-    admission_.Submit([this, alive, weak, session, command, i] {
+    admission_.Submit([this, alive, weak, session, command = commands[i], i] {
       if (alive.expired() || !*alive.lock()) return;
       auto armed = weak.lock();
       if (!armed) {
+        --armed_in_flight_;
         admission_.Release();
         return;
       }
@@ -202,6 +211,7 @@ Status SshPool::ArmAll(const std::vector<std::string>& names, const std::string&
           },
           [this, alive, weak, i](CommandResult result) {
             if (alive.expired() || !*alive.lock()) return;
+            --armed_in_flight_;
             admission_.Release();
             if (auto set = weak.lock()) {
               set->results[i] = std::move(result);
@@ -224,26 +234,38 @@ Status SshPool::ArmAll(const std::vector<std::string>& names, const std::string&
   return Status(code, std::to_string(count) + " of " + std::to_string(names.size()) + " hosts could not be armed" + failed);
 }
 
-void SshPool::ReleaseArmed(Armed& a, bool go) {
+void SshPool::ReleaseArmed(Armed& a, const std::optional<std::string>& line) {
+  // One pass of writes (or EOFs) with no packet processing in between, then the sessions' pumps.
   for (size_t i = 0; i < a.names.size(); ++i) {
     if (!a.armed[i].ok()) continue;
     auto session = a.sessions[i].lock();
-    Status s = session ? session->Fire(a.commands[i], go) : Status::Aborted(a.names[i] + ": the pool closed");
+    if (!session) {
+      if (a.results[i].status.ok()) a.results[i].status = Status::Aborted(a.names[i] + ": the pool closed");
+      continue;
+    }
+    if (!line) {
+      session->Cancel(a.commands[i]);
+      continue;
+    }
+    Status s = session->Fire(a.commands[i], *line);
     if (!s.ok() && a.results[i].status.ok()) a.results[i].status = s;
   }
-  for (size_t i = 0; i < a.names.size(); ++i)
-    if (auto session = a.sessions[i].lock(); session && a.armed[i].ok()) session->CloseInput(a.commands[i]);
   for (const auto& weak : a.sessions)
     if (auto session = weak.lock()) session->Pump();
   RunUntil([&] { return a.waiting_done == 0; });
 }
 
 std::vector<CommandResult> SshPool::FireAll(Armed& a) {
-  ReleaseArmed(a, true);
+  ReleaseArmed(a, std::string());
   return a.results;
 }
 
-void SshPool::Disarm(Armed& a) { ReleaseArmed(a, false); }
+std::vector<CommandResult> SshPool::FireAt(Armed& a, int64_t wall_us) {
+  ReleaseArmed(a, std::to_string(wall_us));
+  return a.results;
+}
+
+void SshPool::Disarm(Armed& a) { ReleaseArmed(a, std::nullopt); }
 
 std::vector<std::string> SshPool::HostNames() const {
   std::vector<std::string> names;

@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,9 +61,11 @@ class SshPool {
   void Run(const std::vector<std::string>& names, const std::string& command, CommandCallback done);
 
   // Arming: a command that must land on many hosts at the same moment (a fault) is started ahead of
-  // time on every host, where it waits; Fire then releases all of them in one pass, so the spread
-  // between hosts is that of writing one small packet per session, not of opening a channel and
-  // starting a process per host. An armed command holds one of the `max_concurrent` slots.
+  // time on every host, where it waits in bash (see RemoteCommand; hosts need bash 5 or later).
+  // FireAt then sends each host the instant at which to run it, so the spread between hosts is
+  // that of their clocks and of waking one process each, not of a network pass or of opening a
+  // channel and starting a process per host. An armed command holds one of the `max_concurrent`
+  // slots until it ends.
   struct Armed {
     std::vector<std::string> names;
     std::vector<std::weak_ptr<Session>> sessions;
@@ -73,12 +76,20 @@ class SshPool {
   };
   // Blocking: starts `command` gated on each named host and waits until every one is armed or has
   // failed. OK when all are armed; otherwise the first failure's code listing every failed host (the
-  // armed ones stay armed: Fire or Disarm them). InvalidArgument when there are more names than slots.
+  // armed ones stay armed: Fire or Disarm them). InvalidArgument when there are more names than
+  // slots not held by other armed commands (commands in flight are waited for).
   Status ArmAll(const std::vector<std::string>& names, const std::string& command, std::shared_ptr<Armed>& out);
-  // Blocking: releases every armed command of `armed` at once, then waits for all of them to end.
+  // ArmAll with one command per name (`commands` parallel to `names`; a name may repeat).
+  Status ArmEach(const std::vector<std::string>& names, const std::vector<std::string>& commands,
+                 std::shared_ptr<Armed>& out);
+  // Blocking: releases every armed command of `armed` now, then waits for all of them to end.
   // Results are in the order of `armed.names`; a host that never armed keeps its failure.
   std::vector<CommandResult> FireAll(Armed& armed);
-  // Blocking: ends the armed commands without running them (their channels close; the gate exits 125).
+  // Blocking: like FireAll, but every host runs its command when its own clock reads `wall_us`
+  // (microseconds since the Unix epoch); a host whose clock is past it runs it at once. The hosts'
+  // clocks are assumed synchronised (NTP/PTP): their error adds to the spread.
+  std::vector<CommandResult> FireAt(Armed& armed, int64_t wall_us);
+  // Blocking: ends the armed commands without running them (the gate exits 125) and waits for them.
   void Disarm(Armed& armed);
 
   // Blocking: AddHosts + Connect for `hosts`. OK when every host connected; otherwise the first
@@ -99,13 +110,15 @@ class SshPool {
   // Runs `io_` until `done()` is true (or the loop runs out of work).
   void RunUntil(const std::function<bool()>& done);
   std::shared_ptr<Session> Find(const std::string& name) const;
-  // Fires (go) or ends (!go) every armed command of `a`, then waits until all have ended.
-  void ReleaseArmed(Armed& a, bool go);
+  // Writes `line` to (or, without one, cancels) every armed command of `a`, then waits until all
+  // have ended.
+  void ReleaseArmed(Armed& a, const std::optional<std::string>& line);
 
   boost::asio::io_context& io_;
   PoolOptions options_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
   Admission admission_;
+  int armed_in_flight_ = 0;  // armed commands not ended yet
   // Cleared on destruction; callbacks posted earlier check it before running.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -17,6 +17,8 @@
 namespace rackchaos::ssh {
 namespace {
 
+using testing::Names;
+using testing::RunIoUntil;
 using testing::SshdFixture;
 using Clock = std::chrono::steady_clock;
 
@@ -24,12 +26,6 @@ std::unique_ptr<SshdFixture> StartSshd(int endpoints) {
   auto f = SshdFixture::Start(endpoints);
   REQUIRE_MESSAGE(f.ok(), f.status().ToString());
   return std::move(f).value();
-}
-
-std::vector<std::string> Names(const std::vector<HostSpec>& hosts) {
-  std::vector<std::string> names;
-  for (const HostSpec& h : hosts) names.push_back(h.name);
-  return names;
 }
 
 double SecondsSince(Clock::time_point t) {
@@ -41,17 +37,6 @@ std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// Runs `io` until `done()` or `limit` passes (a steady timer bounds the wait).
-void RunIoUntil(boost::asio::io_context& io, const std::function<bool()>& done, double limit_s) {
-  const auto start = Clock::now();
-  boost::asio::steady_timer tick(io);
-  while (!done() && SecondsSince(start) < limit_s) {
-    tick.expires_after(std::chrono::milliseconds(20));
-    tick.async_wait([](boost::system::error_code) {});
-    io.run_one();
-  }
 }
 
 TEST_CASE("runs a command and captures stdout, stderr and the exit status") {
@@ -120,61 +105,6 @@ TEST_CASE("max_concurrent queues the operations beyond the limit") {
   for (const auto& r : results) CHECK_MESSAGE(r.status.ok(), r.status.ToString());
   CHECK(wall >= 1.4);  // three waves of two
   CHECK(wall < 4.0);
-}
-
-TEST_CASE("armed commands wait on the hosts until fired, and never run when disarmed") {
-  auto sshd = StartSshd(8);
-  boost::asio::io_context io;
-  SshPool pool(io, PoolOptions{.max_concurrent = 8});
-  const auto hosts = sshd->Hosts(sshd->known_hosts());
-  REQUIRE(pool.ConnectAll(hosts).ok());
-  const std::string dir = std::filesystem::temp_directory_path() / ("rackchaos-armed-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::permissions(dir, std::filesystem::perms::all);
-  // Each host leaves a file named after its sshd address and port when the command really runs.
-  const std::string command = "touch " + dir + "/$(echo $SSH_CONNECTION | cut -d' ' -f3,4 | tr ' ' _); echo ran";
-  auto ran = [&] {
-    size_t n = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
-    return n;
-  };
-
-  std::shared_ptr<SshPool::Armed> armed;
-  const Status arm = pool.ArmAll(Names(hosts), command, armed);
-  REQUIRE_MESSAGE(arm.ok(), arm.ToString());
-  RunIoUntil(io, [] { return false; }, 0.3);  // armed, not fired: nothing may run
-  CHECK(ran() == 0);
-  const auto results = pool.FireAll(*armed);
-  REQUIRE(results.size() == hosts.size());
-  for (size_t i = 0; i < hosts.size(); ++i) {
-    CHECK_MESSAGE(results[i].status.ok(), results[i].status.ToString());
-    CHECK(results[i].host == hosts[i].name);
-    CHECK(results[i].exit_status == 0);
-    CHECK(results[i].out == "ran\n");
-  }
-  CHECK(ran() == hosts.size());
-
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  std::filesystem::permissions(dir, std::filesystem::perms::all);
-  REQUIRE(pool.ArmAll(Names(hosts), command, armed).ok());
-  pool.Disarm(*armed);
-  for (const CommandResult& r : armed->results) CHECK(r.exit_status == 125);
-  RunIoUntil(io, [] { return false; }, 0.2);
-  CHECK(ran() == 0);
-
-  // More hosts than free slots cannot all wait at once; an unknown host fails, the others arm.
-  SshPool narrow(io, PoolOptions{.max_concurrent = 2});
-  REQUIRE(narrow.ConnectAll(hosts).ok());
-  CHECK(narrow.ArmAll(Names(hosts), command, armed).code() == StatusCode::kInvalidArgument);
-  const Status partly = pool.ArmAll({"host00", "nosuch"}, command, armed);
-  CHECK(partly.code() == StatusCode::kNotFound);
-  CHECK(partly.message().find("1 of 2 hosts could not be armed") != std::string::npos);
-  const auto some = pool.FireAll(*armed);
-  CHECK(some[0].status.ok());
-  CHECK(some[0].out == "ran\n");
-  CHECK(some[1].status.code() == StatusCode::kNotFound);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("an unknown host key is refused with its fingerprint, and recorded with accept_new") {

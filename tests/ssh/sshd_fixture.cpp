@@ -276,4 +276,20 @@ int SshdFixture::KillSessions() {
   return static_cast<int>(pids.size());
 }
 
+std::vector<std::string> Names(const std::vector<HostSpec>& hosts) {
+  std::vector<std::string> names;
+  for (const HostSpec& h : hosts) names.push_back(h.name);
+  return names;
+}
+
+void RunIoUntil(boost::asio::io_context& io, const std::function<bool()>& done, double limit_s) {
+  const auto start = std::chrono::steady_clock::now();
+  boost::asio::steady_timer tick(io);
+  while (!done() && std::chrono::steady_clock::now() - start < std::chrono::duration<double>(limit_s)) {
+    tick.expires_after(std::chrono::milliseconds(20));
+    tick.async_wait([](boost::system::error_code) {});
+    io.run_one();
+  }
+}
+
 }  // namespace rackchaos::ssh::testing

@@ -10,11 +10,13 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "runner/ssh/asio.h"
 #include "runner/ssh/host_spec.h"
 
 namespace rackchaos::ssh::testing {
@@ -70,5 +72,10 @@ int RunShell(const std::string& command, std::string* out = nullptr);
 
 // A loopback TCP port that nothing listens on right now.
 int FreePort();
+
+// The names of `hosts`, in order.
+std::vector<std::string> Names(const std::vector<HostSpec>& hosts);
+// Runs `io` until `done()` or `limit_s` seconds pass (a steady timer bounds each wait).
+void RunIoUntil(boost::asio::io_context& io, const std::function<bool()>& done, double limit_s);
 
 }  // namespace rackchaos::ssh::testing

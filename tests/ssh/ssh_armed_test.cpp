@@ -1,0 +1,149 @@
+// Armed commands (SshPool::ArmAll/ArmEach, FireAll/FireAt, Disarm) against real OpenSSH servers on
+// loopback (label: ssh). The hosts' commands run in bash 5, as on real hosts.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+
+#include "runner/ssh/ssh_pool.h"
+#include "tests/ssh/sshd_fixture.h"
+
+namespace rackchaos::ssh {
+namespace {
+
+using testing::Names;
+using testing::RunIoUntil;
+using testing::SshdFixture;
+
+std::unique_ptr<SshdFixture> StartSshd(int endpoints) {
+  auto f = SshdFixture::Start(endpoints);
+  REQUIRE_MESSAGE(f.ok(), f.status().ToString());
+  return std::move(f).value();
+}
+
+int64_t WallMicrosNow() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// "1764505000.123456\n" (bash's $EPOCHREALTIME) as microseconds; 0 when it is not one.
+int64_t StampMicros(const std::string& text) {
+  std::istringstream in(text);
+  int64_t seconds = 0, micros = 0;
+  char dot = 0;
+  if (!(in >> seconds >> dot >> micros) || dot != '.') return 0;
+  return seconds * 1000000 + micros;
+}
+
+TEST_CASE("ssh.armed: commands wait on the hosts until fired, and never run when disarmed") {
+  auto sshd = StartSshd(8);
+  boost::asio::io_context io;
+  SshPool pool(io, PoolOptions{.max_concurrent = 8});
+  const auto hosts = sshd->Hosts(sshd->known_hosts());
+  REQUIRE(pool.ConnectAll(hosts).ok());
+  const std::string dir = std::filesystem::temp_directory_path() / ("rackchaos-armed-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::all);
+  // Each host leaves a file named after its sshd address and port when the command really runs.
+  const std::string command = "touch " + dir + "/$(echo $SSH_CONNECTION | cut -d' ' -f3,4 | tr ' ' _); echo ran";
+  auto ran = [&] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+    return n;
+  };
+
+  std::shared_ptr<SshPool::Armed> armed;
+  const Status arm = pool.ArmAll(Names(hosts), command, armed);
+  REQUIRE_MESSAGE(arm.ok(), arm.ToString());
+  RunIoUntil(io, [] { return false; }, 0.3);  // armed, not fired: nothing may run
+  CHECK(ran() == 0);
+  const auto results = pool.FireAll(*armed);
+  REQUIRE(results.size() == hosts.size());
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    CHECK_MESSAGE(results[i].status.ok(), results[i].status.ToString());
+    CHECK(results[i].host == hosts[i].name);
+    CHECK(results[i].exit_status == 0);
+    CHECK(results[i].out == "ran\n");
+  }
+  CHECK(ran() == hosts.size());
+
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::all);
+  REQUIRE(pool.ArmAll(Names(hosts), command, armed).ok());
+  pool.Disarm(*armed);
+  for (const CommandResult& r : armed->results) CHECK(r.exit_status == 125);
+  RunIoUntil(io, [] { return false; }, 0.2);
+  CHECK(ran() == 0);
+
+  // More hosts than free slots cannot all wait at once; an unknown host fails, the others arm.
+  SshPool narrow(io, PoolOptions{.max_concurrent = 2});
+  REQUIRE(narrow.ConnectAll(hosts).ok());
+  CHECK(narrow.ArmAll(Names(hosts), command, armed).code() == StatusCode::kInvalidArgument);
+  const Status partly = pool.ArmAll({"host00", "nosuch"}, command, armed);
+  CHECK(partly.code() == StatusCode::kNotFound);
+  CHECK(partly.message().find("1 of 2 hosts could not be armed") != std::string::npos);
+  const auto some = pool.FireAll(*armed);
+  CHECK(some[0].status.ok());
+  CHECK(some[0].out == "ran\n");
+  CHECK(some[1].status.code() == StatusCode::kNotFound);
+  std::filesystem::remove_all(dir);
+}
+
+
+TEST_CASE("ssh.armed: fired at an instant, every host runs its command at that instant and not before") {
+  auto sshd = StartSshd(8);
+  boost::asio::io_context io;
+  SshPool pool(io, PoolOptions{.max_concurrent = 8});
+  const auto hosts = sshd->Hosts(sshd->known_hosts());
+  REQUIRE(pool.ConnectAll(hosts).ok());
+  // The command stamps its start with a shell builtin: no process start between waking and the stamp.
+  const std::string stamp = "printf '%s\\n' \"$EPOCHREALTIME\"";
+  std::shared_ptr<SshPool::Armed> armed;
+  REQUIRE(pool.ArmAll(Names(hosts), stamp, armed).ok());
+  const int64_t at = WallMicrosNow() + 400000;
+  const auto results = pool.FireAt(*armed, at);
+  REQUIRE(results.size() == hosts.size());
+  for (const CommandResult& r : results) {
+    CHECK_MESSAGE(r.status.ok(), r.status.ToString());
+    CHECK(r.exit_status == 0);
+    CHECK(r.start_wall_us < at);  // the go lines went out ahead of the instant
+    const int64_t ran = StampMicros(r.out);
+    CHECK_MESSAGE(ran >= at, r.out);
+    CHECK_MESSAGE(ran < at + 5000000, r.out);  // a loose bound: this machine may be busy
+  }
+
+  // An instant already past: the hosts run the command at once.
+  REQUIRE(pool.ArmAll(Names(hosts), stamp, armed).ok());
+  const int64_t past = WallMicrosNow() - 60000000;
+  for (const CommandResult& r : pool.FireAt(*armed, past)) {
+    CHECK(r.exit_status == 0);
+    CHECK(StampMicros(r.out) >= WallMicrosNow() - 30000000);
+  }
+}
+
+TEST_CASE("ssh.armed: ArmEach gives each host its own command, and a host may get several") {
+  auto sshd = StartSshd(2);
+  boost::asio::io_context io;
+  SshPool pool(io, PoolOptions{.max_concurrent = 4});
+  const auto hosts = sshd->Hosts(sshd->known_hosts());
+  REQUIRE(pool.ConnectAll(hosts).ok());
+  std::shared_ptr<SshPool::Armed> armed;
+  REQUIRE(pool.ArmEach({"host00", "host01", "host00"}, {"echo a", "echo b", "exit 3"}, armed).ok());
+  const auto results = pool.FireAt(*armed, WallMicrosNow() + 100000);
+  REQUIRE(results.size() == 3);
+  CHECK(results[0].out == "a\n");
+  CHECK(results[1].out == "b\n");
+  CHECK(results[2].exit_status == 3);
+  // Three armed commands hold three of the four slots: four more cannot wait at once.
+  REQUIRE(pool.ArmAll({"host00", "host01", "host00"}, "true", armed).ok());
+  std::shared_ptr<SshPool::Armed> more;
+  CHECK(pool.ArmAll({"host00", "host01"}, "true", more).code() == StatusCode::kInvalidArgument);
+  pool.Disarm(*armed);
+  for (const CommandResult& r : armed->results) CHECK(r.exit_status == 125);
+}
+
+}  // namespace
+}  // namespace rackchaos::ssh
