@@ -12,7 +12,9 @@
 #include "healer/metrics.h"
 #include "reports/store.h"
 #include "reports/summary.h"
+#include "runner/clock_check.h"
 #include "runner/ledger.h"
+#include "runner/real_timeline.h"
 #include "runner/safety.h"
 #include "runner/score.h"
 #include "runner/ssh/ssh_pool.h"
@@ -70,87 +72,6 @@ std::vector<reports::ComponentRow> ComponentRows(const cluster::Topology& topo, 
   return rows;
 }
 
-// The faults applied now, to revert at the end or on a stop.
-struct Applied {
-  const ResolvedFault* fault;
-  injectors::Applied applied;
-  TimerId revert_timer = 0;
-};
-
-class Timeline {
- public:
-  Timeline(const RunSpec& spec, WallClock& clock, SshBackend& backend, EventSink& events, Watch& watch)
-      : spec_(spec), clock_(clock), backend_(backend), events_(events), watch_(watch) {}
-
-  void Schedule() {
-    for (const ResolvedFault& f : spec_.faults) clock_.CallAt(f.at, [this, fp = &f] { Apply(*fp); });
-  }
-
-  // Reverts everything still applied; returns how many reverts failed.
-  int RevertAll(const std::string& why) {
-    int failed = 0;
-    for (auto& [id, a] : applied_) {
-      clock_.Cancel(a.revert_timer);
-      failed += Revert(a, why) ? 0 : 1;
-    }
-    applied_.clear();
-    Status s = backend_.RevertRemaining(why);
-    if (!s.ok()) spdlog::error("revert: {}", s.ToString());
-    return failed + (s.ok() ? 0 : 1);
-  }
-  int failures() const { return failures_; }
-  // The fault injected last (the report's guess at what a job's trouble is due to), or kNoFault.
-  FaultId last_injected() const { return last_injected_; }
-
- private:
-  void Apply(const ResolvedFault& f) {
-    const std::string name = spec_.topology.TargetName(f.target);
-    auto applied = f.injector->Apply(backend_, spec_.topology, f.target, f.params, f.id);
-    if (!applied.ok()) {
-      ++failures_;
-      spdlog::error("fault #{} {} on {} failed: {}", f.id, f.injector->name(), name, applied.status().ToString());
-      events_.Record({clock_.Now(), ActionTaken{"fault_apply", f.target.component, kNoJob, false,
-                                                "fault #" + std::to_string(f.id) + ": " + applied.status().ToString()}});
-      return;
-    }
-    // Ground truth for blast radius: what the fault took out of service (never shown to the healer).
-    events_.Record({clock_.Now(), PhysicsChanged{f.target.component, std::string(f.injector->name()), 0, f.id}});
-    last_injected_ = f.id;
-    events_.Record({clock_.Now(), FaultInjected{f.id, std::string(f.injector->name()), f.target.component,
-                                                f.target.port, f.selector, applied->detail}});
-    spdlog::info("fault #{} {} on {} ({})", f.id, f.injector->name(), name, applied->detail);
-    Applied a{&f, *applied, 0};
-    if (f.duration) {
-      a.revert_timer = clock_.CallAfter(*f.duration, [this, id = f.id] {
-        Applied entry = applied_.at(id);
-        applied_.erase(id);
-        if (!Revert(entry, "after " + FormatDuration(*entry.fault->duration))) ++failures_;
-        watch_.OnFaultsActive(applied_.size(), clock_.Now());
-      });
-    }
-    applied_[f.id] = a;
-    watch_.OnFaultsActive(applied_.size(), clock_.Now());
-  }
-
-  bool Revert(const Applied& a, const std::string& why) {
-    const ResolvedFault& f = *a.fault;
-    Status s = f.injector->Revert(backend_, spec_.topology, f.target, a.applied, f.id);
-    events_.Record({clock_.Now(), FaultReverted{f.id, s.ok() ? why : why + ": " + s.ToString()}});
-    if (!s.ok()) spdlog::error("fault #{} revert failed: {}", f.id, s.ToString());
-    else spdlog::info("fault #{} reverted ({})", f.id, why);
-    return s.ok();
-  }
-
-  const RunSpec& spec_;
-  WallClock& clock_;
-  SshBackend& backend_;
-  EventSink& events_;
-  Watch& watch_;
-  std::map<FaultId, Applied> applied_;
-  int failures_ = 0;
-  FaultId last_injected_ = kNoFault;
-};
-
 // Runs start_job or stop_job for every job of the plan; returns how many failed.
 int JobActions(SshBackend& backend, const Inventory& inv, const RunSpec& spec, const std::string& action) {
   int failed = 0;
@@ -167,6 +88,19 @@ int JobActions(SshBackend& backend, const Inventory& inv, const RunSpec& spec, c
     }
   }
   return failed;
+}
+
+// Logs the largest clock offset, and records an "ssh.clock" action (ok = false) per host that is off.
+void RecordClocks(const std::vector<HostClock>& clocks, const Clock& clock, EventSink& events) {
+  const HostClock* largest = nullptr;
+  for (const HostClock& c : clocks) {
+    if (!largest || std::llabs(c.offset_us) > std::llabs(largest->offset_us)) largest = &c;
+    if (!ClockOff(c)) continue;
+    const std::string what = DescribeOffset(c) + ": its faults land that far from the others'; check NTP/PTP";
+    spdlog::warn("{}", what);
+    events.Record({clock.Now(), ActionTaken{"ssh.clock", kNoComponent, kNoJob, false, what}});
+  }
+  if (largest) spdlog::info("host clocks: largest offset {}", DescribeOffset(*largest));
 }
 
 RunOutcome Fail(RunOutcome out, const Status& s) {
@@ -197,6 +131,7 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
   }
   // Once, before anything runs: every fault's verb is one this site can do on this target.
   std::set<std::string> hosts;
+  std::map<Time, int> armed_at;  // apply commands armed at once, per `at` (each holds a session slot)
   for (const ResolvedFault& f : spec.faults) {
     std::vector<cluster::Verb> verbs = VerbsForTarget(f.injector->name(), spec.topology, f.target);
     if (verbs.empty()) verbs = f.injector->verbs();
@@ -211,8 +146,15 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
         return At(f.pos, std::string(f.injector->name()) + " on " + spec.topology.TargetName(f.target) +
                              " cannot run on this site: " + b.status().message());
       hosts.insert(b->host);
+      // One slot stays free for everything else (the healer, the monitor) while a group is armed.
+      if (++armed_at[f.at] > iv.max_concurrent - 1)
+        return At(f.pos, "more than " + std::to_string(iv.max_concurrent - 1) + " fault commands at " +
+                             FormatDuration(f.at) + ": faults that share an `at` are armed together, each holding "
+                             "an SSH session slot until it lands, and ssh.max_concurrent is " +
+                             std::to_string(iv.max_concurrent) + " (raise it, or spread the faults)");
     }
   }
+  real.fault_hosts.assign(hosts.begin(), hosts.end());
   // The healer runs when the site can be observed; the plan's jobs then need the job actions too.
   real.healer = iv.actions.count("observe_tray") > 0;
   if (real.healer) {
@@ -306,10 +248,20 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
     return Fail(out, s.WithContext("before the first fault (nothing was applied)"));
   }
 
+  // Faults land at one wall-clock instant on all their hosts: a host whose clock is off lands off.
+  const std::vector<HostClock> clocks = CheckClocks(pool, real.fault_hosts);
+  for (const HostClock& c : clocks) {
+    if (c.status.ok()) continue;
+    finish("error", ExitCode::kRuntimeError, c.status.message());
+    (void)ledger->FinishRun(*ledger_run);
+    return Fail(out, c.status.WithContext("before the first fault (nothing was applied)"));
+  }
+
   // Stage 4: the faults on the wall clock until the end, or until a stop is asked.
   WallClock clock(io);
   SetLogClock(&clock);
   StoringSink events(*store, *run);
+  RecordClocks(clocks, clock, events);
   SshBackendOptions backend_options{&*ledger, *ledger_run, {}, {}};
   for (const ResolvedFault& f : spec.faults)
     if (f.duration) backend_options.durations[f.id] = *f.duration;
@@ -317,7 +269,7 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   SshBackend backend(inv, spec.topology, pool, clock, events, backend_options);
   // The live safety watch (safety.abort, continuous gates) beside the healer, on the same observations.
   Watch watch(spec);
-  Timeline timeline(spec, clock, backend, events, watch);
+  RealTimeline timeline(spec, clock, backend, events, watch);
   // The healer sees only what the monitor reads from the site; it acts through the inventory's commands.
   healer::Healer healer(spec.topology, clock, backend, events, spec.policy);
   SshMonitor monitor(inv, spec.topology, pool, clock, backend, events, job_infos,

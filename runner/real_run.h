@@ -2,8 +2,9 @@
 // wall clock, into the same report store as simulated runs (backend "ssh").
 //
 // Stages: recover what earlier runs left open in the fault ledger -> record the run -> open and
-// host-key-check every SSH session the faults need (nothing is applied if one fails) -> schedule the
-// faults on a WallClock (apply at `at`, revert after `for`) -> wait until the end -> revert what is
+// host-key-check every SSH session the faults need (nothing is applied if one fails) -> check the
+// fault hosts' clocks and bash (runner/clock_check.h) -> schedule the faults on a WallClock, armed
+// ahead of `at` and landed together at `at` (runner/real_timeline.h), reverted after `for` -> wait until the end -> revert what is
 // still applied -> metrics, gates, verdict. Every apply is in the ledger before it runs and carries a
 // host-side expiry when it has a duration. SIGINT/SIGTERM (runner/run.h: StopRequested) revert
 // everything and finish the run as 'interrupted' (exit 4). A failed host fails only its own faults
@@ -31,7 +32,8 @@ namespace rackchaos::runner {
 // What real mode adds to a RunSpec.
 struct RealSpec {
   Inventory inventory;
-  std::vector<std::string> hosts;  // inventory hosts the faults need, sorted
+  std::vector<std::string> hosts;        // inventory hosts the run needs (faults, healer), sorted
+  std::vector<std::string> fault_hosts;  // those the faults land on, sorted
   Time horizon{};                  // plan duration, or the end of the last fault
   bool healer = false;             // the inventory's healer section can observe trays (observe_tray)
 };

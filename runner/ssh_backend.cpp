@@ -91,7 +91,12 @@ Result<std::string> SshBackend::Render(const std::string& tmpl, const std::strin
 
 Result<ssh::CommandResult> SshBackend::Run(const std::string& step, const std::string& host, ComponentId component,
                                            const std::string& command, int expected_exit) {
-  ssh::CommandResult r = pool_.RunAll({host}, command).at(0);
+  return Record(step, host, component, command, pool_.RunAll({host}, command).at(0), expected_exit);
+}
+
+Result<ssh::CommandResult> SshBackend::Record(const std::string& step, const std::string& host, ComponentId component,
+                                              const std::string& command, const ssh::CommandResult& r,
+                                              int expected_exit) {
   const bool ok = r.status.ok() && r.exit_status == expected_exit;
   std::string detail = host + ": " + Abbrev(command) + " -> ";
   if (!r.status.ok()) detail += r.status.ToString();
@@ -161,7 +166,6 @@ Status SshBackend::ApplyFault(const std::string& action, const cluster::Target& 
   }
 
   // The ledger entry comes first: from here on a crash leaves a revert someone can replay.
-  auto duration = options_.durations.find(cause);
   if (options_.ledger) {
     LedgerEntry e;
     e.run = options_.ledger_run;
@@ -174,33 +178,44 @@ Status SshBackend::ApplyFault(const std::string& action, const cluster::Target& 
     e.verify = o.verify;
     e.readback = o.readback;
     e.expect = baseline;
-    if (duration != options_.durations.end()) e.deadline_unix = LedgerUnixNow() + duration->second.us / 1000000;
+    // Staged faults land later (until_landing_); the deadline is their planned end all the same.
+    if (auto d = options_.durations.find(cause); d != options_.durations.end())
+      e.deadline_unix = LedgerUnixNow() + ((staging_ ? until_landing_ : Duration{}) + d->second).us / 1000000;
     RC_ASSIGN_OR_RETURN(o.ledger_entry, options_.ledger->Record(e));
   }
   open_[key] = o;
+  if (staging_) {
+    staged_.push_back({key, b.host, apply, t.component, expect_applied, cause});
+    return Status::Ok();
+  }
+  return Landed(key, Run("apply", b.host, t.component, apply), expect_applied, cause);
+}
 
-  auto applied = Run("apply", b.host, t.component, apply);
+Status SshBackend::Landed(const std::string& key, const Result<ssh::CommandResult>& applied,
+                          std::optional<double> expect_applied, FaultId cause) {
+  const Open o = open_.at(key);
   Status s = applied.ok() ? (applied->exit_status == 0 ? Status::Ok()
-                                                       : Status::Unavailable(b.host + ": apply exited " +
+                                                       : Status::Unavailable(o.host + ": apply exited " +
                                                                              std::to_string(applied->exit_status) + ": " +
                                                                              FirstLine(applied->err)))
                           : applied.status();
-  if (s.ok()) s = expect_applied ? VerifyValue(b.host, t.component, o.readback, *expect_applied)
-                                 : Verify(b.host, t.component, o.verify, true);
+  if (s.ok()) s = expect_applied ? VerifyValue(o.host, o.target.component, o.readback, *expect_applied)
+                                 : Verify(o.host, o.target.component, o.verify, true);
   if (!s.ok()) {
     // Half-applied is worse than not applied: undo now; the ledger keeps it if that fails too.
     Status undo = RevertFault(key, "apply failed, reverted");
-    return s.WithContext("fault #" + std::to_string(cause) + " " + action + " on " + name +
+    return s.WithContext("fault #" + std::to_string(cause) + " " + key +
                          (undo.ok() ? " (reverted)" : " (revert failed too: " + undo.message() + ")"));
   }
+  auto duration = options_.durations.find(cause);
   if (duration != options_.durations.end()) {
-    auto armed = Run("expiry", b.host, t.component, ExpiryCommand(duration->second + inv_.expiry_grace, o.revert));
+    auto armed = Run("expiry", o.host, o.target.component, ExpiryCommand(duration->second + inv_.expiry_grace, o.revert));
     std::istringstream out(armed.ok() ? armed->out : "");
     Open& stored = open_[key];
     if (armed.ok() && armed->exit_status == 0 && (out >> stored.expiry_token >> stored.expiry_pid)) {
       if (options_.ledger) (void)options_.ledger->SetExpiry(o.ledger_entry, stored.expiry_token, stored.expiry_pid);
     } else {
-      spdlog::warn("fault #{} on {}: no host-side expiry on {}; the ledger still has its revert", cause, name, b.host);
+      spdlog::warn("fault #{} {}: no host-side expiry on {}; the ledger still has its revert", cause, key, o.host);
     }
   }
   return Status::Ok();
@@ -250,6 +265,7 @@ Status SshBackend::SetValue(const std::string& action, const cluster::Target& t,
 }
 
 Status SshBackend::RevertRemaining(const std::string& why) {
+  Disarm(why);  // an armed apply must never land after its revert
   Status first;
   std::vector<std::string> keys;
   for (const auto& [key, o] : open_) keys.push_back(key);

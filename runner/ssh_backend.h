@@ -24,6 +24,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,28 @@ class SshBackend : public cluster::Backend {
   Result<ssh::CommandResult> RunHealerAction(const std::string& action, const TargetBinding& b,
                                              ComponentId component);
 
+  // Arming: how real runs land faults (runner/real_run.h). Between BeginStaging() and ArmStaged() the
+  // fault verbs do everything but run the apply command: render the commands, read baselines, write
+  // the ledger entry (revert command; deadline counted from `until_landing` from now) and queue the
+  // apply. Arming, firing and disarming are in ssh_backend_arm.cpp.
+  void BeginStaging(Duration until_landing);
+  // Forgets the staged applies of `fault` (staging it failed part-way): their entries close unapplied.
+  void Unstage(FaultId fault, const std::string& why);
+  // Ends staging and starts every staged apply on its host, gated (SshPool::ArmEach): nothing runs
+  // until FireArmed. Returns the faults that could not be armed, and why; their entries close (a
+  // gated command that was never fired cannot have run). An "ssh.arm" action per apply.
+  std::map<FaultId, Status> ArmStaged();
+  bool armed() const { return armed_ != nullptr; }
+  // Lands the armed applies at Unix time `unix_us` on every host (SshPool::FireAt), then checks
+  // each one as an unarmed apply is checked (exit status, verify, host-side expiry; undone when it
+  // failed). Returns the faults that failed, and why.
+  std::map<FaultId, Status> FireArmed(int64_t unix_us);
+  // Ends the armed applies without running them: the entries of those that exited 125 (unrun)
+  // close; any other is reverted, since it may have run. An "ssh.disarm" action per apply.
+  void Disarm(const std::string& why);
+  // Reverts every target `fault` still holds; the first failure (every target is tried).
+  Status RevertFaultTargets(FaultId fault, const std::string& why);
+
   // Reverts every fault still applied through this backend (a safety net after the injectors' own
   // reverts). Returns the first failure; every target is tried.
   Status RevertRemaining(const std::string& why);
@@ -108,7 +131,12 @@ class SshBackend : public cluster::Backend {
   Status ApplyFault(const std::string& action, const cluster::Target& t, const TargetBinding& b,
                     std::map<std::string, std::string> values, std::optional<double> expect_applied,
                     std::optional<double> baseline, FaultId cause);
+  // After the apply command ran: its exit status, then verify and the host-side expiry (or the undo).
+  Status Landed(const std::string& key, const Result<ssh::CommandResult>& applied,
+                std::optional<double> expect_applied, FaultId cause);
   Status RevertFault(const std::string& key, const std::string& why);
+  // Closes the entry of a fault target whose apply never ran, and forgets it.
+  void CloseUnapplied(const std::string& key, const std::string& why);
   // Runs a tray-bound healer action with extra placeholder values; OK when it exits 0.
   Status TrayAction(const std::string& action, ComponentId tray, std::map<std::string, std::string> extra);
 
@@ -116,6 +144,9 @@ class SshBackend : public cluster::Backend {
   // Fails only when the command did not run to its end (transport); the exit status is the caller's.
   Result<ssh::CommandResult> Run(const std::string& step, const std::string& host, ComponentId component,
                                  const std::string& command, int expected_exit = 0);
+  // Records what `r` (of `command`) did as an "ssh.<step>" ActionTaken; fails when it did not run to its end.
+  Result<ssh::CommandResult> Record(const std::string& step, const std::string& host, ComponentId component,
+                                    const std::string& command, const ssh::CommandResult& r, int expected_exit);
   Status Verify(const std::string& host, ComponentId component, const std::string& verify, bool want_applied);
   Status VerifyValue(const std::string& host, ComponentId component, const std::string& readback, double expect);
   std::string Key(const std::string& action, const cluster::Target& t) const;
@@ -129,6 +160,17 @@ class SshBackend : public cluster::Backend {
   std::vector<cluster::ObservationSink*> sinks_;
   std::map<std::string, Open> open_;          // by Key()
   std::map<std::string, double> baselines_;   // last value read per Key()
+  // Arming: applies queued while staging, then armed (parallel to armed_->names).
+  struct Staged {
+    std::string key, host, apply;
+    ComponentId component = kNoComponent;
+    std::optional<double> expect_applied;
+    FaultId fault = kNoFault;
+  };
+  bool staging_ = false;
+  Duration until_landing_{};
+  std::vector<Staged> staged_;
+  std::shared_ptr<ssh::SshPool::Armed> armed_;
 };
 
 // Parses the first number in `text` ("1200.00 W" -> 1200); InvalidArgument when there is none.

@@ -12,6 +12,12 @@ Time WallClock::Now() const {
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start_).count());
 }
 
+int64_t WallClock::UnixMicrosAt(Time t) const {
+  const int64_t unix_now =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return unix_now + (t - Now()).us;
+}
+
 TimerId WallClock::CallAt(Time at, std::function<void()> fn) {
   const TimerId id = next_id_++;
   timers_[{at.us, id}] = std::move(fn);

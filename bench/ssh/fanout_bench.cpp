@@ -5,10 +5,12 @@
 // Starts N endpoints (16 per sshd) and measures, for rackchaos' SshPool:
 //   cold   - a new pool each round: connect + key exchange + host key check + auth + run `true`;
 //   pooled - `true` on every host over sessions that are already open;
-//   armed  - the command already started on every host (SshPool::ArmAll), timing only the release;
+//   armed  - the command already started on every host (SshPool::ArmAll), timing only the release:
+//            released now (FireAll), or told to run at an instant 300 ms ahead (FireAt, as real runs);
 // and, when installed, `pdsh -R ssh -f N` and `parallel-ssh -p N` running `true` (both start one
 // OpenSSH client per host, so they pay the cold cost every time). Start skew is measured twice:
-// on this side (when each exec request was sent) and on the hosts (`date +%s%N` as the command).
+// on this side (when each exec request was sent) and on the hosts (`date +%s%N` as the command, or
+// for armed-at-T rounds also bash's builtin $EPOCHREALTIME, which starts no process).
 // Must run as root (the fixture creates the test user and starts sshd). Loopback only.
 #include <sys/resource.h>
 
@@ -58,6 +60,20 @@ std::vector<double> Skews(const std::vector<int64_t>& stamps_us) {
   return out;
 }
 
+// Every "seconds.micros" stamp in `text` (bash's $EPOCHREALTIME), as microseconds.
+std::vector<int64_t> RealtimeStamps(const std::string& text) {
+  std::vector<int64_t> out;
+  static const std::regex kStamp("\\b(1[0-9]{9})[.,]([0-9]{6})\\b");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kStamp); it != std::sregex_iterator(); ++it)
+    out.push_back(std::stoll((*it)[1]) * 1000000 + std::stoll((*it)[2]));
+  return out;
+}
+
+int64_t UnixMicrosNow() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // Every 19-digit number in `text` (date +%s%N), as microseconds.
 std::vector<int64_t> NanoStamps(const std::string& text) {
   std::vector<int64_t> out;
@@ -75,10 +91,11 @@ struct Round {
   double submit_cpu_ms = 0;  // CPU this process used for that
   int failed = 0;
   std::vector<double> local_skew_ms, remote_skew_ms;
+  std::vector<double> late_ms;  // FireAt rounds: each host's start after the instant it was given
 };
 
 void Print(const char* name, const std::vector<Round>& rounds) {
-  std::vector<double> walls, submits, submit_cpu, local, remote;
+  std::vector<double> walls, submits, submit_cpu, local, remote, late;
   int failed = 0;
   for (const Round& r : rounds) {
     walls.push_back(r.wall_ms);
@@ -86,6 +103,7 @@ void Print(const char* name, const std::vector<Round>& rounds) {
     submit_cpu.push_back(r.submit_cpu_ms);
     local.insert(local.end(), r.local_skew_ms.begin(), r.local_skew_ms.end());
     remote.insert(remote.end(), r.remote_skew_ms.begin(), r.remote_skew_ms.end());
+    late.insert(late.end(), r.late_ms.begin(), r.late_ms.end());
     failed += r.failed;
   }
   std::printf(
@@ -94,6 +112,9 @@ void Print(const char* name, const std::vector<Round>& rounds) {
       name, Quantile(walls, 0.5), Quantile(walls, 0), Quantile(walls, 1), Quantile(submits, 0.5),
       Quantile(submit_cpu, 0.5), Quantile(local, 0.5), Quantile(local, 0.99), Quantile(local, 1),
       Quantile(remote, 0.5), Quantile(remote, 0.99), Quantile(remote, 1), failed);
+  if (!late.empty())
+    std::printf("%-26s start after the instant p50/p99/max %6.1f/%6.1f/%6.1f ms\n", "", Quantile(late, 0.5),
+                Quantile(late, 0.99), Quantile(late, 1));
 }
 
 Round Measure(boost::asio::io_context& io, SshPool& pool, const std::vector<std::string>& names,
@@ -151,8 +172,12 @@ std::vector<Round> RackchaosPooled(const std::vector<HostSpec>& hosts, int round
 }
 
 // Armed: the command is started on every host ahead of time (SshPool::ArmAll) and each round
-// measures only the release (FireAll), as a real run lands a fault armed before its time.
-std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds, const std::string& cmd) {
+// measures only the release, as a real run lands a fault armed before its time. `lead` 0 releases
+// it now (FireAll: one write per host, each host runs it on receipt); otherwise every host is told
+// to run it `lead` from now on its own clock (FireAt, what real runs use), and `late_ms` says how long
+// after that instant each one started.
+std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds, const std::string& cmd,
+                                  std::chrono::milliseconds lead) {
   boost::asio::io_context io;
   SshPool pool(io, rackchaos::ssh::PoolOptions{.max_concurrent = static_cast<int>(hosts.size())});
   const rackchaos::Status s = pool.ConnectAll(hosts);
@@ -170,9 +195,10 @@ std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds
     setpriority(PRIO_PROCESS, 0, -15);
     const auto start = Clock::now();
     const double cpu_before = CpuMs();
-    const std::vector<CommandResult> results = pool.FireAll(*armed);
+    const int64_t instant = UnixMicrosNow() + std::chrono::duration_cast<std::chrono::microseconds>(lead).count();
+    const std::vector<CommandResult> results = lead.count() == 0 ? pool.FireAll(*armed) : pool.FireAt(*armed, instant);
     setpriority(PRIO_PROCESS, 0, niceness);
-    round.wall_ms = Ms(Clock::now() - start);
+    round.wall_ms = Ms(Clock::now() - start) - static_cast<double>(lead.count());
     round.submit_cpu_ms = CpuMs() - cpu_before;
     std::vector<int64_t> local, remote;
     for (const CommandResult& r : results) {
@@ -182,7 +208,10 @@ std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds
       }
       local.push_back(r.start_wall_us);
       for (int64_t stamp : NanoStamps(r.out)) remote.push_back(stamp);
+      for (int64_t stamp : RealtimeStamps(r.out)) remote.push_back(stamp);
     }
+    if (lead.count() != 0)
+      for (int64_t stamp : remote) round.late_ms.push_back(static_cast<double>(stamp - instant) / 1000.0);
     round.local_skew_ms = Skews(local);
     round.remote_skew_ms = Skews(remote);
     out.push_back(round);
@@ -254,8 +283,14 @@ int main(int argc, char** argv) {
   Print("rackchaos cold `date`", RackchaosCold(hosts, rounds, stamp));
   Print("rackchaos pooled `true`", RackchaosPooled(hosts, rounds * 4, "true"));
   Print("rackchaos pooled `date`", RackchaosPooled(hosts, rounds * 4, stamp));
-  Print("rackchaos armed `true`", RackchaosArmed(hosts, rounds * 4, "true"));
-  Print("rackchaos armed `date`", RackchaosArmed(hosts, rounds * 4, stamp));
+  // What each stamp measures: `date` when a new process on the host got to run (an exec each, so on
+  // this machine 256 of them queue for 2 cores); $EPOCHREALTIME when the waiting shell itself woke.
+  const std::string builtin = "printf '%s\\n' \"$EPOCHREALTIME\"";
+  const std::chrono::milliseconds now{0}, lead{300};
+  Print("rackchaos armed `true`", RackchaosArmed(hosts, rounds * 4, "true", now));
+  Print("rackchaos armed `date`", RackchaosArmed(hosts, rounds * 4, stamp, now));
+  Print("armed at T `$EPOCHREALTIME`", RackchaosArmed(hosts, rounds * 4, builtin, lead));
+  Print("armed at T `date`", RackchaosArmed(hosts, rounds * 4, stamp, lead));
 
   std::string list;
   const std::string config = WriteSshConfig(**sshd, &list);

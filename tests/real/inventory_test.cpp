@@ -199,6 +199,15 @@ TEST_CASE("inventory: validation checks every fault of a plan against the site o
   CHECK(offline.status().message().find("safety.abort.gpus_offline needs heartbeats") != std::string::npos);
   auto jobs = check(fault + "safety: {abort: {jobs_down: 0}}\n");
   CHECK(jobs.status().message().find("safety.abort.jobs_down needs the scheduler's job list") != std::string::npos);
+  // Faults that share an `at` are armed together, one SSH session slot each, and one slot stays free.
+  std::ofstream(dir + "/site.yaml") << kSmall << "ssh: {max_concurrent: 2}\n";
+  const std::string second = "  - {at: 0s, kind: link_down, target: r01.tray01.nic1, for: 5s}\n";
+  auto crowded = check(fault + second);
+  CHECK_MESSAGE(crowded.status().message() == dir + "/plan.yaml:5:5: more than 1 fault commands at 0s: faults that share "
+                                                   "an `at` are armed together, each holding an SSH session slot until "
+                                                   "it lands, and ssh.max_concurrent is 2 (raise it, or spread the faults)",
+                crowded.status().message());
+  CHECK(check(fault + "  - {at: 1s, kind: link_down, target: r01.tray01.nic1, for: 5s}\n").ok());
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "reports/store.h"
 #include "runner/ledger.h"
@@ -155,6 +156,108 @@ TEST_CASE("real: kill -9 of the runner, then recover restores the hosts and mark
   CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);
   CHECK(out.find("0 reverted, 0 still open") != std::string::npos);
   CHECK(lab->LinkUp(b1));
+}
+
+// Gated applies waiting on the lab's hosts now (their bash runs as `bash -c <gate> rackchaos-armed`).
+int ArmedOnHosts() {
+  std::string out;
+  ssh::testing::RunShell("pgrep -c -f '[r]ackchaos-armed'", &out);
+  return std::atoi(out.c_str());
+}
+
+// Two faults at 3.5 s on both lab hosts (link_down on r01.tray02.nic1, gpu_throttle on r01.tray01.gpu2).
+std::string ArmedPlan(Lab& lab, const std::string& name) {
+  return lab.WritePlan(name, lab.WriteInventory("lab.yaml"),
+                       "  - {at: 3500ms, kind: link_down, target: r01.tray02.nic1, for: 10m}\n"
+                       "  - {at: 3500ms, kind: gpu_throttle, target: r01.tray01.gpu2, for: 10m, "
+                       "params: {power_cap: 500W}}\n");
+}
+
+TEST_CASE("real: faults that share an at are in the ledger and armed before they land, then land together") {
+  auto lab = StartLab();
+  const std::string b1 = lab->Iface('b', 1);
+  const std::string plan = lab->WritePlan("together", lab->WriteInventory("lab.yaml"),
+                                          "  - {at: 3500ms, kind: link_down, target: r01.tray02.nic1, for: 2s}\n"
+                                          "  - {at: 3500ms, kind: gpu_throttle, target: r01.tray01.gpu2, for: 2s, "
+                                          "params: {power_cap: 500W}}\n");
+  const std::string db = lab->dir() + "/t.db", log = lab->dir() + "/t.log";
+  const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
+  REQUIRE(pid > 0);
+  // Armed: both entries written and both applies waiting on their hosts, and nothing applied yet.
+  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger") == 2 && ArmedOnHosts() == 2; }, 10), ReadText(log));
+  CHECK(lab->LinkUp(b1));
+  CHECK(lab->PowerLimit(0, 2) == "1200.00");
+  CHECK_MESSAGE(WaitFor([&] { return !lab->LinkUp(b1) && lab->PowerLimit(0, 2) == "500.00"; }, 10), ReadText(log));
+  CHECK_MESSAGE(WaitExit(pid, 30) == 0, ReadText(log));
+  CHECK(lab->LinkUp(b1));
+  CHECK(lab->PowerLimit(0, 2) == "1200.00");
+  CHECK(OpenEntries(db + ".ledger") == 0);
+  auto store = reports::ReportStore::Open(db);
+  REQUIRE(store.ok());
+  auto events = store->ReadEvents(OnlyRun(db).id);
+  REQUIRE(events.ok());
+  int armed = 0, applied = 0;
+  for (const auto& e : *events) {
+    armed += e.type == "action" && e.detail.find("-> armed") != std::string::npos;
+    applied += e.type == "action" && e.detail.find("-> exit 0") != std::string::npos &&
+               (e.detail.find("' down") != std::string::npos || e.detail.find("-pl '500'") != std::string::npos);
+  }
+  CHECK(armed == 2);
+  CHECK(applied == 2);
+}
+
+TEST_CASE("real: kill -9 while faults are armed leaves nothing applied, and recover closes their entries") {
+  auto lab = StartLab();
+  const std::string b1 = lab->Iface('b', 1);
+  const std::string db = lab->dir() + "/ka.db", log = lab->dir() + "/ka.log";
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = SpawnRackchaos({"run", ArmedPlan(*lab, "killarmed"), "--db", db}, log);
+  REQUIRE(pid > 0);
+  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger") == 2 && ArmedOnHosts() == 2; }, 10), ReadText(log));
+  ::kill(pid, SIGKILL);
+  CHECK(WaitExit(pid, 10) == 128 + SIGKILL);
+  // The gates saw their input close: past the faults' time, nothing landed and nothing waits.
+  std::this_thread::sleep_until(start + std::chrono::milliseconds(4500));
+  CHECK(WaitFor([] { return ArmedOnHosts() == 0; }, 5));
+  CHECK(lab->LinkUp(b1));
+  CHECK(lab->PowerLimit(0, 2) == "1200.00");
+  CHECK(OpenEntries(db + ".ledger") == 2);  // the ledger cannot know that: recover replays the reverts
+  std::string out;
+  CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);
+  CHECK(out.find("2 reverted, 0 still open") != std::string::npos);
+  CHECK(OpenEntries(db + ".ledger") == 0);
+  CHECK(lab->LinkUp(b1));
+  CHECK(lab->PowerLimit(0, 2) == "1200.00");
+  CHECK(OnlyRun(db).status == "aborted");
+}
+
+TEST_CASE("real: SIGINT while faults are armed disarms them: they never run and their entries close") {
+  auto lab = StartLab();
+  const std::string b1 = lab->Iface('b', 1);
+  const std::string db = lab->dir() + "/ia.db", log = lab->dir() + "/ia.log";
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = SpawnRackchaos({"run", ArmedPlan(*lab, "intarmed"), "--db", db}, log);
+  REQUIRE(pid > 0);
+  REQUIRE_MESSAGE(WaitFor([&] { return ArmedOnHosts() == 2; }, 10), ReadText(log));
+  ::kill(pid, SIGINT);
+  CHECK_MESSAGE(WaitExit(pid, 30) == 4, ReadText(log));
+  CHECK(ArmedOnHosts() == 0);
+  std::this_thread::sleep_until(start + std::chrono::milliseconds(4500));
+  CHECK(lab->LinkUp(b1));
+  CHECK(lab->PowerLimit(0, 2) == "1200.00");
+  CHECK(OpenEntries(db + ".ledger") == 0);
+  CHECK(OnlyRun(db).status == "interrupted");
+  auto store = reports::ReportStore::Open(db);
+  REQUIRE(store.ok());
+  auto events = store->ReadEvents(OnlyRun(db).id);
+  REQUIRE(events.ok());
+  int disarmed = 0, injected = 0;
+  for (const auto& e : *events) {
+    disarmed += e.type == "action" && e.detail.find("-> exit 125") != std::string::npos;
+    injected += e.type == "fault_injected";
+  }
+  CHECK(disarmed == 2);
+  CHECK(injected == 0);
 }
 
 TEST_CASE("real: the host-side expiry ends a fault when the runner is dead") {
