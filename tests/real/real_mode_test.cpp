@@ -49,6 +49,14 @@ reports::RunRow OnlyRun(const std::string& db) {
   return runs->back();
 }
 
+std::vector<reports::EventRow> OnlyRunEvents(const std::string& db) {
+  auto store = reports::ReportStore::Open(db);
+  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+  auto events = store->ReadEvents(OnlyRun(db).id);
+  REQUIRE(events.ok());
+  return *events;
+}
+
 int Recover(Lab& lab, const std::string& db, std::string* output = nullptr) {
   const std::string log = lab.dir() + "/recover.log";
   const int code = WaitExit(SpawnRackchaos({"recover", "--db", db}, log), 60);
@@ -192,12 +200,8 @@ TEST_CASE("real: faults that share an at are in the ledger and armed before they
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
   CHECK(OpenEntries(db + ".ledger") == 0);
-  auto store = reports::ReportStore::Open(db);
-  REQUIRE(store.ok());
-  auto events = store->ReadEvents(OnlyRun(db).id);
-  REQUIRE(events.ok());
   int armed = 0, applied = 0;
-  for (const auto& e : *events) {
+  for (const auto& e : OnlyRunEvents(db)) {
     armed += e.type == "action" && e.detail.find("-> armed") != std::string::npos;
     applied += e.type == "action" && e.detail.find("-> exit 0") != std::string::npos &&
                (e.detail.find("' down") != std::string::npos || e.detail.find("-pl '500'") != std::string::npos);
@@ -247,12 +251,8 @@ TEST_CASE("real: SIGINT while faults are armed disarms them: they never run and 
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
   CHECK(OpenEntries(db + ".ledger") == 0);
   CHECK(OnlyRun(db).status == "interrupted");
-  auto store = reports::ReportStore::Open(db);
-  REQUIRE(store.ok());
-  auto events = store->ReadEvents(OnlyRun(db).id);
-  REQUIRE(events.ok());
   int disarmed = 0, injected = 0;
-  for (const auto& e : *events) {
+  for (const auto& e : OnlyRunEvents(db)) {
     disarmed += e.type == "action" && e.detail.find("-> exit 125") != std::string::npos;
     injected += e.type == "fault_injected";
   }

@@ -23,6 +23,18 @@ std::unique_ptr<SshdFixture> StartSshd(int endpoints) {
   return std::move(f).value();
 }
 
+// `endpoints` sshd endpoints and a pool with a session open to each.
+struct Connected {
+  Connected(int endpoints, int slots)
+      : sshd(StartSshd(endpoints)), pool(io, PoolOptions{.max_concurrent = slots}), hosts(sshd->Hosts(sshd->known_hosts())) {
+    REQUIRE(pool.ConnectAll(hosts).ok());
+  }
+  std::unique_ptr<SshdFixture> sshd;
+  boost::asio::io_context io;
+  SshPool pool;
+  std::vector<HostSpec> hosts;
+};
+
 int64_t WallMicrosNow() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -38,11 +50,8 @@ int64_t StampMicros(const std::string& text) {
 }
 
 TEST_CASE("ssh.armed: commands wait on the hosts until fired, and never run when disarmed") {
-  auto sshd = StartSshd(8);
-  boost::asio::io_context io;
-  SshPool pool(io, PoolOptions{.max_concurrent = 8});
-  const auto hosts = sshd->Hosts(sshd->known_hosts());
-  REQUIRE(pool.ConnectAll(hosts).ok());
+  Connected c(8, 8);
+  auto& [sshd, io, pool, hosts] = c;
   const std::string dir = std::filesystem::temp_directory_path() / ("rackchaos-armed-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::filesystem::permissions(dir, std::filesystem::perms::all);
@@ -94,11 +103,8 @@ TEST_CASE("ssh.armed: commands wait on the hosts until fired, and never run when
 
 
 TEST_CASE("ssh.armed: fired at an instant, every host runs its command at that instant and not before") {
-  auto sshd = StartSshd(8);
-  boost::asio::io_context io;
-  SshPool pool(io, PoolOptions{.max_concurrent = 8});
-  const auto hosts = sshd->Hosts(sshd->known_hosts());
-  REQUIRE(pool.ConnectAll(hosts).ok());
+  Connected c(8, 8);
+  auto& [sshd, io, pool, hosts] = c;
   // The command stamps its start with a shell builtin: no process start between waking and the stamp.
   const std::string stamp = "printf '%s\\n' \"$EPOCHREALTIME\"";
   std::shared_ptr<SshPool::Armed> armed;
@@ -125,11 +131,8 @@ TEST_CASE("ssh.armed: fired at an instant, every host runs its command at that i
 }
 
 TEST_CASE("ssh.armed: ArmEach gives each host its own command, and a host may get several") {
-  auto sshd = StartSshd(2);
-  boost::asio::io_context io;
-  SshPool pool(io, PoolOptions{.max_concurrent = 4});
-  const auto hosts = sshd->Hosts(sshd->known_hosts());
-  REQUIRE(pool.ConnectAll(hosts).ok());
+  Connected c(2, 4);
+  auto& [sshd, io, pool, hosts] = c;
   std::shared_ptr<SshPool::Armed> armed;
   REQUIRE(pool.ArmEach({"host00", "host01", "host00"}, {"echo a", "echo b", "exit 3"}, armed).ok());
   const auto results = pool.FireAt(*armed, WallMicrosNow() + 100000);
