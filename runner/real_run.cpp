@@ -90,7 +90,7 @@ int JobActions(SshBackend& backend, const Inventory& inv, const RunSpec& spec, c
   return failed;
 }
 
-// Logs the largest clock offset, and records an "ssh.clock" action (ok = false) per host that is off.
+// Records the largest clock offset as an "ssh.clock" action, and one with ok = false per host that is off.
 void RecordClocks(const std::vector<HostClock>& clocks, const Clock& clock, EventSink& events) {
   const HostClock* largest = nullptr;
   for (const HostClock& c : clocks) {
@@ -100,7 +100,10 @@ void RecordClocks(const std::vector<HostClock>& clocks, const Clock& clock, Even
     spdlog::warn("{}", what);
     events.Record({clock.Now(), ActionTaken{"ssh.clock", kNoComponent, kNoJob, false, what}});
   }
-  if (largest) spdlog::info("host clocks: largest offset {}", DescribeOffset(*largest));
+  if (!largest) return;
+  const std::string what = std::to_string(clocks.size()) + " fault host clock(s), largest offset " + DescribeOffset(*largest);
+  spdlog::info("{}", what);
+  events.Record({clock.Now(), ActionTaken{"ssh.clock", kNoComponent, kNoJob, true, what}});
 }
 
 RunOutcome Fail(RunOutcome out, const Status& s) {

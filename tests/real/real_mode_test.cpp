@@ -200,14 +200,19 @@ TEST_CASE("real: faults that share an at are in the ledger and armed before they
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
   CHECK(OpenEntries(db + ".ledger") == 0);
-  int armed = 0, applied = 0;
+  int armed = 0, applied = 0, clocks = 0;
   for (const auto& e : OnlyRunEvents(db)) {
+    // The fault hosts' clocks were probed at connect (loopback: the same clock, within the round trip).
+    clocks += e.type == "action" && e.detail.find("ssh.clock ok") == 0 &&
+              e.detail.find("2 fault host clock(s), largest offset host0") != std::string::npos;
     armed += e.type == "action" && e.detail.find("-> armed") != std::string::npos;
     applied += e.type == "action" && e.detail.find("-> exit 0") != std::string::npos &&
                (e.detail.find("' down") != std::string::npos || e.detail.find("-pl '500'") != std::string::npos);
   }
   CHECK(armed == 2);
   CHECK(applied == 2);
+  CHECK(clocks == 1);
+  CHECK(ReadText(log).find("its faults land that far") == std::string::npos);
 }
 
 TEST_CASE("real: kill -9 while faults are armed leaves nothing applied, and recover closes their entries") {
