@@ -63,9 +63,10 @@ void RealTimeline::Landed(Applied a) {
   // Ground truth for blast radius: what the fault took out of service (never shown to the healer).
   events_.Record({clock_.Now(), PhysicsChanged{f.target.component, std::string(f.injector->name()), 0, f.id}});
   last_injected_ = f.id;
-  events_.Record({clock_.Now(), FaultInjected{f.id, std::string(f.injector->name()), f.target.component,
-                                              f.target.port, f.selector, a.applied.detail}});
-  spdlog::info("fault #{} {} on {} ({})", f.id, f.injector->name(), spec_.topology.TargetName(f.target), a.applied.detail);
+  events_.Record({clock_.Now(), FaultInjected{f.id, std::string(f.injector->name()), f.target.component, f.target.port,
+                                              f.selector, a.applied.detail}});
+  spdlog::info("fault #{} {} on {} ({})", f.id, f.injector->name(), spec_.topology.TargetName(f.target),
+               a.applied.detail);
   if (f.duration) {
     a.revert_timer = clock_.CallAfter(*f.duration, [this, id = f.id] {
       Applied entry = applied_.at(id);
@@ -106,8 +107,10 @@ bool RealTimeline::Revert(const Applied& a, const std::string& why) {
   const ResolvedFault& f = *a.fault;
   Status s = f.injector->Revert(backend_, spec_.topology, f.target, a.applied, f.id);
   events_.Record({clock_.Now(), FaultReverted{f.id, s.ok() ? why : why + ": " + s.ToString()}});
-  if (!s.ok()) spdlog::error("fault #{} revert failed: {}", f.id, s.ToString());
-  else spdlog::info("fault #{} reverted ({})", f.id, why);
+  if (!s.ok())
+    spdlog::error("fault #{} revert failed: {}", f.id, s.ToString());
+  else
+    spdlog::info("fault #{} reverted ({})", f.id, why);
   return s.ok();
 }
 

@@ -65,7 +65,7 @@ class RealTimeline {
   SshBackend& backend_;
   EventSink& events_;
   Watch& watch_;
-  std::vector<Applied> armed_;   // the armed group's faults, staged and armed
+  std::vector<Applied> armed_;    // the armed group's faults, staged and armed
   std::set<FaultId> arm_failed_;  // faults of the armed group that failed part-way: undone after the fire
   std::map<FaultId, Applied> applied_;
   int failures_ = 0;

@@ -45,8 +45,9 @@ std::map<FaultId, Status> SshBackend::ArmStaged() {
   for (size_t i = 0; i < staged_.size(); ++i) {
     const Staged& s = staged_[i];
     const Status why = armed_ ? armed_->armed[i] : all;
-    events_.Record({clock_.Now(), ActionTaken{"ssh.arm", s.component, kNoJob, why.ok(),
-                                              s.host + ": " + s.apply + " -> " + (why.ok() ? "armed" : why.ToString())}});
+    events_.Record(
+        {clock_.Now(), ActionTaken{"ssh.arm", s.component, kNoJob, why.ok(),
+                                   s.host + ": " + s.apply + " -> " + (why.ok() ? "armed" : why.ToString())}});
     if (why.ok()) continue;
     failed.emplace(s.fault, why.WithContext("arming fault #" + std::to_string(s.fault) + " " + s.key));
     CloseUnapplied(s.key, "arming failed: " + why.message());
@@ -64,7 +65,8 @@ std::map<FaultId, Status> SshBackend::FireArmed(int64_t unix_us) {
   for (size_t i = 0; i < staged.size(); ++i) {
     if (!armed->armed[i].ok()) continue;  // closed when arming failed
     const Staged& s = staged[i];
-    Status landed = Landed(s.key, Record("apply", s.host, s.component, s.apply, results[i], 0), s.expect_applied, s.fault);
+    Status landed =
+        Landed(s.key, Record("apply", s.host, s.component, s.apply, results[i], 0), s.expect_applied, s.fault);
     if (!landed.ok()) failed.emplace(s.fault, landed);
   }
   return failed;

@@ -26,7 +26,9 @@ std::unique_ptr<SshdFixture> StartSshd(int endpoints) {
 // `endpoints` sshd endpoints and a pool with a session open to each.
 struct Connected {
   Connected(int endpoints, int slots)
-      : sshd(StartSshd(endpoints)), pool(io, PoolOptions{.max_concurrent = slots}), hosts(sshd->Hosts(sshd->known_hosts())) {
+      : sshd(StartSshd(endpoints)),
+        pool(io, PoolOptions{.max_concurrent = slots}),
+        hosts(sshd->Hosts(sshd->known_hosts())) {
     REQUIRE(pool.ConnectAll(hosts).ok());
   }
   std::unique_ptr<SshdFixture> sshd;
@@ -66,7 +68,8 @@ TEST_CASE("ssh.armed: commands wait on the hosts until fired, and never run when
   std::shared_ptr<SshPool::Armed> armed;
   const Status arm = pool.ArmAll(Names(hosts), command, armed);
   REQUIRE_MESSAGE(arm.ok(), arm.ToString());
-  RunIoUntil(io, [] { return false; }, 0.3);  // armed, not fired: nothing may run
+  RunIoUntil(
+      io, [] { return false; }, 0.3);  // armed, not fired: nothing may run
   CHECK(ran() == 0);
   const auto results = pool.FireAll(*armed);
   REQUIRE(results.size() == hosts.size());
@@ -84,7 +87,8 @@ TEST_CASE("ssh.armed: commands wait on the hosts until fired, and never run when
   REQUIRE(pool.ArmAll(Names(hosts), command, armed).ok());
   pool.Disarm(*armed);
   for (const CommandResult& r : armed->results) CHECK(r.exit_status == 125);
-  RunIoUntil(io, [] { return false; }, 0.2);
+  RunIoUntil(
+      io, [] { return false; }, 0.2);
   CHECK(ran() == 0);
 
   // More hosts than free slots cannot all wait at once; an unknown host fails, the others arm.
@@ -100,7 +104,6 @@ TEST_CASE("ssh.armed: commands wait on the hosts until fired, and never run when
   CHECK(some[1].status.code() == StatusCode::kNotFound);
   std::filesystem::remove_all(dir);
 }
-
 
 TEST_CASE("ssh.armed: fired at an instant, every host runs its command at that instant and not before") {
   Connected c(8, 8);
