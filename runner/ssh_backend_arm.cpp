@@ -44,7 +44,7 @@ std::map<FaultId, Status> SshBackend::ArmStaged() {
   const Status all = pool_.ArmEach(hosts, commands, armed_);
   for (size_t i = 0; i < staged_.size(); ++i) {
     const Staged& s = staged_[i];
-    const Status why = armed_ ? armed_->armed[i] : all;
+    const Status why = armed_ ? armed_->status()[i] : all;
     events_.Record(
         {clock_.Now(), ActionTaken{"ssh.arm", s.component, kNoJob, why.ok(),
                                    s.host + ": " + s.apply + " -> " + (why.ok() ? "armed" : why.ToString())}});
@@ -63,7 +63,7 @@ std::map<FaultId, Status> SshBackend::FireArmed(int64_t unix_us) {
   const auto staged = std::exchange(staged_, {});
   const std::vector<ssh::CommandResult> results = pool_.FireAt(*armed, unix_us);
   for (size_t i = 0; i < staged.size(); ++i) {
-    if (!armed->armed[i].ok()) continue;  // closed when arming failed
+    if (!armed->status()[i].ok()) continue;  // closed when arming failed
     const Staged& s = staged[i];
     Status landed =
         Landed(s.key, Record("apply", s.host, s.component, s.apply, results[i], 0), s.expect_applied, s.fault);
@@ -78,9 +78,9 @@ void SshBackend::Disarm(const std::string& why) {
   const auto staged = std::exchange(staged_, {});
   pool_.Disarm(*armed);
   for (size_t i = 0; i < staged.size(); ++i) {
-    if (!armed->armed[i].ok()) continue;
+    if (!armed->status()[i].ok()) continue;
     const Staged& s = staged[i];
-    const ssh::CommandResult& r = armed->results[i];
+    const ssh::CommandResult& r = armed->results()[i];
     (void)Record("disarm", s.host, s.component, s.apply, r, 125);
     if (r.status.ok() && r.exit_status == 125) {
       CloseUnapplied(s.key, "disarmed (" + why + ")");

@@ -173,24 +173,24 @@ Status SshPool::ArmEach(const std::vector<std::string>& names, const std::vector
   }
   out = std::make_shared<Armed>();
   Armed& a = *out;
-  a.names = names;
-  a.sessions.resize(names.size());
-  a.commands.resize(names.size());
-  a.armed.assign(names.size(), Status::Ok());
-  a.results.resize(names.size());
-  a.waiting_armed = a.waiting_done = names.size();
+  a.names_ = names;
+  a.sessions_.resize(names.size());
+  a.commands_.resize(names.size());
+  a.armed_.assign(names.size(), Status::Ok());
+  a.results_.resize(names.size());
+  a.waiting_armed_ = a.waiting_done_ = names.size();
   std::weak_ptr<bool> alive = alive_;
   for (size_t i = 0; i < names.size(); ++i) {
-    a.results[i].host = names[i];
+    a.results_[i].host = names[i];
     std::shared_ptr<Session> session = Find(names[i]);
     if (!session) {
-      a.armed[i] = a.results[i].status = UnknownHost(names[i]);
-      a.results[i].exit_status = -1;
-      --a.waiting_armed;
-      --a.waiting_done;
+      a.armed_[i] = a.results_[i].status = UnknownHost(names[i]);
+      a.results_[i].exit_status = -1;
+      --a.waiting_armed_;
+      --a.waiting_done_;
       continue;
     }
-    a.sessions[i] = session;
+    a.sessions_[i] = session;
     ++armed_in_flight_;
     std::weak_ptr<Armed> weak = out;
     admission_.Submit([this, alive, weak, session, command = commands[i], i] {
@@ -201,34 +201,34 @@ Status SshPool::ArmEach(const std::vector<std::string>& names, const std::vector
         admission_.Release();
         return;
       }
-      armed->commands[i] = session->ExecArmed(
+      armed->commands_[i] = session->ExecArmed(
           command,
           [alive, weak, i](Status status) {
             auto set = weak.lock();
             if (alive.expired() || !*alive.lock() || !set) return;
-            set->armed[i] = std::move(status);
-            --set->waiting_armed;
+            set->armed_[i] = std::move(status);
+            --set->waiting_armed_;
           },
           [this, alive, weak, i](CommandResult result) {
             if (alive.expired() || !*alive.lock()) return;
             --armed_in_flight_;
             admission_.Release();
             if (auto set = weak.lock()) {
-              set->results[i] = std::move(result);
-              --set->waiting_done;
+              set->results_[i] = std::move(result);
+              --set->waiting_done_;
             }
           });
     });
   }
-  RunUntil([&] { return a.waiting_armed == 0; });
-  if (a.waiting_armed != 0) return Status::Internal("SSH arm: the event loop stopped early");
+  RunUntil([&] { return a.waiting_armed_ == 0; });
+  if (a.waiting_armed_ != 0) return Status::Internal("SSH arm: the event loop stopped early");
   std::string failed;
   StatusCode code = StatusCode::kOk;
   int count = 0;
   for (size_t i = 0; i < names.size(); ++i) {
-    if (a.armed[i].ok()) continue;
-    if (count++ == 0) code = a.armed[i].code();
-    failed += "; " + a.armed[i].ToString();
+    if (a.armed_[i].ok()) continue;
+    if (count++ == 0) code = a.armed_[i].code();
+    failed += "; " + a.armed_[i].ToString();
   }
   if (count == 0) return Status::Ok();
   return Status(code, std::to_string(count) + " of " + std::to_string(names.size()) + " hosts could not be armed" + failed);
@@ -236,33 +236,33 @@ Status SshPool::ArmEach(const std::vector<std::string>& names, const std::vector
 
 void SshPool::ReleaseArmed(Armed& a, const std::optional<std::string>& line) {
   // One pass of writes (or EOFs) with no packet processing in between, then the sessions' pumps.
-  for (size_t i = 0; i < a.names.size(); ++i) {
-    if (!a.armed[i].ok()) continue;
-    auto session = a.sessions[i].lock();
+  for (size_t i = 0; i < a.names_.size(); ++i) {
+    if (!a.armed_[i].ok()) continue;
+    auto session = a.sessions_[i].lock();
     if (!session) {
-      if (a.results[i].status.ok()) a.results[i].status = Status::Aborted(a.names[i] + ": the pool closed");
+      if (a.results_[i].status.ok()) a.results_[i].status = Status::Aborted(a.names_[i] + ": the pool closed");
       continue;
     }
     if (!line) {
-      session->Cancel(a.commands[i]);
+      session->Cancel(a.commands_[i]);
       continue;
     }
-    Status s = session->Fire(a.commands[i], *line);
-    if (!s.ok() && a.results[i].status.ok()) a.results[i].status = s;
+    Status s = session->Fire(a.commands_[i], *line);
+    if (!s.ok() && a.results_[i].status.ok()) a.results_[i].status = s;
   }
-  for (const auto& weak : a.sessions)
+  for (const auto& weak : a.sessions_)
     if (auto session = weak.lock()) session->Pump();
-  RunUntil([&] { return a.waiting_done == 0; });
+  RunUntil([&] { return a.waiting_done_ == 0; });
 }
 
 std::vector<CommandResult> SshPool::FireAll(Armed& a) {
   ReleaseArmed(a, std::string());
-  return a.results;
+  return a.results_;
 }
 
 std::vector<CommandResult> SshPool::FireAt(Armed& a, int64_t wall_us) {
   ReleaseArmed(a, std::to_string(wall_us));
-  return a.results;
+  return a.results_;
 }
 
 void SshPool::Disarm(Armed& a) { ReleaseArmed(a, std::nullopt); }

@@ -66,13 +66,21 @@ class SshPool {
   // that of their clocks and of waking one process each, not of a network pass or of opening a
   // channel and starting a process per host. An armed command holds one of the `max_concurrent`
   // slots until it ends.
-  struct Armed {
-    std::vector<std::string> names;
-    std::vector<std::weak_ptr<Session>> sessions;
-    std::vector<std::weak_ptr<RemoteCommand>> commands;  // parallel to names; expired = ended
-    std::vector<Status> armed;                           // per name: OK once armed, else why not
-    std::vector<CommandResult> results;                  // per name, once ended
-    size_t waiting_armed = 0, waiting_done = 0;
+  class Armed {
+   public:
+    // Per name, in the order given to ArmAll/ArmEach: OK once armed, else why not.
+    const std::vector<Status>& status() const { return armed_; }
+    // Per name, once ended (after FireAll, FireAt or Disarm).
+    const std::vector<CommandResult>& results() const { return results_; }
+
+   private:
+    friend class SshPool;
+    std::vector<std::string> names_;
+    std::vector<std::weak_ptr<Session>> sessions_;
+    std::vector<std::weak_ptr<RemoteCommand>> commands_;  // parallel to names_; expired = ended
+    std::vector<Status> armed_;
+    std::vector<CommandResult> results_;
+    size_t waiting_armed_ = 0, waiting_done_ = 0;
   };
   // Blocking: starts `command` gated on each named host and waits until every one is armed or has
   // failed. OK when all are armed; otherwise the first failure's code listing every failed host (the
@@ -83,7 +91,7 @@ class SshPool {
   Status ArmEach(const std::vector<std::string>& names, const std::vector<std::string>& commands,
                  std::shared_ptr<Armed>& out);
   // Blocking: releases every armed command of `armed` now, then waits for all of them to end.
-  // Results are in the order of `armed.names`; a host that never armed keeps its failure.
+  // Results are in the order of the names armed; a host that never armed keeps its failure.
   std::vector<CommandResult> FireAll(Armed& armed);
   // Blocking: like FireAll, but every host runs its command when its own clock reads `wall_us`
   // (microseconds since the Unix epoch); a host whose clock is past it runs it at once. The hosts'

@@ -86,7 +86,7 @@ TEST_CASE("ssh.armed: commands wait on the hosts until fired, and never run when
   std::filesystem::permissions(dir, std::filesystem::perms::all);
   REQUIRE(pool.ArmAll(Names(hosts), command, armed).ok());
   pool.Disarm(*armed);
-  for (const CommandResult& r : armed->results) CHECK(r.exit_status == 125);
+  for (const CommandResult& r : armed->results()) CHECK(r.exit_status == 125);
   RunIoUntil(
       io, [] { return false; }, 0.2);
   CHECK(ran() == 0);
@@ -148,7 +148,7 @@ TEST_CASE("ssh.armed: ArmEach gives each host its own command, and a host may ge
   std::shared_ptr<SshPool::Armed> more;
   CHECK(pool.ArmAll({"host00", "host01"}, "true", more).code() == StatusCode::kInvalidArgument);
   pool.Disarm(*armed);
-  for (const CommandResult& r : armed->results) CHECK(r.exit_status == 125);
+  for (const CommandResult& r : armed->results()) CHECK(r.exit_status == 125);
 }
 
 }  // namespace
