@@ -255,6 +255,18 @@ TEST_CASE("real: SIGINT while faults are armed disarms them: they never run and 
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
   CHECK(OpenEntries(db + ".ledger") == 0);
+  // The entries were written (with their reverts and the faults' planned end) and closed unapplied.
+  auto ledger = Ledger::Open(db + ".ledger");
+  REQUIRE(ledger.ok());
+  auto entries = ledger->Entries(1);
+  REQUIRE(entries.ok());
+  REQUIRE(entries->size() == 2);
+  for (const LedgerEntry& e : *entries) {
+    CHECK(e.state == "closed");
+    CHECK_MESSAGE(e.note.find("never applied: disarmed") == 0, e.note);
+    CHECK(e.revert.find(e.action == "link_down" ? "' up" : "-pl '1200'") != std::string::npos);
+    CHECK(e.deadline_unix > LedgerUnixNow() + 500);  // 3.5 s + 10 min from the start
+  }
   CHECK(OnlyRun(db).status == "interrupted");
   int disarmed = 0, injected = 0;
   for (const auto& e : OnlyRunEvents(db)) {
