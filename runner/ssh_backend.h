@@ -16,7 +16,8 @@
 // (runner/ssh_monitor.h) reach subscribers through Publish().
 //
 // Every remote command is recorded as an ActionTaken event ("ssh.apply", "ssh.verify", "ssh.revert",
-// "ssh.baseline", "ssh.expiry", "ssh.cancel_expiry") with host, command, exit status and time taken.
+// "ssh.baseline", "ssh.expiry", "ssh.cancel_expiry", and for armed faults "ssh.arm", "ssh.land",
+// "ssh.disarm") with host, command, exit status and time taken.
 // A failed command fails only that verb; other hosts are unaffected.
 //
 // Threading: call on the thread that runs the pool's io_context, outside its handlers (WallClock
@@ -135,6 +136,9 @@ class SshBackend : public cluster::Backend {
   Status Landed(const std::string& key, const Result<ssh::CommandResult>& applied,
                 std::optional<double> expect_applied, FaultId cause);
   Status RevertFault(const std::string& key, const std::string& why);
+  // Records when the armed applies started on their hosts ("ssh.land": spread and delay after the
+  // instant, by the hosts' clocks); ok = false when some did not report it.
+  void RecordLanding(const std::vector<ssh::CommandResult>& results, int64_t unix_us);
   // Closes the entry of a fault target whose apply never ran, and forgets it.
   void CloseUnapplied(const std::string& key, const std::string& why);
   // Runs a tray-bound healer action with extra placeholder values; OK when it exits 0.

@@ -1,5 +1,7 @@
 // SshBackend's arming: faults staged, armed on their hosts ahead of time, landed together at one
 // wall-clock instant, or disarmed unrun (see ssh_backend.h and SshPool::ArmEach / FireAt).
+#include <algorithm>
+#include <cstdio>
 #include <utility>
 
 #include "core/log.h"
@@ -62,6 +64,7 @@ std::map<FaultId, Status> SshBackend::FireArmed(int64_t unix_us) {
   const auto armed = std::exchange(armed_, nullptr);
   const auto staged = std::exchange(staged_, {});
   const std::vector<ssh::CommandResult> results = pool_.FireAt(*armed, unix_us);
+  RecordLanding(results, unix_us);
   for (size_t i = 0; i < staged.size(); ++i) {
     if (!armed->status()[i].ok()) continue;  // closed when arming failed
     const Staged& s = staged[i];
@@ -70,6 +73,25 @@ std::map<FaultId, Status> SshBackend::FireArmed(int64_t unix_us) {
     if (!landed.ok()) failed.emplace(s.fault, landed);
   }
   return failed;
+}
+
+void SshBackend::RecordLanding(const std::vector<ssh::CommandResult>& results, int64_t unix_us) {
+  int64_t first = 0, last = 0;
+  size_t landed = 0;
+  for (const ssh::CommandResult& r : results) {
+    if (r.landed_wall_us == 0) continue;
+    first = landed == 0 ? r.landed_wall_us : std::min(first, r.landed_wall_us);
+    last = landed++ == 0 ? r.landed_wall_us : std::max(last, r.landed_wall_us);
+  }
+  if (landed == 0) return;
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%zu of %zu apply command(s) started within %.1f ms of each other by their hosts' clocks, the "
+                "first %.1f ms after the instant",
+                landed, results.size(), static_cast<double>(last - first) / 1000.0,
+                static_cast<double>(first - unix_us) / 1000.0);
+  spdlog::info("{}", text);
+  events_.Record({clock_.Now(), ActionTaken{"ssh.land", kNoComponent, kNoJob, landed == results.size(), text}});
 }
 
 void SshBackend::Disarm(const std::string& why) {

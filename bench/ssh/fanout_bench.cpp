@@ -93,10 +93,11 @@ struct Round {
   int failed = 0;
   std::vector<double> local_skew_ms, remote_skew_ms;
   std::vector<double> late_ms;  // FireAt rounds: each host's start after the instant it was given
+  std::vector<double> gate_skew_ms;  // armed rounds: the gate's own landing stamps (what real runs record)
 };
 
 void Print(const char* name, const std::vector<Round>& rounds) {
-  std::vector<double> walls, submits, submit_cpu, local, remote, late;
+  std::vector<double> walls, submits, submit_cpu, local, remote, late, gate;
   int failed = 0;
   for (const Round& r : rounds) {
     walls.push_back(r.wall_ms);
@@ -105,6 +106,7 @@ void Print(const char* name, const std::vector<Round>& rounds) {
     local.insert(local.end(), r.local_skew_ms.begin(), r.local_skew_ms.end());
     remote.insert(remote.end(), r.remote_skew_ms.begin(), r.remote_skew_ms.end());
     late.insert(late.end(), r.late_ms.begin(), r.late_ms.end());
+    gate.insert(gate.end(), r.gate_skew_ms.begin(), r.gate_skew_ms.end());
     failed += r.failed;
   }
   std::printf(
@@ -116,6 +118,9 @@ void Print(const char* name, const std::vector<Round>& rounds) {
   if (!late.empty())
     std::printf("%-26s start after the instant p50/p99/max %6.1f/%6.1f/%6.1f ms\n", "", Quantile(late, 0.5),
                 Quantile(late, 0.99), Quantile(late, 1));
+  if (!gate.empty())
+    std::printf("%-26s gate's landing stamp skew p50/p99/max %6.1f/%6.1f/%6.1f ms\n", "", Quantile(gate, 0.5),
+                Quantile(gate, 0.99), Quantile(gate, 1));
 }
 
 Round Measure(boost::asio::io_context& io, SshPool& pool, const std::vector<std::string>& names,
@@ -203,13 +208,14 @@ std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds
     setpriority(PRIO_PROCESS, 0, niceness);
     round.wall_ms = Ms(Clock::now() - start) - static_cast<double>(lead.count());
     round.submit_cpu_ms = CpuMs() - cpu_before;
-    std::vector<int64_t> local, remote;
+    std::vector<int64_t> local, remote, gate;
     for (const CommandResult& r : results) {
       if (!r.status.ok() || r.exit_status != 0) {
         if (round.failed++ == 0) std::fprintf(stderr, "  %s: %s\n", r.host.c_str(), r.status.ToString().c_str());
         continue;
       }
       local.push_back(r.start_wall_us);
+      if (r.landed_wall_us != 0) gate.push_back(r.landed_wall_us);
       for (int64_t stamp : NanoStamps(r.out)) remote.push_back(stamp);
       for (int64_t stamp : RealtimeStamps(r.out)) remote.push_back(stamp);
     }
@@ -217,6 +223,7 @@ std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds
       for (int64_t stamp : remote) round.late_ms.push_back(static_cast<double>(stamp - instant) / 1000.0);
     round.local_skew_ms = Skews(local);
     round.remote_skew_ms = Skews(remote);
+    round.gate_skew_ms = Skews(gate);
     out.push_back(round);
   }
   return out;

@@ -28,6 +28,9 @@ struct CommandResult {
   // when the result was known; 0 when the command never started. For start-skew measurements.
   int64_t start_wall_us = 0;
   int64_t end_wall_us = 0;
+  // Armed commands: when the host let the command go, by the host's clock (microseconds since the
+  // Unix epoch, bash's $EPOCHREALTIME); 0 when it never did.
+  int64_t landed_wall_us = 0;
 };
 
 }  // namespace rackchaos::ssh

@@ -1,5 +1,7 @@
 #include "runner/ssh/remote_command.h"
 
+#include <string_view>
+
 #include "runner/ssh/command_template.h"
 
 namespace rackchaos::ssh {
@@ -25,8 +27,9 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
 // the login shell. It waits for one line on stdin: EOF (a channel closed or disarmed before the
 // line) exits 125 unrun. An empty line runs the command now; a line "T" (microseconds since the
 // Unix epoch, host clock) sleeps until T inside bash (no child process, so waking costs no exec)
-// and runs it then, unless a line or EOF arrives first (a disarm: exit 125). Either way the command
-// itself gets /dev/null as stdin.
+// and runs it then, unless a line or EOF arrives first (a disarm: exit 125). Either way it first
+// writes "rackchaos-landed <$EPOCHREALTIME>" on stderr (taken out of the result, into
+// landed_wall_us), and the command itself gets /dev/null as stdin.
 constexpr const char* kGate = R"(IFS= read -r rackchaos_go || exit 125
 case $rackchaos_go in *[!0-9]*) exit 125 ;; esac
 if [ -n "$rackchaos_go" ]; then
@@ -37,14 +40,29 @@ if [ -n "$rackchaos_go" ]; then
     (( $? > 128 )) || exit 125
   fi
 fi
+printf 'rackchaos-landed %s\n' "$EPOCHREALTIME" >&2
 exec </dev/null
 )";
+constexpr std::string_view kLanded = "rackchaos-landed ";
 // Checked before the gate, so that a host without bash 5 fails at arming, not at the fault's time.
 constexpr const char* kNeedBash =
     "[ -n \"$EPOCHREALTIME\" ] || { echo 'rackchaos: armed commands need bash 5 or later' >&2; exit 126; }\n";
 
 std::string GatedCommand(const std::string& command) {
   return "exec bash -c " + ShellQuote(std::string(kNeedBash) + kGate + command) + " rackchaos-armed";
+}
+
+// Takes a gated command's landing line off the front of its stderr.
+void TakeLanded(CommandResult& r) {
+  if (r.err.compare(0, kLanded.size(), kLanded) != 0) return;
+  const size_t end = r.err.find('\n');
+  if (end == std::string::npos) return;
+  std::string stamp = r.err.substr(kLanded.size(), end - kLanded.size());
+  r.err.erase(0, end + 1);
+  const size_t point = stamp.find_first_of(".,");
+  if (point == std::string::npos || stamp.size() != point + 7) return;
+  stamp.erase(point, 1);
+  if (stamp.find_first_not_of("0123456789") == std::string::npos) r.landed_wall_us = std::stoll(stamp);
 }
 
 }  // namespace
@@ -146,6 +164,7 @@ bool RemoteCommand::TakeActivity() { return std::exchange(activity_, false); }
 void RemoteCommand::Finish(Status status) {
   if (finished_) return;
   finished_ = true;
+  if (gated_) TakeLanded(result_);
   result_.status = std::move(status);
   if (!result_.status.ok()) result_.exit_status = -1;
   result_.end_wall_us = WallMicros();

@@ -200,8 +200,9 @@ TEST_CASE("real: faults that share an at are in the ledger and armed before they
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
   CHECK(OpenEntries(db + ".ledger") == 0);
-  int armed = 0, applied = 0, clocks = 0;
+  int armed = 0, applied = 0, clocks = 0, landed = 0;
   for (const auto& e : OnlyRunEvents(db)) {
+    landed += e.detail.find("ssh.land ok: 2 of 2 apply command(s) started within") == 0;
     // The fault hosts' clocks were probed at connect (loopback: the same clock, within the round trip).
     clocks += e.type == "action" && e.detail.find("ssh.clock ok") == 0 &&
               e.detail.find("2 fault host clock(s), largest offset host0") != std::string::npos;
@@ -212,6 +213,7 @@ TEST_CASE("real: faults that share an at are in the ledger and armed before they
   CHECK(armed == 2);
   CHECK(applied == 2);
   CHECK(clocks == 1);
+  CHECK(landed == 1);
   CHECK(ReadText(log).find("its faults land that far") == std::string::npos);
 }
 

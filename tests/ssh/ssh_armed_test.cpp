@@ -122,6 +122,10 @@ TEST_CASE("ssh.armed: fired at an instant, every host runs its command at that i
     const int64_t ran = StampMicros(r.out);
     CHECK_MESSAGE(ran >= at, r.out);
     CHECK_MESSAGE(ran < at + 5000000, r.out);  // a loose bound: this machine may be busy
+    // The gate's own stamp, taken out of stderr: when bash let the command go, just before it ran.
+    CHECK(r.landed_wall_us >= at);
+    CHECK(r.landed_wall_us <= ran);
+    CHECK(r.err.empty());
   }
 
   // An instant already past: the hosts run the command at once.
