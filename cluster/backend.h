@@ -20,7 +20,7 @@ namespace rackchaos::cluster {
 enum class Verb {
   kNvlinkPort, kNicLink, kPowerCap, kValve, kTrayPresence,
   kDrain, kResume, kGpuReset, kRequeueJob, kDiagnostic,
-  kGpuFailure, kProcessCrash, kReboot,
+  kGpuFailure, kProcessCrash, kReboot, kComponentFailure,
 };
 const char* VerbName(Verb v);
 
@@ -42,12 +42,18 @@ class Backend {
   virtual Status SetGpuFailed(ComponentId, bool /*failed*/, int /*xid*/, FaultId) {
     return Status::NotSupported("this backend cannot fail a GPU");
   }
+  // A rack-level part fails or is repaired: an NVLink switch tray, a PSU, a power shelf, the CDU (its
+  // pumps). What follows is physics (cluster/sim_domains.cpp): bandwidth, power, cooling.
+  virtual Status SetComponentFailed(ComponentId, bool /*failed*/, FaultId) {
+    return Status::NotSupported("this backend cannot fail a rack-level component");
+  }
   // The processes on a GPU die (a software bug): the job using it fails at once.
   virtual Status CrashProcesses(ComponentId, FaultId) {
     return Status::NotSupported("this backend cannot crash a job's processes");
   }
 
   // --- healer verbs
+  // Drain takes a compute tray (cordon the node) or an NVLink switch tray (take it out of the fabric).
   virtual Status Drain(ComponentId tray, const std::string& reason) = 0;
   virtual Status Resume(ComponentId tray) = 0;
   virtual Status ResetGpu(ComponentId gpu) = 0;

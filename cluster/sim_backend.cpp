@@ -22,6 +22,7 @@ const char* VerbName(Verb v) {
     case Verb::kGpuFailure: return "gpu_failure";
     case Verb::kProcessCrash: return "process_crash";
     case Verb::kReboot: return "reboot";
+    case Verb::kComponentFailure: return "component_failure";
   }
   return "unknown";
 }
@@ -33,6 +34,7 @@ const char* MetricName(Metric m) {
     case Metric::kGpuClockFraction: return "gpu_clock_fraction";
     case Metric::kThermalThrottle: return "gpu_thermal_throttle";
     case Metric::kCoolantFlow: return "coolant_flow_l_per_min";
+    case Metric::kPsuOk: return "psu_ok";
   }
   return "unknown";
 }
@@ -64,6 +66,8 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
     t.nic_up.assign(static_cast<size_t>(m.nics_per_tray), true);
     t.nic_cause.assign(static_cast<size_t>(m.nics_per_tray), kNoFault);
   }
+  rack_.resize(topo_.racks().size());
+  for (Rack& r : rack_) r.psu_failed.assign(static_cast<size_t>(m.power_shelves * m.psus_per_shelf), false);
   free_.assign(topo_.trays().size(), 1);
   for (ComponentId tray : topo_.trays()) spare_.push_back(topo_.at(tray).spare);
   free_count_ = free_.size();
@@ -199,7 +203,7 @@ Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cau
   if (t.present == present) return Status::Ok();
   t.present = present;
   t.presence_cause = present ? kNoFault : cause;
-  Physics(tray_id, present ? "inserted" : "removed", 0, cause);
+  Physics(tray_id, present ? "inserted" : rack_of(tray_id).powered ? "removed" : "unpowered", 0, cause);
   if (!present) {
     // Pulled while booting: that boot never finishes, and its heartbeats, which had not resumed,
     // cannot stop again.
@@ -214,6 +218,7 @@ Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cau
   }
   TouchTray(tray_id);
   for (ComponentId g : topo_.GpusOfTray(tray_id)) UpdateThermal(g);
+  UpdateDomainHealth(topo_.RackOf(tray_id));
   if (t.job != kNoJob) RefreshJob(t.job);
   return Status::Ok();
 }
@@ -265,6 +270,7 @@ Status SimBackend::SetGpuFailed(ComponentId gpu_id, bool failed, int xid, FaultI
          clock_.Now() + opt_.log_delay);
   }
   UpdateThermal(gpu_id);
+  UpdateDomainHealth(topo_.RackOf(gpu_id));
   if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   if (!failed) PlaceQueuedJobs();
   return Status::Ok();
@@ -291,6 +297,7 @@ Status SimBackend::CrashProcesses(ComponentId gpu_id, FaultId cause) {
 // ---------------------------------------------------------------- healer verbs
 
 Status SimBackend::Drain(ComponentId tray_id, const std::string&) {
+  if (topo_.at(tray_id).kind == Kind::kSwitchTray) return TakeSwitchTrayOut(tray_id, true);
   if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   tray_[slot(tray_id)].drained = true;
   TouchTray(tray_id);
@@ -298,6 +305,7 @@ Status SimBackend::Drain(ComponentId tray_id, const std::string&) {
 }
 
 Status SimBackend::Resume(ComponentId tray_id) {
+  if (topo_.at(tray_id).kind == Kind::kSwitchTray) return TakeSwitchTrayOut(tray_id, false);
   if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   tray_[slot(tray_id)].drained = false;
   TouchTray(tray_id);
@@ -323,6 +331,7 @@ Status SimBackend::ResetGpu(ComponentId gpu_id) {
 }
 
 Status SimBackend::RunDiagnostic(ComponentId tray_id) {
+  if (topo_.at(tray_id).kind == Kind::kSwitchTray) return DiagnoseSwitchTray(tray_id);
   if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   clock_.CallAfter(topo_.model().diagnostic_time, [this, tray_id] {
     const Tray& t = tray_[slot(tray_id)];
@@ -336,7 +345,9 @@ Status SimBackend::RunDiagnostic(ComponentId tray_id) {
       else if (s.nvlink_down) why = n + " has inactive NVLink ports";
       else if (s.cap_w < s.baseline_cap_w * 0.99) why = n + " below expected performance (power limited)";
     }
-    if (why.empty() && t.valve < 0.9) why = "thermal test failed: GPUs throttle under load (coolant flow low)";
+    if (why.empty() && DomainHealthOf(topo_.RackOf(tray_id)) == DomainHealth::kUnhealthy)
+      why = "NVLink domain " + topo_.at(topo_.RackOf(tray_id)).name + " UNHEALTHY: no NVLink partition";
+    if (why.empty() && TrayFlow(tray_id) < 0.9) why = "thermal test failed: GPUs throttle under load (coolant flow low)";
     if (why.empty() && std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) why = "a NIC link is down";
     Emit(DiagnosticResult{tray_id, why.empty(), why.empty() ? "all checks passed" : why}, clock_.Now());
   });

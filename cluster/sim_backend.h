@@ -56,6 +56,7 @@ class SimBackend : public Backend {
   Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
   Status SetGpuFailed(ComponentId gpu, bool failed, int xid, FaultId cause) override;
   Status CrashProcesses(ComponentId gpu, FaultId cause) override;
+  Status SetComponentFailed(ComponentId component, bool failed, FaultId cause) override;  // sim_domains.cpp
   Status Drain(ComponentId tray, const std::string& reason) override;
   Status Resume(ComponentId tray) override;
   Status ResetGpu(ComponentId gpu) override;
@@ -74,6 +75,12 @@ class SimBackend : public Backend {
   // The job a GPU runs, kNoJob if none. O(1).
   JobId JobOfGpu(ComponentId gpu) const;
   bool TrayDrained(ComponentId tray) const { return tray_[slot(tray)].drained; }
+  // NVLink domain health as NVIDIA's NMX reports it, and the NVLink bandwidth a GPU of the rack keeps
+  // (fraction of nominal; 0 when the domain is UNHEALTHY). sim_domains.cpp.
+  enum class DomainHealth { kHealthy, kDegraded, kBandwidth, kUnhealthy };
+  static const char* DomainHealthName(DomainHealth h);
+  DomainHealth DomainHealthOf(ComponentId rack) const;
+  double DomainBandwidth(ComponentId rack) const;
 
  private:
   struct Gpu {
@@ -170,6 +177,30 @@ class SimBackend : public Backend {
   void Touch(ComponentId gpu_id);
   void TouchTray(ComponentId tray_id);
 
+  // sim_domains.cpp: rack-level parts (switch trays, CDU, power) and what they do to trays and jobs.
+  struct Rack {
+    uint64_t switch_failed = 0, switch_out = 0;  // bit per switch tray: failed; taken out by the healer
+    FaultId switch_cause = kNoFault, cdu_cause = kNoFault, power_cause = kNoFault;
+    double cdu_flow = 1;  // fraction of nominal coolant flow the CDU's pumps deliver
+    bool powered = true;
+    std::vector<bool> psu_failed;  // per PSU of the rack, in shelf order
+    DomainHealth health = DomainHealth::kHealthy;
+  };
+  Rack& rack_of(ComponentId id) { return rack_[static_cast<size_t>(topo_.at(id).rack)]; }
+  const Rack& rack_of(ComponentId id) const { return rack_[static_cast<size_t>(topo_.at(id).rack)]; }
+  int SwitchTraysLost(const Rack& r) const;
+  double TrayFlow(ComponentId tray) const;  // the tray's valve opening times its CDU's flow
+  // What the job's NVLink domains do to it: `unhealthy` (a domain lost its partition) or the lowest
+  // bandwidth fraction among them, with the fault behind it. Cost: the impaired racks only.
+  void DomainImpact(JobId id, bool& unhealthy, double& bandwidth, FaultId& cause) const;
+  void UpdateDomainHealth(ComponentId rack);
+  Status SetSwitchTray(ComponentId sw, bool failed, bool taken_out, FaultId cause);
+  Status TakeSwitchTrayOut(ComponentId sw, bool out);  // the healer's Drain / Resume of a switch tray
+  Status DiagnoseSwitchTray(ComponentId sw);
+  Status SetCdu(ComponentId cdu, double flow, FaultId cause);
+  Status SetPsus(ComponentId psu_or_shelf, bool failed, FaultId cause);
+  void SetRackPowered(ComponentId rack, bool powered, FaultId cause);
+
   // heartbeats (sim_backend.cpp)
   void HeartbeatsStopped(ComponentId tray);
   void HeartbeatsResumed(ComponentId tray);
@@ -185,6 +216,8 @@ class SimBackend : public Backend {
   std::vector<Gpu> gpu_;
   std::vector<Tray> tray_;
   std::vector<Job> jobs_;
+  std::vector<Rack> rack_;
+  std::set<size_t> impaired_racks_;  // racks whose NVLink domain is not HEALTHY through a switch tray
   Rng report_phases_;
   double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;
   bool quiet_possible_ = false;            // a GPU at TDP and full flow stays below slowdown

@@ -142,6 +142,8 @@ void SimBackend::RefreshJob(JobId id) {
   // are looked at (the indexes are in id order, which is the job's rank order).
   FaultId hard_cause = kNoFault;
   bool hard = false, fatal = false;
+  double domain_bw = 1;
+  FaultId domain_cause = kNoFault;
   std::string why;
   for (ComponentId g : odd_gpus_) {
     if (GpuAlive(g) || JobOfGpu(g) != id) continue;
@@ -161,6 +163,14 @@ void SimBackend::RefreshJob(JobId id) {
         why = topo_.at(*it).name + ".nic" + std::to_string(n) + " link down";
         break;
       }
+  }
+  if (!hard && !impaired_racks_.empty()) {  // an NVLink domain without a partition stops its jobs
+    DomainImpact(id, hard, domain_bw, domain_cause);
+    if (hard) {
+      fatal = true;
+      hard_cause = domain_cause;
+      why = "NVLink domain UNHEALTHY";
+    }
   }
   if (hard) {
     j.fatal = j.fatal || fatal;
@@ -188,6 +198,10 @@ void SimBackend::RefreshJob(JobId id) {
       min_nvlink = up;
       link_cause = gpu(g).link_cause;
     }
+  }
+  if (domain_bw < min_nvlink - 1e-12) {  // adaptive mode: every GPU of the domain at (S - lost) / S
+    min_nvlink = domain_bw;
+    link_cause = domain_cause;
   }
   double nom = j.cfg.step_time.Seconds();
   double compute = nom * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);

@@ -75,11 +75,12 @@ void SimBackend::UpdateThermal(ComponentId gpu_id) {
   Time now = clock_.Now();
   if (g.thermal_timer) clock_.Cancel(g.thermal_timer);
   g.thermal_timer = 0;
-  double conductance = m.residual_conductance_w_per_k + m.conductance_w_per_k * t.valve;
+  const double flow = TrayFlow(topo_.TrayOf(gpu_id));
+  double conductance = m.residual_conductance_w_per_k + m.conductance_w_per_k * flow;
   double temp = Temperature(gpu_id, now);
   double demand = GpuDemand(gpu_id);
-  g.thermal_cause = t.valve_cause;
-  if (quiet_possible_ && t.valve >= 1 && !g.throttling && !g.shutdown && GpuAlive(gpu_id) &&
+  g.thermal_cause = t.valve < 1 ? t.valve_cause : rack_of(gpu_id).cdu_cause;
+  if (quiet_possible_ && flow >= 1 && !g.throttling && !g.shutdown && GpuAlive(gpu_id) &&
       g.cap_w >= m.gpu_tdp_w && temp < m.gpu_slowdown_c) {
     if (!g.quiet) {
       g.quiet = true;
@@ -152,8 +153,7 @@ void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
 }
 
 bool SimBackend::ThermallyActive(ComponentId tray_id) const {
-  const Tray& t = tray_[slot(tray_id)];
-  if (t.valve < 1) return true;
+  if (TrayFlow(tray_id) < 1) return true;
   Time now = clock_.Now();
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const Gpu& s = gpu(g);
@@ -178,7 +178,7 @@ void SimBackend::OnTelemetryTick(ComponentId tray_id) {
   if (!t.present || t.booting) return;  // an unreachable node exports nothing
   Time now = clock_.Now();
   const RackModel& m = topo_.model();
-  Emit(TelemetrySample{topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, t.valve * m.tray_flow_l_per_min}, now);
+  Emit(TelemetrySample{topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, TrayFlow(tray_id) * m.tray_flow_l_per_min}, now);
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const Gpu& s = gpu(g);
     if (s.shutdown) continue;  // off the bus: no samples

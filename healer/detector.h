@@ -17,7 +17,7 @@
 
 namespace rackchaos::healer {
 
-enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed };
+enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed, kPsuFailed };
 const char* SymptomClassName(SymptomClass c);
 
 struct Symptom {
@@ -27,6 +27,7 @@ struct Symptom {
   JobId job = kNoJob;
   std::string text;                      // "Xid 145 (NVLink error): reset GPU"
   XidAction action = XidAction::kNone;   // what the Xid catalogue recommends, for Xid symptoms
+  int port = -1;                         // the NVLink port, for link symptoms on a GPU
 };
 
 struct DetectorContext {
@@ -53,7 +54,7 @@ struct DetectorInfo {
   std::string reads;     // for `rackchaos explain`: the observations it reads and when it raises a symptom
   std::string tuned_by;  // the policy keys that tune it ("" = none)
 };
-// The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, job_failure.
+// The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, job_failure, power.
 const std::vector<DetectorInfo>& DetectorTable();
 
 // The ranks a summarized step report does not list: how many, their median and MAD compute time.

@@ -77,7 +77,7 @@ class LinkStateDetector : public Detector {
     }
     if (!down_.insert(key).second) return;
     std::string what = link->port >= 0 ? "NVLink port " + std::to_string(link->port) + " inactive" : "NIC link down";
-    ctx.raise({SymptomClass::kLinkDown, "link_state", link->component, kNoJob, what, XidAction::kNone});
+    ctx.raise({SymptomClass::kLinkDown, "link_state", link->component, kNoJob, what, XidAction::kNone, link->port});
   }
 
  private:
@@ -201,6 +201,25 @@ class JobFailureDetector : public Detector {
   }
 };
 
+// A PSU the shelf's BMC reports failed; it clears when the PSU reports OK again.
+class PowerDetector : public Detector {
+ public:
+  std::string_view name() const override { return "power"; }
+  void OnObservation(const Observation& obs, DetectorContext& ctx) override {
+    const auto* s = As<cluster::TelemetrySample>(obs);
+    if (!s || s->metric != cluster::Metric::kPsuOk) return;
+    if (s->value > 0) {
+      if (failed_.erase(s->component)) ctx.clear(SymptomClass::kPsuFailed, s->component);
+      return;
+    }
+    if (failed_.insert(s->component).second)
+      ctx.raise({SymptomClass::kPsuFailed, "power", s->component, kNoJob, "PSU reports failed", XidAction::kNone});
+  }
+
+ private:
+  std::set<ComponentId> failed_;
+};
+
 }  // namespace
 
 const char* SymptomClassName(SymptomClass c) {
@@ -212,6 +231,7 @@ const char* SymptomClassName(SymptomClass c) {
     case SymptomClass::kThermal: return "thermal";
     case SymptomClass::kFlowLow: return "flow_low";
     case SymptomClass::kJobFailed: return "job_failed";
+    case SymptomClass::kPsuFailed: return "psu_failed";
   }
   return "unknown";
 }
@@ -278,6 +298,10 @@ const std::vector<DetectorInfo>& DetectorTable() {
       {"job_failure", "jobs the scheduler reports failed", [] { return std::make_unique<JobFailureDetector>(); },
        "Scheduler job state: a job the scheduler reports failed (e.g. the NCCL watchdog fired) raises a job-level "
        "symptom.",
+       ""},
+      {"power", "PSUs a power shelf reports failed", [] { return std::make_unique<PowerDetector>(); },
+       "PSU status from the power shelves' BMCs: a PSU reported failed raises a symptom at once; reported OK "
+       "again clears it.",
        ""},
   };
   return kTable;

@@ -59,7 +59,8 @@ void Healer::OnWindowClosed() {
 
 std::vector<ComponentId> Healer::TraysOfDomain(ComponentId domain) const {
   const cluster::Component& c = topo_.at(domain);
-  if (c.kind == Kind::kCdu || c.kind == Kind::kRack || c.kind == Kind::kSwitchTray) {
+  if (c.kind == Kind::kCdu || c.kind == Kind::kRack || c.kind == Kind::kSwitchTray || c.kind == Kind::kPowerShelf ||
+      c.kind == Kind::kPsu) {
     std::vector<ComponentId> out;
     for (ComponentId child : topo_.ChildrenOf(topo_.RackOf(domain)))
       if (topo_.at(child).kind == Kind::kComputeTray) out.push_back(child);
@@ -88,9 +89,12 @@ bool Healer::BreakerAllows(int gpus, const std::string& domain_name) {
 
 void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& batch) {
   std::vector<ComponentId> trays;
-  for (ComponentId t : TraysOfDomain(d.domain))
-    if (!isolated_.count(t)) trays.push_back(t);
-  if (trays.empty()) return;
+  if (d.out_of_service)
+    for (ComponentId t : TraysOfDomain(d.domain))
+      if (!isolated_.count(t)) trays.push_back(t);
+  // A domain that drains nothing is still isolated: the part itself is taken out or marked for repair.
+  const bool part_only = !d.out_of_service || IsPart(d.domain);
+  if (trays.empty() && (!part_only || isolated_.count(d.domain))) return;
   int gpus = 0;
   for (ComponentId t : trays) gpus += static_cast<int>(topo_.GpusOfTray(t).size());
   const std::string& name = topo_.at(d.domain).name;
@@ -106,6 +110,7 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
     reboot |= s.action == XidAction::kRebootNode;
   }
   events_.Record({clock_.Now(), iso});
+  if (part_only) IsolatePart(d);
   for (ComponentId t : trays) {
     Act("drain", t, kNoJob, backend_.Drain(t, "rackchaos: " + name + ": " + d.reason), "isolating " + name);
     Quarantine q{d.domain, {}};
@@ -117,6 +122,24 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
   }
   if (policy_.restart_jobs) RestartJobsOn({trays.begin(), trays.end()}, name + " isolated: " + d.reason);
   for (ComponentId t : trays) ScheduleRecheck(t);
+}
+
+// Rack-level parts are isolated themselves as well as the trays they take out: a switch tray leaves the
+// NVLink fabric (and comes back after its self-test passes), a PSU or shelf is marked for replacement.
+bool Healer::IsPart(ComponentId c) const {
+  Kind k = topo_.at(c).kind;
+  return k == Kind::kSwitchTray || k == Kind::kPsu || k == Kind::kPowerShelf;
+}
+
+void Healer::IsolatePart(const IsolationDecision& d) {
+  const std::string& name = topo_.at(d.domain).name;
+  if (topo_.at(d.domain).kind != Kind::kSwitchTray) {
+    Act("alert", d.domain, kNoJob, Status::Ok(), name + ": replace (" + d.reason + ")");
+    return;
+  }
+  Act("take_out", d.domain, kNoJob, backend_.Drain(d.domain, "rackchaos: " + d.reason), "switch tray leaves the NVLink fabric");
+  isolated_[d.domain] = {d.domain, {}};
+  ScheduleRecheck(d.domain);
 }
 
 void Healer::RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason) {

@@ -51,6 +51,8 @@ class Healer : public cluster::ObservationSink {
   void Clear(SymptomClass cls, ComponentId component);
   void OnWindowClosed();
   void Isolate(const IsolationDecision& d, const std::vector<Pending>& batch);
+  bool IsPart(ComponentId c) const;
+  void IsolatePart(const IsolationDecision& d);
   bool BreakerAllows(int gpus, const std::string& domain_name);
   void RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason);
   void RestartJob(JobId job, const std::string& reason);
@@ -73,7 +75,7 @@ class Healer : public cluster::ObservationSink {
   DetectionId next_detection_ = 1;
   std::vector<Pending> pending_;
   TimerId window_timer_ = 0;
-  std::map<ComponentId, Quarantine> isolated_;             // by tray
+  std::map<ComponentId, Quarantine> isolated_;             // by tray (or switch tray taken out)
   std::deque<std::pair<Time, int>> breaker_;               // isolations in the window: when, GPUs
   std::map<JobId, std::vector<ComponentId>> job_trays_;    // the scheduler's view
   std::map<JobId, JobState> job_state_;

@@ -10,15 +10,93 @@ using cluster::Kind;
 
 bool IsThermal(SymptomClass c) { return c == SymptomClass::kThermal || c == SymptomClass::kFlowLow; }
 
-// Step 1: rack-wide domains when enough of a rack's trays are in trouble together.
+struct Group {
+  std::set<ComponentId> trays;
+  std::vector<size_t> idx;
+};
+
+// The switch tray an NVLink port of a GPU is wired to: port p of L goes to switch tray p * S / L.
+ComponentId SwitchOfPort(const cluster::Topology& topo, ComponentId gpu, int port) {
+  const cluster::RackModel& m = topo.model();
+  if (port < 0 || m.nvlink_links_per_gpu <= 0) return kNoComponent;
+  int index = port * m.switch_trays / m.nvlink_links_per_gpu;
+  for (ComponentId c : topo.ChildrenOf(topo.RackOf(gpu)))
+    if (topo.at(c).kind == Kind::kSwitchTray && topo.at(c).index == index) return c;
+  return kNoComponent;
+}
+
+// Step 0: NVLink ports down across trays, all wired to one switch tray.
+void SwitchTrays(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
+                 std::vector<bool>& used, std::vector<IsolationDecision>& out) {
+  std::map<ComponentId, Group> by_switch;
+  for (size_t i = 0; i < symptoms.size(); ++i) {
+    const Symptom& s = symptoms[i];
+    if (s.cls != SymptomClass::kLinkDown || s.port < 0 || topo.at(s.component).kind != Kind::kGpu) continue;
+    ComponentId sw = SwitchOfPort(topo, s.component, s.port);
+    if (sw == kNoComponent) continue;
+    by_switch[sw].trays.insert(topo.TrayOf(s.component));
+    by_switch[sw].idx.push_back(i);
+  }
+  const bool adaptive = topo.model().adaptive_bandwidth;
+  for (auto& [sw, g] : by_switch) {
+    if (static_cast<int>(g.trays.size()) < min_trays) continue;
+    for (size_t i : g.idx) used[i] = true;
+    out.push_back({sw, g.idx,
+                   "NVLink ports to one switch tray down on " + std::to_string(g.trays.size()) + " trays; domain " +
+                       (adaptive ? "BANDWIDTH (adaptive mode): its jobs keep running" : "UNHEALTHY (full-bandwidth mode)"),
+                   !adaptive});
+  }
+}
+
+// Step 1: power. PSU symptoms per rack, with the rack's lost heartbeats when its trays went dark.
+void PowerDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
+                  std::vector<bool>& used, std::vector<IsolationDecision>& out) {
+  struct Rack { std::map<ComponentId, std::vector<size_t>> psus_by_shelf; Group dark; };
+  std::map<ComponentId, Rack> racks;
+  for (size_t i = 0; i < symptoms.size(); ++i) {
+    const Symptom& s = symptoms[i];
+    if (s.cls == SymptomClass::kPsuFailed && topo.at(s.component).kind == Kind::kPsu)
+      racks[topo.RackOf(s.component)].psus_by_shelf[topo.at(s.component).parent].push_back(i);
+  }
+  for (size_t i = 0; i < symptoms.size(); ++i) {
+    const Symptom& s = symptoms[i];
+    ComponentId tray = topo.TrayOf(s.component);
+    if (s.cls != SymptomClass::kHeartbeatLost || tray == kNoComponent) continue;
+    auto it = racks.find(topo.RackOf(tray));
+    if (it == racks.end()) continue;
+    it->second.dark.trays.insert(tray);
+    it->second.dark.idx.push_back(i);
+  }
+  for (auto& [rack, r] : racks) {
+    std::vector<size_t> all;
+    for (auto& [shelf, idx] : r.psus_by_shelf) all.insert(all.end(), idx.begin(), idx.end());
+    if (static_cast<int>(r.dark.trays.size()) >= min_trays) {
+      ComponentId domain = r.psus_by_shelf.size() == 1 ? r.psus_by_shelf.begin()->first : rack;
+      all.insert(all.end(), r.dark.idx.begin(), r.dark.idx.end());
+      for (size_t i : all) used[i] = true;
+      out.push_back({domain, all, std::to_string(r.dark.trays.size()) + " trays lost power together with " +
+                                      std::to_string(all.size() - r.dark.idx.size()) + " PSUs failed"});
+      continue;
+    }
+    for (auto& [shelf, idx] : r.psus_by_shelf) {
+      for (size_t i : idx) used[i] = true;
+      if (static_cast<int>(idx.size()) == topo.model().psus_per_shelf) {
+        out.push_back({shelf, idx, "every PSU of the shelf failed; within the rack's redundancy", false});
+        continue;
+      }
+      for (size_t i : idx) out.push_back({symptoms[i].component, {i}, "PSU failed; within the rack's redundancy", false});
+    }
+  }
+}
+
+// Step 2: rack-wide domains when enough of a rack's trays are in trouble together.
 void SharedDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
                    std::vector<bool>& used, std::vector<IsolationDecision>& out) {
-  struct Group { std::set<ComponentId> trays; std::vector<size_t> idx; };
   std::map<ComponentId, Group> by_cdu, by_rack;
   for (size_t i = 0; i < symptoms.size(); ++i) {
     const Symptom& s = symptoms[i];
     ComponentId tray = topo.TrayOf(s.component);
-    if (tray == kNoComponent) continue;
+    if (used[i] || tray == kNoComponent) continue;
     ComponentId rack = topo.RackOf(tray);
     Group* g = IsThermal(s.cls) ? &by_cdu[topo.CduOfRack(rack)]
              : s.cls == SymptomClass::kHeartbeatLost ? &by_rack[rack] : nullptr;
@@ -37,7 +115,7 @@ void SharedDomains(const std::vector<Symptom>& symptoms, const cluster::Topology
   emit(by_rack, "lost together: shared rack power or network");
 }
 
-// Step 2: the smallest domain inside one tray.
+// Step 3: the smallest domain inside one tray.
 void TrayDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, std::vector<bool>& used,
                  std::vector<IsolationDecision>& out) {
   std::map<ComponentId, std::vector<size_t>> by_tray;
@@ -87,6 +165,8 @@ std::vector<IsolationDecision> Localize(const std::vector<Symptom>& symptoms, co
                                         int shared_min_trays) {
   std::vector<bool> used(symptoms.size(), false);
   std::vector<IsolationDecision> out;
+  SwitchTrays(symptoms, topo, shared_min_trays, used, out);
+  PowerDomains(symptoms, topo, shared_min_trays, used, out);
   SharedDomains(symptoms, topo, shared_min_trays, used, out);
   TrayDomains(symptoms, topo, used, out);
   return out;

@@ -1,9 +1,13 @@
 // Localization: from a batch of symptoms to the smallest failure domains that explain them.
 //
 // Pure function of the symptoms and the component graph, unit-tested without a backend:
-//  1. Trays of one rack failing together (at least `shared_min_trays` of them) point at what they
+//  0. NVLink ports down on GPUs of at least `shared_min_trays` trays, all wired to one switch tray
+//     (port p goes to switch tray p * S / L): that switch tray.
+//  1. Power: PSUs reported failed. With the trays of their rack losing heartbeats together, the shelf
+//     (all failed PSUs in one) or the rack's power; alone, each wholly failed shelf, else each PSU.
+//  2. Trays of one rack failing together (at least `shared_min_trays` of them) point at what they
 //     share: thermal symptoms at the CDU, lost heartbeats at the rack (its power or network).
-//  2. Otherwise, per tray: a lost heartbeat is the tray; low coolant flow, or several hot GPUs, is the
+//  3. Otherwise, per tray: a lost heartbeat is the tray; low coolant flow, or several hot GPUs, is the
 //     tray's valve; several GPUs with device symptoms is the tray; one GPU is that GPU; a NIC is that NIC.
 #pragma once
 
@@ -19,6 +23,9 @@ struct IsolationDecision {
   ComponentId domain = kNoComponent;
   std::vector<size_t> symptoms;  // indexes into the input that this domain explains
   std::string reason;
+  // Whether the compute trays the domain covers are out of service and must be drained. False for a
+  // switch tray in adaptive mode (its domain runs at reduced bandwidth) and for PSUs within redundancy.
+  bool out_of_service = true;
 };
 
 // Symptoms without a component (job failures) are left out. Deterministic: same input, same output.

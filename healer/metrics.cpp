@@ -19,6 +19,7 @@ struct FaultFacts {
   std::set<ComponentId> affected;  // components the fault physically changed
   std::set<ComponentId> trays;     // their compute trays
   std::set<ComponentId> direct_gpus;
+  std::set<ComponentId> part_racks;  // racks of the rack-level parts it changed (switch tray, CDU, power)
   // Trays whose GPUs lost service with it (drained, or the placement of a job it interrupted), sorted
   // and unique: a 100k-GPU placement is merged as a tray list, not inserted GPU by GPU.
   std::vector<ComponentId> collateral_trays;
@@ -44,6 +45,8 @@ bool Related(const FaultFacts& f, const cluster::Topology& topo, ComponentId c) 
   if (c == kNoComponent) return false;
   if (f.affected.count(c)) return true;
   ComponentId tray = topo.TrayOf(c);
+  // A rack-level part's symptoms show on the trays and GPUs of its rack (link ports, flow, heartbeats).
+  if (!f.part_racks.empty() && f.part_racks.count(topo.RackOf(c))) return true;
   if (tray != kNoComponent) return f.trays.count(tray) > 0;
   for (ComponentId t : f.trays)  // rack-wide domains (CDU, rack) relate to faults inside them
     if (topo.RackOf(t) == topo.RackOf(c)) return true;
@@ -169,8 +172,10 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     }
   }
   for (auto& [id, f] : faults)
-    for (ComponentId c : f.affected)
+    for (ComponentId c : f.affected) {
       if (topo.TrayOf(c) != kNoComponent) f.trays.insert(topo.TrayOf(c));
+      else f.part_racks.insert(topo.RackOf(c));
+    }
 
   // Pass 2: detections, isolations and the drains that carried them out.
   RunMetrics run;

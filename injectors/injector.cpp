@@ -14,10 +14,14 @@ const Injector& ValveFail();
 const Injector& TrayPull();
 const Injector& GpuFail();
 const Injector& ProcessCrash();
+const Injector& SwitchFail();
+const Injector& CduFail();
+const Injector& PowerFail();
 
 const std::vector<const Injector*>& AllInjectors() {
   static const std::vector<const Injector*> kTable = {&LinkDown(), &GpuThrottle(), &ValveFail(), &TrayPull(),
-                                                          &GpuFail(), &ProcessCrash()};
+                                                          &GpuFail(), &ProcessCrash(), &SwitchFail(),
+                                                          &CduFail(), &PowerFail()};
   return kTable;
 }
 

@@ -61,6 +61,9 @@ const std::vector<KeyInfo> kKeys = {
     {"cluster", "racks", T::kInt, kOptional, 1, 100000, "1", "2", "How many racks of the model."},
     {"cluster", "spare_trays", T::kInt, kOptional, 0, 1000, "0", "2",
      "Per rack: the last N compute trays are kept free as hot spares."},
+    {"cluster", "nvlink_mode", T::kString, kOptional, 0, 0, "the model's (full)", "adaptive",
+     "NVLink partition mode of every rack: full (a lost switch tray makes the domain UNHEALTHY) or adaptive "
+     "(every GPU keeps (S-1)/S of its NVLink bandwidth)."},
     {"cluster", "inventory", T::kString, kOptional, 0, 0, "", "sites/lab.yaml",
      "A site inventory for real racks; absent = simulated."},
 

@@ -38,6 +38,7 @@ struct ClusterSpec {
   int racks = 1;
   int spare_trays = 0;                // per rack: the last N compute trays are kept free as hot spares
   std::string inventory;              // site inventory path for real racks; empty = simulated
+  std::string nvlink_mode;            // "full" or "adaptive" overrides the model's NMX partition mode
   SourcePos pos;
 };
 

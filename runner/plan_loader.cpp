@@ -246,6 +246,8 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
       RC_RETURN_IF_ERROR(r.Read(f, cluster.spare_trays));
     else if (f.key == "inventory")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.inventory));
+    else if (f.key == "nvlink_mode")
+      RC_RETURN_IF_ERROR(r.Read(f, cluster.nvlink_mode));
   }
   return Status::Ok();
 }

@@ -141,6 +141,7 @@ int CmdReplay(const ReplayArgs& args) {
   if (!src.ok()) return Fail(ExitCode::kBadInput, src.status().message());
   auto model = cluster::LoadRackModel(src->plan.cluster.model);
   if (!model.ok()) return Fail(ExitCode::kBadInput, args.cluster + ": " + model.status().message());
+  if (Status s = ApplyNvlinkMode(src->plan.cluster, *model); !s.ok()) return Fail(ExitCode::kBadInput, s.message());
   auto topo = cluster::Topology::Build(*model, src->plan.cluster.racks, src->plan.cluster.spare_trays);
   if (!topo.ok()) return Fail(ExitCode::kBadInput, args.cluster + ": " + topo.status().message());
   if (src->plan.jobs.empty()) src->plan.jobs.push_back(DefaultReplayJob(*topo));

@@ -210,6 +210,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   spec.seed = options.seed.value_or(plan.seed);
   auto model = cluster::LoadRackModel(plan.cluster.model);
   if (!model.ok()) return At(plan.cluster.pos, model.status().message());
+  RC_RETURN_IF_ERROR(ApplyNvlinkMode(plan.cluster, *model));
   // A plan with cluster.inventory is checked against its site by ValidateRealPlan (runner/real_run.h).
   auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays);
   if (!topo.ok()) return At(plan.cluster.pos, topo.status().message());
@@ -265,6 +266,14 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
 }
 
 }  // namespace
+
+Status ApplyNvlinkMode(const ClusterSpec& cluster, cluster::RackModel& model) {
+  if (cluster.nvlink_mode.empty()) return Status::Ok();
+  if (cluster.nvlink_mode != "full" && cluster.nvlink_mode != "adaptive")
+    return At(cluster.pos, "cluster.nvlink_mode '" + cluster.nvlink_mode + "' is not a mode; valid: full, adaptive");
+  model.adaptive_bandwidth = cluster.nvlink_mode == "adaptive";
+  return Status::Ok();
+}
 
 Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {
   // Messages quote the plan's own values (targets, kinds, names), which may hold newlines.

@@ -45,6 +45,9 @@ struct ValidateOptions {
   std::string healer_policy;     // --healer overrides the plan's
 };
 
+// Sets the model's NVLink partition mode from the plan's cluster.nvlink_mode ("" keeps the model's).
+Status ApplyNvlinkMode(const ClusterSpec& cluster, cluster::RackModel& model);
+
 // Also runs the static safety check (runner/safety.h) when the plan has a safety: section.
 Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options);
 

@@ -1,0 +1,212 @@
+// Rack-level failure domains of the simulated cluster: NVLink switch trays (domain health as NVIDIA's
+// NMX reports it), the CDU that cools every tray of a rack, and the PSUs behind the rack's bus bar.
+//
+// Cost: a change costs the rack it happens in (its 18 trays, their GPUs' link observations); a job
+// refresh looks only at the racks whose domain is impaired (impaired_racks_), never at every GPU.
+#include <algorithm>
+#include <bit>
+
+#include "cluster/sim_backend.h"
+
+namespace rackchaos::cluster {
+
+const char* SimBackend::DomainHealthName(DomainHealth h) {
+  switch (h) {
+    case DomainHealth::kHealthy: return "HEALTHY";
+    case DomainHealth::kDegraded: return "DEGRADED";
+    case DomainHealth::kBandwidth: return "BANDWIDTH";
+    case DomainHealth::kUnhealthy: return "UNHEALTHY";
+  }
+  return "UNKNOWN";
+}
+
+int SimBackend::SwitchTraysLost(const Rack& r) const { return std::popcount(r.switch_failed | r.switch_out); }
+
+double SimBackend::TrayFlow(ComponentId tray) const {
+  const Tray& t = tray_[slot(tray)];
+  const Rack& r = rack_[static_cast<size_t>(topo_.at(tray).rack)];
+  return t.valve * r.cdu_flow;
+}
+
+// Full-bandwidth mode: one lost switch tray and no partition of the domain runs. Adaptive mode: the
+// fabric manager routes over the others, every GPU at (S - lost) / S. A lost compute tray only
+// parks its own GPUs (DEGRADED).
+SimBackend::DomainHealth SimBackend::DomainHealthOf(ComponentId rack) const {
+  const Rack& r = rack_of(rack);
+  const int total = topo_.model().switch_trays, lost = SwitchTraysLost(r);
+  if (!r.powered) return DomainHealth::kUnhealthy;
+  if (lost > 0) return topo_.model().adaptive_bandwidth && lost < total ? DomainHealth::kBandwidth : DomainHealth::kUnhealthy;
+  for (ComponentId tray : topo_.ChildrenOf(rack)) {
+    if (topo_.at(tray).kind != Kind::kComputeTray) continue;
+    for (ComponentId g : topo_.GpusOfTray(tray))
+      if (!GpuAlive(g)) return DomainHealth::kDegraded;
+  }
+  return DomainHealth::kHealthy;
+}
+
+double SimBackend::DomainBandwidth(ComponentId rack) const {
+  DomainHealth h = DomainHealthOf(rack);
+  if (h == DomainHealth::kUnhealthy) return 0;
+  const int total = topo_.model().switch_trays;
+  return total > 0 ? static_cast<double>(total - SwitchTraysLost(rack_of(rack))) / total : 1;
+}
+
+// Records the domain's health when it changes (ground truth: the healer sees only link states).
+void SimBackend::UpdateDomainHealth(ComponentId rack) {
+  Rack& r = rack_of(rack);
+  DomainHealth h = DomainHealthOf(rack);
+  size_t k = static_cast<size_t>(topo_.at(rack).rack);
+  bool impaired = h == DomainHealth::kBandwidth || h == DomainHealth::kUnhealthy;
+  if (impaired) impaired_racks_.insert(k);
+  else impaired_racks_.erase(k);
+  if (h == r.health) return;
+  r.health = h;
+  Record(PhysicsChanged{rack, std::string("nvlink_domain_") + DomainHealthName(h), DomainBandwidth(rack), kNoFault});
+}
+
+void SimBackend::DomainImpact(JobId id, bool& unhealthy, double& bandwidth, FaultId& cause) const {
+  for (size_t k : impaired_racks_) {
+    ComponentId rack = topo_.racks()[k];
+    bool uses = false;
+    for (ComponentId tray : topo_.ChildrenOf(rack))
+      uses = uses || (topo_.at(tray).kind == Kind::kComputeTray && tray_[slot(tray)].job == id);
+    if (!uses) continue;
+    const Rack& r = rack_[k];
+    FaultId why = !r.powered ? r.power_cause : r.switch_cause;
+    double bw = DomainBandwidth(rack);
+    if (bw <= 0) {
+      unhealthy = true;
+      cause = why;
+      return;
+    }
+    if (bw < bandwidth - 1e-12) {
+      bandwidth = bw;
+      cause = why;
+    }
+  }
+}
+
+Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause) {
+  const Rack& r = rack_of(c);
+  switch (topo_.at(c).kind) {
+    case Kind::kSwitchTray: {
+      bool out = (r.switch_out >> topo_.at(c).index) & 1;
+      return SetSwitchTray(c, failed, out, cause);
+    }
+    case Kind::kCdu: return SetCdu(c, failed ? 0.0 : 1.0, cause);
+    case Kind::kPsu: case Kind::kPowerShelf: return SetPsus(c, failed, cause);
+    default:
+      return Status::Invalid(topo_.at(c).name + " is a " + KindName(topo_.at(c).kind) +
+                             "; a switch tray, CDU, power shelf or PSU can fail this way");
+  }
+}
+
+// Each switch tray carries L / S of every GPU's NVLink ports (GB200: 2 of 18, one per NVSwitch chip):
+// port p goes to switch tray p * S / L. Its loss shows on every GPU of the domain as those ports going
+// inactive, which is what a site's NVLink counters and nvidia-smi show.
+Status SimBackend::SetSwitchTray(ComponentId sw, bool failed, bool taken_out, FaultId cause) {
+  Rack& r = rack_of(sw);
+  const uint64_t bit = uint64_t{1} << topo_.at(sw).index;
+  const bool was_failed = r.switch_failed & bit, was_lost = (r.switch_failed | r.switch_out) & bit;
+  r.switch_failed = failed ? r.switch_failed | bit : r.switch_failed & ~bit;
+  r.switch_out = taken_out ? r.switch_out | bit : r.switch_out & ~bit;
+  if (failed != was_failed) {
+    Physics(sw, failed ? "failed" : "repaired", 0, cause);
+    if (failed) r.switch_cause = cause;
+  }
+  const bool lost = (r.switch_failed | r.switch_out) & bit;
+  if (lost == was_lost) return Status::Ok();
+  const RackModel& m = topo_.model();
+  const ComponentId rack = topo_.RackOf(sw);
+  std::set<JobId> jobs;
+  for (ComponentId tray : topo_.ChildrenOf(rack)) {
+    if (topo_.at(tray).kind != Kind::kComputeTray) continue;
+    const Tray& t = tray_[slot(tray)];
+    if (t.job != kNoJob) jobs.insert(t.job);
+    if (!t.present || t.booting) continue;  // an unreachable node reports no link state
+    Time seen = NextSlot(t.poll_phase, opt_.link_poll_period, clock_.Now());
+    for (ComponentId g : topo_.GpusOfTray(tray))
+      for (int p = 0; p < m.nvlink_links_per_gpu; ++p)
+        if (p * m.switch_trays / m.nvlink_links_per_gpu == topo_.at(sw).index) Emit(LinkStateChange{g, p, !lost}, seen);
+  }
+  UpdateDomainHealth(rack);
+  for (JobId j : jobs) RefreshJob(j);
+  return Status::Ok();
+}
+
+Status SimBackend::TakeSwitchTrayOut(ComponentId sw, bool out) {
+  const Rack& r = rack_of(sw);
+  bool failed = (r.switch_failed >> topo_.at(sw).index) & 1;
+  if (((r.switch_out >> topo_.at(sw).index) & 1) != out) Physics(sw, out ? "taken_out" : "returned", 0, kNoFault);
+  return SetSwitchTray(sw, failed, out, r.switch_cause);
+}
+
+// A switch tray's self-test (NVOS/NMX health): passes when the tray itself works.
+Status SimBackend::DiagnoseSwitchTray(ComponentId sw) {
+  clock_.CallAfter(topo_.model().diagnostic_time, [this, sw] {
+    bool failed = (rack_of(sw).switch_failed >> topo_.at(sw).index) & 1;
+    Emit(DiagnosticResult{sw, !failed, failed ? "NVSwitch trays: " + topo_.at(sw).name + " not responding" : "all checks passed"},
+         clock_.Now());
+  });
+  return Status::Ok();
+}
+
+// The CDU's pumps move the coolant of every tray of the rack: each tray's flow is its valve opening
+// times the CDU's flow, so a CDU failure heats every tray at once through the thermal model.
+Status SimBackend::SetCdu(ComponentId cdu, double flow, FaultId cause) {
+  Rack& r = rack_of(cdu);
+  flow = std::clamp(flow, 0.0, 1.0);
+  if (flow == r.cdu_flow) return Status::Ok();
+  r.cdu_flow = flow;
+  r.cdu_cause = flow < 1 ? cause : kNoFault;
+  Physics(cdu, flow < 1 ? "cdu_flow" : "cdu_flow_up", flow, cause);
+  for (ComponentId tray : topo_.ChildrenOf(topo_.RackOf(cdu))) {
+    if (topo_.at(tray).kind != Kind::kComputeTray) continue;
+    for (ComponentId g : topo_.GpusOfTray(tray)) UpdateThermal(g);
+    WatchTelemetry(tray);
+  }
+  return Status::Ok();
+}
+
+// The rack's PSUs share its bus bar (cluster/dependency.h): while what is left carries the GPUs at TDP
+// nothing changes but the PSU's own status; below that every tray of the rack loses power.
+Status SimBackend::SetPsus(ComponentId c, bool failed, FaultId cause) {
+  Rack& r = rack_of(c);
+  const RackModel& m = topo_.model();
+  std::vector<ComponentId> psus;
+  if (topo_.at(c).kind == Kind::kPsu) psus.push_back(c);
+  else psus = topo_.ChildrenOf(c);
+  for (ComponentId p : psus) {
+    size_t k = static_cast<size_t>(topo_.at(topo_.at(p).parent).index * m.psus_per_shelf + topo_.at(p).index);
+    if (r.psu_failed[k] == failed) continue;
+    r.psu_failed[k] = failed;
+    Physics(p, failed ? "psu_failed" : "psu_up", 0, cause);
+    // The shelf's BMC reports the PSU's state (Redfish PowerSupplies Status.Health).
+    Emit(TelemetrySample{p, Metric::kPsuOk, failed ? 0.0 : 1.0},
+         NextSlot(Duration{}, opt_.telemetry_period, clock_.Now()));
+  }
+  double left = static_cast<double>(std::count(r.psu_failed.begin(), r.psu_failed.end(), false)) * m.psu_kw * 1000;
+  double load = m.compute_trays * m.gpus_per_tray * m.gpu_tdp_w;
+  bool powered = left >= load;
+  if (!powered) r.power_cause = cause;
+  if (powered != r.powered) SetRackPowered(topo_.RackOf(c), powered, cause);
+  return Status::Ok();
+}
+
+// Power lost: every tray of the rack goes dark as if pulled (heartbeats stop, GPUs are gone, jobs
+// hang); power back: they boot. Trays pulled for another reason stay as they are.
+void SimBackend::SetRackPowered(ComponentId rack, bool powered, FaultId cause) {
+  Rack& r = rack_of(rack);
+  r.powered = powered;
+  Physics(rack, powered ? "power_up" : "power_lost", 0, powered ? kNoFault : cause);
+  for (ComponentId tray : topo_.ChildrenOf(rack)) {
+    if (topo_.at(tray).kind != Kind::kComputeTray) continue;
+    const Tray& t = tray_[slot(tray)];
+    if (!powered && !t.present) continue;
+    if (powered && (t.present || t.presence_cause != r.power_cause)) continue;
+    (void)SetTrayPresent(tray, powered, cause);
+  }
+  UpdateDomainHealth(rack);
+}
+
+}  // namespace rackchaos::cluster

@@ -1,0 +1,108 @@
+// Rack-level part failures, one fault kind each over the backend's SetComponentFailed verb:
+//   switch_fail  an NVLink switch tray (r01.switch3): the NVLink domain goes UNHEALTHY in full-bandwidth
+//                mode, BANDWIDTH in adaptive mode (every GPU at (S-1)/S)
+//   cdu_fail     a rack's CDU or its pumps (r01.cdu, or the rack r01): every tray's coolant flow stops
+//   power_fail   a PSU or a whole power shelf (r01.shelf2.psu3, r01.shelf2): an alert within the PSU
+//                redundancy, beyond it every tray of the rack loses power
+// Revert repairs the part. The three share the class below; only their tables differ.
+#include "injectors/injector.h"
+
+namespace rackchaos::injectors {
+namespace {
+
+using cluster::Kind;
+
+struct PartFault {
+  std::string_view name, summary, targets, simulation, real_mode;
+  std::vector<Kind> kinds;  // what the target may be; a rack stands for its CDU when kCdu is listed
+  std::string_view example;
+};
+
+class ComponentFailInjector : public Injector {
+ public:
+  explicit ComponentFailInjector(PartFault f) : f_(std::move(f)) {}
+  std::string_view name() const override { return f_.name; }
+  std::string_view summary() const override { return f_.summary; }
+  std::string_view targets() const override { return f_.targets; }
+  std::string_view simulation() const override { return f_.simulation; }
+  std::string_view real_mode() const override { return f_.real_mode; }
+  const std::vector<ParamInfo>& params() const override {
+    static const std::vector<ParamInfo> kNone;
+    return kNone;
+  }
+  std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kComponentFailure}; }
+
+  ComponentId PartOf(const cluster::Topology& topo, const cluster::Target& t) const {
+    if (t.port >= 0) return kNoComponent;
+    Kind kind = topo.at(t.component).kind;
+    for (Kind k : f_.kinds) {
+      if (k == kind) return t.component;
+      if (k == Kind::kCdu && kind == Kind::kRack) return topo.CduOfRack(t.component);
+    }
+    return kNoComponent;
+  }
+
+  Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
+    if (PartOf(topo, t) != kNoComponent) return Status::Ok();
+    return Status::Invalid(std::string(f_.name) + " needs " + std::string(f_.targets) + " (e.g. " +
+                           std::string(f_.example) + "); " + topo.TargetName(t) + " is a " +
+                           cluster::KindName(topo.at(t.component).kind));
+  }
+
+  Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params&,
+                        FaultId fault) const override {
+    RC_RETURN_IF_ERROR(b.SetComponentFailed(PartOf(topo, t), true, fault));
+    return Applied{1, "failed"};
+  }
+
+  Status Revert(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Applied&,
+                FaultId fault) const override {
+    return b.SetComponentFailed(PartOf(topo, t), false, fault);
+  }
+
+ private:
+  PartFault f_;
+};
+
+}  // namespace
+
+const Injector& SwitchFail() {
+  static const ComponentFailInjector kInjector({
+      "switch_fail", "fail an NVLink switch tray (the domain goes UNHEALTHY or BANDWIDTH by the rack's mode)",
+      "an NVLink switch tray (r01.switch3)",
+      "Every GPU of the rack's NVLink domain loses the ports wired to that switch tray (L/S of them; link "
+      "state observations within the link poll). Full-bandwidth mode: the domain is UNHEALTHY, its jobs hang "
+      "until the healer moves them or the collective timeout fires. Adaptive mode (cluster.nvlink_mode: "
+      "adaptive): the domain is BANDWIDTH, every GPU keeps (S-lost)/S of its NVLink bandwidth and jobs slow "
+      "down by their NVLink share. Revert repairs the tray.",
+      "Not available on real racks: a switch tray is failed in a lab by powering it off from its BMC, which "
+      "no inventory action covers yet.",
+      {Kind::kSwitchTray}, "r01.switch3"});
+  return kInjector;
+}
+
+const Injector& CduFail() {
+  static const ComponentFailInjector kInjector({
+      "cdu_fail", "stop a rack's CDU (its pumps): every tray of the rack loses coolant flow",
+      "a rack's CDU (r01.cdu, or the rack r01)",
+      "Coolant flow of every tray of the rack falls to zero (each tray's flow is its valve opening times the "
+      "CDU's flow); every GPU heats through the thermal model, throttles at its slowdown temperature and "
+      "shuts down at its limit. Revert restarts the pumps.",
+      "Not available on real racks: stopping a CDU is a facility action (lab only, by hand).",
+      {Kind::kCdu}, "r01.cdu"});
+  return kInjector;
+}
+
+const Injector& PowerFail() {
+  static const ComponentFailInjector kInjector({
+      "power_fail", "fail a PSU or a whole power shelf (trays lose power beyond the PSU redundancy)",
+      "a PSU or a power shelf (r01.shelf2.psu3, r01.shelf2)",
+      "The shelf's BMC reports the PSU(s) failed (a telemetry sample per PSU). While the rack's remaining PSU "
+      "capacity carries its GPUs at TDP nothing else happens; below it every tray of the rack loses power: "
+      "heartbeats stop, jobs hang, and the trays boot when power returns (revert).",
+      "Not available on real racks: pulling PSUs is done by hand in a lab.",
+      {Kind::kPsu, Kind::kPowerShelf}, "r01.shelf2.psu3"});
+  return kInjector;
+}
+
+}  // namespace rackchaos::injectors
