@@ -61,9 +61,10 @@ class Recorder : public ObservationSink {
   std::vector<Observation> all;
 };
 
-inline Topology BuildTopology(int racks, int spares) {
+inline Topology BuildTopology(int racks, int spares, bool adaptive = false) {
   auto model = LoadRackModel("gb200-nvl72");
   REQUIRE(model.ok());
+  model->adaptive_bandwidth = adaptive;
   auto topo = Topology::Build(*model, racks, spares);
   REQUIRE(topo.ok());
   return std::move(topo).value();
@@ -85,8 +86,8 @@ inline double StepTime(const JobConfig& cfg, double speed, int links_up = 18) {
 }
 
 struct Harness {
-  explicit Harness(uint64_t seed = 42, int racks = 1, int spares = 2)
-      : topo(BuildTopology(racks, spares)), sim(topo, clock, Rng(seed), events) {
+  explicit Harness(uint64_t seed = 42, int racks = 1, int spares = 2, bool adaptive = false)
+      : topo(BuildTopology(racks, spares, adaptive)), sim(topo, clock, Rng(seed), events) {
     sim.Subscribe(&seen);
   }
 

@@ -32,14 +32,18 @@ const Injector& Find(const char* name) {
 
 TEST_CASE("the table lists the injectors in a fixed order") {
   const auto& all = AllInjectors();
-  REQUIRE(all.size() == 6);
+  REQUIRE(all.size() == 9);
   CHECK(all[0]->name() == "link_down");
   CHECK(all[1]->name() == "gpu_throttle");
   CHECK(all[2]->name() == "valve_fail");
   CHECK(all[3]->name() == "tray_pull");
   CHECK(all[4]->name() == "gpu_fail");
   CHECK(all[5]->name() == "process_crash");
-  CHECK(InjectorNames() == "link_down, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash");
+  CHECK(all[6]->name() == "switch_fail");
+  CHECK(all[7]->name() == "cdu_fail");
+  CHECK(all[8]->name() == "power_fail");
+  CHECK(InjectorNames() ==
+        "link_down, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail");
   for (const Injector* i : all) {
     CHECK(FindInjector(i->name()) == i);
     CHECK_FALSE(i->summary().empty());

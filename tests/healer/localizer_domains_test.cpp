@@ -1,0 +1,127 @@
+// Localization to rack-level failure domains: NVLink switch trays from port patterns, power shelves
+// and PSUs from their status, the CDU from trays overheating together.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "healer/localizer.h"
+#include "tests/healer/test_util.h"
+
+namespace rackchaos::healer {
+namespace {
+
+using testing::Id;
+using testing::Topo;
+
+Symptom On(SymptomClass cls, const cluster::Topology& topo, const std::string& component, int port = -1) {
+  Symptom s;
+  s.cls = cls;
+  s.detector = SymptomClassName(cls);
+  s.component = Id(component, topo);
+  s.port = port;
+  return s;
+}
+
+// The NVLink ports `ports` down on every GPU of trays 1..`trays` of r01.
+std::vector<Symptom> PortsDown(const cluster::Topology& topo, int trays, std::vector<int> ports) {
+  std::vector<Symptom> out;
+  for (int t = 1; t <= trays; ++t)
+    for (int g = 0; g < 4; ++g)
+      for (int p : ports) {
+        std::string tray = std::string("r01.tray") + (t < 10 ? "0" : "") + std::to_string(t);
+        out.push_back(On(SymptomClass::kLinkDown, topo, tray + ".gpu" + std::to_string(g), p));
+      }
+  return out;
+}
+
+const cluster::Topology& Adaptive() {
+  static const cluster::Topology kTopo = [] {
+    auto model = cluster::LoadRackModel("gb200-nvl72");
+    REQUIRE(model.ok());
+    model->adaptive_bandwidth = true;
+    return std::move(cluster::Topology::Build(*model, 2, 2)).value();
+  }();
+  return kTopo;
+}
+
+TEST_CASE("healer.localize: NVLink ports 4 and 5 down on every GPU of a rack are switch tray 3") {
+  // GB200: 18 ports per GPU over 9 switch trays, port p wired to switch tray p * 9 / 18 (0-based).
+  auto full = Localize(PortsDown(Topo(), 18, {4, 5}), Topo(), 3);
+  REQUIRE(full.size() == 1);
+  CHECK(Topo().at(full[0].domain).name == "r01.switch3");
+  CHECK(full[0].symptoms.size() == 18 * 4 * 2);
+  CHECK(full[0].out_of_service);  // full-bandwidth mode: the domain is UNHEALTHY, its trays are drained
+  CHECK(full[0].reason.find("UNHEALTHY") != std::string::npos);
+
+  auto adaptive = Localize(PortsDown(Adaptive(), 18, {4, 5}), Adaptive(), 3);
+  REQUIRE(adaptive.size() == 1);
+  CHECK(Adaptive().at(adaptive[0].domain).name == "r01.switch3");
+  CHECK_FALSE(adaptive[0].out_of_service);  // BANDWIDTH: jobs keep running, no tray is drained
+}
+
+TEST_CASE("healer.localize: ports of one switch tray on two trays, or of different switch trays, are not a switch tray") {
+  // Two trays are below shared_min_trays (3): every GPU of each tray failing is that tray.
+  auto two = Localize(PortsDown(Topo(), 2, {4, 5}), Topo(), 3);
+  REQUIRE(two.size() == 2);
+  CHECK(Topo().at(two[0].domain).name == "r01.tray01");
+  CHECK(Topo().at(two[1].domain).name == "r01.tray02");
+  // One port each on three trays' GPUs, wired to three different switch trays: three GPUs.
+  std::vector<Symptom> spread = {On(SymptomClass::kLinkDown, Topo(), "r01.tray01.gpu0", 0),
+                                 On(SymptomClass::kLinkDown, Topo(), "r01.tray02.gpu0", 4),
+                                 On(SymptomClass::kLinkDown, Topo(), "r01.tray03.gpu0", 8)};
+  auto d = Localize(spread, Topo(), 3);
+  REQUIRE(d.size() == 3);
+  for (const auto& x : d) CHECK(Topo().at(x.domain).kind == cluster::Kind::kGpu);
+}
+
+TEST_CASE("healer.localize: a failed PSU is that PSU, a shelf with every PSU failed is the shelf, neither drains") {
+  auto one = Localize({On(SymptomClass::kPsuFailed, Topo(), "r01.shelf2.psu3")}, Topo(), 3);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].domain == Id("r01.shelf2.psu3"));
+  CHECK_FALSE(one[0].out_of_service);
+
+  std::vector<Symptom> shelf;
+  for (int p = 1; p <= 6; ++p) shelf.push_back(On(SymptomClass::kPsuFailed, Topo(), "r01.shelf4.psu" + std::to_string(p)));
+  shelf.push_back(On(SymptomClass::kPsuFailed, Topo(), "r02.shelf1.psu1"));
+  auto d = Localize(shelf, Topo(), 3);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].domain == Id("r01.shelf4"));
+  CHECK(d[0].symptoms.size() == 6);
+  CHECK_FALSE(d[0].out_of_service);
+  CHECK(d[1].domain == Id("r02.shelf1.psu1"));
+}
+
+TEST_CASE("healer.localize: trays going dark with failed PSUs are the power, not each tray") {
+  std::vector<Symptom> s;
+  for (int p = 1; p <= 6; ++p) s.push_back(On(SymptomClass::kPsuFailed, Topo(), "r01.shelf1.psu" + std::to_string(p)));
+  for (const char* t : {"r01.tray01", "r01.tray02", "r01.tray09", "r01.tray16"}) s.push_back(On(SymptomClass::kHeartbeatLost, Topo(), t));
+  auto shelf = Localize(s, Topo(), 3);
+  REQUIRE(shelf.size() == 1);
+  CHECK(shelf[0].domain == Id("r01.shelf1"));
+  CHECK(shelf[0].symptoms.size() == 10);
+  CHECK(shelf[0].out_of_service);
+  // Failed PSUs in two shelves: the rack's power as a whole.
+  s.push_back(On(SymptomClass::kPsuFailed, Topo(), "r01.shelf2.psu1"));
+  auto rack = Localize(s, Topo(), 3);
+  REQUIRE(rack.size() == 1);
+  CHECK(rack[0].domain == Id("r01"));
+  // Heartbeats lost in another rack are not explained by r01's PSUs.
+  s.push_back(On(SymptomClass::kHeartbeatLost, Topo(), "r02.tray05"));
+  auto both = Localize(s, Topo(), 3);
+  REQUIRE(both.size() == 2);
+  CHECK(both[1].domain == Id("r02.tray05"));
+}
+
+TEST_CASE("healer.localize: flow low on every tray of a rack is its CDU, not 18 valves") {
+  std::vector<Symptom> s;
+  for (int t = 1; t <= 18; ++t)
+    s.push_back(On(SymptomClass::kFlowLow, Topo(), std::string("r02.tray") + (t < 10 ? "0" : "") + std::to_string(t) + ".valve"));
+  auto d = Localize(s, Topo(), 3);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].domain == Id("r02.cdu"));
+  CHECK(d[0].symptoms.size() == 18);
+}
+
+}  // namespace
+}  // namespace rackchaos::healer
