@@ -98,7 +98,11 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
   int gpus = 0;
   for (ComponentId t : trays) gpus += static_cast<int>(topo_.GpusOfTray(t).size());
   const std::string& name = topo_.at(d.domain).name;
-  if (!BreakerAllows(gpus, name)) return;
+  // Past the breaker a part is still taken out (that drains no GPU); its trays are not drained.
+  if (!BreakerAllows(gpus, name)) {
+    if (!part_only || isolated_.count(d.domain)) return;
+    trays.clear();
+  }
   Isolated iso{d.domain, cluster::KindName(topo_.at(d.domain).kind), {}, d.reason};
   std::vector<ComponentId> reset;
   bool reboot = false;

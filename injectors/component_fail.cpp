@@ -84,7 +84,7 @@ const Injector& SwitchFail() {
 const Injector& CduFail() {
   static const ComponentFailInjector kInjector({
       "cdu_fail", "stop a rack's CDU (its pumps): every tray of the rack loses coolant flow",
-      "a rack's CDU (r01.cdu, or the rack r01)",
+      "a rack's CDU (r01.cdu); the rack (r01) stands for it",
       "Coolant flow of every tray of the rack falls to zero (each tray's flow is its valve opening times the "
       "CDU's flow); every GPU heats through the thermal model, throttles at its slowdown temperature and "
       "shuts down at its limit. Revert restarts the pumps.",
@@ -96,7 +96,7 @@ const Injector& CduFail() {
 const Injector& PowerFail() {
   static const ComponentFailInjector kInjector({
       "power_fail", "fail a PSU or a whole power shelf (trays lose power beyond the PSU redundancy)",
-      "a PSU or a power shelf (r01.shelf2.psu3, r01.shelf2)",
+      "a PSU (r01.shelf2.psu3) or a whole power shelf",
       "The shelf's BMC reports the PSU(s) failed (a telemetry sample per PSU). While the rack's remaining PSU "
       "capacity carries its GPUs at TDP nothing else happens; below it every tray of the rack loses power: "
       "heartbeats stop, jobs hang, and the trays boot when power returns (revert).",

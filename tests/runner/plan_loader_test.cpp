@@ -105,7 +105,7 @@ TEST_CASE("an unknown key names the valid ones and the nearest") {
                                        "description, seed, duration, cluster, workload, faults, chaos, healer, safety, expect "
                                        "(did you mean 'faults'?)");
   CHECK(Error("name: x\ncluster:\n  rakcs: 2\n") ==
-        "plan.yaml:3:3: unknown key 'rakcs' in cluster; expected one of: model, racks, spare_trays, inventory "
+        "plan.yaml:3:3: unknown key 'rakcs' in cluster; expected one of: model, racks, spare_trays, nvlink_mode, inventory "
         "(did you mean 'racks'?)");
   CHECK(Error("name: x\nzzzzzzzzzz: 1\n").find("(did you mean") == std::string::npos);
 }
@@ -154,7 +154,7 @@ TEST_CASE("each class of content error gives its position and what would be vali
        "plan.yaml:2:1: duplicate key 'name' (first at plan.yaml:1:1); each key may appear once in the plan"},
       {"name: x\ncluster:\n  racks: 1\n  racks: 2\n", "plan.yaml:4:3: duplicate key 'racks' (first at plan.yaml:3:3)"},
       {"name: x\ncluster: 3\n",
-       "plan.yaml:2:10: cluster is a scalar; expected a map of keys: model, racks, spare_trays, inventory"},
+       "plan.yaml:2:10: cluster is a scalar; expected a map of keys: model, racks, spare_trays, nvlink_mode, inventory"},
       {"name: x\ncluster: {racks: -1}\n",
        "plan.yaml:2:18: racks: '-1' is out of range; expected an integer from 1 to 100000 (e.g. racks: 2)"},
       {"name: x\ncluster: {racks: 0}\n", "plan.yaml:2:18: racks: '0' is out of range"},
