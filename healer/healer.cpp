@@ -105,23 +105,22 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
   }
   Isolated iso{d.domain, cluster::KindName(topo_.at(d.domain).kind), {}, d.reason};
   std::vector<ComponentId> reset;
-  bool reboot = false;
+  std::set<ComponentId> reboot;  // trays whose Xid asked for a node reboot
   for (size_t i : d.symptoms) {
     iso.because.push_back(batch[i].id);
     const Symptom& s = batch[i].symptom;
     if (s.cls != SymptomClass::kXid) continue;
     if (s.action == XidAction::kResetGpu && topo_.at(s.component).kind == Kind::kGpu) reset.push_back(s.component);
-    reboot |= s.action == XidAction::kRebootNode;
+    if (s.action == XidAction::kRebootNode) reboot.insert(topo_.TrayOf(s.component));
   }
   events_.Record({clock_.Now(), iso});
   if (part_only) IsolatePart(d);
   for (ComponentId t : trays) {
     Act("drain", t, kNoJob, backend_.Drain(t, "rackchaos: " + name + ": " + d.reason), "isolating " + name);
-    Quarantine q{d.domain, {}};
-    if (t == topo_.TrayOf(d.domain)) {  // the Xids' GPUs are on the domain's own tray
-      q.reset_gpus = reset;
-      q.reboot = reboot;
-    }
+    Quarantine q{d.domain, {}};  // the Xids' GPUs and nodes on this tray: a rack-wide domain covers several
+    for (ComponentId g : reset)
+      if (topo_.TrayOf(g) == t) q.reset_gpus.push_back(g);
+    q.reboot = reboot.count(t) > 0;
     isolated_[t] = std::move(q);
   }
   if (policy_.restart_jobs) RestartJobsOn({trays.begin(), trays.end()}, name + " isolated: " + d.reason);

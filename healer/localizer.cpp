@@ -1,5 +1,6 @@
 #include "healer/localizer.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -107,6 +108,12 @@ void SharedDomains(const std::vector<Symptom>& symptoms, const cluster::Topology
   auto emit = [&](std::map<ComponentId, Group>& groups, const char* why) {
     for (auto& [domain, g] : groups) {
       if (static_cast<int>(g.trays.size()) < min_trays) continue;
+      // What else those trays report (GPUs off the bus after a thermal shutdown) is the same failure.
+      for (size_t i = 0; i < symptoms.size(); ++i)
+        if (!used[i] && g.trays.count(topo.TrayOf(symptoms[i].component)) &&
+            std::find(g.idx.begin(), g.idx.end(), i) == g.idx.end())
+          g.idx.push_back(i);
+      std::sort(g.idx.begin(), g.idx.end());
       for (size_t i : g.idx) used[i] = true;
       out.push_back({domain, g.idx, std::to_string(g.trays.size()) + " trays " + why});
     }
