@@ -69,24 +69,29 @@ void PowerDomains(const std::vector<Symptom>& symptoms, const cluster::Topology&
     it->second.dark.idx.push_back(i);
   }
   for (auto& [rack, r] : racks) {
-    std::vector<size_t> all;
-    for (auto& [shelf, idx] : r.psus_by_shelf) all.insert(all.end(), idx.begin(), idx.end());
-    if (static_cast<int>(r.dark.trays.size()) >= min_trays) {
-      ComponentId domain = r.psus_by_shelf.size() == 1 ? r.psus_by_shelf.begin()->first : rack;
+    const bool dark = static_cast<int>(r.dark.trays.size()) >= min_trays;
+    const std::string why = dark ? "beyond the rack's PSU redundancy" : "within the rack's PSU redundancy";
+    // Trays dark with the failed PSUs all in one shelf: that shelf fed them (it drains the rack).
+    if (dark && r.psus_by_shelf.size() == 1) {
+      auto& [shelf, idx] = *r.psus_by_shelf.begin();
+      std::vector<size_t> all = idx;
       all.insert(all.end(), r.dark.idx.begin(), r.dark.idx.end());
       for (size_t i : all) used[i] = true;
-      out.push_back({domain, all, std::to_string(r.dark.trays.size()) + " trays lost power together with " +
-                                      std::to_string(all.size() - r.dark.idx.size()) + " PSUs failed"});
+      out.push_back({shelf, all, std::to_string(r.dark.trays.size()) + " trays lost power with the shelf; " + why});
       continue;
     }
+    // Each wholly failed shelf, else each PSU, is marked for replacement; dark trays are the rack's power.
     for (auto& [shelf, idx] : r.psus_by_shelf) {
       for (size_t i : idx) used[i] = true;
       if (static_cast<int>(idx.size()) == topo.model().psus_per_shelf) {
-        out.push_back({shelf, idx, "every PSU of the shelf failed; within the rack's redundancy", false});
+        out.push_back({shelf, idx, "every PSU of the shelf failed; " + why, false});
         continue;
       }
-      for (size_t i : idx) out.push_back({symptoms[i].component, {i}, "PSU failed; within the rack's redundancy", false});
+      for (size_t i : idx) out.push_back({symptoms[i].component, {i}, "PSU failed; " + why, false});
     }
+    if (!dark) continue;
+    for (size_t i : r.dark.idx) used[i] = true;
+    out.push_back({rack, r.dark.idx, std::to_string(r.dark.trays.size()) + " trays lost power together; " + why});
   }
 }
 

@@ -19,7 +19,7 @@ struct FaultFacts {
   std::set<ComponentId> affected;  // components the fault physically changed
   std::set<ComponentId> trays;     // their compute trays
   std::set<ComponentId> direct_gpus;
-  std::set<ComponentId> part_racks;  // racks of the rack-level parts it changed (switch tray, CDU, power)
+  std::set<ComponentId> part_racks;  // racks of the rack-wide parts it changed (switch tray, CDU, rack power)
   // Trays whose GPUs lost service with it (drained, or the placement of a job it interrupted), sorted
   // and unique: a 100k-GPU placement is merged as a tray list, not inserted GPU by GPU.
   std::vector<ComponentId> collateral_trays;
@@ -53,9 +53,13 @@ bool Related(const FaultFacts& f, const cluster::Topology& topo, ComponentId c) 
   return false;
 }
 
-// The earliest-injected fault the event relates to, or nullptr.
+// The earliest-injected fault that changed `c` itself, else the earliest the event relates to, or nullptr.
+// (Six shelves failing at once: each PSU's symptom is its own shelf's fault's, not the first one's.)
 FaultFacts* Attribute(std::map<FaultId, FaultFacts>& faults, const cluster::Topology& topo, ComponentId c, Time t) {
   FaultFacts* best = nullptr;
+  for (auto& [id, f] : faults)
+    if (Active(f, t) && c != kNoComponent && f.affected.count(c) && (!best || f.m.injected < best->m.injected)) best = &f;
+  if (best) return best;
   for (auto& [id, f] : faults)
     if (Active(f, t) && Related(f, topo, c) && (!best || f.m.injected < best->m.injected)) best = &f;
   return best;
@@ -174,7 +178,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   for (auto& [id, f] : faults)
     for (ComponentId c : f.affected) {
       if (topo.TrayOf(c) != kNoComponent) f.trays.insert(topo.TrayOf(c));
-      else f.part_racks.insert(topo.RackOf(c));
+      else if (!topo.GpusServedBy(c).empty()) f.part_racks.insert(topo.RackOf(c));  // not a redundant PSU
     }
 
   // Pass 2: detections, isolations and the drains that carried them out.

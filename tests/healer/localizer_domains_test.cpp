@@ -101,16 +101,22 @@ TEST_CASE("healer.localize: trays going dark with failed PSUs are the power, not
   CHECK(shelf[0].domain == Id("r01.shelf1"));
   CHECK(shelf[0].symptoms.size() == 10);
   CHECK(shelf[0].out_of_service);
-  // Failed PSUs in two shelves: the rack's power as a whole.
+  // Failed PSUs in two shelves: each is marked for replacement (no drain), the dark trays are the
+  // rack's power as a whole (drained).
   s.push_back(On(SymptomClass::kPsuFailed, Topo(), "r01.shelf2.psu1"));
   auto rack = Localize(s, Topo(), 3);
-  REQUIRE(rack.size() == 1);
-  CHECK(rack[0].domain == Id("r01"));
+  REQUIRE(rack.size() == 3);
+  CHECK(rack[0].domain == Id("r01.shelf1"));
+  CHECK_FALSE(rack[0].out_of_service);
+  CHECK(rack[1].domain == Id("r01.shelf2.psu1"));
+  CHECK(rack[2].domain == Id("r01"));
+  CHECK(rack[2].symptoms == std::vector<size_t>{6, 7, 8, 9});
+  CHECK(rack[2].out_of_service);
   // Heartbeats lost in another rack are not explained by r01's PSUs.
   s.push_back(On(SymptomClass::kHeartbeatLost, Topo(), "r02.tray05"));
   auto both = Localize(s, Topo(), 3);
-  REQUIRE(both.size() == 2);
-  CHECK(both[1].domain == Id("r02.tray05"));
+  REQUIRE(both.size() == 4);
+  CHECK(both[3].domain == Id("r02.tray05"));
 }
 
 TEST_CASE("healer.localize: flow low on every tray of a rack is its CDU, not 18 valves") {
