@@ -43,7 +43,8 @@ class Backend {
     return Status::NotSupported("this backend cannot fail a GPU");
   }
   // A rack-level part fails or is repaired: an NVLink switch tray, a PSU, a power shelf, the CDU (its
-  // pumps). What follows is physics (cluster/sim_domains.cpp): bandwidth, power, cooling.
+  // pumps), or a tray's coolant zone leaks (given its valve). What follows is physics
+  // (cluster/sim_domains.cpp): bandwidth, power, cooling.
   virtual Status SetComponentFailed(ComponentId, bool /*failed*/, FaultId) {
     return Status::NotSupported("this backend cannot fail a rack-level component");
   }

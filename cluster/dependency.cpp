@@ -92,6 +92,13 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
       break;
     case Kind::kPowerShelf: PowerLoss(topo, component, m.psus_per_shelf * m.psu_kw, b); break;
     case Kind::kPsu: PowerLoss(topo, component, m.psu_kw, b); break;
+    case Kind::kLeaf: case Kind::kRail: {
+      b.gpus_down = topo.GpusServedBy(component);
+      int rail = c.kind == Kind::kRail ? c.index : topo.at(c.parent).index;
+      b.why.push_back(std::string(KindName(c.kind)) + ": the only scale-out path of rail " + std::to_string(rail) +
+                      " for " + std::to_string(b.gpus_down.size()) + " GPUs; jobs spanning trays hang on it");
+      break;
+    }
   }
   std::sort(b.gpus_down.begin(), b.gpus_down.end());
   std::sort(b.gpus_slowed.begin(), b.gpus_slowed.end());

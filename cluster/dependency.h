@@ -11,6 +11,7 @@
 //   switch_tray  adaptive mode: every GPU of the domain at (S-1)/S NVLink bandwidth (BANDWIDTH);
 //                full-bandwidth mode: the domain is UNHEALTHY, all its GPUs out of service
 //   cdu, rack    every GPU of the domain
+//   leaf, rail   the GPUs behind its NICs lose scale-out: they leave every multi-tray job
 //   power_shelf, psu  every GPU of the domain when the remaining PSU capacity is below the domain's
 //                GPU TDP sum (GPU power only: CPUs, switches and pumps are not in the catalogue), else none
 #pragma once

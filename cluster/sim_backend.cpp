@@ -35,6 +35,7 @@ const char* MetricName(Metric m) {
     case Metric::kThermalThrottle: return "gpu_thermal_throttle";
     case Metric::kCoolantFlow: return "coolant_flow_l_per_min";
     case Metric::kPsuOk: return "psu_ok";
+    case Metric::kLeak: return "leak_detected";
   }
   return "unknown";
 }

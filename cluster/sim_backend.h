@@ -199,6 +199,8 @@ class SimBackend : public Backend {
   Status DiagnoseSwitchTray(ComponentId sw);
   Status SetCdu(ComponentId cdu, double flow, FaultId cause);
   Status SetPsus(ComponentId psu_or_shelf, bool failed, FaultId cause);
+  Status SetLeak(ComponentId valve, bool leaking, FaultId cause);
+  Status SetFabricFailed(ComponentId leaf_or_rail, bool failed, FaultId cause);  // sim_fabric.cpp
   void SetRackPowered(ComponentId rack, bool powered, FaultId cause);
 
   // heartbeats (sim_backend.cpp)

@@ -95,9 +95,11 @@ Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause)
     }
     case Kind::kCdu: return SetCdu(c, failed ? 0.0 : 1.0, cause);
     case Kind::kPsu: case Kind::kPowerShelf: return SetPsus(c, failed, cause);
+    case Kind::kValve: return SetLeak(c, failed, cause);
+    case Kind::kLeaf: case Kind::kRail: return SetFabricFailed(c, failed, cause);  // sim_fabric.cpp
     default:
       return Status::Invalid(topo_.at(c).name + " is a " + KindName(topo_.at(c).kind) +
-                             "; a switch tray, CDU, power shelf or PSU can fail this way");
+                             "; a switch tray, CDU, power shelf, PSU, tray valve (a leak), leaf or rail can fail this way");
   }
 }
 
@@ -166,6 +168,17 @@ Status SimBackend::SetCdu(ComponentId cdu, double flow, FaultId cause) {
     WatchTelemetry(tray);
   }
   return Status::Ok();
+}
+
+// A leak in a tray's coolant zone: the zone's leak sensor trips (seen at the next telemetry poll) and
+// the CDU's leak response shuts the zone's valve at once, so the tray heats like a closed valve. The
+// repair reopens the valve fully.
+Status SimBackend::SetLeak(ComponentId valve, bool leaking, FaultId cause) {
+  const Tray& t = tray_of(valve);
+  Physics(valve, leaking ? "leak" : "leak_up", leaking ? 1 : 0, cause);
+  Emit(TelemetrySample{valve, Metric::kLeak, leaking ? 1.0 : 0.0},
+       NextSlot(t.poll_phase, opt_.telemetry_period, clock_.Now()));
+  return SetValveOpening(valve, leaking ? 0.0 : 1.0, cause);
 }
 
 // The rack's PSUs share its bus bar (cluster/dependency.h): while what is left carries the GPUs at TDP

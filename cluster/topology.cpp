@@ -31,6 +31,8 @@ const char* KindName(Kind kind) {
     case Kind::kPowerShelf: return "power_shelf";
     case Kind::kPsu: return "psu";
     case Kind::kCdu: return "cdu";
+    case Kind::kRail: return "rail";
+    case Kind::kLeaf: return "leaf";
   }
   return "unknown";
 }
@@ -90,6 +92,16 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
       for (int g = model.nics_per_tray; g < model.gpus_per_tray; ++g) t.gpu_nic_.push_back(kNoComponent);
     }
   }
+  // The fabric after every rack, so that rack, tray and GPU ids do not depend on it.
+  const int groups = (racks + t.RacksPerLeaf() - 1) / t.RacksPerLeaf();
+  for (int n = 0; n < model.nics_per_tray; ++n)
+    t.rails_.push_back(t.Add(Kind::kRail, "rail" + std::to_string(n), kNoComponent, 0, n));
+  t.leaves_.resize(static_cast<size_t>(groups * model.nics_per_tray));
+  for (int n = 0; n < model.nics_per_tray; ++n)
+    for (int g = 0; g < groups; ++g)
+      t.leaves_[static_cast<size_t>(g * model.nics_per_tray + n)] =
+          t.Add(Kind::kLeaf, "rail" + std::to_string(n) + "." + Padded("leaf", g + 1, 2), t.rails_[n],
+                g * t.RacksPerLeaf(), g);
   return t;
 }
 
@@ -143,6 +155,28 @@ ComponentId Topology::NicOfGpu(ComponentId gpu) const {
 
 ComponentId Topology::CduOfRack(ComponentId rack) const { return rack_cdu_[at(rack).rack]; }
 
+ComponentId Topology::LeafOfNic(ComponentId nic) const {
+  const Component& c = at(nic);
+  if (c.kind != Kind::kNic || leaves_.empty()) return kNoComponent;
+  size_t group = static_cast<size_t>(c.rack / RacksPerLeaf());
+  return leaves_[group * rails_.size() + static_cast<size_t>(c.index)];
+}
+
+std::vector<ComponentId> Topology::NicsOf(ComponentId id) const {
+  const Component& c = at(id);
+  std::vector<ComponentId> out;
+  if (c.kind != Kind::kLeaf && c.kind != Kind::kRail) return out;
+  const int rail = c.kind == Kind::kRail ? c.index : at(c.parent).index;
+  const int first = c.kind == Kind::kRail ? 0 : c.rack;
+  const int last = c.kind == Kind::kRail ? static_cast<int>(racks_.size()) : std::min<int>(c.rack + RacksPerLeaf(), racks_.size());
+  for (int r = first; r < last; ++r)
+    for (ComponentId tray : children_[racks_[static_cast<size_t>(r)]])
+      if (at(tray).kind == Kind::kComputeTray)
+        for (ComponentId n : children_[tray])
+          if (at(n).kind == Kind::kNic && at(n).index == rail) out.push_back(n);
+  return out;
+}
+
 std::optional<ComponentId> Topology::GpuByPci(ComponentId tray, std::string_view pci) const {
   for (ComponentId g : GpusOfTray(tray))
     if (at(g).pci == pci) return g;
@@ -173,6 +207,13 @@ std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
     case Kind::kSwitchTray: case Kind::kCdu: case Kind::kRack: rack_gpus(); break;
     // Power shelves and PSUs are redundant: one alone serves no GPU exclusively.
     case Kind::kPowerShelf: case Kind::kPsu: break;
+    // A leaf or rail is the only scale-out path of the GPUs behind its NICs.
+    case Kind::kRail: case Kind::kLeaf:
+      for (ComponentId n : NicsOf(id)) {
+        auto gpus = GpusOfTray(TrayOf(n));
+        if (at(n).index < static_cast<int>(gpus.size())) out.push_back(gpus[static_cast<size_t>(at(n).index)]);
+      }
+      break;
   }
   std::sort(out.begin(), out.end());
   return out;

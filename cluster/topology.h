@@ -1,11 +1,14 @@
 // The component graph of a simulated cluster, built from a rack model: racks, compute trays with their
-// GPUs, CPUs, NICs and coolant valve, NVLink switch trays, power shelves with PSUs, and a CDU per rack.
+// GPUs, CPUs, NICs and coolant valve, NVLink switch trays, power shelves with PSUs, a CDU per rack, and
+// the rail-optimized scale-out fabric: one rail per NIC position ("rail2": every tray's nic2), and per
+// rail one leaf switch for each group of racks whose NICs fill its down ports ("rail2.leaf01").
 //
 // Names follow the physical hierarchy ("r01.tray07.gpu2"); ids are dense indexes in build order, so the
 // same model and counts always give the same ids. Immutable after Build(). NVLink ports are not
 // components: a target may name one as "<gpu>.nvlinkN" (see Target).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -20,7 +23,7 @@
 
 namespace rackchaos::cluster {
 
-enum class Kind { kRack, kComputeTray, kGpu, kCpu, kNic, kValve, kSwitchTray, kPowerShelf, kPsu, kCdu };
+enum class Kind { kRack, kComputeTray, kGpu, kCpu, kNic, kValve, kSwitchTray, kPowerShelf, kPsu, kCdu, kRail, kLeaf };
 const char* KindName(Kind kind);  // "rack", "compute_tray", "gpu", ...
 
 struct Component {
@@ -68,6 +71,13 @@ class Topology {
   ComponentId ValveOfTray(ComponentId tray) const;
   ComponentId NicOfGpu(ComponentId gpu) const;
   ComponentId CduOfRack(ComponentId rack) const;
+  // The scale-out fabric. A leaf's down ports (kLeafDownPorts) take one NIC per tray of a rail from
+  // RacksPerLeaf() consecutive racks. LeafOfNic: kNoComponent for a NIC past the GPUs (none on NVL72).
+  static constexpr int kLeafDownPorts = 72;  // Quantum-X800: 144 ports, half down in a 2-tier fat tree
+  int RacksPerLeaf() const { return std::max(1, kLeafDownPorts / std::max(1, model_.compute_trays)); }
+  ComponentId LeafOfNic(ComponentId nic) const;
+  // The NICs a leaf or a rail connects, in id order.
+  std::vector<ComponentId> NicsOf(ComponentId leaf_or_rail) const;
   std::optional<ComponentId> GpuByPci(ComponentId tray, std::string_view pci) const;
 
   // GPUs that lose service if `id` fails (through containment and dependencies), sorted.
@@ -85,6 +95,7 @@ class Topology {
   std::vector<ComponentId> racks_, trays_, gpus_;
   std::vector<ComponentId> tray_gpus_;  // per tray (by tray index in trays_) its GPUs, contiguous
   std::vector<ComponentId> tray_valve_, gpu_nic_, rack_cdu_;
+  std::vector<ComponentId> rails_, leaves_;  // leaves_[group * rails + rail]
   std::vector<uint32_t> slot_;          // per component: TraySlot / GpuSlot by its kind
   std::vector<ComponentId> tray_of_;    // per component: TrayOf, resolved once at build
 };

@@ -17,7 +17,7 @@
 
 namespace rackchaos::healer {
 
-enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed, kPsuFailed };
+enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed, kPsuFailed, kLeak };
 const char* SymptomClassName(SymptomClass c);
 
 struct Symptom {

@@ -93,6 +93,10 @@ class ThermalDetector : public Detector {
     const auto* s = As<cluster::TelemetrySample>(obs);
     if (!s) return;
     const Policy& p = ctx.policy;
+    if (s->metric == cluster::Metric::kLeak) {  // a leak sensor: one wet reading is enough
+      if (s->value > 0) ctx.raise({SymptomClass::kLeak, "thermal", s->component, kNoJob, "leak sensor tripped", XidAction::kNone});
+      return;
+    }
     if (s->metric == cluster::Metric::kCoolantFlow) {
       double nominal = ctx.topo.model().tray_flow_l_per_min;
       bool low = s->value < nominal * (1 - p.thermal_flow_drop);
@@ -232,6 +236,7 @@ const char* SymptomClassName(SymptomClass c) {
     case SymptomClass::kFlowLow: return "flow_low";
     case SymptomClass::kJobFailed: return "job_failed";
     case SymptomClass::kPsuFailed: return "psu_failed";
+    case SymptomClass::kLeak: return "leak";
   }
   return "unknown";
 }
@@ -288,7 +293,8 @@ const std::vector<DetectorInfo>& DetectorTable() {
        ""},
       {"thermal", "GPU temperature, thermal slowdown, coolant flow", [] { return std::make_unique<ThermalDetector>(); },
        "Telemetry polls: GPU temperature at or above temperature_c (or thermal slowdown active) for `samples` "
-       "polls in a row; coolant flow below (1 - flow_drop) x the model's nominal tray flow for `samples` samples in a row.",
+       "polls in a row; coolant flow below (1 - flow_drop) x the model's nominal tray flow for `samples` samples in a "
+       "row; a tray zone's leak sensor tripped (one wet reading).",
        "detectors.thermal.temperature_c, detectors.thermal.samples, detectors.thermal.flow_drop"},
       {"straggler", "ranks slower than the rest (median absolute deviation over a window)", [] { return std::make_unique<StragglerDetector>(); },
        "Per-rank step reports: a rank whose compute time is a robust outlier (|x - median| / (1.4826 MAD) above "

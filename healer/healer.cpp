@@ -66,6 +66,11 @@ std::vector<ComponentId> Healer::TraysOfDomain(ComponentId domain) const {
       if (topo_.at(child).kind == Kind::kComputeTray) out.push_back(child);
     return out;
   }
+  if (c.kind == Kind::kLeaf || c.kind == Kind::kRail) {  // the trays whose NIC it connects
+    std::vector<ComponentId> out;
+    for (ComponentId nic : topo_.NicsOf(domain)) out.push_back(topo_.TrayOf(nic));
+    return out;
+  }
   ComponentId tray = topo_.TrayOf(domain);
   return tray == kNoComponent ? std::vector<ComponentId>{} : std::vector<ComponentId>{tray};
 }
@@ -115,6 +120,9 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
   }
   events_.Record({clock_.Now(), iso});
   if (part_only) IsolatePart(d);
+  if (topo_.at(d.domain).kind == Kind::kValve || topo_.at(d.domain).kind == Kind::kCdu)
+    Act("fence_zone", d.domain, kNoJob, Status::Ok(),
+        "cooling zone fenced: its " + std::to_string(trays.size()) + " tray(s) drained until the diagnostic passes");
   for (ComponentId t : trays) {
     Act("drain", t, kNoJob, backend_.Drain(t, "rackchaos: " + name + ": " + d.reason), "isolating " + name);
     Quarantine q{d.domain, {}};  // the Xids' GPUs and nodes on this tray: a rack-wide domain covers several
@@ -131,7 +139,7 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
 // NVLink fabric (and comes back after its self-test passes), a PSU or shelf is marked for replacement.
 bool Healer::IsPart(ComponentId c) const {
   Kind k = topo_.at(c).kind;
-  return k == Kind::kSwitchTray || k == Kind::kPsu || k == Kind::kPowerShelf;
+  return k == Kind::kSwitchTray || k == Kind::kPsu || k == Kind::kPowerShelf || k == Kind::kLeaf || k == Kind::kRail;
 }
 
 void Healer::IsolatePart(const IsolationDecision& d) {

@@ -49,6 +49,40 @@ void SwitchTrays(const std::vector<Symptom>& symptoms, const cluster::Topology& 
   }
 }
 
+// Step 0b: NIC links down on trays of one leaf (at least `min_trays`): that leaf; on two or more leaves
+// of one rail: the rail.
+void FabricDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
+                   std::vector<bool>& used, std::vector<IsolationDecision>& out) {
+  std::map<ComponentId, Group> by_leaf;
+  for (size_t i = 0; i < symptoms.size(); ++i) {
+    const Symptom& s = symptoms[i];
+    if (used[i] || s.cls != SymptomClass::kLinkDown || topo.at(s.component).kind != Kind::kNic) continue;
+    ComponentId leaf = topo.LeafOfNic(s.component);
+    if (leaf == kNoComponent) continue;
+    by_leaf[leaf].trays.insert(topo.TrayOf(s.component));
+    by_leaf[leaf].idx.push_back(i);
+  }
+  std::map<ComponentId, std::vector<ComponentId>> leaves_by_rail;
+  for (const auto& [leaf, g] : by_leaf)
+    if (static_cast<int>(g.trays.size()) >= min_trays) leaves_by_rail[topo.at(leaf).parent].push_back(leaf);
+  for (const auto& [rail, leaves] : leaves_by_rail) {
+    std::vector<size_t> idx;
+    size_t trays = 0;
+    for (ComponentId leaf : leaves) {
+      idx.insert(idx.end(), by_leaf[leaf].idx.begin(), by_leaf[leaf].idx.end());
+      trays += by_leaf[leaf].trays.size();
+    }
+    for (size_t i : idx) used[i] = true;
+    if (leaves.size() >= 2) {
+      std::sort(idx.begin(), idx.end());
+      out.push_back({rail, idx, "NIC links down behind " + std::to_string(leaves.size()) + " leaves of one rail (" +
+                                    std::to_string(trays) + " trays)"});
+      continue;
+    }
+    out.push_back({leaves[0], idx, "NIC links down on " + std::to_string(trays) + " trays behind one leaf"});
+  }
+}
+
 // Step 1: power. PSU symptoms per rack, with the rack's lost heartbeats when its trays went dark.
 void PowerDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
                   std::vector<bool>& used, std::vector<IsolationDecision>& out) {
@@ -136,13 +170,14 @@ void TrayDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& 
     if (!used[i] && tray != kNoComponent) by_tray[tray].push_back(i);
   }
   for (const auto& [tray, idx] : by_tray) {
-    bool heartbeat = false, flow = false;
+    bool heartbeat = false, flow = false, leak = false;
     std::set<ComponentId> hot, sick;
     std::map<ComponentId, std::vector<size_t>> nics;
     for (size_t i : idx) {
       const Symptom& s = symptoms[i];
       if (s.cls == SymptomClass::kHeartbeatLost) heartbeat = true;
       else if (s.cls == SymptomClass::kFlowLow) flow = true;
+      else if (s.cls == SymptomClass::kLeak) leak = true;
       else if (s.cls == SymptomClass::kThermal) hot.insert(s.component);
       else if (topo.at(s.component).kind == Kind::kNic) nics[s.component].push_back(i);
       else sick.insert(s.component);
@@ -151,8 +186,9 @@ void TrayDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& 
       out.push_back({tray, idx, "node stopped answering"});
       continue;
     }
-    if (flow || hot.size() >= 2) {
-      out.push_back({topo.ValveOfTray(tray), idx, flow ? "coolant flow low" : "GPUs of one tray overheating together"});
+    if (leak || flow || hot.size() >= 2) {
+      out.push_back({topo.ValveOfTray(tray), idx,
+                     leak ? "leak in the tray's cooling zone" : flow ? "coolant flow low" : "GPUs of one tray overheating together"});
       continue;
     }
     std::set<ComponentId> gpus = sick;
@@ -178,6 +214,7 @@ std::vector<IsolationDecision> Localize(const std::vector<Symptom>& symptoms, co
   std::vector<bool> used(symptoms.size(), false);
   std::vector<IsolationDecision> out;
   SwitchTrays(symptoms, topo, shared_min_trays, used, out);
+  FabricDomains(symptoms, topo, shared_min_trays, used, out);
   PowerDomains(symptoms, topo, shared_min_trays, used, out);
   SharedDomains(symptoms, topo, shared_min_trays, used, out);
   TrayDomains(symptoms, topo, used, out);

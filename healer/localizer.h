@@ -3,6 +3,8 @@
 // Pure function of the symptoms and the component graph, unit-tested without a backend:
 //  0. NVLink ports down on GPUs of at least `shared_min_trays` trays, all wired to one switch tray
 //     (port p goes to switch tray p * S / L): that switch tray.
+//     NIC links down on at least `shared_min_trays` trays behind one leaf switch: that leaf; behind two
+//     or more leaves of one rail: the rail.
 //  1. Power: PSUs reported failed. With the trays of their rack losing heartbeats together, the shelf
 //     (all failed PSUs in one) or the rack's power; alone, each wholly failed shelf, else each PSU.
 //  2. Trays of one rack failing together (at least `shared_min_trays` of them) point at what they

@@ -2,6 +2,10 @@
 //   switch_fail  an NVLink switch tray (r01.switch3): the NVLink domain goes UNHEALTHY in full-bandwidth
 //                mode, BANDWIDTH in adaptive mode (every GPU at (S-1)/S)
 //   cdu_fail     a rack's CDU or its pumps (r01.cdu, or the rack r01): every tray's coolant flow stops
+//   leak         a tray's coolant zone (r01.tray05.valve, or the tray): its leak sensor trips and the CDU
+//                shuts the zone's valve
+//   leaf_fail    a scale-out leaf switch (rail2.leaf01) or a whole rail (rail2): the NICs behind it lose
+//                their links
 //   power_fail   a PSU or a whole power shelf (r01.shelf2.psu3, r01.shelf2): an alert within the PSU
 //                redundancy, beyond it every tray of the rack loses power
 // Revert repairs the part. The three share the class below; only their tables differ.
@@ -14,7 +18,7 @@ using cluster::Kind;
 
 struct PartFault {
   std::string_view name, summary, targets, simulation, real_mode;
-  std::vector<Kind> kinds;  // what the target may be; a rack stands for its CDU when kCdu is listed
+  std::vector<Kind> kinds;  // what the target may be; a rack stands for its CDU, a tray for its valve
   std::string_view example;
 };
 
@@ -38,6 +42,7 @@ class ComponentFailInjector : public Injector {
     for (Kind k : f_.kinds) {
       if (k == kind) return t.component;
       if (k == Kind::kCdu && kind == Kind::kRack) return topo.CduOfRack(t.component);
+      if (k == Kind::kValve && kind == Kind::kComputeTray) return topo.ValveOfTray(t.component);
     }
     return kNoComponent;
   }
@@ -90,6 +95,32 @@ const Injector& CduFail() {
       "shuts down at its limit. Revert restarts the pumps.",
       "Not available on real racks: stopping a CDU is a facility action (lab only, by hand).",
       {Kind::kCdu}, "r01.cdu"});
+  return kInjector;
+}
+
+const Injector& Leak() {
+  static const ComponentFailInjector kInjector({
+      "leak", "a coolant leak in a tray's zone: its leak sensor trips and the CDU shuts the zone's valve",
+      "a tray's coolant valve (r01.tray05.valve); the tray (r01.tray05) stands for it",
+      "The zone's leak sensor reads wet at the tray's next telemetry poll and the CDU's leak response shuts the "
+      "zone's valve at once: coolant flow stops and the tray's GPUs heat, throttle and shut down as with "
+      "valve_fail at 0%. Revert (the leak repaired) dries the sensor and reopens the valve fully.",
+      "Not available on real racks: a leak is simulated in a lab by wetting the zone's sensor by hand.",
+      {Kind::kValve}, "r01.tray05.valve"});
+  return kInjector;
+}
+
+const Injector& LeafFail() {
+  static const ComponentFailInjector kInjector({
+      "leaf_fail", "fail a scale-out leaf switch or a whole rail: the NICs behind it lose their links",
+      "a leaf switch (rail2.leaf01) or a rail (rail2)",
+      "Every NIC cabled to the leaf (one per tray of the rail, for the racks the leaf serves) or to any leaf of "
+      "the rail goes link down, seen within the link poll; each GPU behind one loses scale-out, so every job "
+      "spanning trays on them hangs until the healer moves it or the collective timeout fires. Revert brings "
+      "the links back.",
+      "Not available on real racks: a leaf is failed in a lab by shutting its ports from the switch CLI, which "
+      "no inventory action covers yet.",
+      {Kind::kLeaf, Kind::kRail}, "rail2.leaf01"});
   return kInjector;
 }
 

@@ -17,11 +17,14 @@ const Injector& ProcessCrash();
 const Injector& SwitchFail();
 const Injector& CduFail();
 const Injector& PowerFail();
+const Injector& Leak();
+const Injector& LeafFail();
 
 const std::vector<const Injector*>& AllInjectors() {
   static const std::vector<const Injector*> kTable = {&LinkDown(), &GpuThrottle(), &ValveFail(), &TrayPull(),
                                                           &GpuFail(), &ProcessCrash(), &SwitchFail(),
-                                                          &CduFail(), &PowerFail()};
+                                                          &CduFail(), &PowerFail(), &Leak(),
+                                                          &LeafFail()};
   return kTable;
 }
 

@@ -126,10 +126,11 @@ TEST_CASE("dependency: GB300 with 4 shelves - a shelf (99 kW left for 100.8 kW o
 TEST_CASE("dependency: spof ranks by GPUs lost - GB200 with threshold 3 adds trays, their CPUs and valves, never GPUs or NICs") {
   const Topology t = Build("gb200-nvl72", 1);
   auto spofs = FindSinglePointsOfFailure(t, 3);
-  REQUIRE(spofs.size() == 10 + 18 * 4);  // cdu + 9 switch trays; 18 x (tray + 2 CPUs + valve)
+  // cdu + 9 switch trays; 4 rails and their 4 leaves (18 GPUs each); 18 x (tray + 2 CPUs + valve)
+  REQUIRE(spofs.size() == 10 + 8 + 18 * 4);
   for (size_t k = 0; k < spofs.size(); ++k) {
     INFO(t.at(spofs[k].component).name);
-    CHECK(spofs[k].gpus_down == (k < 10 ? 72u : 4u));
+    CHECK(spofs[k].gpus_down == (k < 10 ? 72u : k < 18 ? 18u : 4u));
     CHECK(spofs[k].whole_domain == (k < 10));
     if (k > 0) CHECK(spofs[k - 1].gpus_down >= spofs[k].gpus_down);
   }

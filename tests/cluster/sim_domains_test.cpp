@@ -143,11 +143,65 @@ TEST_CASE("sim.domains: PSUs within redundancy only report failed, beyond it the
   for (ComponentId g : h.topo.gpus()) CHECK(h.sim.GpuAlive(g));
 }
 
+TEST_CASE("sim.domains: a leak trips the zone's sensor at the next poll and the CDU shuts the zone's valve") {
+  Harness h;
+  h.sim.AddJob(Job(64)).value();
+  h.sim.Start();
+  ComponentId tray = h.Id("r01.tray05"), valve = h.Id("r01.tray05.valve");
+  h.At(Duration::Minutes(5), [&] { CHECK(h.sim.SetComponentFailed(valve, true, kFault).ok()); });
+  h.clock.RunUntil(Duration::Minutes(6));
+  const Time poll = h.PollPhase(tray);
+  CHECK(h.sim.GetValveOpening(valve).value() == 0);
+  std::vector<std::pair<Time, double>> wet;
+  for (const auto& [at, s] : h.seen.Of<TelemetrySample>())
+    if (s.metric == Metric::kLeak) wet.push_back({at, s.value});
+  REQUIRE(wet.size() == 1);
+  CHECK(wet[0].second == 1);
+  // On the tray's own poll phase, the first poll after the leak.
+  CHECK((wet[0].first - poll).us % Duration::Seconds(10).us == 0);
+  CHECK(wet[0].first > Time{Duration::Minutes(5)});
+  CHECK(wet[0].first - Time{Duration::Minutes(5)} <= Duration::Seconds(10));
+  // Only that tray's GPUs heat: the leak's cause is on their slowdown.
+  auto slow = h.Physics("thermal_slowdown");
+  REQUIRE(slow.size() == 4);
+  for (const auto& [at, p] : slow) {
+    CHECK(h.topo.TrayOf(p.component) == tray);
+    CHECK(p.cause == kFault);
+  }
+  CHECK(h.sim.SetComponentFailed(valve, false, kFault).ok());
+  CHECK(h.sim.GetValveOpening(valve).value() == 1);
+}
+
+TEST_CASE("sim.domains: a leaf takes the links of one NIC per tray of the racks it serves, a rail those of every leaf") {
+  Harness h(42, 5, 2);
+  JobId job = h.sim.AddJob(Job(16)).value();
+  h.sim.Start();
+  CHECK(h.topo.RacksPerLeaf() == 4);  // 72 down ports / 18 trays per rack
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(h.Id("rail2.leaf01"), true, kFault).ok()); });
+  h.clock.RunUntil(Duration::Minutes(11));
+  std::set<ComponentId> down;
+  for (const auto& [at, l] : h.seen.Of<LinkStateChange>()) {
+    CHECK_FALSE(l.up);
+    CHECK(h.topo.at(l.component).kind == Kind::kNic);
+    CHECK(h.topo.at(l.component).index == 2);
+    CHECK(h.topo.at(l.component).rack < 4);
+    down.insert(l.component);
+  }
+  CHECK(down.size() == 4 * 18);
+  CHECK(h.sim.JobStateOf(job) == JobState::kHung);
+  CHECK(h.JobChanges(job).back().second.cause == kFault);
+  // The whole rail: the fifth rack's nic2 as well (its own leaf, rail2.leaf02).
+  CHECK(h.sim.SetComponentFailed(h.Id("rail2"), true, kFault + 1).ok());
+  h.clock.RunUntil(Duration::Minutes(12));
+  CHECK(h.seen.Of<LinkStateChange>().size() == 5 * 18);
+  CHECK(h.topo.LeafOfNic(h.Id("r05.tray03.nic2")) == h.Id("rail2.leaf02"));
+}
+
 TEST_CASE("sim.domains: only rack-level parts fail through SetComponentFailed") {
   Harness h;
   Status s = h.sim.SetComponentFailed(h.Id("r01.tray01.gpu0"), true, kFault);
   CHECK(s.code() == StatusCode::kInvalidArgument);
-  CHECK(s.message() == "r01.tray01.gpu0 is a gpu; a switch tray, CDU, power shelf or PSU can fail this way");
+  CHECK(s.message() == "r01.tray01.gpu0 is a gpu; a switch tray, CDU, power shelf, PSU, tray valve (a leak), leaf or rail can fail this way");
 }
 
 }  // namespace

@@ -119,6 +119,31 @@ TEST_CASE("healer.localize: trays going dark with failed PSUs are the power, not
   CHECK(both[3].domain == Id("r02.tray05"));
 }
 
+TEST_CASE("healer.localize: NIC links down behind one leaf are the leaf, behind two leaves of a rail the rail") {
+  static const cluster::Topology kFive = testing::BuildTopology(5, 2);  // leaves serve 4 racks
+  std::vector<Symptom> s;
+  for (int t = 1; t <= 18; ++t)
+    s.push_back(On(SymptomClass::kLinkDown, kFive, std::string("r02.tray") + (t < 10 ? "0" : "") + std::to_string(t) + ".nic1"));
+  auto leaf = Localize(s, kFive, 3);
+  REQUIRE(leaf.size() == 1);
+  CHECK(leaf[0].domain == Id("rail1.leaf01", kFive));
+  CHECK(leaf[0].symptoms.size() == 18);
+  CHECK(leaf[0].out_of_service);
+  // Two trays only: each NIC is its own.
+  auto two = Localize({s[0], s[1]}, kFive, 3);
+  REQUIRE(two.size() == 2);
+  CHECK(kFive.at(two[0].domain).kind == cluster::Kind::kNic);
+  // The fifth rack's rail-1 NICs too: a second leaf of the same rail, so the rail.
+  for (const char* n : {"r05.tray01.nic1", "r05.tray02.nic1", "r05.tray07.nic1"}) s.push_back(On(SymptomClass::kLinkDown, kFive, n));
+  auto rail = Localize(s, kFive, 3);
+  REQUIRE(rail.size() == 1);
+  CHECK(rail[0].domain == Id("rail1", kFive));
+  CHECK(rail[0].symptoms.size() == 21);
+  // NICs of another rail behind the same leaf group are another leaf.
+  s.push_back(On(SymptomClass::kLinkDown, kFive, "r01.tray01.nic3"));
+  CHECK(Localize(s, kFive, 3).size() == 2);
+}
+
 TEST_CASE("healer.localize: flow low on every tray of a rack is its CDU, not 18 valves") {
   std::vector<Symptom> s;
   for (int t = 1; t <= 18; ++t)

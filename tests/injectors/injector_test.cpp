@@ -32,7 +32,7 @@ const Injector& Find(const char* name) {
 
 TEST_CASE("the table lists the injectors in a fixed order") {
   const auto& all = AllInjectors();
-  REQUIRE(all.size() == 9);
+  REQUIRE(all.size() == 11);
   CHECK(all[0]->name() == "link_down");
   CHECK(all[1]->name() == "gpu_throttle");
   CHECK(all[2]->name() == "valve_fail");
@@ -42,8 +42,10 @@ TEST_CASE("the table lists the injectors in a fixed order") {
   CHECK(all[6]->name() == "switch_fail");
   CHECK(all[7]->name() == "cdu_fail");
   CHECK(all[8]->name() == "power_fail");
+  CHECK(all[9]->name() == "leak");
+  CHECK(all[10]->name() == "leaf_fail");
   CHECK(InjectorNames() ==
-        "link_down, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail");
+        "link_down, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail");
   for (const Injector* i : all) {
     CHECK(FindInjector(i->name()) == i);
     CHECK_FALSE(i->summary().empty());
