@@ -1,0 +1,101 @@
+// The healer against the simulated cluster on rack-level failure domains: a lost NVLink switch tray in
+// adaptive mode (taken out of the fabric, nothing drained, returned after repair) and in full-bandwidth
+// mode (taken out, the rack drained, the job restarted on another rack). Assertions are on the events.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cluster/sim_backend.h"
+#include "healer/healer.h"
+#include "tests/healer/test_util.h"
+
+namespace rackchaos::healer {
+namespace {
+
+cluster::JobConfig Job64() {
+  cluster::JobConfig cfg;
+  cfg.name = "train";
+  cfg.gpus = 64;
+  return cfg;
+}
+
+struct Loop {
+  explicit Loop(bool adaptive, int racks) : topo(Build(adaptive, racks)), sim(topo, clock, Rng(3), log) {
+    sim.Subscribe(&healer);
+  }
+  static cluster::Topology Build(bool adaptive, int racks) {
+    auto model = cluster::LoadRackModel("gb200-nvl72");
+    REQUIRE(model.ok());
+    model->adaptive_bandwidth = adaptive;
+    return std::move(cluster::Topology::Build(*model, racks, 2)).value();
+  }
+  ComponentId Id(const std::string& name) const { return testing::Id(name, topo); }
+  template <typename T>
+  std::vector<std::pair<Time, T>> Of() const {
+    std::vector<std::pair<Time, T>> out;
+    for (const Event& e : log.events())
+      if (const auto* b = std::get_if<T>(&e.body)) out.emplace_back(e.at, *b);
+    return out;
+  }
+  std::vector<std::string> Actions(const std::string& action) const {
+    std::vector<std::string> out;
+    for (const auto& [at, a] : Of<ActionTaken>())
+      if (a.action == action) out.push_back(FormatDuration(at) + " " + topo.at(a.component).name + (a.ok ? "" : " FAILED"));
+    return out;
+  }
+
+  cluster::Topology topo;
+  VirtualClock clock;
+  EventLog log;
+  cluster::SimBackend sim;
+  Healer healer{topo, clock, sim, log, testing::Shipped("default")};
+};
+
+TEST_CASE("healer.domains: adaptive mode - the lost switch tray is taken out, no tray drained, and returned once repaired") {
+  Loop l(/*adaptive=*/true, 1);
+  JobId job = l.sim.AddJob(Job64()).value();
+  l.sim.Start();
+  const ComponentId sw = l.Id("r01.switch3");
+  l.clock.CallAt(Duration::Minutes(10), [&] { CHECK(l.sim.SetComponentFailed(sw, true, 1).ok()); });
+  l.clock.CallAt(Duration::Minutes(40), [&] { CHECK(l.sim.SetComponentFailed(sw, false, 1).ok()); });
+  l.clock.RunUntil(Duration::Hours(2));
+
+  auto iso = l.Of<Isolated>();
+  REQUIRE(iso.size() == 1);
+  CHECK(iso[0].second.component == sw);
+  CHECK(iso[0].second.domain == "switch_tray");
+  CHECK(iso[0].second.because.size() == 72 * 2);  // ports 4 and 5 of every GPU of the rack
+  CHECK(l.Actions("drain").empty());
+  CHECK(l.Actions("requeue_job").empty());
+  REQUIRE(l.Actions("take_out").size() == 1);
+  // Self-test every 10 min while the tray is broken; the first after the repair passes and returns it.
+  auto resumed = l.Actions("resume");
+  REQUIRE(resumed.size() == 1);
+  CHECK(resumed[0].find("r01.switch3") != std::string::npos);
+  CHECK(l.sim.DomainHealthOf(l.Id("r01")) == cluster::SimBackend::DomainHealth::kHealthy);
+  for (const auto& [at, c] : l.Of<JobChanged>()) CHECK(c.state == JobState::kRunning);  // slowed, never stopped
+  CHECK(l.sim.JobStateOf(job) == JobState::kRunning);
+}
+
+TEST_CASE("healer.domains: full-bandwidth mode - the switch tray is taken out and the rack drained, the job moves to r02") {
+  Loop l(/*adaptive=*/false, 5);
+  JobId job = l.sim.AddJob(Job64()).value();
+  l.sim.Start();
+  const ComponentId sw = l.Id("r01.switch7");
+  l.clock.CallAt(Duration::Minutes(10), [&] { CHECK(l.sim.SetComponentFailed(sw, true, 1).ok()); });
+  l.clock.RunUntil(Duration::Minutes(30));
+
+  auto iso = l.Of<Isolated>();
+  REQUIRE(iso.size() == 1);
+  CHECK(iso[0].second.component == sw);
+  CHECK(l.Actions("take_out").size() == 1);
+  CHECK(l.Actions("drain").size() == 18);  // every tray of r01, within the breaker (72 of 360 GPUs)
+  for (const auto& [at, a] : l.Of<ActionTaken>())
+    if (a.action == "drain") CHECK(l.topo.at(l.topo.RackOf(a.component)).name == "r01");
+  CHECK(l.sim.JobStateOf(job) == JobState::kRunning);
+  for (ComponentId t : l.sim.JobTrays(job)) CHECK(l.topo.at(l.topo.RackOf(t)).name == "r02");
+}
+
+}  // namespace
+}  // namespace rackchaos::healer
