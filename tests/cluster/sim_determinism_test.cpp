@@ -85,7 +85,8 @@ struct Run {
 };
 
 // Two jobs; a shut valve, an NVLink port, a NIC flap, a power cap, a tray pull with a requeue and a
-// reinsertion, a diagnostic; two hours.
+// reinsertion, a diagnostic; then rack-level parts: a switch tray (taken out, repaired, returned), a
+// leaf, a PSU, the CDU; two hours.
 Run RunScenario(uint64_t seed) {
   Harness h(seed);
   JobConfig big = Job(32);
@@ -106,6 +107,16 @@ Run RunScenario(uint64_t seed) {
   });
   h.At(Duration::Minutes(40), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r01.tray05"), true, 5).ok()); });
   h.At(Duration::Minutes(50), [&] { CHECK(h.sim.SetValveOpening(h.Id("r01.tray03.valve"), 1, 1).ok()); });
+  const ComponentId sw = h.Id("r01.switch3");
+  h.At(Duration::Minutes(100), [&] { CHECK(h.sim.SetComponentFailed(sw, true, 6).ok()); });
+  h.At(Duration::Minutes(101), [&] { CHECK(h.sim.Drain(sw, "taken out").ok()); });
+  h.At(Duration::Minutes(103), [&] { CHECK(h.sim.SetComponentFailed(sw, false, 6).ok()); });
+  h.At(Duration::Minutes(104), [&] { CHECK(h.sim.Resume(sw).ok()); });
+  h.At(Duration::Minutes(106), [&] { CHECK(h.sim.SetComponentFailed(h.Id("rail1.leaf01"), true, 7).ok()); });
+  h.At(Duration::Minutes(108), [&] { CHECK(h.sim.SetComponentFailed(h.Id("rail1.leaf01"), false, 7).ok()); });
+  h.At(Duration::Minutes(110), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.shelf2.psu4"), true, 8).ok()); });
+  h.At(Duration::Minutes(112), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), true, 9).ok()); });
+  h.At(Duration::Minutes(114), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), false, 9).ok()); });
   h.clock.RunUntil(Duration::Hours(2));
 
   Run run;
@@ -130,6 +141,8 @@ TEST_CASE("the same scenario and seed give the same events and observations") {
   CHECK(count("thermal_slowdown") >= 4);
   CHECK(count(" hung ") >= 2);
   CHECK(count(" restarting ") == 1);
+  CHECK(count("nvlink_domain_UNHEALTHY") == 1);
+  CHECK(count("cdu_flow") == 2);
   CHECK(count("ckpt ") >= 4);
   CHECK(a.heartbeats.size() == 2);  // tray05: lost, and back after its boot
   int step_reports = 0;
