@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <map>
 
 extern const char* const kFailuresLlama3;
@@ -21,7 +22,9 @@ Result<FailureClass> ParseClass(const std::string& s) {
   return Status::Invalid("unknown failure class '" + s + "'; known: gpu, nic, node");
 }
 
-Result<FailureCatalogue> Parse(const std::string& text, const std::string& origin) {
+}  // namespace
+
+Result<FailureCatalogue> ParseFailureCatalogue(const std::string& text, const std::string& origin) {
   FailureCatalogue c;
   try {
     YAML::Node root = YAML::Load(text);
@@ -31,6 +34,15 @@ Result<FailureCatalogue> Parse(const std::string& text, const std::string& origi
     c.reference_gpus_per_node = root["reference"]["gpus_per_node"].as<int>();
     c.reference_days = root["reference"]["days"].as<double>();
     double hours = c.reference_days * 24;
+    if (const YAML::Node shapes = root["shape"]) {
+      for (FailureClass cls : {FailureClass::kGpu, FailureClass::kNic, FailureClass::kNode}) {
+        if (!shapes[FailureClassName(cls)]) continue;
+        double k = shapes[FailureClassName(cls)].as<double>();
+        if (!(k > 0 && k <= 20))
+          return Status::Invalid(origin + ": shape." + FailureClassName(cls) + " must be above 0 and at most 20 (1 = exponential)");
+        c.shape[static_cast<int>(cls)] = k;
+      }
+    }
     for (const YAML::Node& n : root["causes"]) {
       FailureCause f;
       f.name = n["name"].as<std::string>();
@@ -55,7 +67,11 @@ Result<FailureCatalogue> Parse(const std::string& text, const std::string& origi
   return c;
 }
 
-}  // namespace
+double HoursToNextFailure(Rng& rng, double rate_per_hour, double shape) {
+  if (shape == 1) return rng.Exponential(rate_per_hour);
+  // Mean of Weibull(k, lambda) is lambda * Gamma(1 + 1/k): pick lambda so that it is 1 / rate.
+  return rng.Weibull(shape, 1 / (rate_per_hour * std::tgamma(1 + 1 / shape)));
+}
 
 const char* FailureClassName(FailureClass c) {
   switch (c) {
@@ -79,7 +95,7 @@ Result<FailureCatalogue> LoadFailureCatalogue(const std::string& name) {
     for (const auto& n : FailureCatalogueNames()) known += (known.empty() ? "" : ", ") + n;
     return Status::NotFound("unknown failure catalogue '" + name + "'; known: " + known);
   }
-  return Parse(it->second, "catalogue/failures-" + name + ".yaml");
+  return ParseFailureCatalogue(it->second, "catalogue/failures-" + name + ".yaml");
 }
 
 }  // namespace rackchaos::cluster

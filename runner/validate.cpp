@@ -142,7 +142,8 @@ std::vector<ResolvedFault> ThinChaos(const ChaosSpec& chaos, const cluster::Topo
   return kept;
 }
 
-// Chaos: every component of a failure class fails as a Poisson process at the catalogue's rate (times
+// Chaos: every component of a failure class fails as a renewal process (exponential, or Weibull with the
+// catalogue's shape for the class) at the catalogue's rate (times
 // `scale` and the class's percentage); each failure picks its cause in proportion to the causes' counts and lasts its repair time.
 // Drawn here, from the seed, so the whole timeline is known (and shown by `validate`) before the run.
 Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
@@ -172,7 +173,7 @@ Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
       if (match) parts.push_back(c.id);
     }
     for (ComponentId part : parts) {
-      Time t = chaos.from + Duration::FromSecondsF(rng.Exponential(rate) * 3600);
+      Time t = chaos.from + Duration::FromSecondsF(cluster::HoursToNextFailure(rng, rate, cat->ShapeOf(cls)) * 3600);
       while (t < until) {
         double pick = rng.Uniform() * weight;
         const cluster::FailureCause* cause = causes.back();
@@ -188,7 +189,7 @@ Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
         if (cause->repair > Duration{}) repair = cause->repair;
         drawn.push_back({kNoFault, inj, {part, -1}, params, t, repair, "chaos " + chaos.catalogue + ": " + cause->name,
                          chaos.pos});
-        t = t + cause->repair + Duration::FromSecondsF(rng.Exponential(rate) * 3600);
+        t = t + cause->repair + Duration::FromSecondsF(cluster::HoursToNextFailure(rng, rate, cat->ShapeOf(cls)) * 3600);
       }
     }
   }

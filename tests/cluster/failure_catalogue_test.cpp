@@ -1,0 +1,73 @@
+// Failure catalogues: the shipped Llama 3 table, per-class Weibull shapes, and the time-to-failure draw.
+#include "cluster/failure_catalogue.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+namespace rackchaos::cluster {
+namespace {
+
+const char* const kTwoCauses = R"(name: t
+source: test
+reference: {gpus: 64, gpus_per_node: 8, days: 10}
+shape: {gpu: 0.7, node: 2}
+causes:
+  - {name: faulty GPU, count: 6, class: gpu, injector: gpu_fail, xid: 79, repair: 4h}
+  - {name: host maintenance, count: 2, class: node, injector: tray_pull, repair: 2h}
+)";
+
+TEST_CASE("chaos.catalogue: llama3 has the 419 interruptions of Table 5 and exponential classes") {
+  auto c = LoadFailureCatalogue("llama3");
+  REQUIRE(c.ok());
+  int total = 0;
+  for (const FailureCause& f : c->causes) total += f.count;
+  CHECK(total == 419);
+  CHECK(c->causes.size() == 18);
+  for (FailureClass cls : {FailureClass::kGpu, FailureClass::kNic, FailureClass::kNode}) CHECK(c->ShapeOf(cls) == 1);
+}
+
+TEST_CASE("chaos.catalogue: shapes are read per class, default 1, and must be positive") {
+  auto c = ParseFailureCatalogue(kTwoCauses, "t.yaml");
+  REQUIRE(c.ok());
+  CHECK(c->ShapeOf(FailureClass::kGpu) == 0.7);
+  CHECK(c->ShapeOf(FailureClass::kNic) == 1);
+  CHECK(c->ShapeOf(FailureClass::kNode) == 2);
+  std::string bad = kTwoCauses;
+  bad.replace(bad.find("gpu: 0.7"), 8, "gpu: 0");
+  auto b = ParseFailureCatalogue(bad, "t.yaml");
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.status().message() == "t.yaml: shape.gpu must be above 0 and at most 20 (1 = exponential)");
+}
+
+// Mean and coefficient of variation of n draws.
+std::pair<double, double> Moments(double rate, double shape, int n) {
+  Rng rng(7);
+  double sum = 0, sq = 0;
+  for (int i = 0; i < n; ++i) {
+    double x = HoursToNextFailure(rng, rate, shape);
+    sum += x;
+    sq += x * x;
+  }
+  double mean = sum / n;
+  return {mean, std::sqrt(sq / n - mean * mean) / mean};
+}
+
+TEST_CASE("chaos.catalogue: Weibull times to failure keep the class's mean rate, and shape sets their spread") {
+  // Shape 1 is the exponential draw itself, so catalogues without shapes replay exactly as before.
+  Rng a(3), b(3);
+  for (int i = 0; i < 100; ++i) CHECK(HoursToNextFailure(a, 0.01, 1) == b.Exponential(0.01));
+  const double rate = 1.0 / 500;  // one failure per 500 h
+  for (double shape : {0.7, 1.0, 2.0}) {
+    auto [mean, cv] = Moments(rate, shape, 40000);
+    INFO("shape ", shape);
+    CHECK(mean == doctest::Approx(500).epsilon(0.03));
+    // CV of a Weibull: sqrt(G(1 + 2/k) / G(1 + 1/k)^2 - 1): 1.46 at 0.7, 1 at 1, 0.52 at 2.
+    double want = std::sqrt(std::tgamma(1 + 2 / shape) / std::pow(std::tgamma(1 + 1 / shape), 2) - 1);
+    CHECK(cv == doctest::Approx(want).epsilon(0.05));
+  }
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster
