@@ -139,7 +139,9 @@ Duration RepairTimes::Of(const std::string& cls) const {
 const char* RepairClassOf(cluster::Kind kind) {
   switch (kind) {
     case cluster::Kind::kGpu: return "gpu";
-    case cluster::Kind::kNic: return "nic";
+    case cluster::Kind::kNic:
+    case cluster::Kind::kLeaf:  // the scale-out network: a cable, transceiver or switch swap
+    case cluster::Kind::kRail: return "nic";
     case cluster::Kind::kValve:
     case cluster::Kind::kCdu: return "cooling";
     case cluster::Kind::kSwitchTray: return "switch_tray";
