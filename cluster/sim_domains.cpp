@@ -35,7 +35,8 @@ SimBackend::DomainHealth SimBackend::DomainHealthOf(ComponentId rack) const {
   const Rack& r = rack_of(rack);
   const int total = topo_.model().switch_trays, lost = SwitchTraysLost(r);
   if (!r.powered) return DomainHealth::kUnhealthy;
-  if (lost > 0) return topo_.model().adaptive_bandwidth && lost < total ? DomainHealth::kBandwidth : DomainHealth::kUnhealthy;
+  if (lost > 0)
+    return topo_.model().adaptive_bandwidth && lost < total ? DomainHealth::kBandwidth : DomainHealth::kUnhealthy;
   for (ComponentId tray : topo_.ChildrenOf(rack)) {
     if (topo_.at(tray).kind != Kind::kComputeTray) continue;
     for (ComponentId g : topo_.GpusOfTray(tray))
@@ -57,8 +58,10 @@ void SimBackend::UpdateDomainHealth(ComponentId rack) {
   DomainHealth h = DomainHealthOf(rack);
   size_t k = static_cast<size_t>(topo_.at(rack).rack);
   bool impaired = h == DomainHealth::kBandwidth || h == DomainHealth::kUnhealthy;
-  if (impaired) impaired_racks_.insert(k);
-  else impaired_racks_.erase(k);
+  if (impaired)
+    impaired_racks_.insert(k);
+  else
+    impaired_racks_.erase(k);
   if (h == r.health) return;
   r.health = h;
   Record(PhysicsChanged{rack, std::string("nvlink_domain_") + DomainHealthName(h), DomainBandwidth(rack), kNoFault});
@@ -94,12 +97,15 @@ Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause)
       return SetSwitchTray(c, failed, out, cause);
     }
     case Kind::kCdu: return SetCdu(c, failed ? 0.0 : 1.0, cause);
-    case Kind::kPsu: case Kind::kPowerShelf: return SetPsus(c, failed, cause);
+    case Kind::kPsu:
+    case Kind::kPowerShelf: return SetPsus(c, failed, cause);
     case Kind::kValve: return SetLeak(c, failed, cause);
-    case Kind::kLeaf: case Kind::kRail: return SetFabricFailed(c, failed, cause);  // sim_fabric.cpp
+    case Kind::kLeaf:
+    case Kind::kRail: return SetFabricFailed(c, failed, cause);  // sim_fabric.cpp
     default:
-      return Status::Invalid(topo_.at(c).name + " is a " + KindName(topo_.at(c).kind) +
-                             "; a switch tray, CDU, power shelf, PSU, tray valve (a leak), leaf or rail can fail this way");
+      return Status::Invalid(
+          topo_.at(c).name + " is a " + KindName(topo_.at(c).kind) +
+          "; a switch tray, CDU, power shelf, PSU, tray valve (a leak), leaf or rail can fail this way");
   }
 }
 
@@ -147,7 +153,8 @@ Status SimBackend::TakeSwitchTrayOut(ComponentId sw, bool out) {
 Status SimBackend::DiagnoseSwitchTray(ComponentId sw) {
   clock_.CallAfter(topo_.model().diagnostic_time, [this, sw] {
     bool failed = (rack_of(sw).switch_failed >> topo_.at(sw).index) & 1;
-    Emit(DiagnosticResult{sw, !failed, failed ? "NVSwitch trays: " + topo_.at(sw).name + " not responding" : "all checks passed"},
+    Emit(DiagnosticResult{sw, !failed,
+                          failed ? "NVSwitch trays: " + topo_.at(sw).name + " not responding" : "all checks passed"},
          clock_.Now());
   });
   return Status::Ok();
@@ -187,8 +194,10 @@ Status SimBackend::SetPsus(ComponentId c, bool failed, FaultId cause) {
   Rack& r = rack_of(c);
   const RackModel& m = topo_.model();
   std::vector<ComponentId> psus;
-  if (topo_.at(c).kind == Kind::kPsu) psus.push_back(c);
-  else psus = topo_.ChildrenOf(c);
+  if (topo_.at(c).kind == Kind::kPsu)
+    psus.push_back(c);
+  else
+    psus = topo_.ChildrenOf(c);
   for (ComponentId p : psus) {
     size_t k = static_cast<size_t>(topo_.at(topo_.at(p).parent).index * m.psus_per_shelf + topo_.at(p).index);
     if (r.psu_failed[k] == failed) continue;

@@ -72,67 +72,77 @@ class ComponentFailInjector : public Injector {
 }  // namespace
 
 const Injector& SwitchFail() {
-  static const ComponentFailInjector kInjector({
-      "switch_fail", "fail an NVLink switch tray (the domain goes UNHEALTHY or BANDWIDTH by the rack's mode)",
-      "an NVLink switch tray (r01.switch3)",
-      "Every GPU of the rack's NVLink domain loses the ports wired to that switch tray (L/S of them; link "
-      "state observations within the link poll). Full-bandwidth mode: the domain is UNHEALTHY, its jobs hang "
-      "until the healer moves them or the collective timeout fires. Adaptive mode (cluster.nvlink_mode: "
-      "adaptive): the domain is BANDWIDTH, every GPU keeps (S-lost)/S of its NVLink bandwidth and jobs slow "
-      "down by their NVLink share. Revert repairs the tray.",
-      "Not available on real racks: a switch tray is failed in a lab by powering it off from its BMC, which "
-      "no inventory action covers yet.",
-      {Kind::kSwitchTray}, "r01.switch3"});
+  static const ComponentFailInjector kInjector(
+      {"switch_fail",
+       "fail an NVLink switch tray (the domain goes UNHEALTHY or BANDWIDTH by the rack's mode)",
+       "an NVLink switch tray (r01.switch3)",
+       "Every GPU of the rack's NVLink domain loses the ports wired to that switch tray (L/S of them; link "
+       "state observations within the link poll). Full-bandwidth mode: the domain is UNHEALTHY, its jobs hang "
+       "until the healer moves them or the collective timeout fires. Adaptive mode (cluster.nvlink_mode: "
+       "adaptive): the domain is BANDWIDTH, every GPU keeps (S-lost)/S of its NVLink bandwidth and jobs slow "
+       "down by their NVLink share. Revert repairs the tray.",
+       "Not available on real racks: a switch tray is failed in a lab by powering it off from its BMC, which "
+       "no inventory action covers yet.",
+       {Kind::kSwitchTray},
+       "r01.switch3"});
   return kInjector;
 }
 
 const Injector& CduFail() {
-  static const ComponentFailInjector kInjector({
-      "cdu_fail", "stop a rack's CDU (its pumps): every tray of the rack loses coolant flow",
-      "a rack's CDU (r01.cdu); the rack (r01) stands for it",
-      "Coolant flow of every tray of the rack falls to zero (each tray's flow is its valve opening times the "
-      "CDU's flow); every GPU heats through the thermal model, throttles at its slowdown temperature and "
-      "shuts down at its limit. Revert restarts the pumps.",
-      "Not available on real racks: stopping a CDU is a facility action (lab only, by hand).",
-      {Kind::kCdu}, "r01.cdu"});
+  static const ComponentFailInjector kInjector(
+      {"cdu_fail",
+       "stop a rack's CDU (its pumps): every tray of the rack loses coolant flow",
+       "a rack's CDU (r01.cdu); the rack (r01) stands for it",
+       "Coolant flow of every tray of the rack falls to zero (each tray's flow is its valve opening times the "
+       "CDU's flow); every GPU heats through the thermal model, throttles at its slowdown temperature and "
+       "shuts down at its limit. Revert restarts the pumps.",
+       "Not available on real racks: stopping a CDU is a facility action (lab only, by hand).",
+       {Kind::kCdu},
+       "r01.cdu"});
   return kInjector;
 }
 
 const Injector& Leak() {
-  static const ComponentFailInjector kInjector({
-      "leak", "a coolant leak in a tray's zone: its leak sensor trips and the CDU shuts the zone's valve",
-      "a tray's coolant valve (r01.tray05.valve); the tray (r01.tray05) stands for it",
-      "The zone's leak sensor reads wet at the tray's next telemetry poll and the CDU's leak response shuts the "
-      "zone's valve at once: coolant flow stops and the tray's GPUs heat, throttle and shut down as with "
-      "valve_fail at 0%. Revert (the leak repaired) dries the sensor and reopens the valve fully.",
-      "Not available on real racks: a leak is simulated in a lab by wetting the zone's sensor by hand.",
-      {Kind::kValve}, "r01.tray05.valve"});
+  static const ComponentFailInjector kInjector(
+      {"leak",
+       "a coolant leak in a tray's zone: its leak sensor trips and the CDU shuts the zone's valve",
+       "a tray's coolant valve (r01.tray05.valve); the tray (r01.tray05) stands for it",
+       "The zone's leak sensor reads wet at the tray's next telemetry poll and the CDU's leak response shuts the "
+       "zone's valve at once: coolant flow stops and the tray's GPUs heat, throttle and shut down as with "
+       "valve_fail at 0%. Revert (the leak repaired) dries the sensor and reopens the valve fully.",
+       "Not available on real racks: a leak is simulated in a lab by wetting the zone's sensor by hand.",
+       {Kind::kValve},
+       "r01.tray05.valve"});
   return kInjector;
 }
 
 const Injector& LeafFail() {
-  static const ComponentFailInjector kInjector({
-      "leaf_fail", "fail a scale-out leaf switch or a whole rail: the NICs behind it lose their links",
-      "a leaf switch (rail2.leaf01) or a rail (rail2)",
-      "Every NIC cabled to the leaf (one per tray of the rail, for the racks the leaf serves) or to any leaf of "
-      "the rail goes link down, seen within the link poll; each GPU behind one loses scale-out, so every job "
-      "spanning trays on them hangs until the healer moves it or the collective timeout fires. Revert brings "
-      "the links back.",
-      "Not available on real racks: a leaf is failed in a lab by shutting its ports from the switch CLI, which "
-      "no inventory action covers yet.",
-      {Kind::kLeaf, Kind::kRail}, "rail2.leaf01"});
+  static const ComponentFailInjector kInjector(
+      {"leaf_fail",
+       "fail a scale-out leaf switch or a whole rail: the NICs behind it lose their links",
+       "a leaf switch (rail2.leaf01) or a rail (rail2)",
+       "Every NIC cabled to the leaf (one per tray of the rail, for the racks the leaf serves) or to any leaf of "
+       "the rail goes link down, seen within the link poll; each GPU behind one loses scale-out, so every job "
+       "spanning trays on them hangs until the healer moves it or the collective timeout fires. Revert brings "
+       "the links back.",
+       "Not available on real racks: a leaf is failed in a lab by shutting its ports from the switch CLI, which "
+       "no inventory action covers yet.",
+       {Kind::kLeaf, Kind::kRail},
+       "rail2.leaf01"});
   return kInjector;
 }
 
 const Injector& PowerFail() {
-  static const ComponentFailInjector kInjector({
-      "power_fail", "fail a PSU or a whole power shelf (trays lose power beyond the PSU redundancy)",
-      "a PSU (r01.shelf2.psu3) or a whole power shelf",
-      "The shelf's BMC reports the PSU(s) failed (a telemetry sample per PSU). While the rack's remaining PSU "
-      "capacity carries its GPUs at TDP nothing else happens; below it every tray of the rack loses power: "
-      "heartbeats stop, jobs hang, and the trays boot when power returns (revert).",
-      "Not available on real racks: pulling PSUs is done by hand in a lab.",
-      {Kind::kPsu, Kind::kPowerShelf}, "r01.shelf2.psu3"});
+  static const ComponentFailInjector kInjector(
+      {"power_fail",
+       "fail a PSU or a whole power shelf (trays lose power beyond the PSU redundancy)",
+       "a PSU (r01.shelf2.psu3) or a whole power shelf",
+       "The shelf's BMC reports the PSU(s) failed (a telemetry sample per PSU). While the rack's remaining PSU "
+       "capacity carries its GPUs at TDP nothing else happens; below it every tray of the rack loses power: "
+       "heartbeats stop, jobs hang, and the trays boot when power returns (revert).",
+       "Not available on real racks: pulling PSUs is done by hand in a lab.",
+       {Kind::kPsu, Kind::kPowerShelf},
+       "r01.shelf2.psu3"});
   return kInjector;
 }
 

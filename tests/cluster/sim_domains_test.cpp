@@ -24,7 +24,9 @@ std::pair<std::set<std::pair<ComponentId, int>>, std::set<std::pair<ComponentId,
   return {down, up};
 }
 
-TEST_CASE("sim.domains: a switch tray lost in full-bandwidth mode - its ports down on every GPU, domain UNHEALTHY, the job hangs") {
+TEST_CASE(
+    "sim.domains: a switch tray lost in full-bandwidth mode - its ports down on every GPU, domain UNHEALTHY, the job "
+    "hangs") {
   Harness h;
   JobId job = h.sim.AddJob(Job(16)).value();
   h.sim.Start();
@@ -54,7 +56,8 @@ TEST_CASE("sim.domains: a switch tray lost in full-bandwidth mode - its ports do
   CHECK(h.Physics("nvlink_domain_HEALTHY", rack).size() == 1);
 }
 
-TEST_CASE("sim.domains: adaptive mode - 1 and 2 switch trays lost leave every GPU 8/9 and 7/9 of NVLink, the job slows") {
+TEST_CASE(
+    "sim.domains: adaptive mode - 1 and 2 switch trays lost leave every GPU 8/9 and 7/9 of NVLink, the job slows") {
   Harness h(42, 1, 2, /*adaptive=*/true);
   JobId job = h.sim.AddJob(Job(16)).value();
   h.sim.Start();
@@ -172,7 +175,8 @@ TEST_CASE("sim.domains: a leak trips the zone's sensor at the next poll and the 
   CHECK(h.sim.GetValveOpening(valve).value() == 1);
 }
 
-TEST_CASE("sim.domains: a leaf takes the links of one NIC per tray of the racks it serves, a rail those of every leaf") {
+TEST_CASE(
+    "sim.domains: a leaf takes the links of one NIC per tray of the racks it serves, a rail those of every leaf") {
   Harness h(42, 5, 2);
   JobId job = h.sim.AddJob(Job(16)).value();
   h.sim.Start();
@@ -201,7 +205,9 @@ TEST_CASE("sim.domains: only rack-level parts fail through SetComponentFailed") 
   Harness h;
   Status s = h.sim.SetComponentFailed(h.Id("r01.tray01.gpu0"), true, kFault);
   CHECK(s.code() == StatusCode::kInvalidArgument);
-  CHECK(s.message() == "r01.tray01.gpu0 is a gpu; a switch tray, CDU, power shelf, PSU, tray valve (a leak), leaf or rail can fail this way");
+  CHECK(s.message() ==
+        "r01.tray01.gpu0 is a gpu; a switch tray, CDU, power shelf, PSU, tray valve (a leak), leaf or rail can fail "
+        "this way");
 }
 
 }  // namespace

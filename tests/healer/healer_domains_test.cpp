@@ -41,7 +41,8 @@ struct Loop {
   std::vector<std::string> Actions(const std::string& action) const {
     std::vector<std::string> out;
     for (const auto& [at, a] : Of<ActionTaken>())
-      if (a.action == action) out.push_back(FormatDuration(at) + " " + topo.at(a.component).name + (a.ok ? "" : " FAILED"));
+      if (a.action == action)
+        out.push_back(FormatDuration(at) + " " + topo.at(a.component).name + (a.ok ? "" : " FAILED"));
     return out;
   }
 
@@ -52,7 +53,8 @@ struct Loop {
   Healer healer{topo, clock, sim, log, testing::Shipped("default")};
 };
 
-TEST_CASE("healer.domains: adaptive mode - the lost switch tray is taken out, no tray drained, and returned once repaired") {
+TEST_CASE(
+    "healer.domains: adaptive mode - the lost switch tray is taken out, no tray drained, and returned once repaired") {
   Loop l(/*adaptive=*/true, 1);
   JobId job = l.sim.AddJob(Job64()).value();
   l.sim.Start();
@@ -78,7 +80,8 @@ TEST_CASE("healer.domains: adaptive mode - the lost switch tray is taken out, no
   CHECK(l.sim.JobStateOf(job) == JobState::kRunning);
 }
 
-TEST_CASE("healer.domains: full-bandwidth mode - the switch tray is taken out and the rack drained, the job moves to r02") {
+TEST_CASE(
+    "healer.domains: full-bandwidth mode - the switch tray is taken out and the rack drained, the job moves to r02") {
   Loop l(/*adaptive=*/false, 5);
   JobId job = l.sim.AddJob(Job64()).value();
   l.sim.Start();

@@ -60,7 +60,8 @@ TEST_CASE("healer.localize: NVLink ports 4 and 5 down on every GPU of a rack are
   CHECK_FALSE(adaptive[0].out_of_service);  // BANDWIDTH: jobs keep running, no tray is drained
 }
 
-TEST_CASE("healer.localize: ports of one switch tray on two trays, or of different switch trays, are not a switch tray") {
+TEST_CASE(
+    "healer.localize: ports of one switch tray on two trays, or of different switch trays, are not a switch tray") {
   // Two trays are below shared_min_trays (3): every GPU of each tray failing is that tray.
   auto two = Localize(PortsDown(Topo(), 2, {4, 5}), Topo(), 3);
   REQUIRE(two.size() == 2);
@@ -82,7 +83,8 @@ TEST_CASE("healer.localize: a failed PSU is that PSU, a shelf with every PSU fai
   CHECK_FALSE(one[0].out_of_service);
 
   std::vector<Symptom> shelf;
-  for (int p = 1; p <= 6; ++p) shelf.push_back(On(SymptomClass::kPsuFailed, Topo(), "r01.shelf4.psu" + std::to_string(p)));
+  for (int p = 1; p <= 6; ++p)
+    shelf.push_back(On(SymptomClass::kPsuFailed, Topo(), "r01.shelf4.psu" + std::to_string(p)));
   shelf.push_back(On(SymptomClass::kPsuFailed, Topo(), "r02.shelf1.psu1"));
   auto d = Localize(shelf, Topo(), 3);
   REQUIRE(d.size() == 2);
@@ -95,7 +97,8 @@ TEST_CASE("healer.localize: a failed PSU is that PSU, a shelf with every PSU fai
 TEST_CASE("healer.localize: trays going dark with failed PSUs are the power, not each tray") {
   std::vector<Symptom> s;
   for (int p = 1; p <= 6; ++p) s.push_back(On(SymptomClass::kPsuFailed, Topo(), "r01.shelf1.psu" + std::to_string(p)));
-  for (const char* t : {"r01.tray01", "r01.tray02", "r01.tray09", "r01.tray16"}) s.push_back(On(SymptomClass::kHeartbeatLost, Topo(), t));
+  for (const char* t : {"r01.tray01", "r01.tray02", "r01.tray09", "r01.tray16"})
+    s.push_back(On(SymptomClass::kHeartbeatLost, Topo(), t));
   auto shelf = Localize(s, Topo(), 3);
   REQUIRE(shelf.size() == 1);
   CHECK(shelf[0].domain == Id("r01.shelf1"));
@@ -123,7 +126,8 @@ TEST_CASE("healer.localize: NIC links down behind one leaf are the leaf, behind 
   static const cluster::Topology kFive = testing::BuildTopology(5, 2);  // leaves serve 4 racks
   std::vector<Symptom> s;
   for (int t = 1; t <= 18; ++t)
-    s.push_back(On(SymptomClass::kLinkDown, kFive, std::string("r02.tray") + (t < 10 ? "0" : "") + std::to_string(t) + ".nic1"));
+    s.push_back(On(SymptomClass::kLinkDown, kFive,
+                   std::string("r02.tray") + (t < 10 ? "0" : "") + std::to_string(t) + ".nic1"));
   auto leaf = Localize(s, kFive, 3);
   REQUIRE(leaf.size() == 1);
   CHECK(leaf[0].domain == Id("rail1.leaf01", kFive));
@@ -134,7 +138,8 @@ TEST_CASE("healer.localize: NIC links down behind one leaf are the leaf, behind 
   REQUIRE(two.size() == 2);
   CHECK(kFive.at(two[0].domain).kind == cluster::Kind::kNic);
   // The fifth rack's rail-1 NICs too: a second leaf of the same rail, so the rail.
-  for (const char* n : {"r05.tray01.nic1", "r05.tray02.nic1", "r05.tray07.nic1"}) s.push_back(On(SymptomClass::kLinkDown, kFive, n));
+  for (const char* n : {"r05.tray01.nic1", "r05.tray02.nic1", "r05.tray07.nic1"})
+    s.push_back(On(SymptomClass::kLinkDown, kFive, n));
   auto rail = Localize(s, kFive, 3);
   REQUIRE(rail.size() == 1);
   CHECK(rail[0].domain == Id("rail1", kFive));
@@ -147,7 +152,8 @@ TEST_CASE("healer.localize: NIC links down behind one leaf are the leaf, behind 
 TEST_CASE("healer.localize: flow low on every tray of a rack is its CDU, not 18 valves") {
   std::vector<Symptom> s;
   for (int t = 1; t <= 18; ++t)
-    s.push_back(On(SymptomClass::kFlowLow, Topo(), std::string("r02.tray") + (t < 10 ? "0" : "") + std::to_string(t) + ".valve"));
+    s.push_back(On(SymptomClass::kFlowLow, Topo(),
+                   std::string("r02.tray") + (t < 10 ? "0" : "") + std::to_string(t) + ".valve"));
   auto d = Localize(s, Topo(), 3);
   REQUIRE(d.size() == 1);
   CHECK(d[0].domain == Id("r02.cdu"));
