@@ -20,7 +20,7 @@ namespace rackchaos::cluster {
 enum class Verb {
   kNvlinkPort, kNicLink, kPowerCap, kValve, kTrayPresence,
   kDrain, kResume, kGpuReset, kRequeueJob, kDiagnostic,
-  kGpuFailure, kProcessCrash, kReboot, kComponentFailure,
+  kGpuFailure, kProcessCrash, kReboot, kComponentFailure, kLinkBandwidth,
 };
 const char* VerbName(Verb v);
 
@@ -47,6 +47,11 @@ class Backend {
   // (cluster/sim_domains.cpp): bandwidth, power, cooling.
   virtual Status SetComponentFailed(ComponentId, bool /*failed*/, FaultId) {
     return Status::NotSupported("this backend cannot fail a rack-level component");
+  }
+  // A link stays up but carries only `fraction` (0, 1] of its line rate (a NIC: `port` -1; an NVLink port
+  // of a GPU: `port` >= 0); 1 restores it.
+  virtual Status SetLinkBandwidth(ComponentId, int /*port*/, double /*fraction*/, FaultId) {
+    return Status::NotSupported("this backend cannot limit a link's bandwidth");
   }
   // The processes on a GPU die (a software bug): the job using it fails at once.
   virtual Status CrashProcesses(ComponentId, FaultId) {

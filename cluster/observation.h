@@ -54,6 +54,10 @@ struct LinkStateChange {
 // A full report lists every rank. A summarized one, as a job's profiler aggregates it at scale, lists
 // only the ranks off the bulk and summarizes the other `bulk_ranks` by the median and the median
 // absolute deviation of their compute times; the straggler test reads both forms alike.
+// A job that also measures its ranks' communication (each rank's time to send its own share of a
+// collective, as NCCL's proxy or the rig's ranks time it) fills `comm_s` parallel to `rank_gpus`, and
+// the bulk's median and MAD of it; empty when the job does not measure it. A rank behind a slow link
+// sends slowly, while the ranks waiting for it only see longer steps.
 struct StepReport {
   JobId job = kNoJob;
   double step_time_s = 0;
@@ -61,6 +65,8 @@ struct StepReport {
   std::vector<float> compute_s;  // parallel to rank_gpus
   int64_t bulk_ranks = 0;        // ranks not listed; 0 in a full report
   double bulk_median_s = 0, bulk_mad_s = 0;
+  std::vector<float> comm_s{};  // parallel to rank_gpus, or empty
+  double bulk_comm_median_s = 0, bulk_comm_mad_s = 0;
 };
 
 // The scheduler's view of a job (squeue/sacct): its state and where it runs.

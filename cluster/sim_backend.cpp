@@ -23,6 +23,7 @@ const char* VerbName(Verb v) {
     case Verb::kProcessCrash: return "process_crash";
     case Verb::kReboot: return "reboot";
     case Verb::kComponentFailure: return "component_failure";
+    case Verb::kLinkBandwidth: return "link_bandwidth";
   }
   return "unknown";
 }
@@ -43,7 +44,8 @@ const char* MetricName(Metric m) {
 SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, EventSink& events,
                        SimOptions options)
     : topo_(topology), clock_(clock), rng_(rng), jitter_rng_(rng.Fork("step-jitter")), events_(events),
-      opt_(options), report_phases_(rng.Fork("report-phase")) {
+      opt_(options), report_phases_(rng.Fork("report-phase")),
+      comm_rng_(rng.Fork("comm-jitter")) {
   const RackModel& m = topo_.model();
   full_conductance_ = m.conductance_w_per_k + m.residual_conductance_w_per_k;
   full_tau_s_ = m.gpu_heat_capacity_j_per_k / full_conductance_;

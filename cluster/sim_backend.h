@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -57,6 +58,7 @@ class SimBackend : public Backend {
   Status SetGpuFailed(ComponentId gpu, bool failed, int xid, FaultId cause) override;
   Status CrashProcesses(ComponentId gpu, FaultId cause) override;
   Status SetComponentFailed(ComponentId component, bool failed, FaultId cause) override;  // sim_domains.cpp
+  Status SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) override;
   Status Drain(ComponentId tray, const std::string& reason) override;
   Status Resume(ComponentId tray) override;
   Status ResetGpu(ComponentId gpu) override;
@@ -203,6 +205,19 @@ class SimBackend : public Backend {
   Status SetFabricFailed(ComponentId leaf_or_rail, bool failed, FaultId cause);  // sim_fabric.cpp
   void SetRackPowered(ComponentId rack, bool powered, FaultId cause);
 
+  // sim_links.cpp: links up at a fraction of their line rate
+  struct Degraded {
+    double fraction = 1;
+    FaultId cause = kNoFault;
+  };
+  struct SlowLinks {  // the slowest degraded links a job's ranks send over (1 = none)
+    double nvlink = 1, nic = 1;
+    FaultId cause = kNoFault;
+  };
+  std::vector<ComponentId> RanksBehind(ComponentId link, int port) const;
+  SlowLinks SlowLinksOf(JobId job) const;
+  void AddCommTimes(const Job& job, StepReport& report);
+
   // heartbeats (sim_backend.cpp)
   void HeartbeatsStopped(ComponentId tray);
   void HeartbeatsResumed(ComponentId tray);
@@ -221,12 +236,14 @@ class SimBackend : public Backend {
   std::vector<Rack> rack_;
   std::set<size_t> impaired_racks_;  // racks whose NVLink domain is not HEALTHY through a switch tray
   Rng report_phases_;
+  Rng comm_rng_;  // declared after the streams above: its fork changes none of them
   double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;
   bool quiet_possible_ = false;            // a GPU at TDP and full flow stays below slowdown
   std::set<ComponentId> loud_gpus_;       // GPUs that are not quiet
   // Indexes that keep per-event work proportional to what is abnormal, not to the GPUs in a job:
   std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
   std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
+  std::map<std::pair<ComponentId, int>, Degraded> degraded_;  // (NIC, -1) or (GPU, NVLink port)
   std::vector<uint8_t> free_;  // per tray slot: present, booted, undrained, no job
   std::vector<uint8_t> spare_;  // per tray slot: a hot spare
   size_t free_count_ = 0;

@@ -205,11 +205,16 @@ void SimBackend::RefreshJob(JobId id) {
   }
   double nom = j.cfg.step_time.Seconds();
   double compute = nom * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);
-  double step = compute / min_speed + nom * j.cfg.nvlink_share / min_nvlink + nom * j.cfg.scaleout_share;
+  const SlowLinks slow = degraded_.empty() ? SlowLinks{} : SlowLinksOf(id);
+  double step = compute / min_speed + nom * j.cfg.nvlink_share / (min_nvlink * slow.nvlink) +
+                nom * j.cfg.scaleout_share / slow.nic;
   double compute_penalty = compute / min_speed - compute;
   double link_penalty = nom * j.cfg.nvlink_share / min_nvlink - nom * j.cfg.nvlink_share;
+  double slow_penalty = step - compute / min_speed - nom * j.cfg.nvlink_share / min_nvlink - nom * j.cfg.scaleout_share;
   FaultId cause = compute_penalty >= link_penalty ? speed_cause : link_cause;
-  if (compute_penalty < 1e-9 && link_penalty < 1e-9) cause = kNoFault;
+  if (slow_penalty > std::max(compute_penalty, link_penalty)) cause = slow.cause;
+  if (compute_penalty < 1e-9 && link_penalty < 1e-9 && slow_penalty < 1e-9) cause = kNoFault;
+  slow_ranks = slow_ranks || slow.nvlink < 1 || slow.nic < 1;
   bool resumed = j.state == JobState::kHung;
   if (resumed) {
     if (j.timeout_timer) clock_.Cancel(j.timeout_timer);
@@ -321,6 +326,7 @@ void SimBackend::OnStepReport(JobId id) {
     r.rank_gpus.push_back(g);
     r.compute_s.push_back(static_cast<float>(nominal_compute / std::max(s, 1e-6) * (1 + noise)));
   }
+  if (!degraded_.empty()) AddCommTimes(j, r);
   r.bulk_ranks = j.placed_gpus - static_cast<int64_t>(r.rank_gpus.size());
   if (r.bulk_ranks > 0) {
     double n = static_cast<double>(r.bulk_ranks), sigma = opt_.step_jitter;

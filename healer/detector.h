@@ -17,7 +17,8 @@
 
 namespace rackchaos::healer {
 
-enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed, kPsuFailed, kLeak };
+enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed, kPsuFailed, kLeak,
+                          kSlowLink };
 const char* SymptomClassName(SymptomClass c);
 
 struct Symptom {
@@ -54,7 +55,7 @@ struct DetectorInfo {
   std::string reads;     // for `rackchaos explain`: the observations it reads and when it raises a symptom
   std::string tuned_by;  // the policy keys that tune it ("" = none)
 };
-// The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, job_failure, power.
+// The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, slow_link, job_failure, power.
 const std::vector<DetectorInfo>& DetectorTable();
 
 // The ranks a summarized step report does not list: how many, their median and MAD compute time.
@@ -65,8 +66,9 @@ struct RankSummary {
 
 // Straggler test on one step report, exposed for unit tests: indexes of the listed ranks whose compute
 // time is a robust outlier (|x - median| / (1.4826 MAD) above `threshold` and at least `min_slowdown`
-// slower), median and MAD taken over the listed ranks and the summarized `bulk`.
+// slower, and slower by more than `min_excess_s`), median and MAD taken over the listed ranks and the
+// summarized `bulk`. The slow_link detector runs the same test on the ranks' send times.
 std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown,
-                                   const RankSummary& bulk = {});
+                                   const RankSummary& bulk = {}, double min_excess_s = 0);
 
 }  // namespace rackchaos::healer

@@ -157,17 +157,27 @@ class ThermalDetector : public Detector {
   std::map<ComponentId, Poll> polls_;  // temperature and throttle, per GPU
 };
 
-// A synchronous job runs at its slowest rank, so that rank is the one that waits least in collectives.
-// A rank is a straggler when it is a robust outlier in every report for a whole window.
-class StragglerDetector : public Detector {
+// A rank that is a robust outlier in every step report for a whole window, in one of two series:
+// - straggler (compute times): a synchronous job runs at its slowest rank, so that rank is the one
+//   that waits least in collectives;
+// - slow_link (send times): the rank behind a slow link takes longer to send its share, while the
+//   ranks waiting for it only see longer steps. An outlier must also exceed the median by min_excess.
+class OutlierDetector : public Detector {
  public:
-  std::string_view name() const override { return "straggler"; }
+  explicit OutlierDetector(bool comm) : comm_(comm) {}
+  std::string_view name() const override { return comm_ ? "slow_link" : "straggler"; }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* r = As<cluster::StepReport>(obs);
-    if (!r || r->rank_gpus.size() != r->compute_s.size()) return;  // malformed: no rank -> GPU mapping
+    if (!r) return;
+    const std::vector<float>& series = comm_ ? r->comm_s : r->compute_s;
+    if (r->rank_gpus.size() != series.size() || (comm_ && series.empty())) return;  // not measured / malformed
     const Policy& p = ctx.policy;
-    std::vector<size_t> out = RobustOutliers(r->compute_s, p.straggler_mad_threshold, p.straggler_min_slowdown,
-                                             {r->bulk_ranks, r->bulk_median_s, r->bulk_mad_s});
+    const OutlierTest t = comm_ ? p.slow_link
+                                : OutlierTest{p.straggler_window, p.straggler_min_reports, p.straggler_mad_threshold,
+                                              p.straggler_min_slowdown, Duration{}};
+    const RankSummary bulk = comm_ ? RankSummary{r->bulk_ranks, r->bulk_comm_median_s, r->bulk_comm_mad_s}
+                                   : RankSummary{r->bulk_ranks, r->bulk_median_s, r->bulk_mad_s};
+    std::vector<size_t> out = RobustOutliers(series, t.mad_threshold, t.min_slowdown, bulk, t.min_excess.Seconds());
     std::set<ComponentId> now;
     for (size_t i : out) now.insert(r->rank_gpus[i]);
     auto& streaks = streaks_[r->job];
@@ -177,15 +187,17 @@ class StragglerDetector : public Detector {
       Streak& s = streaks[g];
       if (s.reports == 0) s.since = obs.at;
       ++s.reports;
-      if (!s.raised && s.reports >= p.straggler_min_reports && obs.at - s.since >= p.straggler_window) {
+      if (!s.raised && s.reports >= t.min_reports && obs.at - s.since >= t.window) {
         s.raised = true;
-        ctx.raise({SymptomClass::kStraggler, "straggler", g, r->job,
-                   "rank slower than the median for " + FormatDuration(obs.at - s.since), XidAction::kNone});
+        const std::string what = comm_ ? "rank's sends slower than the median for " : "rank slower than the median for ";
+        ctx.raise({comm_ ? SymptomClass::kSlowLink : SymptomClass::kStraggler, std::string(name()), g, r->job,
+                   what + FormatDuration(obs.at - s.since), XidAction::kNone});
       }
     }
   }
 
  private:
+  bool comm_;
   struct Streak {
     Time since{};
     int reports = 0;
@@ -232,6 +244,7 @@ const char* SymptomClassName(SymptomClass c) {
     case SymptomClass::kXid: return "xid";
     case SymptomClass::kLinkDown: return "link_down";
     case SymptomClass::kStraggler: return "straggler";
+    case SymptomClass::kSlowLink: return "slow_link";
     case SymptomClass::kThermal: return "thermal";
     case SymptomClass::kFlowLow: return "flow_low";
     case SymptomClass::kJobFailed: return "job_failed";
@@ -254,7 +267,7 @@ std::pair<double, double> MedianMad(std::vector<float>& v) {
 }  // namespace
 
 std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown,
-                                   const RankSummary& bulk) {
+                                   const RankSummary& bulk, double min_excess_s) {
   std::vector<size_t> out;
   if (compute_s.size() + static_cast<size_t>(std::max<int64_t>(bulk.ranks, 0)) < 3) return out;
   double median = 0, mad = 0;
@@ -272,7 +285,7 @@ std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double t
   mad = std::max(mad, median * 1e-4);  // all-equal ranks: no division by zero
   for (size_t i = 0; i < compute_s.size(); ++i) {
     double excess = compute_s[i] - median;
-    if (excess / (1.4826 * mad) > threshold && excess > median * min_slowdown) out.push_back(i);
+    if (excess / (1.4826 * mad) > threshold && excess > median * min_slowdown && excess > min_excess_s) out.push_back(i);
   }
   return out;
 }
@@ -296,11 +309,18 @@ const std::vector<DetectorInfo>& DetectorTable() {
        "polls in a row; coolant flow below (1 - flow_drop) x the model's nominal tray flow for `samples` samples in a "
        "row; a tray zone's leak sensor tripped (one wet reading).",
        "detectors.thermal.temperature_c, detectors.thermal.samples, detectors.thermal.flow_drop"},
-      {"straggler", "ranks slower than the rest (median absolute deviation over a window)", [] { return std::make_unique<StragglerDetector>(); },
+      {"straggler", "ranks slower than the rest (median absolute deviation over a window)", [] { return std::make_unique<OutlierDetector>(false); },
        "Per-rank step reports: a rank whose compute time is a robust outlier (|x - median| / (1.4826 MAD) above "
        "mad_threshold and at least min_slowdown slower) in min_reports reports spanning a whole window.",
        "detectors.straggler.window, detectors.straggler.min_reports, detectors.straggler.mad_threshold, "
        "detectors.straggler.min_slowdown"},
+      {"slow_link", "ranks whose sends are slower than the rest: a degraded link (median absolute deviation over a window)",
+       [] { return std::make_unique<OutlierDetector>(true); },
+       "Per-rank send times in step reports (jobs that measure them): a rank whose time to send its share of a "
+       "collective is a robust outlier (as straggler, and above the median by at least min_excess) in min_reports "
+       "reports spanning a whole window. The link itself reads up and logs nothing.",
+       "detectors.slow_link.window, detectors.slow_link.min_reports, detectors.slow_link.mad_threshold, "
+       "detectors.slow_link.min_slowdown, detectors.slow_link.min_excess"},
       {"job_failure", "jobs the scheduler reports failed", [] { return std::make_unique<JobFailureDetector>(); },
        "Scheduler job state: a job the scheduler reports failed (e.g. the NCCL watchdog fired) raises a job-level "
        "symptom.",

@@ -201,6 +201,11 @@ Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& orig
   r.Int({"detectors", "straggler", "min_reports"}, p.straggler_min_reports, 1, 100000);
   r.Double({"detectors", "straggler", "mad_threshold"}, p.straggler_mad_threshold);
   r.Frac({"detectors", "straggler", "min_slowdown"}, p.straggler_min_slowdown);
+  r.Dur({"detectors", "slow_link", "window"}, p.slow_link.window);
+  r.Int({"detectors", "slow_link", "min_reports"}, p.slow_link.min_reports, 1, 100000);
+  r.Double({"detectors", "slow_link", "mad_threshold"}, p.slow_link.mad_threshold);
+  r.Frac({"detectors", "slow_link", "min_slowdown"}, p.slow_link.min_slowdown);
+  r.Dur({"detectors", "slow_link", "min_excess"}, p.slow_link.min_excess);
   r.Double({"detectors", "thermal", "temperature_c"}, p.thermal_temperature_c);
   r.Int({"detectors", "thermal", "samples"}, p.thermal_samples, 1, 1000);
   r.Frac({"detectors", "thermal", "flow_drop"}, p.thermal_flow_drop);

@@ -24,6 +24,16 @@ struct RepairTimes {
   Duration Of(const std::string& cls) const;
 };
 
+// A rank persistently off the rest in one series of its step reports (slow_link: send times; the
+// straggler fields below are the same test on compute times).
+struct OutlierTest {
+  Duration window = Duration::Minutes(5);
+  int min_reports = 3;
+  double mad_threshold = 6;
+  double min_slowdown = 0.05;
+  Duration min_excess{};  // and slower than the median by at least this much
+};
+
 struct Policy {
   std::string name;
   std::string description;
@@ -32,6 +42,7 @@ struct Policy {
   int straggler_min_reports = 3;
   double straggler_mad_threshold = 6;
   double straggler_min_slowdown = 0.05;
+  OutlierTest slow_link{Duration::Minutes(5), 3, 6, 1.0, Duration::Millis(10)};
   double thermal_temperature_c = 85;
   int thermal_samples = 2;
   double thermal_flow_drop = 0.3;

@@ -9,6 +9,7 @@ namespace rackchaos::injectors {
 // Each fault kind lives in its own file and exposes one accessor; the table lists them explicitly
 // (no self-registering statics: static libraries drop them).
 const Injector& LinkDown();
+const Injector& LinkDegrade();
 const Injector& GpuThrottle();
 const Injector& ValveFail();
 const Injector& TrayPull();
@@ -21,7 +22,7 @@ const Injector& Leak();
 const Injector& LeafFail();
 
 const std::vector<const Injector*>& AllInjectors() {
-  static const std::vector<const Injector*> kTable = {&LinkDown(), &GpuThrottle(), &ValveFail(), &TrayPull(),
+  static const std::vector<const Injector*> kTable = {&LinkDown(), &LinkDegrade(), &GpuThrottle(), &ValveFail(), &TrayPull(),
                                                           &GpuFail(), &ProcessCrash(), &SwitchFail(),
                                                           &CduFail(), &PowerFail(), &Leak(),
                                                           &LeafFail()};

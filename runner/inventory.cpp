@@ -343,7 +343,7 @@ Status ReadAction(const Reader& r, const YAML::Node& k, const YAML::Node& v, con
                       "before apply and to verify apply and revert)");
   if (value_action && !a.verify.empty())
     return r.Error(Child(v, "verify"), "injectors." + action + " is verified by reading its baseline template back; "
-                                "'verify' is for link_down, nvlink_down and tray_pull");
+                                "'verify' is for link_down, link_degrade, nvlink_down and tray_pull");
   if (!value_action && !a.baseline.empty())
     return r.Error(Child(v, "baseline"), "injectors." + action + " has no value to read; use 'verify' (exit 0 while the "
                                   "fault is in effect, 1 when it is not)");
@@ -433,6 +433,7 @@ std::string ActionFor(cluster::Verb verb) {
   switch (verb) {
     case cluster::Verb::kNicLink: return "link_down";
     case cluster::Verb::kNvlinkPort: return "nvlink_down";
+    case cluster::Verb::kLinkBandwidth: return "link_degrade";
     case cluster::Verb::kPowerCap: return "gpu_throttle";
     case cluster::Verb::kValve: return "valve_fail";
     case cluster::Verb::kTrayPresence: return "tray_pull";
@@ -473,6 +474,7 @@ std::vector<cluster::Verb> VerbsForTarget(std::string_view injector, const clust
                                           const cluster::Target& target) {
   if (injector == "link_down")
     return {topo.at(target.component).kind == cluster::Kind::kNic ? cluster::Verb::kNicLink : cluster::Verb::kNvlinkPort};
+  if (injector == "link_degrade") return {cluster::Verb::kLinkBandwidth};
   if (injector == "gpu_throttle") return {cluster::Verb::kPowerCap};
   if (injector == "valve_fail") return {cluster::Verb::kValve};
   if (injector == "tray_pull") return {cluster::Verb::kTrayPresence};
@@ -549,7 +551,10 @@ Result<TargetBinding> BindTarget(const Inventory& inv, const cluster::Topology& 
   b.values["bmc"] = m.bmc;
   b.values["serial"] = m.serial;
   const cluster::Component& c = topo.at(target.component);
-  if (action == "link_down") {
+  if (action == "link_degrade" && c.kind != cluster::Kind::kNic)
+    return Status::NotSupported("link_degrade on real hosts takes a NIC (" + name + " is not one): a site has no "
+                                "command that slows one NVLink port");
+  if (action == "link_down" || action == "link_degrade") {
     std::string iface = Lookup(m.nics, c.index);
     if (iface.empty()) return Status::NotFound("site inventory " + inv.path + " maps no interface for " + name +
                                                " (trays." + tray.name + ".nics has " + std::to_string(m.nics.size()) + ")");

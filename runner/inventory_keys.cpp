@@ -72,6 +72,7 @@ const std::vector<InventoryKey>& InventoryKeys() {
 const std::vector<ActionInfo>& InventoryActions() {
   static const std::vector<ActionInfo> kActions = {
       {"link_down", "link_down", "a NIC", {"iface", "nic"}, "verify"},
+      {"link_degrade", "link_degrade", "a NIC", {"iface", "nic", "bandwidth", "rate"}, "verify"},
       {"nvlink_down", "link_down", "an NVLink port (`<gpu>.nvlinkN`)", {"gpu", "port"}, "verify"},
       {"gpu_throttle", "gpu_throttle", "", {"gpu", "watts", "baseline"}, "baseline"},
       {"valve_fail", "valve_fail", "", {"valve_endpoint", "valve_object", "opening", "baseline"}, "baseline"},
@@ -84,7 +85,7 @@ const std::vector<ActionInfo>& HealerActions() {
   // `target` is "a tray" (runs on the tray's host unless run_on) or "the site" (needs run_on); checked
   // by its exit status (and, for observe_*, its output lines; docs/real-mode.md gives the formats).
   static const std::vector<ActionInfo> kActions = {
-      {"observe_tray", "healer", kTrayAction, {}, "output: step <n> <compute_s> <step_s>"},
+      {"observe_tray", "healer", kTrayAction, {}, "output: step <n> <compute_s> <step_s> [<send_s>]"},
       {"observe_links", "healer", kSiteAction, {}, "output: <host> <iface> up or down"},
       {"observe_jobs", "healer", kSiteAction, {}, "output: <job> <STATE> <checkpoint step> <hosts>"},
       {"drain", "healer", kTrayAction, {"reason"}, "exit 0 = drained"},

@@ -140,10 +140,12 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
     if (verbs.empty()) verbs = f.injector->verbs();
     for (cluster::Verb verb : verbs) {
       const std::string action = ActionFor(verb);
-      if (action.empty())
+      if (action.empty()) {
+        std::string actions;
+        for (const std::string& a : ActionNames()) actions += (actions.empty() ? "" : ", ") + a;
         return At(f.pos, std::string(f.injector->name()) + " cannot run on real hosts yet: no inventory action "
-                             "carries out the '" + cluster::VerbName(verb) + "' verb (actions: link_down, "
-                             "nvlink_down, gpu_throttle, valve_fail, tray_pull)");
+                             "carries out the '" + cluster::VerbName(verb) + "' verb (actions: " + actions + ")");
+      }
       auto b = BindTarget(iv, spec.topology, action, f.target);
       if (!b.ok())
         return At(f.pos, std::string(f.injector->name()) + " on " + spec.topology.TargetName(f.target) +

@@ -43,6 +43,17 @@ Result<double> ParseFirstNumber(const std::string& text) {
   return Status::Invalid("no number in \"" + FirstLine(text) + "\"");
 }
 
+Result<double> ParseBitRate(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const std::string unit = end ? std::string(end) : "";
+  const double scale = unit == "bit" ? 1 : unit == "kbit" ? 1e3 : unit == "mbit" ? 1e6 : unit == "gbit" ? 1e9 : 0;
+  if (end == text.c_str() || !(v > 0) || !std::isfinite(v) || scale == 0)
+    return Status::Invalid("line_rate '" + text + "' is not a rate; write e.g. 100mbit, 400gbit (units bit, kbit, "
+                           "mbit, gbit as tc takes them)");
+  return v * scale;
+}
+
 std::string ExpiryCommand(Duration delay, const std::string& revert) {
   const int64_t seconds = std::max<int64_t>(1, (delay.us + 999999) / 1000000);
   // The token file is the expiry's "still armed" flag: cancelling removes it, and the timer only
@@ -280,6 +291,20 @@ Status SshBackend::SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cau
   return Switch("nvlink_down", {gpu, port}, !up, cause);
 }
 Status SshBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) { return Switch("link_down", {nic, -1}, !up, cause); }
+
+Status SshBackend::SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) {
+  const cluster::Target t{link, port};
+  if (fraction >= 1) return RevertFault(Key("link_degrade", t), "fault #" + std::to_string(cause) + " reverted");
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, "link_degrade", t));
+  double line_bits = topo_.model().nic_gbit_per_s * 1e9;
+  if (auto it = b.values.find("line_rate"); it != b.values.end()) {
+    RC_ASSIGN_OR_RETURN(line_bits, ParseBitRate(it->second));
+  }
+  std::map<std::string, std::string> values = b.values;
+  values["bandwidth"] = Number(fraction * 100);
+  values["rate"] = std::to_string(std::max<int64_t>(1, std::llround(line_bits * fraction / 1000))) + "kbit";
+  return ApplyFault("link_degrade", t, b, values, std::nullopt, std::nullopt, cause);
+}
 Result<double> SshBackend::GetPowerCap(ComponentId gpu) { return ReadValue("gpu_throttle", {gpu, -1}); }
 Status SshBackend::SetPowerCap(ComponentId gpu, double watts, FaultId cause) {
   return SetValue("gpu_throttle", {gpu, -1}, watts, cause);

@@ -58,6 +58,9 @@ class SshBackend : public cluster::Backend {
 
   Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) override;
   Status SetNicLink(ComponentId nic, bool up, FaultId cause) override;
+  // link_degrade: {bandwidth} in percent, {rate} in kbit of the line rate (the model's NIC rate, or the
+  // tray's `line_rate` var such as 100mbit); 1 reverts.
+  Status SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) override;
   Result<double> GetPowerCap(ComponentId gpu) override;
   Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) override;
   Result<double> GetValveOpening(ComponentId valve) override;
@@ -179,6 +182,8 @@ class SshBackend : public cluster::Backend {
 
 // Parses the first number in `text` ("1200.00 W" -> 1200); InvalidArgument when there is none.
 Result<double> ParseFirstNumber(const std::string& text);
+// A rate as tc writes it (100mbit, 400gbit, 2500kbit, 9600bit) in bits per second.
+Result<double> ParseBitRate(const std::string& text);
 // The command that arms a host-side expiry: after `delay` runs `revert` unless the token file it
 // creates is gone by then; prints "<token> <pid>".
 std::string ExpiryCommand(Duration delay, const std::string& revert);

@@ -104,12 +104,13 @@ void SshMonitor::Tick() {
       std::istringstream in(line);
       std::string key;
       long step = -1;
-      double compute = 0, total = 0;
+      double compute = 0, total = 0, send = 0;
       if (in >> key && key == "step" && in >> step >> compute >> total) {
         t.step = step;
         t.step_seen = a.at;
         t.compute_s = compute;
         t.step_s = total;
+        t.send_s = in >> send && send >= 0 ? send : -1;  // optional: ranks that time their sends
       }
     }
   }
@@ -244,8 +245,10 @@ void SshMonitor::Steps(Job& j, Time now) {
     auto gpus = topo_.GpusOfTray(tray);
     r.rank_gpus.push_back(gpus.empty() ? tray : gpus.front());
     r.compute_s.push_back(static_cast<float>(t.compute_s));
+    r.comm_s.push_back(static_cast<float>(t.send_s));
     r.step_time_s = std::max(r.step_time_s, t.step_s);
   }
+  if (std::any_of(r.comm_s.begin(), r.comm_s.end(), [](float s) { return s < 0; })) r.comm_s.clear();
   long max_step = 0;
   Time seen{};
   for (ComponentId tray : j.trays) {

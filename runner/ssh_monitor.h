@@ -2,7 +2,7 @@
 // this reads from real hosts on the wall clock, through the inventory's `healer:` observe actions:
 //
 //   observe_tray   on every tray host each period. That the host answers at all is the node's
-//                  heartbeat; its output may carry the rank's last step ("step <n> <compute_s> <step_s>").
+//                  heartbeat; its output may carry the rank's last step ("step <n> <compute_s> <step_s> [<send_s>]").
 //   observe_links  on its run_on host: "<host> <iface> up|down" per line (NICs via trays.<t>.nics).
 //   observe_jobs   on its run_on host: "<job> <STATE> <checkpoint step> <host,host,...|->" per line,
 //                  STATE as Slurm prints it (RUNNING, PENDING, ...; NONE when the job is gone).
@@ -66,7 +66,7 @@ class SshMonitor {
     Time last_seen{}, step_seen{};  // the last answer; the last answer with a step
     bool alive = true;
     long step = -1;
-    double compute_s = 0, step_s = 0;
+    double compute_s = 0, step_s = 0, send_s = -1;  // send_s: -1 = not reported
   };
   struct Job {
     MonitoredJob spec;

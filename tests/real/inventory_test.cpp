@@ -297,3 +297,37 @@ TEST_CASE("inventory: the rig's inventory template loads once its blanks are fil
 
 }  // namespace
 }  // namespace rackchaos::runner
+
+namespace rackchaos::runner {
+namespace {
+
+TEST_CASE("inventory: link_degrade binds NICs with {rate} and {bandwidth}, refuses NVLink ports") {
+  std::string text = kSmall;
+  Replace(text, "injectors:\n", "injectors:\n  link_degrade:\n    apply: tc qdisc add dev {iface} root tbf rate {rate} "
+                                "burst 4kb latency 10ms # {bandwidth}%\n    verify: tc qdisc show dev {iface} | grep -q tbf\n"
+                                "    revert: tc qdisc del dev {iface} root\n");
+  auto inv = ParseInventory(text, "site.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  cluster::Topology topo = Gb200();
+  auto nic = BindTarget(*inv, topo, "link_degrade", T(topo, "r01.tray01.nic0"));
+  REQUIRE(nic.ok());
+  CHECK(nic->values.at("iface") == "eth0");
+  auto port = BindTarget(*inv, topo, "link_degrade", T(topo, "r01.tray01.gpu0.nvlink3"));
+  CHECK(port.status().code() == StatusCode::kNotSupported);
+  CHECK(ActionFor(cluster::Verb::kLinkBandwidth) == "link_degrade");
+  // A value action's placeholder is not link_degrade's.
+  Replace(text, "# {bandwidth}%", "{watts}");
+  CHECK(Error(text).find("injectors.link_degrade.apply") != std::string::npos);
+}
+
+TEST_CASE("inventory: line rates as tc writes them") {
+  CHECK(*ParseBitRate("100mbit") == 1e8);
+  CHECK(*ParseBitRate("400gbit") == 4e11);
+  CHECK(*ParseBitRate("2500kbit") == 2.5e6);
+  CHECK(*ParseBitRate("9600bit") == 9600);
+  for (const char* bad : {"", "fast", "100", "100mb", "-1mbit", "0gbit"})
+    CHECK_MESSAGE(ParseBitRate(bad).status().code() == StatusCode::kInvalidArgument, bad);
+}
+
+}  // namespace
+}  // namespace rackchaos::runner

@@ -9,8 +9,12 @@
 // Every --ckpt-every steps the rank writes its step to <ckpt>/rank<R>; --start resumes from a step.
 // A heartbeat thread rewrites <dir>/rank.status every 250 ms (tmp + rename):
 //   heartbeat <unix seconds>
-//   step <n> <compute seconds> <step seconds>     (the last finished step)
+//   step <n> <compute seconds> <step seconds> <send seconds>   (the last finished step)
 //   ckpt <n>
+// <send seconds> is the rank's communication time: how long handing its chunk to the next rank took
+// (the median of its last 5 steps). The send buffer is small, so a send completes only once most of
+// the chunk has crossed the link: a rank behind a slow link (tc tbf on its tray) has the slow sends,
+// while waiting for a slow peer shows in the step time of everyone.
 // A plain program with no rackchaos code: the rig starts it on the trays through Slurm.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,6 +23,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -46,7 +52,7 @@ struct Options {
 struct Status {
   std::mutex mu;
   long step = -1, ckpt = -1;
-  double compute_s = 0, step_s = 0;
+  double compute_s = 0, step_s = 0, send_s = 0;
 };
 
 [[noreturn]] void Die(const std::string& why, int code = 2) {
@@ -112,11 +118,15 @@ void Connect(const Options& o, int& to_next, int& from_prev) {
   from_prev = accept(ls, nullptr, nullptr);
   close(ls);
   setsockopt(to_next, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  int sndbuf = 16384;  // the kernel doubles it: a send returns once all but ~32 KiB have been acknowledged
+  setsockopt(to_next, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
 }
 
-// Sends `out` to the next rank while receiving as many bytes from the previous one. Exit 3 when
-// neither direction moves for the timeout.
-void Exchange(const Options& o, int to_next, int from_prev, const std::vector<char>& out, std::vector<char>& in) {
+// Sends `out` to the next rank while receiving as many bytes from the previous one; returns how long
+// the send took. Exit 3 when neither direction moves for the timeout.
+double Exchange(const Options& o, int to_next, int from_prev, const std::vector<char>& out, std::vector<char>& in) {
+  const auto t0 = Clock::now();
+  auto send_done = t0;
   size_t sent = 0, got = 0;
   while (sent < out.size() || got < in.size()) {
     pollfd p[2] = {{to_next, static_cast<short>(sent < out.size() ? POLLOUT : 0), 0},
@@ -128,6 +138,7 @@ void Exchange(const Options& o, int to_next, int from_prev, const std::vector<ch
       ssize_t k = send(to_next, out.data() + sent, out.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (k < 0 && errno != EAGAIN) Die(std::string("send: ") + std::strerror(errno), 3);
       if (k > 0) sent += static_cast<size_t>(k);
+      if (sent == out.size()) send_done = Clock::now();
     }
     if (p[1].revents & (POLLIN | POLLERR | POLLHUP)) {
       ssize_t k = recv(from_prev, in.data() + got, in.size() - got, MSG_DONTWAIT);
@@ -136,6 +147,7 @@ void Exchange(const Options& o, int to_next, int from_prev, const std::vector<ch
       if (k > 0) got += static_cast<size_t>(k);
     }
   }
+  return std::chrono::duration<double>(send_done - t0).count();
 }
 
 // A fixed amount of CPU work (a dependent chain the compiler cannot shorten).
@@ -151,8 +163,8 @@ void WriteStatus(const Options& o, Status& st) {
   {
     std::lock_guard<std::mutex> lock(st.mu);
     char buf[256];
-    std::snprintf(buf, sizeof buf, "heartbeat %.3f\nstep %ld %.6f %.6f\nckpt %ld\n", UnixNow(), st.step,
-                  st.compute_s, st.step_s, st.ckpt);
+    std::snprintf(buf, sizeof buf, "heartbeat %.3f\nstep %ld %.6f %.6f %.6f\nckpt %ld\n", UnixNow(), st.step,
+                  st.compute_s, st.step_s, st.send_s, st.ckpt);
     text = buf;
   }
   const std::string tmp = o.dir + "/rank.status.tmp";
@@ -186,11 +198,15 @@ int main(int argc, char** argv) {
   int to_next = -1, from_prev = -1;
   Connect(o, to_next, from_prev);
   std::vector<char> out(static_cast<size_t>(o.bytes), static_cast<char>(o.rank)), in(out.size());
+  std::array<double, 5> sends{};  // the last 5 steps' send times, reported as their median
   for (long step = o.start;; ++step) {
     const auto t0 = Clock::now();
     Work(o.work);
     const auto t1 = Clock::now();
-    Exchange(o, to_next, from_prev, out, in);
+    sends[static_cast<size_t>(step - o.start) % sends.size()] = Exchange(o, to_next, from_prev, out, in);
+    const size_t known = std::min(sends.size(), static_cast<size_t>(step - o.start + 1));
+    std::array<double, 5> sorted = sends;
+    std::sort(sorted.begin(), sorted.begin() + static_cast<long>(known));
     // Pace the job: a step is at least --pace-ms long, so the rig's ranks leave the CPU mostly idle.
     const auto min_end = t0 + std::chrono::microseconds(static_cast<long>(o.pace_ms * 1000));
     if (Clock::now() < min_end) std::this_thread::sleep_until(min_end);
@@ -200,6 +216,7 @@ int main(int argc, char** argv) {
       st.step = step;
       st.compute_s = std::chrono::duration<double>(t1 - t0).count();
       st.step_s = std::chrono::duration<double>(t2 - t0).count();
+      st.send_s = sorted[known / 2];
     }
     if ((step + 1) % o.ckpt_every == 0) {
       std::ofstream(o.ckpt + "/rank" + std::to_string(o.rank)) << step + 1 << "\n";
