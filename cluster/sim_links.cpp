@@ -27,6 +27,8 @@ Status SimBackend::SetLinkBandwidth(ComponentId c, int port, double fraction, Fa
   if (fraction >= 1) degraded_.erase(key);
   else degraded_[key] = {fraction, cause};
   Physics(c, "link_bandwidth", fraction, cause);
+  for (ComponentId g : RanksBehind(c, port))  // a NIC's GPUs lose that much scale-out bandwidth
+    if (g != c) Physics(g, "link_bandwidth", fraction, cause);
   if (JobId job = comp.kind == Kind::kGpu ? JobOfGpu(c) : tray_of(c).job; job != kNoJob) RefreshJob(job);
   return Status::Ok();
 }

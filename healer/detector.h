@@ -70,5 +70,9 @@ struct RankSummary {
 // summarized `bulk`. The slow_link detector runs the same test on the ranks' send times.
 std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown,
                                    const RankSummary& bulk = {}, double min_excess_s = 0);
+// The same test with each rank against the median and MAD of the other ranks (for small full reports,
+// where one outlier of a handful moves the statistics it is judged by).
+std::vector<size_t> LeaveOneOutOutliers(const std::vector<float>& x, double threshold, double min_slowdown,
+                                        double min_excess_s);
 
 }  // namespace rackchaos::healer

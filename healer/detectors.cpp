@@ -162,6 +162,11 @@ class ThermalDetector : public Detector {
 //   that waits least in collectives;
 // - slow_link (send times): the rank behind a slow link takes longer to send its share, while the
 //   ranks waiting for it only see longer steps. An outlier must also exceed the median by min_excess.
+//   In a full report of fewer than kFewRanks ranks each rank is judged against the others only: one slow
+//   rank of 4 would otherwise inflate the MAD it is judged by (and its peer's sends, slowed by the
+//   degraded link's late ACKs, lift the median).
+constexpr size_t kFewRanks = 16;
+
 class OutlierDetector : public Detector {
  public:
   explicit OutlierDetector(bool comm) : comm_(comm) {}
@@ -177,7 +182,10 @@ class OutlierDetector : public Detector {
                                               p.straggler_min_slowdown, Duration{}};
     const RankSummary bulk = comm_ ? RankSummary{r->bulk_ranks, r->bulk_comm_median_s, r->bulk_comm_mad_s}
                                    : RankSummary{r->bulk_ranks, r->bulk_median_s, r->bulk_mad_s};
-    std::vector<size_t> out = RobustOutliers(series, t.mad_threshold, t.min_slowdown, bulk, t.min_excess.Seconds());
+    std::vector<size_t> out =
+        comm_ && bulk.ranks == 0 && series.size() < kFewRanks
+            ? LeaveOneOutOutliers(series, t.mad_threshold, t.min_slowdown, t.min_excess.Seconds())
+            : RobustOutliers(series, t.mad_threshold, t.min_slowdown, bulk, t.min_excess.Seconds());
     std::set<ComponentId> now;
     for (size_t i : out) now.insert(r->rank_gpus[i]);
     auto& streaks = streaks_[r->job];
@@ -265,6 +273,23 @@ std::pair<double, double> MedianMad(std::vector<float>& v) {
   return {median, *mid};
 }
 }  // namespace
+
+std::vector<size_t> LeaveOneOutOutliers(const std::vector<float>& x, double threshold, double min_slowdown,
+                                        double min_excess_s) {
+  std::vector<size_t> out;
+  if (x.size() < 3) return out;
+  std::vector<float> others;
+  for (size_t i = 0; i < x.size(); ++i) {
+    others.clear();
+    for (size_t j = 0; j < x.size(); ++j)
+      if (j != i) others.push_back(x[j]);
+    auto [median, mad] = MedianMad(others);
+    mad = std::max(mad, median * 1e-4);
+    const double excess = x[i] - median;
+    if (excess / (1.4826 * mad) > threshold && excess > median * min_slowdown && excess > min_excess_s) out.push_back(i);
+  }
+  return out;
+}
 
 std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double threshold, double min_slowdown,
                                    const RankSummary& bulk, double min_excess_s) {

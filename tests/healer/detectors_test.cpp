@@ -264,7 +264,7 @@ TEST_CASE("healer.detectors: the table lists every detector once, in its documen
     REQUIRE(d != nullptr);
     CHECK(d->name() == info.name);
   }
-  CHECK(names == std::vector<std::string>{"heartbeat", "xid", "link_state", "thermal", "straggler", "job_failure", "power"});
+  CHECK(names == std::vector<std::string>{"heartbeat", "xid", "link_state", "thermal", "straggler", "slow_link", "job_failure", "power"});
 }
 
 }  // namespace

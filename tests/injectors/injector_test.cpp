@@ -32,20 +32,21 @@ const Injector& Find(const char* name) {
 
 TEST_CASE("the table lists the injectors in a fixed order") {
   const auto& all = AllInjectors();
-  REQUIRE(all.size() == 11);
+  REQUIRE(all.size() == 12);
   CHECK(all[0]->name() == "link_down");
-  CHECK(all[1]->name() == "gpu_throttle");
-  CHECK(all[2]->name() == "valve_fail");
-  CHECK(all[3]->name() == "tray_pull");
-  CHECK(all[4]->name() == "gpu_fail");
-  CHECK(all[5]->name() == "process_crash");
-  CHECK(all[6]->name() == "switch_fail");
-  CHECK(all[7]->name() == "cdu_fail");
-  CHECK(all[8]->name() == "power_fail");
-  CHECK(all[9]->name() == "leak");
-  CHECK(all[10]->name() == "leaf_fail");
+  CHECK(all[1]->name() == "link_degrade");
+  CHECK(all[2]->name() == "gpu_throttle");
+  CHECK(all[3]->name() == "valve_fail");
+  CHECK(all[4]->name() == "tray_pull");
+  CHECK(all[5]->name() == "gpu_fail");
+  CHECK(all[6]->name() == "process_crash");
+  CHECK(all[7]->name() == "switch_fail");
+  CHECK(all[8]->name() == "cdu_fail");
+  CHECK(all[9]->name() == "power_fail");
+  CHECK(all[10]->name() == "leak");
+  CHECK(all[11]->name() == "leaf_fail");
   CHECK(InjectorNames() ==
-        "link_down, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail");
+        "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail");
   for (const Injector* i : all) {
     CHECK(FindInjector(i->name()) == i);
     CHECK_FALSE(i->summary().empty());
@@ -59,6 +60,7 @@ TEST_CASE("the table lists the injectors in a fixed order") {
 TEST_CASE("each injector needs the backend verbs it calls") {
   using cluster::Verb;
   CHECK(Find("link_down").verbs() == std::vector<Verb>{Verb::kNvlinkPort, Verb::kNicLink});
+  CHECK(Find("link_degrade").verbs() == std::vector<Verb>{Verb::kLinkBandwidth});
   CHECK(Find("gpu_throttle").verbs() == std::vector<Verb>{Verb::kPowerCap});
   CHECK(Find("valve_fail").verbs() == std::vector<Verb>{Verb::kValve});
   CHECK(Find("tray_pull").verbs() == std::vector<Verb>{Verb::kTrayPresence});
@@ -136,6 +138,11 @@ TEST_CASE("CheckTarget accepts the kinds each fault applies to and names the oth
   };
   CHECK(ok("link_down", "r01.tray03.gpu2.nvlink5").ok());
   CHECK(ok("link_down", "r01.tray03.nic2").ok());
+  CHECK(ok("link_degrade", "r01.tray03.gpu2.nvlink5").ok());
+  CHECK(ok("link_degrade", "r01.tray03.nic2").ok());
+  CHECK(ok("link_degrade", "r01.tray03.gpu2").message() ==
+        "link_degrade needs a NIC (e.g. r01.tray03.nic2) or an NVLink port (e.g. r01.tray03.gpu2.nvlink5); "
+        "r01.tray03.gpu2 is a gpu");
   CHECK(ok("gpu_throttle", "r01.tray05.gpu1").ok());
   CHECK(ok("valve_fail", "r01.tray08.valve").ok());
   CHECK(ok("valve_fail", "r01.tray08").ok());
@@ -285,6 +292,33 @@ TEST_CASE("Apply passes backend errors through") {
   auto r = Find("gpu_throttle").Apply(h.sim, h.topo, Resolve(h, "r01.tray01"), {{"power_cap", 600}}, 1);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().message() == "r01.tray01 is not a GPU");
+}
+
+TEST_CASE("link_degrade slows a NIC to its bandwidth (default 10%, at least 0.1%) and restores it") {
+  Harness h;
+  cluster::JobConfig cfg = Job(4);
+  JobId job = h.sim.AddJob(cfg).value();
+  h.sim.Start();
+  const Injector& inj = Find("link_degrade");
+  Target nic = Resolve(h, "r01.tray01.nic0");
+  auto params = ParseParams(inj, {});
+  REQUIRE(params.ok());
+  CHECK(*params == Params{{"bandwidth", 0.1}});
+  auto applied = inj.Apply(h.sim, h.topo, nic, *params, 8);
+  REQUIRE(applied.ok());
+  CHECK(applied->detail == "bandwidth=10% baseline=100%");
+  auto set = h.Physics("link_bandwidth", nic.component);
+  REQUIRE(set.size() == 1);
+  CHECK(set[0].second.value == doctest::Approx(0.1));
+  CHECK(set[0].second.cause == 8);
+  CHECK(h.JobChanges(job).back().second.step_time_s == doctest::Approx(8.5 + 1 + 0.5 / 0.1));
+  CHECK(inj.Revert(h.sim, h.topo, nic, *applied, 8).ok());
+  CHECK(h.JobChanges(job).back().second.step_time_s == doctest::Approx(10));
+
+  auto floor = inj.Apply(h.sim, h.topo, nic, {{"bandwidth", 0}}, 9);  // 0 would be link_down
+  REQUIRE(floor.ok());
+  CHECK(floor->detail == "bandwidth=0.1% baseline=100%");
+  CHECK(h.JobChanges(job).back().second.step_time_s == doctest::Approx(8.5 + 1 + 0.5 / 0.001));
 }
 
 }  // namespace
