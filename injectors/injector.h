@@ -60,7 +60,7 @@ class Injector {
 const std::vector<const Injector*>& AllInjectors();
 // nullptr if unknown.
 const Injector* FindInjector(std::string_view name);
-// "link_down, gpu_throttle, valve_fail, tray_pull"
+// "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash"
 std::string InjectorNames();
 
 // Parses one parameter value by its declared type; the error says what would be valid.

@@ -104,7 +104,7 @@ const std::vector<ActionInfo>& HealerActions();
 const std::vector<std::string>& CommonPlaceholders();  // host, address, tray, bmc, serial
 
 // Action names an inventory may define, in documentation order:
-// link_down, nvlink_down, gpu_throttle, valve_fail, tray_pull.
+// link_down, link_degrade, nvlink_down, gpu_throttle, valve_fail, tray_pull.
 const std::vector<std::string>& ActionNames();
 // The `healer:` section's actions, which take only `apply` (and `run_on`): observe_tray, observe_links,
 // observe_jobs, drain, resume, diagnostic, start_job, stop_job, requeue_job (docs/real-mode.md).
