@@ -62,6 +62,9 @@ void RealTimeline::Landed(Applied a) {
   const ResolvedFault& f = *a.fault;
   // Ground truth for blast radius: what the fault took out of service (never shown to the healer).
   events_.Record({clock_.Now(), PhysicsChanged{f.target.component, std::string(f.injector->name()), 0, f.id}});
+  if (spec_.topology.at(f.target.component).kind == cluster::Kind::kNic)  // and the GPU it carries traffic for
+    for (ComponentId g : spec_.topology.GpusServedBy(f.target.component))
+      events_.Record({clock_.Now(), PhysicsChanged{g, std::string(f.injector->name()), 0, f.id}});
   last_injected_ = f.id;
   events_.Record({clock_.Now(), FaultInjected{f.id, std::string(f.injector->name()), f.target.component, f.target.port,
                                               f.selector, a.applied.detail}});
