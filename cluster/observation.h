@@ -73,7 +73,7 @@ struct StepReport {
 struct JobStatus {
   JobId job = kNoJob;
   JobState state = JobState::kQueued;
-  std::vector<ComponentId> trays;
+  TrayList trays;      // shared with the job's events: O(1) to pass on
   std::string reason;  // e.g. "NCCL watchdog timeout" when it failed
 };
 

@@ -73,7 +73,7 @@ class SimBackend : public Backend {
   bool GpuAlive(ComponentId gpu) const;
   JobState JobStateOf(JobId job) const { return jobs_[job].state; }
   double JobSteps(JobId job) const;
-  const std::vector<ComponentId>& JobTrays(JobId job) const { return jobs_[job].trays; }
+  const std::vector<ComponentId>& JobTrays(JobId job) const { return jobs_[job].trays.ids(); }
   // The job a GPU runs, kNoJob if none. O(1).
   JobId JobOfGpu(ComponentId gpu) const;
   bool TrayDrained(ComponentId tray) const { return tray_[slot(tray)].drained; }
@@ -120,7 +120,7 @@ class SimBackend : public Backend {
     JobConfig cfg;
     JobId id = kNoJob;
     JobState state = JobState::kQueued;
-    std::vector<ComponentId> trays;  // sorted; its GPUs are the first `placed_gpus` GPUs of these trays
+    TrayList trays;  // sorted; its GPUs are the first `placed_gpus` GPUs of these trays
     int placed_gpus = 0;
     Duration report_phase{};
     ThermalState env;  // a quiet GPU of this job that was at idle steady state when the job was placed

@@ -52,13 +52,14 @@ bool SimBackend::Place(Job& job) {
   const int per_tray = topo_.model().gpus_per_tray;
   size_t need = static_cast<size_t>((job.cfg.gpus + per_tray - 1) / per_tray);
   if (free_count_ < need) return false;
-  job.trays.clear();
-  job.trays.reserve(need);
+  std::vector<ComponentId> trays;
+  trays.reserve(need);
   const std::vector<ComponentId>& all = topo_.trays();
   for (uint8_t spare : {0, 1})
-    for (size_t k = 0; k < all.size() && job.trays.size() < need; ++k)
-      if (free_[k] && spare_[k] == spare) job.trays.push_back(all[k]);
-  std::sort(job.trays.begin(), job.trays.end());
+    for (size_t k = 0; k < all.size() && trays.size() < need; ++k)
+      if (free_[k] && spare_[k] == spare) trays.push_back(all[k]);
+  std::sort(trays.begin(), trays.end());
+  job.trays = std::move(trays);
   job.placed_gpus = job.cfg.gpus;
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
   int left = job.cfg.gpus;
@@ -77,8 +78,8 @@ void SimBackend::ReleaseTrays(Job& job) {
   for (ComponentId g : loud_gpus_)
     if (JobOfGpu(g) == job.id) loud.push_back(g);
   ThermalRelease(job);
-  std::vector<ComponentId> trays = std::move(job.trays);
-  job.trays.clear();
+  TrayList trays = std::move(job.trays);
+  job.trays = {};
   job.placed_gpus = 0;
   for (ComponentId tray : trays) {
     Tray& t = tray_[slot(tray)];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ids.h"
+#include "core/tray_list.h"
 #include "core/units.h"
 
 namespace rackchaos {
@@ -77,7 +78,7 @@ struct JobChanged {
   Duration lost_work{};     // on a restart: running time since the last checkpoint, thrown away
   FaultId cause = kNoFault; // the fault behind the change, if any (ground truth)
   std::string detail;       // e.g. placement, or why it hung
-  std::vector<ComponentId> trays;  // where it runs (running, restarting); empty otherwise
+  TrayList trays;           // where it runs (running, restarting); empty otherwise; shared, not copied
 };
 
 // A job wrote a checkpoint that was acknowledged.

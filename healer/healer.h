@@ -77,7 +77,7 @@ class Healer : public cluster::ObservationSink {
   TimerId window_timer_ = 0;
   std::map<ComponentId, Quarantine> isolated_;             // by tray (or switch tray taken out)
   std::deque<std::pair<Time, int>> breaker_;               // isolations in the window: when, GPUs
-  std::map<JobId, std::vector<ComponentId>> job_trays_;    // the scheduler's view
+  std::map<JobId, TrayList> job_trays_;                    // the scheduler's view
   std::map<JobId, JobState> job_state_;
 };
 

@@ -28,7 +28,8 @@ struct FaultFacts {
 
   // `sorted_trays` must outlive the metrics pass when `keep` (an event's own list) is set.
   void AddCollateral(const std::vector<ComponentId>& sorted_trays, bool keep) {
-    if (last_merged && *last_merged == sorted_trays) return;  // the same placement as the last event
+    // The same placement as the last event: a shared list is the same object, found in O(1).
+    if (last_merged && (last_merged == &sorted_trays || *last_merged == sorted_trays)) return;
     last_merged = keep ? &sorted_trays : nullptr;
     std::vector<ComponentId> merged;
     merged.reserve(collateral_trays.size() + sorted_trays.size());
@@ -240,8 +241,8 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         for (const auto& [t, c] : job_changes[info.id])
           // The placement the job was interrupted on: a restart's new trays are not damage.
           if (c->cause == fid && (c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed)) {
-            if (std::is_sorted(c->trays.begin(), c->trays.end())) f.AddCollateral(c->trays, true);
-            else f.AddCollateral(Sorted(c->trays), false);
+            if (c->trays.sorted()) f.AddCollateral(c->trays.ids(), true);
+            else f.AddCollateral(Sorted(c->trays.ids()), false);
           }
       }
       f.m.gpu_hours_lost += imp.gpu_hours_lost;

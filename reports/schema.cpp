@@ -202,6 +202,8 @@ constexpr Migration kMigrations[] = {
     {4, "sweep_runs: the sweep and grid point of each run a sweep made", &AddSweepRunsV4},
     {5, "qualifications and qualification_plans: rack qualification records", &AddQualificationsV5},
     {6, "faulty_isolations: isolations a fault explains, for repeat offenders", &AddFaultyIsolationsV6},
+    {7, "placements: a job's tray list stored once per placement, referred to by job_events.placement_id",
+     &StorePlacementsOnce},
 };
 
 }  // namespace

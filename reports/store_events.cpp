@@ -31,7 +31,7 @@ constexpr EventTable kEventTables[] = {
     {"isolations", "run_id, seq, t_us, component_id, domain, detection_ids, reason"},
     {"actions", "run_id, seq, t_us, action, component_id, job_id, ok, detail"},
     {"job_events", "run_id, seq, t_us, job_id, state, steps, step_time_s, speed, gpus, lost_work_us, "
-                   "cause_fault_id, detail, trays"},
+                   "cause_fault_id, detail, placement_id"},
     {"checkpoints", "run_id, seq, t_us, job_id, step"},
 };
 constexpr size_t kTypes = std::size(kEventTables);
@@ -76,6 +76,13 @@ const EventSql& Sql() {
   return sql;
 }
 
+// What a row binds besides its event: joined ids (bound without copying, so they live until the
+// statement has run) and the placement a job row refers to (0: none).
+struct RowScratch {
+  std::string ids;
+  int64_t placement = 0;
+};
+
 // Detection and component ids share one integer type: "3,4".
 void JoinIds(const std::vector<uint32_t>& ids, std::string& out) {
   out.clear();
@@ -87,10 +94,10 @@ void JoinIds(const std::vector<uint32_t>& ids, std::string& out) {
 }
 
 // Binds the typed columns of one event from parameter `p` on (after run_id, seq and time). Text is
-// bound without copying: the event, and `scratch` for joined ids, outlive the statement's step.
+// bound without copying: the event, and `row` for joined ids, outlive the statement's step.
 // One overload per event type, so a new type fails to compile until it is stored here (and shown
 // by the events view in schema.cpp).
-void BindTyped(Stmt& s, int p, const FaultInjected& e, std::string&) {
+void BindTyped(Stmt& s, int p, const FaultInjected& e, RowScratch&) {
   s.Bind(p, static_cast<int64_t>(e.fault));
   s.BindStatic(p + 1, e.kind);
   BindId(s, p + 2, e.target, kNoComponent);
@@ -99,38 +106,37 @@ void BindTyped(Stmt& s, int p, const FaultInjected& e, std::string&) {
   s.BindStatic(p + 4, e.selector);
   s.BindStatic(p + 5, e.detail);
 }
-void BindTyped(Stmt& s, int p, const FaultReverted& e, std::string&) {
+void BindTyped(Stmt& s, int p, const FaultReverted& e, RowScratch&) {
   BindId(s, p, e.fault, kNoFault);
   s.BindStatic(p + 1, e.detail);
 }
-void BindTyped(Stmt& s, int p, const PhysicsChanged& e, std::string&) {
+void BindTyped(Stmt& s, int p, const PhysicsChanged& e, RowScratch&) {
   BindId(s, p, e.component, kNoComponent);
   s.BindStatic(p + 1, e.what);
   s.Bind(p + 2, e.value);
   BindId(s, p + 3, e.cause, kNoFault);
 }
-void BindTyped(Stmt& s, int p, const Detected& e, std::string&) {
+void BindTyped(Stmt& s, int p, const Detected& e, RowScratch&) {
   BindId(s, p, e.detection, kNoDetection);
   s.BindStatic(p + 1, e.detector);
   BindId(s, p + 2, e.component, kNoComponent);
   s.BindStatic(p + 3, e.symptom);
 }
-void BindTyped(Stmt& s, int p, const Isolated& e, std::string& scratch) {
-  JoinIds(e.because, scratch);
+void BindTyped(Stmt& s, int p, const Isolated& e, RowScratch& row) {
+  JoinIds(e.because, row.ids);
   BindId(s, p, e.component, kNoComponent);
   s.BindStatic(p + 1, e.domain);
-  s.BindStatic(p + 2, scratch);
+  s.BindStatic(p + 2, row.ids);
   s.BindStatic(p + 3, e.reason);
 }
-void BindTyped(Stmt& s, int p, const ActionTaken& e, std::string&) {
+void BindTyped(Stmt& s, int p, const ActionTaken& e, RowScratch&) {
   s.BindStatic(p, e.action);
   BindId(s, p + 1, e.component, kNoComponent);
   BindId(s, p + 2, e.job, kNoJob);
   s.Bind(p + 3, static_cast<int64_t>(e.ok ? 1 : 0));
   s.BindStatic(p + 4, e.detail);
 }
-void BindTyped(Stmt& s, int p, const JobChanged& e, std::string& scratch) {
-  JoinIds(e.trays, scratch);
+void BindTyped(Stmt& s, int p, const JobChanged& e, RowScratch& row) {
   BindId(s, p, e.job, kNoJob);
   s.BindStatic(p + 1, JobStateName(e.state));
   s.Bind(p + 2, e.steps);
@@ -140,9 +146,10 @@ void BindTyped(Stmt& s, int p, const JobChanged& e, std::string& scratch) {
   s.Bind(p + 6, e.lost_work.us);
   BindId(s, p + 7, e.cause, kNoFault);
   s.BindStatic(p + 8, e.detail);
-  s.BindStatic(p + 9, scratch);
+  if (row.placement > 0) s.Bind(p + 9, row.placement);
+  else s.BindNull(p + 9);
 }
-void BindTyped(Stmt& s, int p, const Checkpointed& e, std::string&) {
+void BindTyped(Stmt& s, int p, const Checkpointed& e, RowScratch&) {
   BindId(s, p, e.job, kNoJob);
   s.Bind(p + 1, e.step);
 }
@@ -160,7 +167,11 @@ class EventWriter {
   Status Add(int64_t seq, const Event& event) {
     size_t type = event.body.index();
     if (type == kFaultInjected || type == kFaultReverted) return WriteNow(type, seq, event);
-    queued_[type].push_back({seq, &event});
+    int64_t placement = 0;
+    if (const auto* job = std::get_if<JobChanged>(&event.body)) {
+      RC_ASSIGN_OR_RETURN(placement, PlacementOf(*job));
+    }
+    queued_[type].push_back({seq, &event, placement});
     if (queued_[type].size() == kRowsPerInsert) return Flush(type);
     return Status::Ok();
   }
@@ -175,19 +186,50 @@ class EventWriter {
   struct Queued {
     int64_t seq;
     const Event* event;
+    int64_t placement;  // of a job row: its placements row, 0 for none
   };
 
-  // Binds one row from parameter `p` on; `scratch` must live until the statement has run.
-  void BindRow(Stmt& s, int p, int64_t seq, const Event& event, std::string& scratch) {
+  // The placements row a job event refers to: the job's last one while the tray list is the same
+  // (O(1) when it is the same shared list), else a new row. 0 for a job on no trays.
+  Result<int64_t> PlacementOf(const JobChanged& e) {
+    if (e.trays.empty()) return int64_t{0};
+    if (state_.placements_run != run_) {
+      state_.placements_run = run_;
+      state_.last_placement.clear();
+    }
+    auto& last = state_.last_placement[e.job];
+    if (last.id > 0 && last.trays == e.trays) return last.id;
+    if (next_placement_ == 0) {  // another writer may have added placements to this run since
+      RC_ASSIGN_OR_RETURN(Stmt* max, state_.Cached("SELECT coalesce(max(id), 0) FROM placements WHERE run_id = ?", what_));
+      max->Bind(1, run_);
+      Result<bool> row = max->Step(what_);
+      next_placement_ = (row.ok() && *row ? max->Int(0) : 0) + 1;
+      max->Reset();
+      if (!row.ok()) return row.status();
+    }
+    RC_ASSIGN_OR_RETURN(Stmt* insert, state_.Cached("INSERT INTO placements(run_id, id, job_id, trays) VALUES (?, ?, ?, ?)", what_));
+    JoinIds(e.trays.ids(), trays_text_);
+    insert->Bind(1, run_);
+    insert->Bind(2, next_placement_);
+    BindId(*insert, 3, e.job, kNoJob);
+    insert->BindStatic(4, trays_text_);
+    RC_RETURN_IF_ERROR(insert->Run(what_));
+    last = {e.trays, next_placement_};
+    return next_placement_++;
+  }
+
+  // Binds one row from parameter `p` on; `row` must live until the statement has run.
+  void BindRow(Stmt& s, int p, const Queued& q, RowScratch& row) {
+    row.placement = q.placement;
     s.Bind(p, run_);
-    s.Bind(p + 1, seq);
-    s.Bind(p + 2, event.at.us);
-    std::visit([&](const auto& body) { BindTyped(s, p + 3, body, scratch); }, event.body);
+    s.Bind(p + 1, q.seq);
+    s.Bind(p + 2, q.event->at.us);
+    std::visit([&](const auto& body) { BindTyped(s, p + 3, body, row); }, q.event->body);
   }
 
   Status WriteNow(size_t type, int64_t seq, const Event& event) {
     RC_ASSIGN_OR_RETURN(Stmt* s, state_.Cached(Sql().insert_one[type].c_str(), what_));
-    BindRow(*s, 1, seq, event, scratch_[0]);
+    BindRow(*s, 1, {seq, &event, 0}, scratch_[0]);
     RC_RETURN_IF_ERROR(s->Run(what_));
     if (type != kFaultReverted) return Status::Ok();
     // Closes the most recent still-open injection of this fault; a revert without an injection
@@ -216,7 +258,7 @@ class EventWriter {
       RC_ASSIGN_OR_RETURN(Stmt* s, state_.Cached(sql.c_str(), what_));
       int rows = many ? kRowsPerInsert : 1;
       for (int r = 0; r < rows; ++r, ++done) {
-        BindRow(*s, 1 + r * columns, queue[done].seq, *queue[done].event, scratch_[r]);
+        BindRow(*s, 1 + r * columns, queue[done], scratch_[r]);
       }
       RC_RETURN_IF_ERROR(s->Run(what_));
     }
@@ -228,7 +270,9 @@ class EventWriter {
   int64_t run_;
   const std::string& what_;
   std::vector<Queued> queued_[kTypes];
-  std::string scratch_[kRowsPerInsert];  // joined ids of the rows being bound
+  RowScratch scratch_[kRowsPerInsert];  // of the rows being bound
+  std::string trays_text_;              // of the placement being inserted
+  int64_t next_placement_ = 0;          // the next placements id of the run; 0 until read
 };
 
 }  // namespace
@@ -247,11 +291,13 @@ Status ReportStore::AppendEvents(int64_t run, const std::vector<Event>& events) 
   if (!row.ok()) return row.status();
 
   EventWriter writer(*state_, run, what);
-  for (const Event& event : events) {
-    RC_RETURN_IF_ERROR(writer.Add(++seq, event));
-  }
-  RC_RETURN_IF_ERROR(writer.Finish());
-  return txn.Commit(what);
+  Status s = Status::Ok();
+  for (size_t i = 0; i < events.size() && s.ok(); ++i) s = writer.Add(++seq, events[i]);
+  if (s.ok()) s = writer.Finish();
+  if (s.ok()) s = txn.Commit(what);
+  // A batch that did not commit took its placements rows with it: forget them.
+  if (!s.ok()) state_->placements_run = 0;
+  return s;
 }
 
 Result<std::vector<EventRow>> ReportStore::ReadEvents(int64_t run, int64_t limit) const {

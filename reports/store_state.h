@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "core/ids.h"
+#include "core/tray_list.h"
 #include "core/units.h"
 #include "reports/sqlite_db.h"
 #include "reports/store.h"
@@ -18,6 +20,14 @@ struct ReportStore::State {
   // Prepared statements reused across calls, keyed by the address of their static SQL text: a
   // million-event batch then prepares each statement once.
   std::map<const char*, Stmt> cache;
+  // The placement each job's events last referred to, per run: a job's events share one `placements`
+  // row while the job stays on the same trays, found in O(1) when they share one TrayList.
+  struct Placed {
+    TrayList trays;
+    int64_t id = 0;
+  };
+  int64_t placements_run = 0;
+  std::map<JobId, Placed> last_placement;
 
   // The cached statement for `sql` (a string literal or other static text), prepared on first use.
   Result<Stmt*> Cached(const char* sql, std::string_view what);

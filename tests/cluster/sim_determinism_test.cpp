@@ -50,7 +50,7 @@ struct EventText {
   std::string operator()(const JobChanged& e) const {
     return "job " + std::to_string(e.job) + " " + JobStateName(e.state) + " " + Num(e.steps) + " " +
            Num(e.step_time_s) + " " + Num(e.speed) + " " + std::to_string(e.gpus) + " " +
-           std::to_string(e.lost_work.us) + " " + std::to_string(e.cause) + " " + e.detail + " " + Ids(e.trays);
+           std::to_string(e.lost_work.us) + " " + std::to_string(e.cause) + " " + e.detail + " " + Ids(e.trays.ids());
   }
   std::string operator()(const Checkpointed& e) const { return "ckpt " + std::to_string(e.job) + " " + Num(e.step); }
 };
@@ -73,7 +73,7 @@ struct ObservationText {
     return out + " bulk " + std::to_string(o.bulk_ranks) + " " + Num(o.bulk_median_s) + " " + Num(o.bulk_mad_s);
   }
   std::string operator()(const JobStatus& o) const {
-    return "jobstatus " + std::to_string(o.job) + " " + JobStateName(o.state) + " " + Ids(o.trays) + " " + o.reason;
+    return "jobstatus " + std::to_string(o.job) + " " + JobStateName(o.state) + " " + Ids(o.trays.ids()) + " " + o.reason;
   }
   std::string operator()(const DiagnosticResult& o) const {
     return "diag " + std::to_string(o.tray) + " " + std::to_string(o.passed) + " " + o.detail;

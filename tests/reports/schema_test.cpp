@@ -309,7 +309,7 @@ TEST_CASE("reports.schema: a database written by schema version 1 migrates to th
   std::vector<std::string> after = RowCounts(path);
   std::vector<std::string> expected = WithCounts(before, {
       {"events", ""}, {"fault_reverts", "4"}, {"event_details", "0"}, {"gates", "0"}, {"sweep_runs", "0"},
-      {"qualifications", "0"}, {"qualification_plans", "0"}, {"faulty_isolations", "0"},
+      {"qualifications", "0"}, {"qualification_plans", "0"}, {"faulty_isolations", "0"}, {"placements", "5"},
       {"schema_history", std::to_string(LatestSchemaVersion())}});
   CHECK_MESSAGE(after == expected, Join(after) << " vs " << Join(expected));
   CHECK(EventRows(path) == events_before);
@@ -351,14 +351,19 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
   CHECK(RowCounts(path) == WithCounts(before, {{"events", ""}, {"fault_reverts", "6"}, {"event_details", "2"},
                                                {"sweep_runs", "0"}, {"qualifications", "0"},
                                                {"qualification_plans", "0"}, {"faulty_isolations", "0"},
+                                               {"placements", "6"},
                                                {"schema_history", std::to_string(LatestSchemaVersion())}}));
   CHECK(EventRows(path) == events_before);
-  // Every table and view a user could query keeps its columns; the others are new.
+  // Every table and view a user could query keeps its columns, but for new ones and job_events,
+  // whose tray list moved to placements in version 7 (tested below).
   std::vector<std::string> columns_after = Columns(path);
   std::erase_if(columns_after, [](const std::string& c) {
     return c.starts_with("fault_reverts:") || c.starts_with("event_details:") || c.starts_with("sweep_runs:") ||
-           c.starts_with("qualification") || c.starts_with("faulty_isolations:");
+           c.starts_with("qualification") || c.starts_with("faulty_isolations:") || c.starts_with("placements:") ||
+           c.starts_with("job_placements:");
   });
+  for (std::string& c : columns_before)
+    if (c.starts_with("job_events:")) c.replace(c.find(" trays"), 6, " placement_id");
   CHECK(columns_after == columns_before);
   CHECK(QuotedRows(path, "SELECT seq FROM event_log LIMIT 3") == std::vector<std::string>{"1", "2", "3"});
   CHECK(QuotedRows(path, "SELECT detail FROM events WHERE run_id = 1 AND seq = 3") ==
@@ -415,4 +420,35 @@ TEST_CASE("reports.schema: the events view prints every detail as schema version
   CHECK((details[10] == "temp value=100000" || details[10] == "temp value=100001"));
   details[10] = want[10];
   CHECK_MESSAGE(details == want, Join(details));
+}
+
+TEST_CASE("reports.schema: version 7 stores each placement once - every job event keeps its tray list") {
+  TempDir dir;
+  std::string path = dir.File("v2.db");
+  t::LoadDump(t::DataFile("v2_quickstart.sql"), path);
+  const std::string trays_of_events = "SELECT run_id || '|' || seq || '|' || job_id || '|' || trays FROM ";
+  std::vector<std::string> before = QuotedRows(path, trays_of_events + "job_events WHERE trays != '' ORDER BY run_id, seq");
+  REQUIRE(before.size() == 18);
+  const int64_t without = Int(path, "SELECT count(*) FROM job_events WHERE trays = ''");
+  REQUIRE(without == 6);
+
+  auto store = ReportStore::Open(path);
+  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+  // The same tray list for every event that had one, through the view and through the table.
+  CHECK(QuotedRows(path, trays_of_events + "job_placements ORDER BY run_id, seq") == before);
+  CHECK(QuotedRows(path, "SELECT e.run_id || '|' || e.seq || '|' || e.job_id || '|' || p.trays FROM job_events e "
+                         "JOIN placements p ON p.run_id = e.run_id AND p.id = e.placement_id ORDER BY e.run_id, e.seq") == before);
+  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE placement_id IS NULL") == without);
+  // One row per distinct list of a job, numbered per run in order of first use.
+  CHECK(Int(path, "SELECT count(*) FROM placements") == 6);
+  CHECK(QuotedRows(path, "SELECT group_concat(id) FROM (SELECT id FROM placements WHERE run_id = 1 ORDER BY id)") ==
+        std::vector<std::string>{"1,2,3,4,5"});
+  CHECK(Int(path, "SELECT placement_id FROM job_events WHERE run_id = 1 ORDER BY seq LIMIT 1") == 1);
+
+  // New events continue the run's numbering, and a job's events on one placement share its row.
+  std::vector<Event> more = {{Duration::Hours(5), JobChanged{0, JobState::kRunning, 1, 6, 1, 64, {}, kNoFault, "", {67, 79}}},
+                             {Duration::Hours(6), JobChanged{0, JobState::kHung, 2, 0, 0, 64, {}, kNoFault, "", {67, 79}}}};
+  REQUIRE(store->AppendEvents(1, more).ok());
+  CHECK(QuotedRows(path, "SELECT placement_id || ':' || trays FROM job_placements WHERE run_id = 1 AND t_us >= 18000000000") ==
+        std::vector<std::string>{"6:67,79", "6:67,79"});
 }

@@ -170,7 +170,7 @@ TEST_CASE("reports.store: events land in the events table and in their typed tab
   CHECK(Int(path, "SELECT count(*) FROM job_events") == 3);
   CHECK(Int(path, "SELECT lost_work_us FROM job_events WHERE seq = 10") == 10'000'000);
   CHECK(Int(path, "SELECT cause_fault_id FROM job_events WHERE state = 'hung'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE trays = '3,4' AND seq = 10") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM job_placements WHERE trays = '3,4' AND seq = 10") == 1);
   CHECK(Int(path, "SELECT step FROM checkpoints") == 64);
   CHECK(Int(path, "SELECT cause_fault_id FROM physics WHERE what = 'removed'") == 1);
   CHECK(Int(path, "SELECT count(*) FROM events WHERE job_id IS NULL AND component_id IS NULL") == 1);
@@ -214,8 +214,8 @@ TEST_CASE("reports.store: events are stored once whatever the batch shape, and r
   CHECK(*store->CountEvents(*run) == 1070);
   CHECK(Int(path, "SELECT count(*) FROM faults WHERE reverted_us IS NULL") == 0);
   CHECK(Int(path, "SELECT count(*) FROM isolations WHERE detection_ids = '994,7'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE trays = '998'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE trays = '68'") == 2);
+  CHECK(Int(path, "SELECT count(*) FROM job_placements WHERE trays = '998'") == 1);
+  CHECK(Int(path, "SELECT count(*) FROM job_placements WHERE trays = '68'") == 2);
 }
 
 TEST_CASE("reports.store: views join names so plain sqlite3 queries read well") {

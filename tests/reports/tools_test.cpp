@@ -62,7 +62,7 @@ int64_t Count(const std::string& path, const std::string& table) {
 const char* const kTables[] = {"runs", "components", "jobs", "faults", "fault_reverts", "detections",
                                "isolations", "actions", "job_events", "checkpoints", "physics",
                                "fault_metrics", "job_impacts", "job_metrics", "run_metrics",
-                               "run_metric_items", "faulty_isolations", "gates"};
+                               "run_metric_items", "faulty_isolations", "gates", "placements"};
 
 }  // namespace
 

@@ -1,0 +1,61 @@
+// TrayList: the trays a job runs on, as an immutable list that copies share.
+//
+// A placement of a 100k-GPU job is 25,000 tray ids, and every event and observation about the job
+// (running, speed changed, hung, requeued) carries it. Copies of a TrayList share one buffer, so each
+// of those costs O(1), and SameAs() tells in O(1) that two carry the very same placement (the report
+// store then writes the list once). Not thread-safe to mutate, because it cannot be mutated; copies
+// may be read from any thread (the count is a shared_ptr's).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+#include "core/ids.h"
+
+namespace rackchaos {
+
+class TrayList {
+ public:
+  TrayList() = default;
+  // Implicit, so that `{3, 4}` and a vector read as tray lists; the ids are kept in the given order.
+  TrayList(std::vector<ComponentId> ids)  // NOLINT(google-explicit-constructor)
+      : data_(ids.empty() ? nullptr : std::make_shared<const Data>(std::move(ids))) {}
+  TrayList(std::initializer_list<ComponentId> ids) : TrayList(std::vector<ComponentId>(ids)) {}
+
+  const std::vector<ComponentId>& ids() const { return data_ ? data_->ids : Empty(); }
+  auto begin() const { return ids().begin(); }
+  auto end() const { return ids().end(); }
+  size_t size() const { return ids().size(); }
+  bool empty() const { return !data_; }
+  ComponentId operator[](size_t i) const { return data_->ids[i]; }
+  // Whether the ids are in ascending order (decided once, when the list is made).
+  bool sorted() const { return !data_ || data_->sorted; }
+  // Whether `tray` is in the list: O(log n) when sorted, O(n) otherwise.
+  bool Contains(ComponentId tray) const {
+    if (!data_) return false;
+    const auto& v = data_->ids;
+    return data_->sorted ? std::binary_search(v.begin(), v.end(), tray) : std::find(v.begin(), v.end(), tray) != v.end();
+  }
+  // Both are copies of one list (or both empty). O(1); equal lists made apart are not the same.
+  bool SameAs(const TrayList& other) const { return data_ == other.data_; }
+
+  friend bool operator==(const TrayList& a, const TrayList& b) { return a.SameAs(b) || a.ids() == b.ids(); }
+  friend bool operator==(const TrayList& a, const std::vector<ComponentId>& b) { return a.ids() == b; }
+
+ private:
+  struct Data {
+    explicit Data(std::vector<ComponentId> v) : ids(std::move(v)), sorted(std::is_sorted(ids.begin(), ids.end())) {}
+    std::vector<ComponentId> ids;
+    bool sorted;
+  };
+  static const std::vector<ComponentId>& Empty() {
+    static const std::vector<ComponentId> empty;
+    return empty;
+  }
+  std::shared_ptr<const Data> data_;
+};
+
+}  // namespace rackchaos
