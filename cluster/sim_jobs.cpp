@@ -58,7 +58,7 @@ bool SimBackend::Place(Job& job) {
   for (uint8_t spare : {0, 1})
     for (size_t k = 0; k < all.size() && trays.size() < need; ++k)
       if (free_[k] && spare_[k] == spare) trays.push_back(all[k]);
-  std::sort(trays.begin(), trays.end());
+  if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
   job.trays = std::move(trays);
   job.placed_gpus = job.cfg.gpus;
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};

@@ -49,10 +49,17 @@ void SimBackend::ThermalRelease(Job& job) {
   Time now = clock_.Now();
   double residual = TemperatureAt(job.env, now) - idle_steady_c_;
   const int per_tray = topo_.model().gpus_per_tray;
+  // Trays placed together were last settled together: one exp serves them all, with the same result.
+  Time memo_at = now;
+  double memo = 1;
+  auto decay = [&](Time since) {
+    if (since != memo_at) memo = Decay(memo_at = since, now);
+    return memo;
+  };
   for (ComponentId tray : job.trays) {
     Tray& t = tray_[slot(tray)];
     if (t.job_gpus == per_tray) {
-      t.carry = t.carry * Decay(t.carry_at, now) + residual;
+      t.carry = t.carry * decay(t.carry_at) + residual;
       t.carry_at = now;
       continue;
     }

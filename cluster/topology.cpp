@@ -42,7 +42,8 @@ ComponentId Topology::Add(Kind kind, std::string name, ComponentId parent, int r
   by_name_.emplace(name, id);
   components_.push_back({id, kind, std::move(name), parent, rack, index, false, ""});
   children_.emplace_back();
-  slot_.push_back(kNoSlot);
+  tray_slot_.push_back(kNoSlot);
+  gpu_slot_.push_back(kNoSlot);
   tray_of_.push_back(kind == Kind::kComputeTray ? id : parent == kNoComponent ? kNoComponent : tray_of_[parent]);
   if (parent != kNoComponent) children_[parent].push_back(id);
   return id;
@@ -73,14 +74,14 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
       std::string tname = rname + "." + Padded("tray", k + 1, tray_width);
       ComponentId tray = t.Add(Kind::kComputeTray, tname, rack, r, k);
       t.components_[tray].spare = k >= model.compute_trays - spare_trays_per_rack;
-      t.slot_[tray] = static_cast<uint32_t>(t.trays_.size());
+      t.tray_slot_[tray] = static_cast<uint32_t>(t.trays_.size());
       t.trays_.push_back(tray);
       t.tray_valve_.push_back(t.Add(Kind::kValve, tname + ".valve", tray, r, 0));
       for (int c = 0; c < model.cpus_per_tray; ++c) t.Add(Kind::kCpu, tname + ".cpu" + std::to_string(c), tray, r, c);
       for (int g = 0; g < model.gpus_per_tray; ++g) {
         ComponentId gpu = t.Add(Kind::kGpu, tname + ".gpu" + std::to_string(g), tray, r, g);
         t.components_[gpu].pci = model.gpu_pci_bus_ids[g];
-        t.slot_[gpu] = static_cast<uint32_t>(t.gpus_.size());
+        t.gpu_slot_[gpu] = static_cast<uint32_t>(t.gpus_.size());
         t.gpus_.push_back(gpu);
         t.tray_gpus_.push_back(gpu);
       }

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include "reports/schema.h"
 #include "reports/store_state.h"
@@ -156,24 +157,60 @@ Result<int64_t> ReportStore::BeginRun(const RunInfo& info) {
   return id;
 }
 
+namespace {
+
+// Component rows per multi-row INSERT: a 1,778-rack cluster has 500,000 of them.
+constexpr int kComponentsPerInsert = 64;
+
+const char* ComponentInsertSql(bool many) {
+  static const std::string one =
+      "INSERT INTO components(run_id, id, name, kind, parent_id, serial) VALUES (?, ?, ?, ?, ?, ?)";
+  static const std::string all = [] {
+    std::string sql = one;
+    for (int r = 1; r < kComponentsPerInsert; ++r) sql += ", (?, ?, ?, ?, ?, ?)";
+    return sql;
+  }();
+  return many ? all.c_str() : one.c_str();
+}
+
+// Text is bound without copying: the rows outlive the statement's step.
+void BindComponent(Stmt& stmt, int p, int64_t run, const ComponentRow& c) {
+  stmt.Bind(p, run);
+  BindId(stmt, p + 1, c.id, kNoComponent);
+  stmt.BindStatic(p + 2, c.name);
+  stmt.BindStatic(p + 3, c.kind);
+  BindId(stmt, p + 4, c.parent, kNoComponent);
+  stmt.BindStatic(p + 5, c.serial);
+}
+
+}  // namespace
+
 Status ReportStore::AddComponents(int64_t run, const std::vector<ComponentRow>& components) {
   const std::string what = ForRun("adding components to", run);
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
-  RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
-      "INSERT INTO components(run_id, id, name, kind, parent_id, serial) VALUES (?, ?, ?, ?, ?, ?)",
-      what));
-  // Text is bound without copying (the rows outlive each step), and the error context is built only
-  // for a row that fails: a 1,778-rack cluster has 500,000 rows.
-  for (const ComponentRow& c : components) {
-    stmt->Bind(1, run);
-    BindId(*stmt, 2, c.id, kNoComponent);
-    stmt->BindStatic(3, c.name);
-    stmt->BindStatic(4, c.kind);
-    BindId(*stmt, 5, c.parent, kNoComponent);
-    stmt->BindStatic(6, c.serial);
-    if (Status s = stmt->Run(what); !s.ok())  // "<what> (<name>) in report ...", as before
-      return Status(s.code(), what + " (" + c.name + ")" + s.message().substr(what.size()));
+  // One row alone; a failure names the row: "<what> (<name>) in report ...".
+  auto insert_one = [&](const ComponentRow& c) -> Status {
+    RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(ComponentInsertSql(false), what));
+    BindComponent(*stmt, 1, run, c);
+    Status s = stmt->Run(what);
+    return s.ok() ? s : Status(s.code(), what + " (" + c.name + ")" + s.message().substr(what.size()));
+  };
+  size_t done = 0;
+  while (done < components.size()) {
+    if (components.size() - done < kComponentsPerInsert) {
+      RC_RETURN_IF_ERROR(insert_one(components[done++]));
+      continue;
+    }
+    RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(ComponentInsertSql(true), what));
+    for (int r = 0; r < kComponentsPerInsert; ++r) BindComponent(*stmt, 1 + 6 * r, run, components[done + r]);
+    // A statement that broke a constraint left none of its rows: insert them one by one to name the
+    // row at fault. Other errors (I/O, full disk) may have ended the transaction: report them as they are.
+    Status s = stmt->Run(what);
+    if (!s.ok() && s.code() != StatusCode::kInternal) return s;
+    if (!s.ok())
+      for (int r = 0; r < kComponentsPerInsert; ++r) RC_RETURN_IF_ERROR(insert_one(components[done + r]));
+    done += kComponentsPerInsert;
   }
   return txn.Commit(what);
 }

@@ -326,3 +326,25 @@ TEST_CASE("reports.store: a batch that fails leaves nothing of itself behind") {
   // The store is still usable after a failed batch.
   CHECK(store->AppendEvents(*run, t::SampleEvents()).ok());
 }
+
+TEST_CASE("reports.store: components go in 64 rows per statement - a duplicate deep in a batch is still named") {
+  TempDir dir;
+  std::string path = dir.File("r.db");
+  auto store = ReportStore::Open(path);
+  REQUIRE(store.ok());
+  auto run = store->BeginRun(t::SampleRunInfo());
+  REQUIRE(run.ok());
+  // 200 rows: three full statements and 8 single rows; row 150 repeats the id of row 10.
+  std::vector<ComponentRow> rows;
+  for (uint32_t i = 0; i < 200; ++i)
+    rows.push_back({i == 150 ? 10u : i, "c" + std::to_string(i), "gpu", kNoComponent, "S" + std::to_string(i)});
+  Status s = store->AddComponents(*run, rows);
+  CHECK(s.code() == StatusCode::kInternal);
+  CHECK(s.message().find("adding components to run 1 (c150) in report") == 0);
+  CHECK(store->ReadComponents(*run)->empty());
+  rows[150].id = 150;
+  REQUIRE(store->AddComponents(*run, rows).ok());
+  auto read = store->ReadComponents(*run);
+  REQUIRE(read->size() == 200);
+  CHECK(Int(path, "SELECT count(*) FROM components WHERE name = 'c' || id AND serial = 'S' || id") == 200);
+}
