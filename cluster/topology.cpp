@@ -58,6 +58,15 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
   t.model_ = model;
   const int rack_width = std::max(2, Digits(racks));
   const int tray_width = std::max(2, Digits(model.compute_trays));
+  // Every rack has the same parts: size the tables once (a 1,778-rack cluster has 500,000 components).
+  const size_t per_rack = 2 + static_cast<size_t>(model.power_shelves) * (1 + model.psus_per_shelf) +
+                          model.switch_trays + static_cast<size_t>(model.compute_trays) *
+                          (2 + model.cpus_per_tray + model.gpus_per_tray + model.nics_per_tray);
+  const size_t total = per_rack * static_cast<size_t>(racks);
+  for (auto* v : {&t.tray_slot_, &t.gpu_slot_, &t.tray_of_}) v->reserve(total);
+  t.components_.reserve(total);
+  t.children_.reserve(total);
+  t.by_name_.reserve(total);
   for (int r = 0; r < racks; ++r) {
     std::string rname = Padded("r", r + 1, rack_width);
     ComponentId rack = t.Add(Kind::kRack, rname, kNoComponent, r, r);

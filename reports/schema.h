@@ -43,10 +43,11 @@ Result<int> CheckSchemaVersion(Db& db, std::span<const Migration> steps);
 std::string EventsSelect(std::string_view where = {});
 // The migration step to version 3: moves a version 2 `events` table into the typed tables.
 Status StoreEventsOnce(Db& db);
-// The migration step to version 7: a job's tray list is stored once per placement, in `placements`
-// (run_id, id, job_id, trays), and job_events rows refer to it by placement_id instead of carrying the
-// list (25,000 ids for a 100k-GPU job, in each of its state changes). The view job_placements gives
-// each job event with its trays.
+// The migration step to version 7: a job's tray list is stored once per placement, in `placements`,
+// and job_events rows refer to it by placement_id instead of carrying the list (25,000 ids for a
+// 100k-GPU job, in each of its state changes). A placement row holds the whole list, or the trays
+// added to and removed from an earlier placement (base_id) of the job: a restart that replaces one
+// drained tray stores two ids. The view job_placements gives each job event with its placement row.
 Status StorePlacementsOnce(Db& db);
 
 // Applies every step newer than the database's version, one transaction per step. Safe against a

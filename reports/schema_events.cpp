@@ -131,19 +131,22 @@ Status StoreEventsOnce(Db& db) {
 // their run, numbered in the order the lists first appear.
 Status StorePlacementsOnce(Db& db) {
   return db.Exec(R"sql(
+-- A placement is either whole (base_id NULL: `trays` lists the component ids of its trays,
+-- comma-separated) or a difference (base_id: the trays of placement base_id of the same run, without
+-- `removed`, plus `added`; `trays` is empty). Writers start a whole list again at least every 33 rows.
 CREATE TABLE placements(
-  run_id INTEGER NOT NULL, id INTEGER NOT NULL, job_id INTEGER,
-  trays TEXT NOT NULL,  -- component ids of the trays the job runs on, comma-separated
+  run_id INTEGER NOT NULL, id INTEGER NOT NULL, job_id INTEGER, base_id INTEGER,
+  trays TEXT NOT NULL, added TEXT NOT NULL, removed TEXT NOT NULL,
   PRIMARY KEY(run_id, id)) WITHOUT ROWID;
 INSERT INTO placements
-  SELECT run_id, row_number() OVER (PARTITION BY run_id ORDER BY min(seq)), job_id, trays
+  SELECT run_id, row_number() OVER (PARTITION BY run_id ORDER BY min(seq)), job_id, NULL, trays, '', ''
   FROM job_events WHERE trays != '' GROUP BY run_id, job_id, trays;
 ALTER TABLE job_events ADD COLUMN placement_id INTEGER;
 UPDATE job_events SET placement_id = (SELECT p.id FROM placements p WHERE p.run_id = job_events.run_id
   AND p.job_id IS job_events.job_id AND p.trays = job_events.trays) WHERE trays != '';
 ALTER TABLE job_events DROP COLUMN trays;
 CREATE VIEW job_placements AS
-  SELECT e.run_id, e.seq, e.t_us, e.job_id, e.state, e.placement_id, p.trays
+  SELECT e.run_id, e.seq, e.t_us, e.job_id, e.state, e.placement_id, p.base_id, p.trays, p.added, p.removed
   FROM job_events e JOIN placements p ON p.run_id = e.run_id AND p.id = e.placement_id;
 )sql", "storing each placement once (schema version 7)");
 }

@@ -40,6 +40,9 @@ constexpr size_t kFaultInjected = 0, kFaultReverted = 1;
 
 // Rows per multi-row INSERT: one statement step per 64 events instead of per event.
 constexpr int kRowsPerInsert = 64;
+// Placements stored as a difference from the one before, at most this many in a row: a reader
+// rebuilds any list from at most this many rows after a whole one.
+constexpr int kMaxDeltaChain = 32;
 
 int ColumnCount(const EventTable& t) {
   return 1 + static_cast<int>(std::count(t.columns, t.columns + std::strlen(t.columns), ','));
@@ -190,7 +193,9 @@ class EventWriter {
   };
 
   // The placements row a job event refers to: the job's last one while the tray list is the same
-  // (O(1) when it is the same shared list), else a new row. 0 for a job on no trays.
+  // (O(1) when it is the same shared list), else a new row. 0 for a job on no trays. A new placement
+  // that differs from the job's last one in a few trays (a restart that replaced a drained tray) is
+  // stored as that difference, up to kMaxDeltaChain in a row; then the whole list again.
   Result<int64_t> PlacementOf(const JobChanged& e) {
     if (e.trays.empty()) return int64_t{0};
     if (state_.placements_run != run_) {
@@ -207,14 +212,31 @@ class EventWriter {
       max->Reset();
       if (!row.ok()) return row.status();
     }
-    RC_ASSIGN_OR_RETURN(Stmt* insert, state_.Cached("INSERT INTO placements(run_id, id, job_id, trays) VALUES (?, ?, ?, ?)", what_));
-    JoinIds(e.trays.ids(), trays_text_);
+    added_.clear();
+    removed_.clear();
+    bool delta = last.id > 0 && last.depth < kMaxDeltaChain && last.trays.sorted() && e.trays.sorted();
+    if (delta) {
+      const auto &was = last.trays.ids(), &now = e.trays.ids();
+      std::set_difference(now.begin(), now.end(), was.begin(), was.end(), std::back_inserter(added_));
+      std::set_difference(was.begin(), was.end(), now.begin(), now.end(), std::back_inserter(removed_));
+      delta = 4 * (added_.size() + removed_.size()) < now.size();
+    }
+    RC_ASSIGN_OR_RETURN(Stmt* insert, state_.Cached(
+        "INSERT INTO placements(run_id, id, job_id, base_id, trays, added, removed) VALUES (?, ?, ?, ?, ?, ?, ?)", what_));
     insert->Bind(1, run_);
     insert->Bind(2, next_placement_);
     BindId(*insert, 3, e.job, kNoJob);
-    insert->BindStatic(4, trays_text_);
+    if (delta) insert->Bind(4, last.id);
+    else insert->BindNull(4);
+    if (delta) trays_text_.clear();
+    else JoinIds(e.trays.ids(), trays_text_);
+    JoinIds(added_, added_text_);
+    JoinIds(removed_, removed_text_);
+    insert->BindStatic(5, trays_text_);
+    insert->BindStatic(6, added_text_);
+    insert->BindStatic(7, removed_text_);
     RC_RETURN_IF_ERROR(insert->Run(what_));
-    last = {e.trays, next_placement_};
+    last = {e.trays, next_placement_, delta ? last.depth + 1 : 0};
     return next_placement_++;
   }
 
@@ -271,7 +293,8 @@ class EventWriter {
   const std::string& what_;
   std::vector<Queued> queued_[kTypes];
   RowScratch scratch_[kRowsPerInsert];  // of the rows being bound
-  std::string trays_text_;              // of the placement being inserted
+  std::vector<ComponentId> added_, removed_;               // of the placement being inserted
+  std::string trays_text_, added_text_, removed_text_;  // and as text
   int64_t next_placement_ = 0;          // the next placements id of the run; 0 until read
 };
 

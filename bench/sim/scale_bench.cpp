@@ -7,7 +7,8 @@
 // one table row per R. Issue 3's target: R = 1,778 in <= 2 s wall and <= 1 GiB peak per seed.
 //
 // Usage: scale_bench [--seed N] [--days D] [--timeout S] [R...]   (default R: 1 16 128 1778;
-// a child still running after S seconds, default 600, is killed and reported as a timeout)
+// a child still running after S seconds, default 600, is killed and reported as a timeout; with
+// SCALE_BENCH_KEEP_DB set in the environment the report databases are kept and named on stderr)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,7 +110,8 @@ BenchResult RunOne(int racks, uint64_t seed, int days) {
   r.exit_code = static_cast<int>(out.code);
   if (auto store = reports::ReportStore::OpenReadOnly(db); store.ok())
     if (auto n = store->CountEvents(out.run_id); n.ok()) r.events = *n;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+  if (std::getenv("SCALE_BENCH_KEEP_DB")) std::fprintf(stderr, "R=%d: kept %s\n", racks, db.c_str());
+  else for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   return r;
 }
 

@@ -3,6 +3,9 @@
 
 #include <cstdint>
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -347,4 +350,73 @@ TEST_CASE("reports.store: components go in 64 rows per statement - a duplicate d
   auto read = store->ReadComponents(*run);
   REQUIRE(read->size() == 200);
   CHECK(Int(path, "SELECT count(*) FROM components WHERE name = 'c' || id AND serial = 'S' || id") == 200);
+}
+
+namespace {
+// Comma-separated ids as a sorted set.
+std::set<ComponentId> IdSet(const std::string& text) {
+  std::set<ComponentId> out;
+  std::stringstream in(text);
+  for (std::string id; std::getline(in, id, ',');) out.insert(static_cast<ComponentId>(std::stoul(id)));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("reports.store: a restart that swaps a few trays is stored as the difference - every list rebuilds") {
+  TempDir dir;
+  std::string path = dir.File("r.db");
+  auto store = ReportStore::Open(path);
+  REQUIRE(store.ok());
+  auto run = store->BeginRun(t::SampleRunInfo());
+  REQUIRE(run.ok());
+  // 40 placements of 100 trays, each swapping one tray for a new one, then one on other trays.
+  std::vector<std::vector<ComponentId>> lists;
+  std::vector<ComponentId> trays;
+  for (ComponentId t = 0; t < 100; ++t) trays.push_back(10 * t);
+  std::vector<Event> events;
+  for (int k = 0; k < 41; ++k) {
+    if (k > 0 && k < 40) {
+      trays.erase(trays.begin() + k);
+      trays.push_back(5000 + static_cast<ComponentId>(k));
+    }
+    if (k == 40) for (ComponentId& t : trays) t += 1;
+    lists.push_back(trays);
+    TrayList placed = trays;  // two events share one placement
+    events.push_back({Duration::Minutes(2 * k), JobChanged{0, JobState::kRunning, 0, 1, 1, 400, {}, kNoFault, "", placed}});
+    events.push_back({Duration::Minutes(2 * k + 1), JobChanged{0, JobState::kHung, 0, 0, 0, 400, {}, kNoFault, "", placed}});
+  }
+  REQUIRE(store->AppendEvents(*run, events).ok());
+  CHECK(Int(path, "SELECT count(*) FROM placements") == 41);
+  // Placement 1 is whole, 2-33 are differences of one tray each, 34 is whole again, 35-40 differences,
+  // and 41 (every tray changed) is whole.
+  auto db = Db::Open(path, SQLITE_OPEN_READONLY);
+  REQUIRE(db.ok());
+  auto rows = db->Prepare("SELECT id, base_id, trays, added, removed FROM placements ORDER BY id", "read");
+  REQUIRE(rows.ok());
+  std::map<int64_t, std::set<ComponentId>> rebuilt;
+  std::vector<int64_t> whole;
+  while (*rows->Step("read")) {
+    int64_t id = rows->Int(0);
+    if (rows->IsNull(1)) {
+      whole.push_back(id);
+      rebuilt[id] = IdSet(rows->Text(2));
+      continue;
+    }
+    CHECK(rows->Text(2).empty());
+    CHECK(IdSet(rows->Text(3)).size() == 1);
+    CHECK(IdSet(rows->Text(4)).size() == 1);
+    std::set<ComponentId> s = rebuilt.at(rows->Int(1));
+    for (ComponentId t : IdSet(rows->Text(4))) CHECK(s.erase(t) == 1);
+    for (ComponentId t : IdSet(rows->Text(3))) CHECK(s.insert(t).second);
+    rebuilt[id] = s;
+  }
+  CHECK(whole == std::vector<int64_t>{1, 34, 41});
+  REQUIRE(rebuilt.size() == lists.size());
+  for (size_t k = 0; k < lists.size(); ++k) {
+    CAPTURE(k);
+    CHECK(rebuilt[static_cast<int64_t>(k + 1)] == std::set<ComponentId>(lists[k].begin(), lists[k].end()));
+  }
+  // Both events of a placement refer to its row.
+  CHECK(Int(path, "SELECT count(DISTINCT placement_id) FROM job_events") == 41);
+  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE placement_id IS NULL") == 0);
 }
