@@ -183,13 +183,24 @@ TEST_CASE("reports.store: events land in the events table and in their typed tab
   CHECK(Int(path, "SELECT count(*) FROM event_details") == 0);
 }
 
-TEST_CASE("reports.store: events are stored once whatever the batch shape, and read back in order") {
+// A store in a fresh file with one run begun: `store` and `run` as the tests below use them.
+struct OneRun {
+  OneRun() {
+    REQUIRE(opened.ok());
+    begun = opened->BeginRun(t::SampleRunInfo());
+    REQUIRE(begun.ok());
+  }
   TempDir dir;
   std::string path = dir.File("r.db");
-  auto store = ReportStore::Open(path);
-  REQUIRE(store.ok());
-  auto run = store->BeginRun(t::SampleRunInfo());
-  REQUIRE(run.ok());
+  Result<ReportStore> opened = ReportStore::Open(path);
+  Result<int64_t> begun = Status::Internal("not begun");
+};
+
+TEST_CASE("reports.store: events are stored once whatever the batch shape, and read back in order") {
+  OneRun fresh;
+  const std::string& path = fresh.path;
+  auto& store = fresh.opened;
+  auto& run = fresh.begun;
   // 1000 events: full many-row inserts per type, remainders, and faults and reverts in between
   // (a revert must close the injection written before it in the same batch).
   std::vector<Event> events;
@@ -331,12 +342,10 @@ TEST_CASE("reports.store: a batch that fails leaves nothing of itself behind") {
 }
 
 TEST_CASE("reports.store: components go in 64 rows per statement - a duplicate deep in a batch is still named") {
-  TempDir dir;
-  std::string path = dir.File("r.db");
-  auto store = ReportStore::Open(path);
-  REQUIRE(store.ok());
-  auto run = store->BeginRun(t::SampleRunInfo());
-  REQUIRE(run.ok());
+  OneRun fresh;
+  const std::string& path = fresh.path;
+  auto& store = fresh.opened;
+  auto& run = fresh.begun;
   // 200 rows: three full statements and 8 single rows; row 150 repeats the id of row 10.
   std::vector<ComponentRow> rows;
   for (uint32_t i = 0; i < 200; ++i)
@@ -363,12 +372,10 @@ std::set<ComponentId> IdSet(const std::string& text) {
 }  // namespace
 
 TEST_CASE("reports.store: a restart that swaps a few trays is stored as the difference - every list rebuilds") {
-  TempDir dir;
-  std::string path = dir.File("r.db");
-  auto store = ReportStore::Open(path);
-  REQUIRE(store.ok());
-  auto run = store->BeginRun(t::SampleRunInfo());
-  REQUIRE(run.ok());
+  OneRun fresh;
+  const std::string& path = fresh.path;
+  auto& store = fresh.opened;
+  auto& run = fresh.begun;
   // 40 placements of 100 trays, each swapping one tray for a new one, then one on other trays.
   std::vector<std::vector<ComponentId>> lists;
   std::vector<ComponentId> trays;
