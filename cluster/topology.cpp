@@ -58,7 +58,7 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
   t.model_ = model;
   const int rack_width = std::max(2, Digits(racks));
   const int tray_width = std::max(2, Digits(model.compute_trays));
-  // Every rack has the same parts: size the tables once (a 1,778-rack cluster has 500,000 components).
+  // Every rack has the same parts: size the tables for them once (1,778 racks: 500,000 components).
   const size_t per_rack = 2 + static_cast<size_t>(model.power_shelves) * (1 + model.psus_per_shelf) +
                           model.switch_trays + static_cast<size_t>(model.compute_trays) *
                           (2 + model.cpus_per_tray + model.gpus_per_tray + model.nics_per_tray);

@@ -37,7 +37,8 @@ class TrayList {
   bool Contains(ComponentId tray) const {
     if (!data_) return false;
     const auto& v = data_->ids;
-    return data_->sorted ? std::binary_search(v.begin(), v.end(), tray) : std::find(v.begin(), v.end(), tray) != v.end();
+    return data_->sorted ? std::binary_search(v.begin(), v.end(), tray)
+                         : std::find(v.begin(), v.end(), tray) != v.end();
   }
   // Both are copies of one list (or both empty). O(1); equal lists made apart are not the same.
   bool SameAs(const TrayList& other) const { return data_ == other.data_; }
