@@ -82,6 +82,7 @@ struct DiagnosticResult {
   ComponentId tray = kNoComponent;
   bool passed = false;
   std::string detail;
+  bool gpus_off_bus = false;  // it failed because a GPU is not on the bus (a reboot may bring it back)
 };
 
 using ObservationBody = std::variant<HeartbeatChange, TelemetrySample, KernelLogLine, LinkStateChange,

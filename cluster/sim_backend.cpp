@@ -339,12 +339,16 @@ Status SimBackend::RunDiagnostic(ComponentId tray_id) {
   clock_.CallAfter(topo_.model().diagnostic_time, [this, tray_id] {
     const Tray& t = tray_[slot(tray_id)];
     std::string why;
+    bool off_bus = false;
     if (!t.present || t.booting) why = "node unreachable";
     for (ComponentId g : topo_.GpusOfTray(tray_id)) {
       const Gpu& s = gpu(g);
       const std::string& n = topo_.at(g).name;
       if (!why.empty()) break;
-      if (s.shutdown || s.failed) why = n + " not on the bus";
+      if (s.shutdown || s.failed) {
+        why = n + " not on the bus";
+        off_bus = true;
+      }
       else if (s.nvlink_down) why = n + " has inactive NVLink ports";
       else if (s.cap_w < s.baseline_cap_w * 0.99) why = n + " below expected performance (power limited)";
     }
@@ -352,7 +356,7 @@ Status SimBackend::RunDiagnostic(ComponentId tray_id) {
       why = "NVLink domain " + topo_.at(topo_.RackOf(tray_id)).name + " UNHEALTHY: no NVLink partition";
     if (why.empty() && TrayFlow(tray_id) < 0.9) why = "thermal test failed: GPUs throttle under load (coolant flow low)";
     if (why.empty() && std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) why = "a NIC link is down";
-    Emit(DiagnosticResult{tray_id, why.empty(), why.empty() ? "all checks passed" : why}, clock_.Now());
+    Emit(DiagnosticResult{tray_id, why.empty(), why.empty() ? "all checks passed" : why, off_bus}, clock_.Now());
   });
   return Status::Ok();
 }

@@ -19,6 +19,8 @@ void Healer::OnObservation(const cluster::Observation& obs) {
     job_state_[js->job] = js->state;
   }
   if (const auto* diag = std::get_if<cluster::DiagnosticResult>(&obs.body)) OnDiagnostic(*diag);
+  if (const auto* s = std::get_if<cluster::TelemetrySample>(&obs.body); s && s->metric == cluster::Metric::kCoolantFlow)
+    flow_low_[s->component] = s->value < topo_.model().tray_flow_l_per_min * (1 - policy_.thermal_flow_drop);
   for (auto& d : detectors_) d->OnObservation(obs, ctx_);
 }
 
@@ -182,18 +184,34 @@ void Healer::After(Duration d, ComponentId tray, void (Healer::*step)(ComponentI
 // diagnose after reboot_wait), or reset the GPUs whose Xid asked for it, then diagnose.
 void Healer::Remediate(ComponentId tray) {
   Quarantine& q = isolated_.at(tray);
-  if (q.reboot && policy_.reboot && backend_.Supports(cluster::Verb::kReboot)) {
+  if (q.reboot) {
     q.reboot = false;
-    q.reset_gpus.clear();  // a reboot resets every GPU of the node
-    Status s = backend_.RebootNode(tray);
-    Act("reboot", tray, kNoJob, s, "Xid asked for a node reboot; diagnostic in " + FormatDuration(policy_.reboot_wait));
-    if (s.ok()) return After(policy_.reboot_wait, tray, &Healer::Diagnose);
+    if (Reboot(tray, "Xid asked for a node reboot")) return;
   }
   if (policy_.gpu_reset) {
     for (ComponentId g : q.reset_gpus) Act("gpu_reset", g, kNoJob, backend_.ResetGpu(g), "Xid asked for a reset");
     q.reset_gpus.clear();
   }
   Diagnose(tray);
+}
+
+// Reboots the node and diagnoses it `reboot_wait` later; false when the policy or backend cannot.
+bool Healer::Reboot(ComponentId tray, const std::string& why) {
+  if (!policy_.reboot || !backend_.Supports(cluster::Verb::kReboot)) return false;
+  Quarantine& q = isolated_.at(tray);
+  q.reset_gpus.clear();  // a reboot resets every GPU of the node
+  Status s = backend_.RebootNode(tray);
+  Act("reboot", tray, kNoJob, s, why + "; diagnostic in " + FormatDuration(policy_.reboot_wait));
+  if (!s.ok()) return false;
+  q.rebooted_cool = q.rebooted_cool || CoolingOk(tray);
+  After(policy_.reboot_wait, tray, &Healer::Diagnose);
+  return true;
+}
+
+// The tray's coolant flows: its last flow reading (if any) was not low.
+bool Healer::CoolingOk(ComponentId tray) const {
+  auto it = flow_low_.find(topo_.ValveOfTray(tray));
+  return it == flow_low_.end() || !it->second;
 }
 
 void Healer::Diagnose(ComponentId tray) {
@@ -209,6 +227,11 @@ void Healer::OnDiagnostic(const cluster::DiagnosticResult& r) {
   if (!r.passed) {
     q.failed = true;
     q.burning_in = false;
+    // GPUs shut down by heat stay off the bus until a reboot: one done while the cooling was out (or
+    // none) is retried once the tray's coolant flows again. A reboot under good cooling is not repeated.
+    if (r.gpus_off_bus && !q.rebooted_cool && CoolingOk(r.tray) &&
+        Reboot(r.tray, "diagnostic failed (" + r.detail + ") with the coolant flowing"))
+      return;
     if (policy_.wait_for_repair && !q.waited_repair) {
       // The part goes to repair: no diagnostic until the repair time of its class has passed.
       q.waited_repair = true;

@@ -42,6 +42,7 @@ class Healer : public cluster::ObservationSink {
     ComponentId domain;
     std::vector<ComponentId> reset_gpus;  // GPUs whose Xid asked for a reset
     bool reboot = false;                  // an Xid asked for a node reboot
+    bool rebooted_cool = false;           // rebooted while its coolant flowed: another reboot would not help
     bool failed = false;                  // a diagnostic failed: the next pass is a return after repair
     bool waited_repair = false;
     bool burning_in = false;
@@ -59,6 +60,8 @@ class Healer : public cluster::ObservationSink {
   void ScheduleRecheck(ComponentId tray);
   void After(Duration d, ComponentId tray, void (Healer::*step)(ComponentId));
   void Remediate(ComponentId tray);
+  bool Reboot(ComponentId tray, const std::string& why);
+  bool CoolingOk(ComponentId tray) const;
   void Diagnose(ComponentId tray);
   void OnDiagnostic(const cluster::DiagnosticResult& r);
   std::vector<ComponentId> TraysOfDomain(ComponentId domain) const;
@@ -79,6 +82,7 @@ class Healer : public cluster::ObservationSink {
   std::deque<std::pair<Time, int>> breaker_;               // isolations in the window: when, GPUs
   std::map<JobId, TrayList> job_trays_;                    // the scheduler's view
   std::map<JobId, JobState> job_state_;
+  std::map<ComponentId, bool> flow_low_;                   // by valve: its last coolant-flow reading was low
 };
 
 }  // namespace rackchaos::healer

@@ -47,7 +47,7 @@ class FakeBackend : public cluster::Backend {
     bool passed = !verdicts.empty() && verdicts.front();
     if (!verdicts.empty()) verdicts.pop_front();
     clock_.CallAfter(diagnostic_time, [this, tray, passed] {
-      sink_->OnObservation({clock_.Now(), cluster::DiagnosticResult{tray, passed, passed ? "all tests passed" : "memory test failed"}});
+      sink_->OnObservation({clock_.Now(), cluster::DiagnosticResult{tray, passed, passed ? "all tests passed" : fail_detail, !passed && off_bus}});
     });
     return Log("diagnose " + Name(tray));
   }
@@ -57,6 +57,8 @@ class FakeBackend : public cluster::Backend {
   std::vector<std::string> drain_reasons;
   std::deque<bool> verdicts;
   bool can_reboot = true;
+  bool off_bus = false;  // failed diagnostics say a GPU is not on the bus
+  std::string fail_detail = "memory test failed";
   Duration diagnostic_time = Duration::Minutes(2);
 
  private:

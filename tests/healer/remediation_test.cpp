@@ -143,5 +143,50 @@ TEST_CASE("healer.remediation: a burn-in that fails sends the tray back to quara
                           });
 }
 
+// GPUs shut down by heat (the CDU off) fall off the bus; a reboot brings them back only once the coolant flows.
+TEST_CASE("healer.remediation: a reboot done while the coolant was low is retried once it flows - once") {
+  const ComponentId valve = testing::Topo().ValveOfTray(Id("r02.tray06"));
+  REQUIRE(valve != kNoComponent);
+  auto flow = [valve](Rig& r, int s, double l_per_min) {
+    r.Feed(Sec(s), cluster::TelemetrySample{valve, cluster::Metric::kCoolantFlow, l_per_min});
+  };
+  const double nominal = testing::Topo().model().tray_flow_l_per_min;
+  Rig rig;
+  rig.backend.off_bus = true;
+  rig.backend.fail_detail = "r02.tray06.gpu1 not on the bus";
+  rig.backend.verdicts = {false, false, true, true};
+  flow(rig, 1, 0);  // one low reading: no symptom by itself (two are needed), but the healer remembers it
+  FeedXid(rig, 79);
+  flow(rig, 30 * 60, nominal);  // the CDU is back at 30 min
+  rig.clock.RunUntil(Duration::Hours(3));
+  CHECK(rig.Timeline() == std::vector<std::string>{
+                              "5s detected #1 xid r02.tray06.gpu1",
+                              "25s isolated r02.tray06.gpu1 gpu #1",
+                              "25s drain r02.tray06",
+                              "10m25s reboot r02.tray06",  // too early: no coolant
+                              "20m25s diagnose r02.tray06",
+                              "22m25s quarantine r02.tray06",
+                              "32m25s diagnose r02.tray06",
+                              "34m25s reboot r02.tray06",  // the coolant flows again
+                              "44m25s diagnose r02.tray06",
+                              "46m25s burn_in r02.tray06",
+                              "1h16m25s diagnose r02.tray06",
+                              "1h18m25s resume r02.tray06",
+                          });
+  CHECK(Details(rig, "reboot")[1] ==
+        "diagnostic failed (r02.tray06.gpu1 not on the bus) with the coolant flowing; diagnostic in 10m");
+
+  // A GPU still off the bus after a reboot under good cooling has really failed: no second reboot.
+  Rig failed;
+  failed.backend.off_bus = true;
+  failed.backend.fail_detail = "r02.tray06.gpu1 not on the bus";
+  flow(failed, 1, nominal);
+  FeedXid(failed, 79);
+  failed.clock.RunUntil(Duration::Hours(3));
+  CHECK(Details(failed, "reboot").size() == 1);
+  CHECK(Details(failed, "quarantine").size() >= 10);
+  CHECK(failed.healer.IsIsolated(Id("r02.tray06")));
+}
+
 }  // namespace
 }  // namespace rackchaos::healer

@@ -88,3 +88,24 @@ TEST_CASE("healer run: the parts isolated in two runs of the quickstart are lemo
   CHECK(reports::RenderLemons(*lemons, 2).find("r01.tray11 (SIM-gb200-nvl72-r01.tray11): 2 runs (1, 2)") !=
         std::string::npos);
 }
+
+TEST_CASE("healer run: trays whose GPUs shut down while the CDU was off are rebooted after its repair and return") {
+  TempDir dir;
+  for (uint64_t seed : {11, 12}) {
+    CAPTURE(seed);
+    std::string db = (dir.path / ("cdu" + std::to_string(seed) + ".db")).string();
+    REQUIRE(Run("cdu_failure.yaml", db, seed).code == runner::ExitCode::kPass);
+    auto distinct = [&](const char* action) {
+      return Count(db, std::string("SELECT count(DISTINCT component_id) FROM actions WHERE action = '") + action + "'");
+    };
+    REQUIRE(distinct("drain") == 18);
+    CHECK(distinct("resume") == 18);  // every tray of the rack is back in service by the end
+    // The CDU is repaired at 40m + 1h: each tray is rebooted once after that, with the coolant flowing...
+    CHECK(Count(db, "SELECT count(*) FROM actions WHERE action = 'reboot' AND t_us >= 6000000000") == 18);
+    CHECK(Count(db, "SELECT count(*) FROM actions WHERE action = 'reboot' AND t_us >= 6000000000 AND detail LIKE "
+                    "'diagnostic failed (%not on the bus) with the coolant flowing; diagnostic in 10m'") == 18);
+    // ...and never more than twice in all (the early reboot while the CDU was off, then that one).
+    CHECK(Count(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM actions WHERE action = 'reboot' "
+                    "GROUP BY component_id)") <= 2);
+  }
+}
