@@ -10,6 +10,9 @@ namespace rackchaos::cluster {
 struct JobConfig {
   std::string name;
   int gpus = 0;
+  // Elastic: after a requeue the job may restart on as few as min_gpus GPUs (whole trays) when the
+  // healer's policy allows shrinking, at a fixed global batch; 0 = not elastic.
+  int min_gpus = 0;
   int tp = 1, pp = 1, dp = 1, ep = 1;
   Duration step_time = Duration::Seconds(10);  // one step at full speed, collectives included
   // Shares of a nominal step spent in collectives that are exposed (not overlapped with compute):

@@ -35,6 +35,9 @@ struct SimOptions {
   // The report phase is drawn per job from the seeded generator.
   Duration step_report_period = Duration::Seconds(60);
   double step_jitter = 0.01;  // relative stddev of a rank's compute time in one report
+  // remediation.shrink: a requeued elastic job too big for the free trays restarts on fewer GPUs (down
+  // to its min_gpus), its steps gpus/placed_gpus times longer; it grows back when trays are free again.
+  bool shrink_elastic = false;
 };
 
 class SimBackend : public Backend {
@@ -133,6 +136,7 @@ class SimBackend : public Backend {
     bool started_once = false;
     Time segment_start{};            // when the current running stretch began
     FaultId cause = kNoFault;        // the fault impairing it now
+    FaultId shrink_cause = kNoFault; // the fault whose requeue left it shrunk
     double pending_steps = 0;
     Duration pending_running{};
     TimerId ckpt_timer = 0, ack_timer = 0, timeout_timer = 0, start_timer = 0, report_timer = 0;
@@ -164,6 +168,9 @@ class SimBackend : public Backend {
 
   // sim_jobs.cpp
   void PlaceQueuedJobs();
+  void StartAfterOverhead(Job& job, const std::string& detail);
+  void GrowShrunkJobs();
+  void BackToQueue(Job& job, const std::string& detail);
   bool Place(Job& job);
   void StartRunning(Job& job);
   void Advance(Job& job);

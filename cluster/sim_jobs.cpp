@@ -37,12 +37,47 @@ void SimBackend::PlaceQueuedJobs() {
       StartRunning(j);
       continue;
     }
-    SetJobState(j, JobState::kRestarting, j.cause, "placed on " + std::to_string(j.trays.size()) + " trays");
-    JobId id = j.id;
-    j.start_timer = clock_.CallAfter(j.cfg.restart_overhead, [this, id] {
-      jobs_[id].start_timer = 0;
-      StartRunning(jobs_[id]);
-    });
+    std::string where = "placed on " + std::to_string(j.trays.size()) + " trays";
+    if (j.placed_gpus < j.cfg.gpus) {
+      j.shrink_cause = j.cause;
+      where = "shrunk to " + std::to_string(j.placed_gpus) + " of " + std::to_string(j.cfg.gpus) + " GPUs, " + where;
+      Record(ActionTaken{"shrink", kNoComponent, j.id, true, where + ": too few healthy trays free (remediation.shrink)"});
+    }
+    StartAfterOverhead(j, where);
+  }
+  GrowShrunkJobs();
+}
+
+void SimBackend::StartAfterOverhead(Job& j, const std::string& detail) {
+  SetJobState(j, JobState::kRestarting, j.cause, detail);
+  JobId id = j.id;
+  j.start_timer = clock_.CallAfter(j.cfg.restart_overhead, [this, id] {
+    jobs_[id].start_timer = 0;
+    StartRunning(jobs_[id]);
+  });
+}
+
+// A shrunk job grows back to its full size once enough trays are free: from its last checkpoint, with
+// the restart overhead again. Queued jobs were placed first; the job's own trays count if healthy.
+void SimBackend::GrowShrunkJobs() {
+  if (!opt_.shrink_elastic) return;
+  const int per_tray = topo_.model().gpus_per_tray;
+  for (Job& j : jobs_) {
+    if ((j.state != JobState::kRunning && j.state != JobState::kRestarting) || j.placed_gpus >= j.cfg.gpus) continue;
+    size_t need = static_cast<size_t>((j.cfg.gpus + per_tray - 1) / per_tray), own = 0;
+    for (ComponentId tray : j.trays) {
+      const Tray& t = tray_[slot(tray)];
+      own += t.present && !t.booting && !t.drained;
+    }
+    if (free_count_ + own < need) continue;
+    std::string from = std::to_string(j.placed_gpus);
+    j.cause = j.shrink_cause;  // the way back is still that fault's doing
+    BackToQueue(j, "growing back from " + from + " GPUs: trays are free again");
+    if (!Place(j)) continue;  // cannot happen: counted above
+    std::string where = "grown back to " + std::to_string(j.placed_gpus) + " GPUs on " + std::to_string(j.trays.size()) + " trays";
+    Record(ActionTaken{"grow", kNoComponent, j.id, true, where + " (was " + from + "), from the last checkpoint"});
+    StartAfterOverhead(j, where);
+    j.shrink_cause = kNoFault;
   }
 }
 
@@ -51,7 +86,13 @@ void SimBackend::PlaceQueuedJobs() {
 bool SimBackend::Place(Job& job) {
   const int per_tray = topo_.model().gpus_per_tray;
   size_t need = static_cast<size_t>((job.cfg.gpus + per_tray - 1) / per_tray);
-  if (free_count_ < need) return false;
+  int gpus = job.cfg.gpus;
+  if (free_count_ < need) {  // an elastic job restarting under remediation.shrink takes the whole trays free
+    size_t least = static_cast<size_t>((job.cfg.min_gpus + per_tray - 1) / per_tray);
+    if (!opt_.shrink_elastic || job.cfg.min_gpus <= 0 || !job.started_once || free_count_ < least) return false;
+    need = free_count_;
+    gpus = static_cast<int>(need) * per_tray;
+  }
   std::vector<ComponentId> trays;
   trays.reserve(need);
   const std::vector<ComponentId>& all = topo_.trays();
@@ -60,9 +101,9 @@ bool SimBackend::Place(Job& job) {
       if (free_[k] && spare_[k] == spare) trays.push_back(all[k]);
   if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
   job.trays = std::move(trays);
-  job.placed_gpus = job.cfg.gpus;
+  job.placed_gpus = gpus;
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
-  int left = job.cfg.gpus;
+  int left = gpus;
   for (ComponentId tray : job.trays) {
     Tray& t = tray_[slot(tray)];
     t.job = job.id;
@@ -215,6 +256,10 @@ void SimBackend::RefreshJob(JobId id) {
   FaultId cause = compute_penalty >= link_penalty ? speed_cause : link_cause;
   if (slow_penalty > std::max(compute_penalty, link_penalty)) cause = slow.cause;
   if (compute_penalty < 1e-9 && link_penalty < 1e-9 && slow_penalty < 1e-9) cause = kNoFault;
+  if (j.placed_gpus < j.cfg.gpus) {  // shrunk: the same global batch on fewer GPUs
+    step *= static_cast<double>(j.cfg.gpus) / j.placed_gpus;
+    if (cause == kNoFault) cause = j.shrink_cause;
+  }
   slow_ranks = slow_ranks || slow.nvlink < 1 || slow.nic < 1;
   bool resumed = j.state == JobState::kHung;
   if (resumed) {
@@ -288,24 +333,25 @@ Status SimBackend::RequeueJob(JobId id, const std::string& reason) {
   Job& j = jobs_[id];
   if (j.state == JobState::kFinished) return Status::Invalid("job '" + j.cfg.name + "' has finished");
   if (j.state == JobState::kQueued) return Status::Ok();
-  if (j.state == JobState::kRestarting) {  // placed but not started: give the trays back, queue again
-    StopTimers(j);
-    SetJobState(j, JobState::kQueued, j.cause, "requeued: " + reason);
-    ReleaseTrays(j);
-    PlaceQueuedJobs();
-    return Status::Ok();
-  }
-  Advance(j);
-  Duration lost = j.running_since_ckpt;
-  j.steps = j.ckpt_steps;
-  j.running_since_ckpt = {};
-  j.until_ckpt = j.cfg.checkpoint_interval;
-  FaultId cause = j.cause;
-  StopTimers(j);
-  SetJobState(j, JobState::kQueued, cause, "requeued: " + reason, lost);
-  ReleaseTrays(j);
+  BackToQueue(j, "requeued: " + reason);
   PlaceQueuedJobs();
   return Status::Ok();
+}
+
+// Back to the queue from the last checkpoint; a job placed but not started yet (restarting) just gives
+// its trays back.
+void SimBackend::BackToQueue(Job& j, const std::string& detail) {
+  Duration lost{};
+  if (j.state != JobState::kRestarting) {
+    Advance(j);
+    lost = j.running_since_ckpt;
+    j.steps = j.ckpt_steps;
+    j.running_since_ckpt = {};
+    j.until_ckpt = j.cfg.checkpoint_interval;
+  }
+  StopTimers(j);
+  SetJobState(j, JobState::kQueued, j.cause, detail, lost);
+  ReleaseTrays(j);
 }
 
 // Lists the ranks off nominal speed, each with its own jitter, and summarizes the others: their median
@@ -320,6 +366,7 @@ void SimBackend::OnStepReport(JobId id) {
   r.job = id;
   r.step_time_s = j.step_time_s;
   double nominal_compute = j.cfg.step_time.Seconds() * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);
+  if (j.placed_gpus < j.cfg.gpus) nominal_compute *= static_cast<double>(j.cfg.gpus) / j.placed_gpus;  // shrunk
   for (ComponentId g : odd_gpus_) {
     double s = GpuSpeed(g);
     if (JobOfGpu(g) != id || s >= 1 - 1e-12) continue;

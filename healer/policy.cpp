@@ -218,6 +218,7 @@ Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& orig
   r.Bool({"remediation", "reboot"}, p.reboot);
   r.Dur({"remediation", "reboot_wait"}, p.reboot_wait);
   r.Bool({"remediation", "wait_for_repair"}, p.wait_for_repair);
+  r.Bool({"remediation", "shrink"}, p.shrink);
   for (auto [key, field] : std::initializer_list<std::pair<const char*, Duration*>>{
            {"gpu", &p.repair.gpu}, {"tray", &p.repair.tray}, {"nic", &p.repair.nic}, {"cooling", &p.repair.cooling},
            {"switch_tray", &p.repair.switch_tray}, {"power", &p.repair.power}, {"rack", &p.repair.rack}})

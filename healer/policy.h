@@ -54,6 +54,7 @@ struct Policy {
   bool gpu_reset = true;
   bool reboot = true;                             // reboot a node whose Xid asks for it, then diagnose
   Duration reboot_wait = Duration::Minutes(10);   // from the reboot to the diagnostic
+  bool shrink = false;  // a requeued elastic job may restart on fewer GPUs (down to min_gpus), then grow back
   bool wait_for_repair = false;  // after a failed diagnostic, wait the class's repair time, not `recheck`
   RepairTimes repair;
   Duration recheck = Duration::Minutes(10);

@@ -80,12 +80,19 @@ const std::vector<KeyInfo> kKeys = {
      "Scheduling, loading and warm-up before the first step after a restart."},
     {"workload.jobs[]", "collective_timeout", T::kDuration, kOptional, 0, 0, "10m", "10m",
      "NCCL watchdog: a stuck collective fails the job after this long."},
+    {"workload.jobs[]", "elastic", T::kMap, kOptional, 0, 0, "not elastic", "{min_gpus: 32}",
+     "The job can run on fewer GPUs at the same global batch: with the healer's remediation.shrink, a "
+     "requeue that finds too few trays free restarts it on whole free trays (at least min_gpus) until "
+     "trays return (simulator only)."},
 
     {"workload.jobs[].parallelism", "tp", T::kInt, kOptional, 1, 10000000, "1", "4", "Tensor parallel degree."},
     {"workload.jobs[].parallelism", "pp", T::kInt, kOptional, 1, 10000000, "1", "4", "Pipeline parallel degree."},
     {"workload.jobs[].parallelism", "dp", T::kInt, kOptional, 1, 10000000, "gpus/(tp*pp)", "4",
      "Data parallel degree."},
     {"workload.jobs[].parallelism", "ep", T::kInt, kOptional, 1, 10000000, "1", "1", "Expert parallel degree."},
+
+    {"workload.jobs[].elastic", "min_gpus", T::kInt, kRequired, 1, 10000000, "", "32",
+     "The fewest GPUs it runs on: at most gpus, a multiple of the model's GPUs per tray."},
 
     {"workload.jobs[].checkpoint", "interval", T::kDuration, kOptional, 0, 0, "30m", "30m",
      "Time between checkpoints."},

@@ -51,6 +51,8 @@ struct JobSpec {
   Duration checkpoint_write = Duration::Seconds(30);   // until the local store acknowledges
   Duration restart_overhead = Duration::Minutes(5);    // scheduling, loading, warm-up before the next step
   Duration collective_timeout = Duration::Minutes(10); // NCCL watchdog default (600,000 ms)
+  int min_gpus = 0;                                    // elastic.min_gpus; 0 = not elastic
+  SourcePos elastic_pos;
   SourcePos pos;
 };
 

@@ -280,6 +280,14 @@ Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec&
       int& degree = p.key == "tp" ? job.tp : p.key == "pp" ? job.pp : p.key == "dp" ? job.dp : job.ep;
       RC_RETURN_IF_ERROR(r.Read(p, degree));
     }
+  } else if (f.key == "elastic") {
+    job.elastic_pos = r.Pos(f);
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].elastic", where + ".elastic"));
+    RC_RETURN_IF_ERROR(r.Require(fields, job.elastic_pos, "workload.jobs[].elastic", where + ".elastic"));
+    for (const Field& e : fields) {  // only "min_gpus"
+      RC_RETURN_IF_ERROR(r.Read(e, job.min_gpus));
+      job.elastic_pos = r.Pos(e);
+    }
   } else {
     RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].checkpoint", where + ".checkpoint"));
     for (const Field& c : fields) {
@@ -311,6 +319,9 @@ Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& wh
     if (f.key == "parallelism") parallelism_pos = r.Pos(f);
   }
   RC_RETURN_IF_ERROR(CheckParallelism(parallelism_pos, job));
+  if (job.min_gpus > job.gpus)
+    return ErrorAt(job.elastic_pos, "elastic.min_gpus " + std::to_string(job.min_gpus) + " is more than the job's gpus " +
+                                        std::to_string(job.gpus) + "; choose 1.." + std::to_string(job.gpus));
   return job;
 }
 

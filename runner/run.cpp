@@ -194,7 +194,9 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   SetLogClock(&clock);
   RecordingSink events(*store, *run);
   Rng rng(spec.seed);
-  cluster::SimBackend sim(spec.topology, clock, rng.Fork("sim"), events);
+  cluster::SimOptions sim_options;
+  sim_options.shrink_elastic = spec.policy.shrink;  // the scheduler side of remediation.shrink
+  cluster::SimBackend sim(spec.topology, clock, rng.Fork("sim"), events, sim_options);
   for (const auto& j : spec.jobs) {
     auto id = sim.AddJob(j);
     if (!id.ok()) return Fail(out, id.status());

@@ -91,6 +91,7 @@ cluster::JobConfig ToJobConfig(const JobSpec& j) {
   c.checkpoint_write = j.checkpoint_write;
   c.restart_overhead = j.restart_overhead;
   c.collective_timeout = j.collective_timeout;
+  c.min_gpus = j.min_gpus;
   return c;
 }
 
@@ -220,7 +221,13 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   int free_gpus = 0;
   for (ComponentId t : spec.topology.trays()) free_gpus += spec.topology.at(t).spare ? 0 : spec.topology.model().gpus_per_tray;
   int asked = 0;
+  const int per_tray = spec.topology.model().gpus_per_tray;
   for (const JobSpec& j : plan.jobs) {
+    if (j.min_gpus % per_tray != 0)  // a shrunk job runs on whole trays
+      return At(j.elastic_pos, "elastic.min_gpus " + std::to_string(j.min_gpus) + " is not a multiple of the " +
+                                   std::to_string(per_tray) + " GPUs per tray of " + spec.topology.model().name +
+                                   "; a shrunk job runs on whole trays (e.g. min_gpus: " +
+                                   std::to_string(std::max(per_tray, j.min_gpus / per_tray * per_tray)) + ")");
     asked += j.gpus;
     spec.jobs.push_back(ToJobConfig(j));
     if (asked > free_gpus)
@@ -245,6 +252,12 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
     return At(plan.healer.pos, policy.status().message());
   }
   spec.policy = std::move(*policy);
+  if (spec.policy.shrink && !plan.cluster.inventory.empty())
+    for (const JobSpec& j : plan.jobs)
+      if (j.min_gpus > 0)
+        return At(j.elastic_pos, "job '" + j.name + "' is elastic and policy '" + spec.policy.name +
+                                     "' sets remediation.shrink, which only the simulator does: real mode cannot restart "
+                                     "a job on fewer GPUs; remove elastic or use a policy with shrink: false");
 
   for (const Expectation& e : plan.expect) {
     auto g = ParseGate(e.text);

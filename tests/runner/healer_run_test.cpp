@@ -23,10 +23,10 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
-runner::RunOutcome Run(const std::string& plan_file, const std::string& db, uint64_t seed) {
+runner::RunOutcome Run(const std::string& plan_file, const std::string& db, uint64_t seed, const std::string& healer = "") {
   auto plan = runner::LoadPlan(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/" + plan_file);
   REQUIRE(plan.ok());
-  auto spec = runner::ValidatePlan(*plan, {seed, ""});
+  auto spec = runner::ValidatePlan(*plan, {seed, healer});
   REQUIRE(spec.ok());
   runner::RunOptions opt;
   opt.db_path = db;
@@ -107,5 +107,34 @@ TEST_CASE("healer run: trays whose GPUs shut down while the CDU was off are rebo
     // ...and never more than twice in all (the early reboot while the CDU was off, then that one).
     CHECK(Count(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM actions WHERE action = 'reboot' "
                     "GROUP BY component_id)") <= 2);
+  }
+}
+
+TEST_CASE("healer run: an elastic job shrinks when tray pulls outrun the spare and grows back - ETTR above waiting") {
+  TempDir dir;
+  for (uint64_t seed : {1, 2}) {
+    CAPTURE(seed);
+    std::string shrink_db = (dir.path / ("s" + std::to_string(seed) + ".db")).string();
+    std::string wait_db = (dir.path / ("w" + std::to_string(seed) + ".db")).string();
+    auto shrink = Run("elastic_shrink.yaml", shrink_db, seed);  // its policy: policies/shrink.yaml
+    auto wait = Run("elastic_shrink.yaml", wait_db, seed, "default");
+    CHECK(shrink.code == runner::ExitCode::kPass);
+    auto ettr = [](const std::string& db, int64_t run) {
+      auto store = reports::ReportStore::OpenReadOnly(db);
+      REQUIRE(store.ok());
+      auto m = store->ReadMetrics(run);
+      REQUIRE(m.ok());
+      REQUIRE(m->jobs.size() == 1);
+      return m->jobs[0].ettr;
+    };
+    double with = ettr(shrink_db, shrink.run_id), without = ettr(wait_db, wait.run_id);
+    CAPTURE(with);
+    CAPTURE(without);
+    CHECK(with > without + 0.1);  // the job ran shrunk for the ~2 h it would have waited queued
+    CHECK(Count(shrink_db, "SELECT count(*) FROM actions WHERE action = 'shrink' AND detail LIKE "
+                           "'shrunk to 60 of 64 GPUs, placed on 15 trays%'") == 1);
+    CHECK(Count(shrink_db, "SELECT count(*) FROM actions WHERE action = 'grow' AND detail LIKE "
+                           "'grown back to 64 GPUs on 16 trays (was 60)%'") == 1);
+    CHECK(Count(wait_db, "SELECT count(*) FROM actions WHERE action IN ('shrink', 'grow')") == 0);
   }
 }

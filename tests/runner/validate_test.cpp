@@ -116,3 +116,32 @@ TEST_CASE("overrides and the default horizon") {
   CHECK(spec->policy.name == "aggressive");
   CHECK(spec->horizon == Duration::Minutes(150));  // last fault end (1h30m) + 1h
 }
+
+TEST_CASE("validate: elastic.min_gpus is checked against the job and whole trays - real mode refuses shrinking it") {
+  auto parse = [](const std::string& elastic, const std::string& cluster = "", const std::string& healer = "") {
+    std::string text = "name: p\ncluster: {model: gb200-nvl72" + cluster + "}\nworkload:\n  jobs:\n    - name: j\n" +
+                       "      gpus: 64\n      elastic: " + elastic + "\n";
+    auto plan = runner::ParsePlan(text, "p.yaml");
+    if (!plan.ok()) return Result<runner::RunSpec>(plan.status());
+    return runner::ValidatePlan(*plan, {std::nullopt, healer});
+  };
+  auto ok = parse("{min_gpus: 48}");
+  REQUIRE_MESSAGE(ok.ok(), ok.status().message());
+  CHECK(ok->jobs[0].min_gpus == 48);
+  CHECK(parse("{}").status().message().rfind("p.yaml:7:16: missing required key 'min_gpus'", 0) == 0);
+  CHECK(parse("{min_gpus: 72}").status().message() ==
+        "p.yaml:7:27: elastic.min_gpus 72 is more than the job's gpus 64; choose 1..64");
+  CHECK(parse("{min_gpus: 50}").status().message() ==
+        "p.yaml:7:27: elastic.min_gpus 50 is not a multiple of the 4 GPUs per tray of gb200-nvl72; a shrunk job "
+        "runs on whole trays (e.g. min_gpus: 48)");
+  CHECK(parse("{min_gps: 48}").status().message().find("min_gpus") != std::string::npos);
+  std::string shrink = std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/policies/shrink.yaml";
+  auto sim = parse("{min_gpus: 48}", "", shrink);
+  REQUIRE_MESSAGE(sim.ok(), sim.status().message());
+  CHECK(sim->policy.shrink);
+  auto real = parse("{min_gpus: 48}", ", inventory: sites/lab.yaml", shrink);
+  REQUIRE_FALSE(real.ok());
+  CHECK(real.status().message().find("p.yaml:7:27: job 'j' is elastic and policy 'shrink' sets remediation.shrink, "
+                                     "which only the simulator does") == 0);
+  CHECK(parse("{min_gpus: 48}", ", inventory: sites/lab.yaml").ok());  // default policy: shrink off
+}
