@@ -15,7 +15,7 @@ using namespace testing;
 
 // One GB200 rack with 1 spare (17 regular trays): a 64-GPU job on tray01-16, tray17 and tray18 free.
 struct ElasticRig {
-  explicit ElasticRig(bool shrink, int min_gpus) : topo(BuildTopology(1, 1)), sim(topo, clock, Rng(3), events, Options(shrink)) {
+  explicit ElasticRig(bool shrink, int min_gpus) : h(3, 1, 1, false, Options(shrink)), clock(h.clock), sim(h.sim) {
     JobConfig cfg = Job(64);
     cfg.min_gpus = min_gpus;
     job = sim.AddJob(cfg).value();
@@ -26,7 +26,7 @@ struct ElasticRig {
     o.shrink_elastic = shrink;
     return o;
   }
-  ComponentId Tray(int n) const { return *topo.Find("r01.tray" + std::string(n < 10 ? "0" : "") + std::to_string(n)); }
+  ComponentId Tray(int n) const { return h.Id("r01.tray" + std::string(n < 10 ? "0" : "") + std::to_string(n)); }
   // At 10m: the two free trays and tray01 under the job are drained, and the job is requeued.
   void LoseThreeTrays() {
     clock.CallAt(Duration::Minutes(10), [this] {
@@ -34,23 +34,17 @@ struct ElasticRig {
       REQUIRE(sim.RequeueJob(job, "tray01 lost").ok());
     });
   }
-  std::vector<std::pair<Time, JobChanged>> Changes() const {
-    std::vector<std::pair<Time, JobChanged>> out;
-    for (const Event& e : events.events())
-      if (const auto* j = std::get_if<JobChanged>(&e.body)) out.emplace_back(e.at, *j);
-    return out;
-  }
-  std::vector<std::pair<Time, ActionTaken>> Actions() const {
-    std::vector<std::pair<Time, ActionTaken>> out;
-    for (const Event& e : events.events())
-      if (const auto* a = std::get_if<ActionTaken>(&e.body)) out.emplace_back(e.at, *a);
+  std::vector<std::pair<Time, JobChanged>> Changes() const { return h.JobChanges(job); }
+  std::vector<ActionTaken> Actions() const {
+    std::vector<ActionTaken> out;
+    for (const Event& e : h.events.events())
+      if (const auto* a = std::get_if<ActionTaken>(&e.body)) out.push_back(*a);
     return out;
   }
 
-  Topology topo;
-  VirtualClock clock;
-  EventLog events;
-  SimBackend sim;
+  Harness h;
+  VirtualClock& clock;
+  SimBackend& sim;
   JobId job = kNoJob;
 };
 
@@ -90,11 +84,11 @@ TEST_CASE("sim elastic: a requeued job shrinks onto the 15 trays left, runs 64/6
 
   auto a = r.Actions();
   REQUIRE(a.size() == 2);
-  CHECK(a[0].second.action == "shrink");
-  CHECK(a[0].first == Duration::Minutes(10));
-  CHECK(a[1].second.action == "grow");
-  CHECK(a[1].first == Duration::Minutes(60));
-  CHECK(a[1].second.job == r.job);
+  CHECK(a[0].action == "shrink");
+  CHECK(a[0].detail == "shrunk to 60 of 64 GPUs, placed on 15 trays: too few healthy trays free (remediation.shrink)");
+  CHECK(a[1].action == "grow");
+  CHECK(a[1].detail == "grown back to 64 GPUs on 16 trays (was 60), from the last checkpoint");
+  CHECK(a[1].job == r.job);
 }
 
 TEST_CASE("sim elastic: no shrink without the option, below min_gpus, or for a job not elastic") {

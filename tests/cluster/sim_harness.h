@@ -86,8 +86,8 @@ inline double StepTime(const JobConfig& cfg, double speed, int links_up = 18) {
 }
 
 struct Harness {
-  explicit Harness(uint64_t seed = 42, int racks = 1, int spares = 2, bool adaptive = false)
-      : topo(BuildTopology(racks, spares, adaptive)), sim(topo, clock, Rng(seed), events) {
+  explicit Harness(uint64_t seed = 42, int racks = 1, int spares = 2, bool adaptive = false, SimOptions options = {})
+      : topo(BuildTopology(racks, spares, adaptive)), sim(topo, clock, Rng(seed), events, options) {
     sim.Subscribe(&seen);
   }
 

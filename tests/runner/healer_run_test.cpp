@@ -23,7 +23,8 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
-runner::RunOutcome Run(const std::string& plan_file, const std::string& db, uint64_t seed, const std::string& healer = "") {
+runner::RunOutcome Run(const std::string& plan_file, const std::string& db, uint64_t seed,
+                       const std::string& healer = "") {
   auto plan = runner::LoadPlan(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/" + plan_file);
   REQUIRE(plan.ok());
   auto spec = runner::ValidatePlan(*plan, {seed, healer});
