@@ -91,7 +91,7 @@ const std::vector<KeyInfo> kKeys = {
      "Data parallel degree."},
     {"workload.jobs[].parallelism", "ep", T::kInt, kOptional, 1, 10000000, "1", "1", "Expert parallel degree."},
 
-    {"workload.jobs[].elastic", "min_gpus", T::kInt, kRequired, 1, 10000000, "", "32",
+    {"workload.jobs[].elastic", "min_gpus", T::kInt, kRequired, 1, 10000000, "", "4",
      "The fewest GPUs it runs on: at most gpus, a multiple of the model's GPUs per tray."},
 
     {"workload.jobs[].checkpoint", "interval", T::kDuration, kOptional, 0, 0, "30m", "30m",
