@@ -76,20 +76,23 @@ std::map<FaultId, Status> SshBackend::FireArmed(int64_t unix_us) {
 }
 
 void SshBackend::RecordLanding(const std::vector<ssh::CommandResult>& results, int64_t unix_us) {
-  int64_t first = 0, last = 0;
+  int64_t first = 0, last = 0, first_end = 0, last_end = 0;
   size_t landed = 0;
   for (const ssh::CommandResult& r : results) {
     if (r.landed_wall_us == 0) continue;
+    const int64_t end = r.apply_end_wall_us != 0 ? r.apply_end_wall_us : r.landed_wall_us;
     first = landed == 0 ? r.landed_wall_us : std::min(first, r.landed_wall_us);
+    first_end = landed == 0 ? end : std::min(first_end, end);
+    last_end = landed == 0 ? end : std::max(last_end, end);
     last = landed++ == 0 ? r.landed_wall_us : std::max(last, r.landed_wall_us);
   }
   if (landed == 0) return;
-  char text[200];
+  char text[240];
   std::snprintf(text, sizeof text,
                 "%zu of %zu apply command(s) started within %.1f ms of each other by their hosts' clocks, the "
-                "first %.1f ms after the instant",
+                "first %.1f ms after the instant; they ended within %.1f ms",
                 landed, results.size(), static_cast<double>(last - first) / 1000.0,
-                static_cast<double>(first - unix_us) / 1000.0);
+                static_cast<double>(first - unix_us) / 1000.0, static_cast<double>(last_end - first_end) / 1000.0);
   spdlog::info("{}", text);
   events_.Record({clock_.Now(), ActionTaken{"ssh.land", kNoComponent, kNoJob, landed == results.size(), text}});
 }

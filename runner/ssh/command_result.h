@@ -28,9 +28,11 @@ struct CommandResult {
   // when the result was known; 0 when the command never started. For start-skew measurements.
   int64_t start_wall_us = 0;
   int64_t end_wall_us = 0;
-  // Armed commands: when the host let the command go, by the host's clock (microseconds since the
-  // Unix epoch, bash's $EPOCHREALTIME); 0 when it never did.
+  // Armed commands: when the host let the command go (the fault's landing) and when the command
+  // ended, by the host's clock (microseconds since the Unix epoch, bash's $EPOCHREALTIME); 0 when
+  // it never did or the stamp was lost (the command ran `exec` or trapped EXIT itself).
   int64_t landed_wall_us = 0;
+  int64_t apply_end_wall_us = 0;
 };
 
 }  // namespace rackchaos::ssh

@@ -26,43 +26,74 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
 // A gated command runs in bash (5 or later, for $EPOCHREALTIME and fractional `read -t`), whatever
 // the login shell. It waits for one line on stdin: EOF (a channel closed or disarmed before the
 // line) exits 125 unrun. An empty line runs the command now; a line "T" (microseconds since the
-// Unix epoch, host clock) sleeps until T inside bash (no child process, so waking costs no exec)
-// and runs it then, unless a line or EOF arrives first (a disarm: exit 125). Either way it first
-// writes "rackchaos-landed <$EPOCHREALTIME>" on stderr (taken out of the result, into
-// landed_wall_us), and the command itself gets /dev/null as stdin.
-constexpr const char* kGate = R"(IFS= read -r rackchaos_go || exit 125
+// Unix epoch, host clock) sleeps until T inside bash (pselect in `read -t`: no child process, no
+// signal) and runs it then, unless a line or EOF arrives first (a disarm: exit 125).
+// At T nothing but the wake and the command may compete for the host's CPUs (on a loopback bench,
+// or with several armed commands on one host, the other shells still waking): the landing instant
+// is kept in a variable, and the command's end is stamped by an EXIT trap that first sleeps until
+// 100 ms after T. Only then does it write "rackchaos-landed <landed> <ended>" (both
+// $EPOCHREALTIME) on stderr and exit with the command's status, so the stamp's write, the exit and
+// the client reading them happen after the landing window. The command (stdin /dev/null) may
+// `exit`; an `exec` in it, or a trap on EXIT of its own, loses the stamp. Gate and command form one
+// compound command, so bash parses all of it at arming (a syntax error ends it then), none at T.
+constexpr const char* kGate = R"({
+IFS= read -r rackchaos_go || exit 125
 case $rackchaos_go in *[!0-9]*) exit 125 ;; esac
+rackchaos_sleep_until() {
+  local us=$(( $1 - ${EPOCHREALTIME/[.,]/} )) t
+  (( us > 0 )) || return 0
+  printf -v t '%d.%06d' $(( us / 1000000 )) $(( us % 1000000 ))
+  IFS= read -r -t "$t" t
+  (( $? > 128 ))
+}
+rackchaos_settle=0
 if [ -n "$rackchaos_go" ]; then
-  rackchaos_wait=$(( rackchaos_go - ${EPOCHREALTIME/[.,]/} ))
-  if (( rackchaos_wait > 0 )); then
-    printf -v rackchaos_go '%d.%06d' $(( rackchaos_wait / 1000000 )) $(( rackchaos_wait % 1000000 ))
-    IFS= read -r -t "$rackchaos_go" rackchaos_go
-    (( $? > 128 )) || exit 125
-  fi
+  rackchaos_sleep_until "$rackchaos_go" || exit 125
+  rackchaos_settle=$(( rackchaos_go + 100000 ))
 fi
-printf 'rackchaos-landed %s\n' "$EPOCHREALTIME" >&2
-exec </dev/null
+rackchaos_landed=$EPOCHREALTIME
+trap 'rackchaos_rc=$? rackchaos_ended=$EPOCHREALTIME
+rackchaos_sleep_until "$rackchaos_settle"
+printf "rackchaos-landed %s %s\n" "$rackchaos_landed" "$rackchaos_ended" >&2
+exit "$rackchaos_rc"' EXIT
+{
 )";
 constexpr std::string_view kLanded = "rackchaos-landed ";
+constexpr size_t kTailBytes = 128;  // longer than the landing line
 // Checked before the gate, so that a host without bash 5 fails at arming, not at the fault's time.
 constexpr const char* kNeedBash =
     "[ -n \"$EPOCHREALTIME\" ] || { echo 'rackchaos: armed commands need bash 5 or later' >&2; exit 126; }\n";
 
 std::string GatedCommand(const std::string& command) {
-  return "exec bash -c " + ShellQuote(std::string(kNeedBash) + kGate + command) + " rackchaos-armed";
+  return "exec bash -c " + ShellQuote(std::string(kNeedBash) + kGate + command + "\n} </dev/null\n}\n") +
+         " rackchaos-armed";
 }
 
-// Takes a gated command's landing line off the front of its stderr.
-void TakeLanded(CommandResult& r) {
-  if (r.err.compare(0, kLanded.size(), kLanded) != 0) return;
-  const size_t end = r.err.find('\n');
-  if (end == std::string::npos) return;
-  std::string stamp = r.err.substr(kLanded.size(), end - kLanded.size());
-  r.err.erase(0, end + 1);
+// Parses "S.UUUUUU" ($EPOCHREALTIME) into microseconds; 0 when it is not one.
+int64_t StampMicros(std::string stamp) {
   const size_t point = stamp.find_first_of(".,");
-  if (point == std::string::npos || stamp.size() != point + 7) return;
+  if (point == std::string::npos || point == 0 || stamp.size() != point + 7) return 0;
   stamp.erase(point, 1);
-  if (stamp.find_first_not_of("0123456789") == std::string::npos) r.landed_wall_us = std::stoll(stamp);
+  if (stamp.size() > 18 || stamp.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::stoll(stamp);
+}
+
+// Takes a gated command's landing line "rackchaos-landed <landed> <ended>" off the end of its stderr.
+// `tail` holds stderr's last bytes, so that the stamp is found even when the command's own output
+// overflowed the capture.
+void TakeLanded(CommandResult& r, const std::string& tail) {
+  if (tail.empty() || tail.back() != '\n') return;
+  const size_t start = tail.rfind(kLanded);
+  if (start == std::string::npos || (start != 0 && tail[start - 1] != '\n')) return;
+  const std::string line = tail.substr(start);
+  const size_t space = line.find(' ', kLanded.size());
+  if (space == std::string::npos) return;
+  r.landed_wall_us = StampMicros(line.substr(kLanded.size(), space - kLanded.size()));
+  r.apply_end_wall_us = StampMicros(line.substr(space + 1, line.size() - space - 2));
+  // The line is the last thing on stderr: what came before it is the command's own.
+  r.err_bytes -= std::min<uint64_t>(r.err_bytes, line.size());
+  if (r.err.size() > r.err_bytes) r.err.resize(r.err_bytes);
+  r.err_truncated = r.err.size() < r.err_bytes;
 }
 
 }  // namespace
@@ -164,7 +195,7 @@ bool RemoteCommand::TakeActivity() { return std::exchange(activity_, false); }
 void RemoteCommand::Finish(Status status) {
   if (finished_) return;
   finished_ = true;
-  if (gated_) TakeLanded(result_);
+  if (gated_) TakeLanded(result_, err_tail_);
   result_.status = std::move(status);
   if (!result_.status.ok()) result_.exit_status = -1;
   result_.end_wall_us = WallMicros();
@@ -190,6 +221,10 @@ int RemoteCommand::OnData(ssh_session, ssh_channel, void* data, uint32_t len, in
   const auto* bytes = static_cast<const char*>(data);
   if (is_stderr) {
     Capture(r.err, r.err_truncated, r.err_bytes, bytes, len, c->max_output_bytes_);
+    if (c->gated_) {  // the landing stamp comes last: keep the tail whatever the capture dropped
+      c->err_tail_.append(bytes, len);
+      if (c->err_tail_.size() > kTailBytes) c->err_tail_.erase(0, c->err_tail_.size() - kTailBytes);
+    }
   } else {
     Capture(r.out, r.out_truncated, r.out_bytes, bytes, len, c->max_output_bytes_);
   }

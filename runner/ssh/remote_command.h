@@ -67,6 +67,7 @@ class RemoteCommand {
   void ReleaseChannel();
 
   std::string command_;
+  std::string err_tail_;  // gated: stderr's last bytes, where the landing stamp is
   size_t max_output_bytes_;
   CommandResult result_;
   Phase phase_ = Phase::kNew;

@@ -202,7 +202,8 @@ TEST_CASE("real: faults that share an at are in the ledger and armed before they
   CHECK(OpenEntries(db + ".ledger") == 0);
   int armed = 0, applied = 0, clocks = 0, landed = 0;
   for (const auto& e : OnlyRunEvents(db)) {
-    landed += e.detail.find("ssh.land ok: 2 of 2 apply command(s) started within") == 0;
+    landed += e.detail.find("ssh.land ok: 2 of 2 apply command(s) started within") == 0 &&
+              e.detail.find("; they ended within") != std::string::npos;
     // The fault hosts' clocks were probed at connect (loopback: the same clock, within the round trip).
     clocks += e.type == "action" && e.detail.find("ssh.clock ok") == 0 &&
               e.detail.find("2 fault host clock(s), largest offset host0") != std::string::npos;

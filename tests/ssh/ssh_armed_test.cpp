@@ -122,10 +122,15 @@ TEST_CASE("ssh.armed: fired at an instant, every host runs its command at that i
     const int64_t ran = StampMicros(r.out);
     CHECK_MESSAGE(ran >= at, r.out);
     CHECK_MESSAGE(ran < at + 5000000, r.out);  // a loose bound: this machine may be busy
-    // The gate's own stamp, taken out of stderr: when bash let the command go, just before it ran.
+    // The gate's own stamps, taken out of stderr: when bash let the command go, just before it ran,
+    // and when it ended.
     CHECK(r.landed_wall_us >= at);
     CHECK(r.landed_wall_us <= ran);
+    CHECK(r.apply_end_wall_us >= ran);
     CHECK(r.err.empty());
+    // Nothing but the wake and the command happens at the instant: the stamp's write and the exit
+    // wait until 100 ms after it, so the result cannot be here before then.
+    CHECK(r.end_wall_us >= at + 100000);
   }
 
   // An instant already past: the hosts run the command at once.
@@ -144,6 +149,8 @@ TEST_CASE("ssh.armed: ArmEach gives each host its own command, and a host may ge
   REQUIRE(pool.ArmEach({"host00", "host01", "host00"}, {"echo a", "echo b", "exit 3"}, armed).ok());
   const auto results = pool.FireAt(*armed, WallMicrosNow() + 100000);
   REQUIRE(results.size() == 3);
+  for (const CommandResult& r : results) CHECK(r.apply_end_wall_us >= r.landed_wall_us);  // `exit` keeps the stamps
+  CHECK(results[0].landed_wall_us > 0);
   CHECK(results[0].out == "a\n");
   CHECK(results[1].out == "b\n");
   CHECK(results[2].exit_status == 3);
@@ -153,6 +160,27 @@ TEST_CASE("ssh.armed: ArmEach gives each host its own command, and a host may ge
   CHECK(pool.ArmAll({"host00", "host01"}, "true", more).code() == StatusCode::kInvalidArgument);
   pool.Disarm(*armed);
   for (const CommandResult& r : armed->results()) CHECK(r.exit_status == 125);
+}
+
+TEST_CASE("ssh.armed: the command's stderr stays, the landing stamps come off it even past the capture limit") {
+  Connected c(1, 2);
+  auto& [sshd, io, pool, hosts] = c;
+  SshPool small(io, PoolOptions{.max_concurrent = 2, .max_output_bytes = 16});
+  REQUIRE(small.ConnectAll(hosts).ok());
+  std::shared_ptr<SshPool::Armed> armed;
+  REQUIRE(small.ArmEach({"host00", "host00"}, {"echo warn >&2", "printf '%0100d\\n' 0 >&2"}, armed).ok());
+  const int64_t at = WallMicrosNow() + 100000;
+  const auto results = small.FireAt(*armed, at);
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].err == "warn\n");
+  CHECK_FALSE(results[0].err_truncated);
+  CHECK(results[0].err_bytes == 5);
+  CHECK(results[0].landed_wall_us >= at);
+  CHECK(results[1].err_truncated);
+  CHECK(results[1].err == std::string(16, '0'));
+  CHECK(results[1].err_bytes == 101);
+  CHECK(results[1].landed_wall_us >= at);
+  CHECK(results[1].apply_end_wall_us >= results[1].landed_wall_us);
 }
 
 }  // namespace
