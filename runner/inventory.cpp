@@ -369,6 +369,26 @@ void CollectVarNames(const YAML::Node& root, std::set<std::string>& out) {
     for (auto it = trays.begin(); it != trays.end(); ++it) add(Child(it->second, "vars"));
 }
 
+// ssh.fire_lead must leave the hosts time to get the instant, and ssh.arm_lead must come before it
+// and end before an armed command times out.
+Status CheckLeads(const Reader& r, const YAML::Node& ssh, const Inventory& inv) {
+  auto at = [&](const char* key, const char* otherwise) {  // the key's position, else the other's, else the map's
+    YAML::Node n = Child(ssh, key);
+    if (n.IsNull()) n = Child(ssh, otherwise);
+    return n.IsNull() ? ssh : n;
+  };
+  if (inv.fire_lead < Duration::Millis(10))
+    return r.Error(at("fire_lead", ""), "ssh.fire_lead " + FormatDuration(inv.fire_lead) + " is too short (at least 10ms)");
+  if (inv.arm_lead <= inv.fire_lead)
+    return r.Error(at("arm_lead", "fire_lead"), "ssh.arm_lead " + FormatDuration(inv.arm_lead) +
+                                                    " must be longer than ssh.fire_lead " + FormatDuration(inv.fire_lead));
+  if (inv.arm_lead + Duration::Seconds(1) > inv.command_timeout)
+    return r.Error(at("arm_lead", "command_timeout"),
+                   "ssh.arm_lead " + FormatDuration(inv.arm_lead) + " must be at least 1s shorter than "
+                   "ssh.command_timeout " + FormatDuration(inv.command_timeout) + " (an armed fault waits within it)");
+  return Status::Ok();
+}
+
 Status ReadRoot(const Reader& r, const YAML::Node& root, Inventory& inv) {
   RC_ASSIGN_OR_RETURN(auto entries, r.Entries(root, "", "inventory"));
   InventoryHost defaults;
@@ -387,7 +407,10 @@ Status ReadRoot(const Reader& r, const YAML::Node& root, Inventory& inv) {
         if (sk.Scalar() == "connect_timeout") RC_RETURN_IF_ERROR(r.Dur(sv, "connect_timeout", inv.connect_timeout));
         if (sk.Scalar() == "command_timeout") RC_RETURN_IF_ERROR(r.Dur(sv, "command_timeout", inv.command_timeout));
         if (sk.Scalar() == "max_concurrent") RC_RETURN_IF_ERROR(r.Int(sv, "max_concurrent", 1, 100000, inv.max_concurrent));
+        if (sk.Scalar() == "arm_lead") RC_RETURN_IF_ERROR(r.Dur(sv, "ssh.arm_lead", inv.arm_lead));
+        if (sk.Scalar() == "fire_lead") RC_RETURN_IF_ERROR(r.Dur(sv, "ssh.fire_lead", inv.fire_lead));
       }
+      RC_RETURN_IF_ERROR(CheckLeads(r, v, inv));
     }
     if (key == "defaults") {
       RC_ASSIGN_OR_RETURN(auto fields, r.Entries(v, "defaults", "defaults"));

@@ -29,6 +29,12 @@ const std::vector<InventoryKey>& InventoryKeys() {
       {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s)."},
       {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s)."},
       {"ssh", "max_concurrent", "SSH sessions open at once (default 256)."},
+      {"ssh", "arm_lead",
+       "Duration before their `at` at which faults sharing it start on their hosts, armed and waiting (default 3s; "
+       "longer than `fire_lead`, at least 1s shorter than `command_timeout`)."},
+      {"ssh", "fire_lead",
+       "Duration before `at` at which the armed hosts are told the instant to land on their own clocks (default "
+       "250ms, at least 10ms): it must cover one write to every host."},
       {"defaults", "port", "SSH port (default 22)."},
       {"defaults", "user", "SSH user; nvidia-smi -pl and ip link need root."},
       {"defaults", "identity_file",

@@ -274,7 +274,7 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   SshBackend backend(inv, spec.topology, pool, clock, events, backend_options);
   // The live safety watch (safety.abort, continuous gates) beside the healer, on the same observations.
   Watch watch(spec);
-  RealTimeline timeline(spec, clock, backend, events, watch);
+  RealTimeline timeline(spec, clock, backend, events, watch, {inv.arm_lead, inv.fire_lead});
   // The healer sees only what the monitor reads from the site; it acts through the inventory's commands.
   healer::Healer healer(spec.topology, clock, backend, events, spec.policy);
   SshMonitor monitor(inv, spec.topology, pool, clock, backend, events, job_infos,

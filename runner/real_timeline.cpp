@@ -12,9 +12,9 @@ void RealTimeline::Schedule() {
   Time previous{};
   for (const auto& [at, group] : groups) {
     // One group armed at a time: the next one arms once the previous one has landed.
-    const Time arm = std::max(at - kArmLead, previous);
+    const Time arm = std::max(at - leads_.arm, previous);
     clock_.CallAt(arm, [this, g = group, at = at] { Arm(g, at); });
-    clock_.CallAt(std::max(at - kFireLead, arm), [this, at = at] { Fire(at); });
+    clock_.CallAt(std::max(at - leads_.fire, arm), [this, at = at] { Fire(at); });
     previous = at;
   }
 }
@@ -44,7 +44,7 @@ void RealTimeline::Arm(const Group& group, Time at) {
 
 void RealTimeline::Fire(Time at) {
   // Late (arming took longer than planned): still all at once, a fire lead from now.
-  const Time land = std::max(at, clock_.Now() + kFireLead);
+  const Time land = std::max(at, clock_.Now() + leads_.fire);
   const std::map<FaultId, Status> failed = backend_.FireArmed(clock_.UnixMicrosAt(land));
   for (FaultId id : arm_failed_) (void)backend_.RevertFaultTargets(id, "another part of the fault could not be armed");
   arm_failed_.clear();

@@ -1,9 +1,9 @@
 // RealTimeline: a real run's faults on the wall clock, armed ahead of time and landed together.
 //
-// Faults that share an `at` form one group. kArmLead before `at` (and never before the previous
+// Faults that share an `at` form one group. The arm lead before `at` (and never before the previous
 // group's `at`, so that at most one group is armed at a time) every fault of the group is staged
 // through the SSH backend: its ledger entry, with revert command and deadline, is written, and its
-// apply command is started on its host, gated (SshBackend::ArmStaged). kFireLead before `at` the
+// apply command is started on its host, gated (SshBackend::ArmStaged). The fire lead before `at` the
 // hosts are told the wall-clock instant `at` stands for, and each runs its apply then on its own
 // clock (SshBackend::FireArmed): the landing spread is that of the hosts' clocks and of waking a
 // process, not of a network pass. Each landed fault is then verified, gets its host-side expiry,
@@ -28,15 +28,19 @@
 
 namespace rackchaos::runner {
 
-// How long before their `at` a group's applies are started on the hosts, and when the hosts are
-// told the instant. The fire lead covers one write per host (milliseconds even for 256 hosts).
-inline constexpr Duration kArmLead = Duration::Seconds(3);
-inline constexpr Duration kFireLead = Duration::Millis(250);
+// How long before their `at` a group's applies are started on the hosts (arm), and when the hosts are
+// told the instant (fire): the inventory's ssh.arm_lead and ssh.fire_lead. The fire lead covers one
+// write per host (milliseconds even for 256 hosts).
+struct ArmLeads {
+  Duration arm = Duration::Seconds(3);
+  Duration fire = Duration::Millis(250);
+};
 
 class RealTimeline {
  public:
-  RealTimeline(const RunSpec& spec, WallClock& clock, SshBackend& backend, EventSink& events, Watch& watch)
-      : spec_(spec), clock_(clock), backend_(backend), events_(events), watch_(watch) {}
+  RealTimeline(const RunSpec& spec, WallClock& clock, SshBackend& backend, EventSink& events, Watch& watch,
+               ArmLeads leads = {})
+      : spec_(spec), clock_(clock), backend_(backend), events_(events), watch_(watch), leads_(leads) {}
 
   // Schedules every group's arming and firing on the clock.
   void Schedule();
@@ -65,6 +69,7 @@ class RealTimeline {
   SshBackend& backend_;
   EventSink& events_;
   Watch& watch_;
+  ArmLeads leads_;
   std::vector<Applied> armed_;    // the armed group's faults, staged and armed
   std::set<FaultId> arm_failed_;  // faults of the armed group that failed part-way: undone after the fire
   std::map<FaultId, Applied> applied_;

@@ -222,6 +222,25 @@ TEST_CASE("inventory: the model must agree with the plan") {
         "plan.yaml:3:10: the plan's cluster is gb300-nvl72 x1 but site inventory site.yaml maps gb200-nvl72 x1; make them agree");
 }
 
+TEST_CASE("inventory: ssh.arm_lead and ssh.fire_lead are read and checked against each other") {
+  auto defaults = ParseInventory(kSmall, "site.yaml");
+  REQUIRE(defaults.ok());
+  CHECK(defaults->arm_lead == Duration::Seconds(3));
+  CHECK(defaults->fire_lead == Duration::Millis(250));
+  auto set = ParseInventory(std::string(kSmall) + "ssh: {arm_lead: 5s, fire_lead: 400ms}\n", "site.yaml");
+  REQUIRE_MESSAGE(set.ok(), set.status().ToString());
+  CHECK(set->arm_lead == Duration::Seconds(5));
+  CHECK(set->fire_lead == Duration::Millis(400));
+  CHECK(Error(std::string(kSmall) + "ssh: {fire_lead: 5ms}\n") ==
+        "site.yaml:16:18: ssh.fire_lead 5ms is too short (at least 10ms)");
+  CHECK(Error(std::string(kSmall) + "ssh: {arm_lead: 200ms}\n") ==
+        "site.yaml:16:17: ssh.arm_lead 200ms must be longer than ssh.fire_lead 250ms");
+  CHECK(Error(std::string(kSmall) + "ssh: {command_timeout: 3s}\n") ==
+        "site.yaml:16:24: ssh.arm_lead 3s must be at least 1s shorter than ssh.command_timeout 3s (an armed fault "
+        "waits within it)");
+  CHECK(Error(std::string(kSmall) + "ssh: {arm_lead: soon}\n").find("site.yaml:16:17: ssh.arm_lead: ") == 0);
+}
+
 TEST_CASE("inventory: numbers are read from command output") {
   CHECK(*ParseFirstNumber("1200.00\n") == 1200.0);
   CHECK(*ParseFirstNumber("\"SetPoint\": 45") == 45.0);
