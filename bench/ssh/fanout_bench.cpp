@@ -1,6 +1,6 @@
 // SSH fan-out benchmark: one command on N loopback sshd endpoints at once.
 //
-//   [FIRE_LEAD_MS=300] ssh_fanout_bench [hosts=256] [rounds=5] [--no-compare | --armed-only]
+//   [FIRE_LEAD_MS=300] [ARMED_APPLY=:] [PRINT_INSTANTS=1] ssh_fanout_bench [hosts=256] [rounds=5] [--no-compare | --armed-only]
 //
 // Starts N endpoints (16 per sshd) and measures, for rackchaos' SshPool:
 //   cold   - a new pool each round: connect + key exchange + host key check + auth + run `true`;
@@ -10,7 +10,9 @@
 // and, when installed, `pdsh -R ssh -f N` and `parallel-ssh -p N` running `true` (both start one
 // OpenSSH client per host, so they pay the cold cost every time). Start skew is measured twice:
 // on this side (when each exec request was sent) and on the hosts (`date +%s%N` as the command, or
-// for armed-at-T rounds also bash's builtin $EPOCHREALTIME, which starts no process).
+// for armed rounds the gate's own $EPOCHREALTIME stamps just before and after the apply).
+// --armed-only runs only the armed-at-T rounds and ends with one LANDING SKEW line: the figure
+// issue #4 targets (p99 of the hosts' landing stamps, 50 ms), with the load average around it.
 // Must run as root (the fixture creates the test user and starts sshd). Loopback only.
 #include <sys/resource.h>
 
@@ -61,15 +63,6 @@ std::vector<double> Skews(const std::vector<int64_t>& stamps_us) {
   return out;
 }
 
-// Every "seconds.micros" stamp in `text` (bash's $EPOCHREALTIME), as microseconds.
-std::vector<int64_t> RealtimeStamps(const std::string& text) {
-  std::vector<int64_t> out;
-  static const std::regex kStamp("\\b(1[0-9]{9})[.,]([0-9]{6})\\b");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kStamp); it != std::sregex_iterator(); ++it)
-    out.push_back(std::stoll((*it)[1]) * 1000000 + std::stoll((*it)[2]));
-  return out;
-}
-
 int64_t UnixMicrosNow() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -92,12 +85,20 @@ struct Round {
   double submit_cpu_ms = 0;  // CPU this process used for that
   int failed = 0;
   std::vector<double> local_skew_ms, remote_skew_ms;
-  std::vector<double> late_ms;  // FireAt rounds: each host's start after the instant it was given
+  std::vector<double> late_ms;  // FireAt rounds: each host's landing after the instant it was given
   std::vector<double> gate_skew_ms;  // armed rounds: the gate's own landing stamps (what real runs record)
+  std::vector<double> end_skew_ms;   // armed rounds: the gate's stamps of the apply's end
 };
 
-void Print(const char* name, const std::vector<Round>& rounds) {
-  std::vector<double> walls, submits, submit_cpu, local, remote, late, gate;
+// Pooled armed-round figures, kept for the summary line of --armed-only.
+struct Landing {
+  double p50 = 0, p99 = 0, max = 0, end_p99 = 0;
+  size_t stamps = 0;
+  std::vector<double> round_p99;  // each round's own p99 (one load burst spoils one round, not all)
+};
+
+Landing Print(const char* name, const std::vector<Round>& rounds) {
+  std::vector<double> walls, submits, submit_cpu, local, remote, late, gate, end;
   int failed = 0;
   for (const Round& r : rounds) {
     walls.push_back(r.wall_ms);
@@ -107,6 +108,7 @@ void Print(const char* name, const std::vector<Round>& rounds) {
     remote.insert(remote.end(), r.remote_skew_ms.begin(), r.remote_skew_ms.end());
     late.insert(late.end(), r.late_ms.begin(), r.late_ms.end());
     gate.insert(gate.end(), r.gate_skew_ms.begin(), r.gate_skew_ms.end());
+    end.insert(end.end(), r.end_skew_ms.begin(), r.end_skew_ms.end());
     failed += r.failed;
   }
   std::printf(
@@ -116,11 +118,25 @@ void Print(const char* name, const std::vector<Round>& rounds) {
       Quantile(submit_cpu, 0.5), Quantile(local, 0.5), Quantile(local, 0.99), Quantile(local, 1),
       Quantile(remote, 0.5), Quantile(remote, 0.99), Quantile(remote, 1), failed);
   if (!late.empty())
-    std::printf("%-26s start after the instant p50/p99/max %6.1f/%6.1f/%6.1f ms\n", "", Quantile(late, 0.5),
+    std::printf("%-26s landing after the instant p50/p99/max %6.1f/%6.1f/%6.1f ms\n", "", Quantile(late, 0.5),
                 Quantile(late, 0.99), Quantile(late, 1));
   if (!gate.empty())
-    std::printf("%-26s gate's landing stamp skew p50/p99/max %6.1f/%6.1f/%6.1f ms\n", "", Quantile(gate, 0.5),
-                Quantile(gate, 0.99), Quantile(gate, 1));
+    std::printf("%-26s landing skew (hosts' stamps just before the apply) p50/p99/max %6.1f/%6.1f/%6.1f ms\n", "",
+                Quantile(gate, 0.5), Quantile(gate, 0.99), Quantile(gate, 1));
+  if (!end.empty())
+    std::printf("%-26s apply end skew (hosts' stamps just after the apply) p50/p99/max %6.1f/%6.1f/%6.1f ms\n", "",
+                Quantile(end, 0.5), Quantile(end, 0.99), Quantile(end, 1));
+  Landing landing{Quantile(gate, 0.5), Quantile(gate, 0.99), Quantile(gate, 1), Quantile(end, 0.99), gate.size(), {}};
+  for (const Round& r : rounds)
+    if (!r.gate_skew_ms.empty()) landing.round_p99.push_back(Quantile(r.gate_skew_ms, 0.99));
+  return landing;
+}
+
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
 }
 
 Round Measure(boost::asio::io_context& io, SshPool& pool, const std::vector<std::string>& names,
@@ -180,8 +196,9 @@ std::vector<Round> RackchaosPooled(const std::vector<HostSpec>& hosts, int round
 // Armed: the command is started on every host ahead of time (SshPool::ArmAll) and each round
 // measures only the release, as a real run lands a fault armed before its time. `lead` 0 releases
 // it now (FireAll: one write per host, each host runs it on receipt); otherwise every host is told
-// to run it `lead` from now on its own clock (FireAt, what real runs use), and `late_ms` says how long
-// after that instant each one started.
+// to run it `lead` from now on its own clock (FireAt, as real runs), and `late_ms` says how long
+// after that instant each one landed. With PRINT_INSTANTS set, each instant is printed on
+// CLOCK_MONOTONIC (for `perf record -k CLOCK_MONOTONIC` windows).
 std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds, const std::string& cmd,
                                   std::chrono::milliseconds lead) {
   boost::asio::io_context io;
@@ -197,18 +214,21 @@ std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds
     Round round;
     // The 256 "hosts" share this machine's cores with the runner: without priority the shells that
     // wake on the first releases preempt the loop writing the rest (real hosts have their own CPUs).
-    // Released at an instant, the writes are not on the critical path: no priority, so that reading
-    // the first results does not delay the shells still to wake.
+    // Released at an instant, the writes are not on the critical path: no priority change.
     const int niceness = getpriority(PRIO_PROCESS, 0);
     if (lead.count() == 0) setpriority(PRIO_PROCESS, 0, -15);
     const auto start = Clock::now();
     const double cpu_before = CpuMs();
-    const int64_t instant = UnixMicrosNow() + std::chrono::duration_cast<std::chrono::microseconds>(lead).count();
+    const int64_t lead_us = std::chrono::duration_cast<std::chrono::microseconds>(lead).count();
+    const int64_t instant = UnixMicrosNow() + lead_us;
+    if (lead.count() != 0 && std::getenv("PRINT_INSTANTS"))
+      std::printf("instant %.6f s CLOCK_MONOTONIC\n",
+                  std::chrono::duration<double>(start.time_since_epoch()).count() + lead_us / 1e6);
     const std::vector<CommandResult> results = lead.count() == 0 ? pool.FireAll(*armed) : pool.FireAt(*armed, instant);
     setpriority(PRIO_PROCESS, 0, niceness);
     round.wall_ms = Ms(Clock::now() - start) - static_cast<double>(lead.count());
     round.submit_cpu_ms = CpuMs() - cpu_before;
-    std::vector<int64_t> local, remote, gate;
+    std::vector<int64_t> local, remote, gate, end;
     for (const CommandResult& r : results) {
       if (!r.status.ok() || r.exit_status != 0) {
         if (round.failed++ == 0) std::fprintf(stderr, "  %s: %s\n", r.host.c_str(), r.status.ToString().c_str());
@@ -216,14 +236,16 @@ std::vector<Round> RackchaosArmed(const std::vector<HostSpec>& hosts, int rounds
       }
       local.push_back(r.start_wall_us);
       if (r.landed_wall_us != 0) gate.push_back(r.landed_wall_us);
+      if (r.apply_end_wall_us != 0) end.push_back(r.apply_end_wall_us);
+      if (r.landed_wall_us == 0 || r.apply_end_wall_us == 0) ++round.failed;  // a lost stamp is a failure here
       for (int64_t stamp : NanoStamps(r.out)) remote.push_back(stamp);
-      for (int64_t stamp : RealtimeStamps(r.out)) remote.push_back(stamp);
     }
     if (lead.count() != 0)
-      for (int64_t stamp : remote) round.late_ms.push_back(static_cast<double>(stamp - instant) / 1000.0);
+      for (int64_t stamp : gate) round.late_ms.push_back(static_cast<double>(stamp - instant) / 1000.0);
     round.local_skew_ms = Skews(local);
     round.remote_skew_ms = Skews(remote);
     round.gate_skew_ms = Skews(gate);
+    round.end_skew_ms = Skews(end);
     out.push_back(round);
   }
   return out;
@@ -297,15 +319,29 @@ int main(int argc, char** argv) {
     Print("rackchaos pooled `true`", RackchaosPooled(hosts, rounds * 4, "true"));
     Print("rackchaos pooled `date`", RackchaosPooled(hosts, rounds * 4, stamp));
   }
-  // What each stamp measures: `date` when a new process on the host got to run (an exec each, so on
-  // this machine 256 of them queue for 2 cores); $EPOCHREALTIME when the waiting shell itself woke.
-  const std::string builtin = "printf '%s\\n' \"$EPOCHREALTIME\"";
+  // The applies: `:` is a bash builtin (the landing alone); `ip link show` execs a process, as a
+  // real apply (`ip link set ... down`) does, but changes nothing. `date` prints when a new process
+  // got to run on the host (the remote skew of the fired-now rounds).
+  // ARMED_APPLY replaces `:` (e.g. 'echo x >&2; exit 0' writes and exits at the instant, as the gate
+  // did before it deferred its stamp and exit past the landing window).
+  const char* apply_env = std::getenv("ARMED_APPLY");
+  const std::string builtin = apply_env ? apply_env : ":", exec_apply = "ip link show dev lo >/dev/null";
   const char* lead_env = std::getenv("FIRE_LEAD_MS");  // how far ahead the instant is (default 300 ms)
   const std::chrono::milliseconds now{0}, lead{lead_env ? std::atoi(lead_env) : 300};
-  Print("rackchaos armed `true`", RackchaosArmed(hosts, rounds * 4, "true", now));
-  Print("rackchaos armed `date`", RackchaosArmed(hosts, rounds * 4, stamp, now));
-  Print("armed at T `$EPOCHREALTIME`", RackchaosArmed(hosts, rounds * 4, builtin, lead));
-  Print("armed at T `date`", RackchaosArmed(hosts, rounds * 4, stamp, lead));
+  if (!armed_only) {
+    Print("rackchaos armed `true`", RackchaosArmed(hosts, rounds * 4, "true", now));
+    Print("rackchaos armed `date`", RackchaosArmed(hosts, rounds * 4, stamp, now));
+  }
+  const std::string load_before = LoadAverage();
+  const Landing at_t = Print(("armed at T, apply `" + builtin.substr(0, 12) + "`").c_str(), RackchaosArmed(hosts, rounds * 4, builtin, lead));
+  const Landing at_t_exec = Print("armed at T, apply `ip link`", RackchaosArmed(hosts, rounds * 4, exec_apply, lead));
+  std::printf(
+      "LANDING SKEW p99 over %d hosts (%zu stamps): %.1f ms with a builtin apply (p50 %.1f, max %.1f; rounds' "
+      "own p99 min/median/max %.1f/%.1f/%.1f; applied %.1f), %.1f ms with an exec'd apply (applied %.1f); "
+      "target 50 ms; load average %s before, %s after\n",
+      n, at_t.stamps, at_t.p99, at_t.p50, at_t.max, Quantile(at_t.round_p99, 0), Quantile(at_t.round_p99, 0.5),
+      Quantile(at_t.round_p99, 1), at_t.end_p99, at_t_exec.p99, at_t_exec.end_p99, load_before.c_str(),
+      LoadAverage().c_str());
 
   std::string list;
   const std::string config = WriteSshConfig(**sshd, &list);
