@@ -24,39 +24,40 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
 }
 
 // A gated command runs in bash (5 or later, for $EPOCHREALTIME and fractional `read -t`), whatever
-// the login shell. It waits for one line on stdin: EOF (a channel closed or disarmed before the
-// line) exits 125 unrun. An empty line runs the command now; a line "T" (microseconds since the
-// Unix epoch, host clock) sleeps until T inside bash (pselect in `read -t`: no child process, no
-// signal) and runs it then, unless a line or EOF arrives first (a disarm: exit 125).
+// the login shell, with the channel's input moved to fd 3 and /dev/null as stdin. It waits for one
+// line on fd 3: EOF (a channel closed or disarmed before the line) exits 125 unrun. An empty line
+// runs the command now; a line "T" (microseconds since the Unix epoch, host clock) sleeps until T
+// inside bash (a pselect timeout in `read -t`: no child process, no signal) and runs it then, unless
+// a line or EOF arrives first (a disarm: exit 125).
 // At T nothing but the wake and the command may compete for the host's CPUs (on a loopback bench,
-// or with several armed commands on one host, the other shells still waking): the landing instant
-// is kept in a variable, and the command's end is stamped by an EXIT trap that first sleeps until
-// 100 ms after T. Only then does it write "rackchaos-landed <landed> <ended>" (both
-// $EPOCHREALTIME) on stderr and exit with the command's status, so the stamp's write, the exit and
-// the client reading them happen after the landing window. The command (stdin /dev/null) may
-// `exit`; an `exec` in it, or a trap on EXIT of its own, loses the stamp. Gate and command form one
-// compound command, so bash parses all of it at arming (a syntax error ends it then), none at T.
+// or with several armed commands on one host, the other shells still waking): gate and command form
+// one compound command, parsed at arming (a syntax error ends it then); the landing instant and the
+// command's end are kept in variables; only 100 ms later does bash write "rackchaos-landed <landed>
+// <ended>" (both $EPOCHREALTIME) on stderr and exit with the command's status, so the stamp's write,
+// the exit and the client reading them happen after the landing window. The command may `exit` (an
+// EXIT trap writes the stamps then); an `exec` in it, or an EXIT trap of its own, loses them.
 constexpr const char* kGate = R"({
-IFS= read -r rackchaos_go || exit 125
+exec 3<&0 </dev/null; rackchaos_landed=
+IFS= read -r -u 3 rackchaos_go || exit 125
 case $rackchaos_go in *[!0-9]*) exit 125 ;; esac
-rackchaos_sleep_until() {
-  local us=$(( $1 - ${EPOCHREALTIME/[.,]/} )) t
-  (( us > 0 )) || return 0
-  printf -v t '%d.%06d' $(( us / 1000000 )) $(( us % 1000000 ))
-  IFS= read -r -t "$t" t
-  (( $? > 128 ))
+rackchaos_end() {
+  rackchaos_rc=$? rackchaos_ended=$EPOCHREALTIME
+  trap - EXIT
+  [ -n "$rackchaos_landed" ] || exit "$rackchaos_rc"
+  [ -z "$rackchaos_go" ] || IFS= read -r -t 0.1 -u 3 rackchaos_go
+  printf 'rackchaos-landed %s %s\n' "$rackchaos_landed" "$rackchaos_ended" >&2
+  exit "$rackchaos_rc"
 }
-rackchaos_settle=0
+trap rackchaos_end EXIT
 if [ -n "$rackchaos_go" ]; then
-  rackchaos_sleep_until "$rackchaos_go" || exit 125
-  rackchaos_settle=$(( rackchaos_go + 100000 ))
+  rackchaos_us=$(( rackchaos_go - ${EPOCHREALTIME/[.,]/} ))
+  if (( rackchaos_us > 0 )); then
+    printf -v rackchaos_t '%d.%06d' $(( rackchaos_us / 1000000 )) $(( rackchaos_us % 1000000 ))
+    IFS= read -r -t "$rackchaos_t" -u 3 rackchaos_t
+    (( $? > 128 )) || exit 125
+  fi
 fi
 rackchaos_landed=$EPOCHREALTIME
-trap 'rackchaos_rc=$? rackchaos_ended=$EPOCHREALTIME
-rackchaos_sleep_until "$rackchaos_settle"
-printf "rackchaos-landed %s %s\n" "$rackchaos_landed" "$rackchaos_ended" >&2
-exit "$rackchaos_rc"' EXIT
-{
 )";
 constexpr std::string_view kLanded = "rackchaos-landed ";
 constexpr size_t kTailBytes = 128;  // longer than the landing line
@@ -65,7 +66,7 @@ constexpr const char* kNeedBash =
     "[ -n \"$EPOCHREALTIME\" ] || { echo 'rackchaos: armed commands need bash 5 or later' >&2; exit 126; }\n";
 
 std::string GatedCommand(const std::string& command) {
-  return "exec bash -c " + ShellQuote(std::string(kNeedBash) + kGate + command + "\n} </dev/null\n}\n") +
+  return "exec bash -c " + ShellQuote(std::string(kNeedBash) + kGate + command + "\nrackchaos_end\n}\n") +
          " rackchaos-armed";
 }
 

@@ -146,12 +146,12 @@ TEST_CASE("ssh.armed: ArmEach gives each host its own command, and a host may ge
   Connected c(2, 4);
   auto& [sshd, io, pool, hosts] = c;
   std::shared_ptr<SshPool::Armed> armed;
-  REQUIRE(pool.ArmEach({"host00", "host01", "host00"}, {"echo a", "echo b", "exit 3"}, armed).ok());
+  REQUIRE(pool.ArmEach({"host00", "host01", "host00"}, {"cat; echo a", "echo b", "exit 3"}, armed).ok());
   const auto results = pool.FireAt(*armed, WallMicrosNow() + 100000);
   REQUIRE(results.size() == 3);
   for (const CommandResult& r : results) CHECK(r.apply_end_wall_us >= r.landed_wall_us);  // `exit` keeps the stamps
   CHECK(results[0].landed_wall_us > 0);
-  CHECK(results[0].out == "a\n");
+  CHECK(results[0].out == "a\n");  // `cat` read /dev/null, not the channel
   CHECK(results[1].out == "b\n");
   CHECK(results[2].exit_status == 3);
   // Three armed commands hold three of the four slots: four more cannot wait at once.
