@@ -337,11 +337,12 @@ int main(int argc, char** argv) {
   const Landing at_t_exec = Print("armed at T, apply `ip link`", RackchaosArmed(hosts, rounds * 4, exec_apply, lead));
   std::printf(
       "LANDING SKEW p99 over %d hosts (%zu stamps): %.1f ms with a builtin apply (p50 %.1f, max %.1f; rounds' "
-      "own p99 min/median/max %.1f/%.1f/%.1f; applied %.1f), %.1f ms with an exec'd apply (applied %.1f); "
-      "target 50 ms; load average %s before, %s after\n",
+      "own p99 min/median/max %.1f/%.1f/%.1f, %zu of %zu rounds over 50 ms; applied %.1f), %.1f ms with an exec'd "
+      "apply (applied %.1f); target 50 ms; load average %s before, %s after\n",
       n, at_t.stamps, at_t.p99, at_t.p50, at_t.max, Quantile(at_t.round_p99, 0), Quantile(at_t.round_p99, 0.5),
-      Quantile(at_t.round_p99, 1), at_t.end_p99, at_t_exec.p99, at_t_exec.end_p99, load_before.c_str(),
-      LoadAverage().c_str());
+      Quantile(at_t.round_p99, 1),
+      static_cast<size_t>(std::count_if(at_t.round_p99.begin(), at_t.round_p99.end(), [](double v) { return v > 50; })),
+      at_t.round_p99.size(), at_t.end_p99, at_t_exec.p99, at_t_exec.end_p99, load_before.c_str(), LoadAverage().c_str());
 
   std::string list;
   const std::string config = WriteSshConfig(**sshd, &list);
