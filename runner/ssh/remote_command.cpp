@@ -32,10 +32,12 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
 // At T nothing but the wake and the command may compete for the host's CPUs (on a loopback bench,
 // or with several armed commands on one host, the other shells still waking): gate and command form
 // one compound command, parsed at arming (a syntax error ends it then); the landing instant and the
-// command's end are kept in variables; only 100 ms later does bash write "rackchaos-landed <landed>
-// <ended>" (both $EPOCHREALTIME) on stderr and exit with the command's status, so the stamp's write,
-// the exit and the client reading them happen after the landing window. The command may `exit` (an
-// EXIT trap writes the stamps then); an `exec` in it, or an EXIT trap of its own, loses them.
+// command's end are kept in variables; only 100 ms after the end (at once after an empty line) does
+// bash write "rackchaos-landed <landed> <ended>" (both $EPOCHREALTIME) on stderr and exit with the
+// command's status, so the stamp's write, the exit and the client reading them happen after the
+// landing window. The command may `exit` (an EXIT trap writes the stamps then); an `exec` in it, or
+// an EXIT trap of its own, loses them. It inherits fd 3 (the channel's input; nothing more is written
+// there but a cancel's EOF).
 constexpr const char* kGate = R"({
 exec 3<&0 </dev/null; rackchaos_landed=
 IFS= read -r -u 3 rackchaos_go || exit 125
