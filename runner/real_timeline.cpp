@@ -54,19 +54,21 @@ void RealTimeline::Fire(Time at) {
       Failed(*a.fault, it->second);
       continue;
     }
-    Landed(a);
+    Landed(a, land);
   }
 }
 
-void RealTimeline::Landed(Applied a) {
+void RealTimeline::Landed(Applied a, Time land) {
   const ResolvedFault& f = *a.fault;
-  // Ground truth for blast radius: what the fault took out of service (never shown to the healer).
-  events_.Record({clock_.Now(), PhysicsChanged{f.target.component, std::string(f.injector->name()), 0, f.id}});
+  // Ground truth for blast radius: what the fault took out of service (never shown to the healer). At
+  // the instant it landed on the hosts (ssh.land says how closely), not when the runner heard of it.
+  const Time at = std::min(land, clock_.Now());
+  events_.Record({at, PhysicsChanged{f.target.component, std::string(f.injector->name()), 0, f.id}});
   if (spec_.topology.at(f.target.component).kind == cluster::Kind::kNic)  // and the GPU it carries traffic for
     for (ComponentId g : spec_.topology.GpusServedBy(f.target.component))
-      events_.Record({clock_.Now(), PhysicsChanged{g, std::string(f.injector->name()), 0, f.id}});
+      events_.Record({at, PhysicsChanged{g, std::string(f.injector->name()), 0, f.id}});
   last_injected_ = f.id;
-  events_.Record({clock_.Now(), FaultInjected{f.id, std::string(f.injector->name()), f.target.component, f.target.port,
+  events_.Record({at, FaultInjected{f.id, std::string(f.injector->name()), f.target.component, f.target.port,
                                               f.selector, a.applied.detail}});
   spdlog::info("fault #{} {} on {} ({})", f.id, f.injector->name(), spec_.topology.TargetName(f.target),
                a.applied.detail);

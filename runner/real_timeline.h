@@ -60,7 +60,8 @@ class RealTimeline {
 
   void Arm(const Group& group, Time at);
   void Fire(Time at);
-  void Landed(Applied a);
+  // `land`: the instant the hosts were told (the results arrive about 100 ms later, the gate in runner/ssh/remote_command.cpp).
+  void Landed(Applied a, Time land);
   void Failed(const ResolvedFault& f, const Status& why);
   bool Revert(const Applied& a, const std::string& why);
 
