@@ -184,7 +184,10 @@ std::string ArmedPlan(Lab& lab, const std::string& name) {
 TEST_CASE("real: faults that share an at are in the ledger and armed before they land, then land together") {
   auto lab = StartLab();
   const std::string b1 = lab->Iface('b', 1);
-  const std::string plan = lab->WritePlan("together", lab->WriteInventory("lab.yaml"),
+  // Armed 1.5 s ahead (the default 3 s would arm them at 0.5 s), told the instant 100 ms ahead.
+  const std::string inventory = lab->WriteInventory(
+      "lab.yaml", "30s", "", {{"command_timeout: 20s", "command_timeout: 20s\n  arm_lead: 1500ms\n  fire_lead: 100ms"}});
+  const std::string plan = lab->WritePlan("together", inventory,
                                           "  - {at: 3500ms, kind: link_down, target: r01.tray02.nic1, for: 2s}\n"
                                           "  - {at: 3500ms, kind: gpu_throttle, target: r01.tray01.gpu2, for: 2s, "
                                           "params: {power_cap: 500W}}\n");
@@ -207,7 +210,10 @@ TEST_CASE("real: faults that share an at are in the ledger and armed before they
     // The fault hosts' clocks were probed at connect (loopback: the same clock, within the round trip).
     clocks += e.type == "action" && e.detail.find("ssh.clock ok") == 0 &&
               e.detail.find("2 fault host clock(s), largest offset host0") != std::string::npos;
-    armed += e.type == "action" && e.detail.find("-> armed") != std::string::npos;
+    const bool arm = e.type == "action" && e.detail.find("-> armed") != std::string::npos;
+    armed += arm;
+    CHECK_MESSAGE((!arm || e.at >= Duration::Millis(2000)), e.detail);  // at - ssh.arm_lead, not earlier
+    if (e.type == "fault_injected") CHECK(e.at >= Duration::Millis(3500));  // at the instant or (late) after
     applied += e.type == "action" && e.detail.find("-> exit 0") != std::string::npos &&
                (e.detail.find("' down") != std::string::npos || e.detail.find("-pl '500'") != std::string::npos);
   }
