@@ -35,23 +35,22 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
 // command's end are kept in variables; only 100 ms after the end (at once after an empty line) does
 // bash write "rackchaos-landed <landed> <ended>" (both $EPOCHREALTIME) on stderr and exit with the
 // command's status, so the stamp's write, the exit and the client reading them happen after the
-// landing window. The command may `exit` (an EXIT trap writes the stamps then); an `exec` in it, or
-// an EXIT trap of its own, loses them. It inherits fd 3 (the channel's input; nothing more is written
-// there but a cancel's EOF).
+// landing window. The command may `exit` (the EXIT trap then stamps its end, settles and writes the
+// stamps); an `exec` in it, or an EXIT trap of its own, loses them. It inherits fd 3 (the channel's
+// input; nothing more is written there but a cancel's EOF).
 constexpr const char* kGate = R"({
-exec 3<&0 </dev/null; rackchaos_landed=
+exec 3<&0 </dev/null; rackchaos_landed= rackchaos_ended=
 IFS= read -r -u 3 rackchaos_go || exit 125
 case $rackchaos_go in *[!0-9]*) exit 125 ;; esac
 rackchaos_end() {
-  rackchaos_rc=$? rackchaos_ended=$EPOCHREALTIME
-  trap - EXIT
-  [ -n "$rackchaos_landed" ] || exit "$rackchaos_rc"
-  [ -z "$rackchaos_go" ] || IFS= read -r -t 0.1 -u 3 rackchaos_go
+  [[ $rackchaos_landed ]] || exit "$rackchaos_rc"
+  [[ $rackchaos_ended ]] || { rackchaos_ended=$EPOCHREALTIME; [[ ! $rackchaos_go ]] || IFS= read -r -t 0.1 -u 3 rackchaos_go; }
   printf 'rackchaos-landed %s %s\n' "$rackchaos_landed" "$rackchaos_ended" >&2
+  rackchaos_landed=
   exit "$rackchaos_rc"
 }
-trap rackchaos_end EXIT
-if [ -n "$rackchaos_go" ]; then
+trap 'rackchaos_rc=$?; rackchaos_end' EXIT
+if [[ $rackchaos_go ]]; then
   rackchaos_us=$(( rackchaos_go - ${EPOCHREALTIME/[.,]/} ))
   if (( rackchaos_us > 0 )); then
     printf -v rackchaos_t '%d.%06d' $(( rackchaos_us / 1000000 )) $(( rackchaos_us % 1000000 ))
@@ -61,6 +60,14 @@ if [ -n "$rackchaos_go" ]; then
 fi
 rackchaos_landed=$EPOCHREALTIME
 )";
+// After the command, inline (a function call at T costs the shells still waking): its status and end
+// stamp, the settle, then the stamps' line and the exit.
+constexpr const char* kEnd = R"(
+rackchaos_rc=$? rackchaos_ended=$EPOCHREALTIME
+[[ ! $rackchaos_go ]] || IFS= read -r -t 0.1 -u 3 rackchaos_go
+rackchaos_end
+}
+)";
 constexpr std::string_view kLanded = "rackchaos-landed ";
 constexpr size_t kTailBytes = 128;  // longer than the landing line
 // Checked before the gate, so that a host without bash 5 fails at arming, not at the fault's time.
@@ -68,7 +75,7 @@ constexpr const char* kNeedBash =
     "[ -n \"$EPOCHREALTIME\" ] || { echo 'rackchaos: armed commands need bash 5 or later' >&2; exit 126; }\n";
 
 std::string GatedCommand(const std::string& command) {
-  return "exec bash -c " + ShellQuote(std::string(kNeedBash) + kGate + command + "\nrackchaos_end\n}\n") +
+  return "exec bash -c " + ShellQuote(std::string(kNeedBash) + kGate + command + kEnd) +
          " rackchaos-armed";
 }
 
