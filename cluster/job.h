@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "cluster/catalogue.h"
+#include "core/status.h"
 #include "core/units.h"
 
 namespace rackchaos::cluster {
@@ -14,15 +16,38 @@ struct JobConfig {
   // healer's policy allows shrinking, at a fixed global batch; 0 = not elastic.
   int min_gpus = 0;
   int tp = 1, pp = 1, dp = 1, ep = 1;
+  // The plan declared its parallelism: placement and collectives follow its groups (cluster/
+  // sim_parallel.cpp). Ranks are numbered tp fastest, then dp, then pp (Megatron's order); an expert
+  // group is `ep` consecutive data-parallel ranks, so a block of tp*ep consecutive ranks holds whole TP
+  // and EP groups and is placed inside one NVLink domain. A group of one rank has no collective.
+  // Without it the job is one bag of ranks: both shares below apply whatever the degrees.
+  bool grouped = false;
   Duration step_time = Duration::Seconds(10);  // one step at full speed, collectives included
   // Shares of a nominal step spent in collectives that are exposed (not overlapped with compute):
   // tensor-parallel traffic over NVLink, data-parallel traffic over the scale-out NICs.
   double nvlink_share = 0.10;    // [guess] typical TP exposure for dense LLM training
   double scaleout_share = 0.05;  // [guess] DP all-reduce left after overlap
+  // Grouped jobs only: the MoE all-to-all of the expert groups (over NVLink) and the pipeline's
+  // activation sends between stages (over the scale-out NICs).
+  double ep_share = 0;
+  double pp_share = 0;
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);
   Duration restart_overhead = Duration::Minutes(5);
   Duration collective_timeout = Duration::Minutes(10);  // NCCL watchdog default (600,000 ms)
 };
+
+// The exposed share of a nominal step each kind of group spends communicating: a grouped job's groups
+// of one rank send nothing; an ungrouped job has TP (nvlink_share) and DP (scaleout_share) only.
+struct CommShares {
+  double tp = 0, dp = 0, ep = 0, pp = 0;
+  double nvlink() const { return tp + ep; }
+  double scaleout() const { return dp + pp; }
+  double compute() const { return 1 - tp - dp - ep - pp; }  // this order: ungrouped jobs' old arithmetic
+};
+CommShares SharesOf(const JobConfig& job);  // sim_parallel.cpp
+// A grouped job's degrees and shares: tp*pp*dp = gpus, ep divides dp, tp*ep GPUs fit in one NVLink
+// domain of `model`, shares below 100%. Invalid names what would be valid. Ok for ungrouped jobs.
+Status CheckGroups(const JobConfig& job, const RackModel& model);
 
 }  // namespace rackchaos::cluster

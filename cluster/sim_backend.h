@@ -182,6 +182,9 @@ class SimBackend : public Backend {
   void OnCollectiveTimeout(JobId id);
   void OnStepReport(JobId id);
   void ReleaseTrays(Job& job);
+  // sim_parallel.cpp: placement of grouped jobs (TP and EP blocks inside one NVLink domain).
+  bool BlocksInDomains(const std::vector<ComponentId>& trays, int gpus, int block) const;
+  std::vector<ComponentId> PlaceByDomain(int gpus, int block) const;
   // Keep the indexes below current after a change to a GPU, or to a tray's presence, drain or job.
   void Touch(ComponentId gpu_id);
   void TouchTray(ComponentId tray_id);

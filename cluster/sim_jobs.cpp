@@ -19,7 +19,7 @@ Result<JobId> SimBackend::AddJob(const JobConfig& config) {
                            std::to_string(topo_.gpus().size()));
   if (config.nvlink_share < 0 || config.scaleout_share < 0 || config.nvlink_share + config.scaleout_share >= 1)
     return Status::Invalid("job '" + config.name + "': collective shares must be >= 0 and sum below 1");
-  (void)m;
+  RC_RETURN_IF_ERROR(CheckGroups(config, m));
   Job j;
   j.cfg = config;
   j.id = static_cast<JobId>(jobs_.size());
@@ -100,6 +100,11 @@ bool SimBackend::Place(Job& job) {
     for (size_t k = 0; k < all.size() && trays.size() < need; ++k)
       if (free_[k] && spare_[k] == spare) trays.push_back(all[k]);
   if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
+  const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
+  if (block > 1 && gpus == job.cfg.gpus && !BlocksInDomains(trays, gpus, block)) {
+    trays = PlaceByDomain(gpus, block);
+    if (trays.empty()) return false;  // free trays, but not in whole TP/EP blocks per domain: wait
+  }
   job.trays = std::move(trays);
   job.placed_gpus = gpus;
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
@@ -245,14 +250,20 @@ void SimBackend::RefreshJob(JobId id) {
     min_nvlink = domain_bw;
     link_cause = domain_cause;
   }
-  double nom = j.cfg.step_time.Seconds();
-  double compute = nom * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);
+  // Each kind of group waits for its slowest link (sim_parallel.cpp); every rank is in one group of
+  // each kind, so that is the slowest link among the job's ranks. The EP and PP terms come last: an
+  // ungrouped job adds zeros and keeps its arithmetic bit for bit.
+  const double nom = j.cfg.step_time.Seconds();
+  const CommShares sh = SharesOf(j.cfg);
+  const double compute = nom * sh.compute();
   const SlowLinks slow = degraded_.empty() ? SlowLinks{} : SlowLinksOf(id);
-  double step = compute / min_speed + nom * j.cfg.nvlink_share / (min_nvlink * slow.nvlink) +
-                nom * j.cfg.scaleout_share / slow.nic;
+  const double nvlink_bw = min_nvlink * slow.nvlink;
+  double step = compute / min_speed + nom * sh.tp / nvlink_bw + nom * sh.dp / slow.nic + nom * sh.ep / nvlink_bw +
+                nom * sh.pp / slow.nic;
   double compute_penalty = compute / min_speed - compute;
-  double link_penalty = nom * j.cfg.nvlink_share / min_nvlink - nom * j.cfg.nvlink_share;
-  double slow_penalty = step - compute / min_speed - nom * j.cfg.nvlink_share / min_nvlink - nom * j.cfg.scaleout_share;
+  double link_penalty = nom * sh.tp / min_nvlink - nom * sh.tp + (nom * sh.ep / min_nvlink - nom * sh.ep);
+  double slow_penalty =
+      step - compute / min_speed - nom * sh.tp / min_nvlink - nom * sh.dp - nom * sh.ep / min_nvlink - nom * sh.pp;
   FaultId cause = compute_penalty >= link_penalty ? speed_cause : link_cause;
   if (slow_penalty > std::max(compute_penalty, link_penalty)) cause = slow.cause;
   if (compute_penalty < 1e-9 && link_penalty < 1e-9 && slow_penalty < 1e-9) cause = kNoFault;
@@ -365,7 +376,7 @@ void SimBackend::OnStepReport(JobId id) {
   StepReport r;
   r.job = id;
   r.step_time_s = j.step_time_s;
-  double nominal_compute = j.cfg.step_time.Seconds() * (1 - j.cfg.nvlink_share - j.cfg.scaleout_share);
+  double nominal_compute = j.cfg.step_time.Seconds() * SharesOf(j.cfg).compute();
   if (j.placed_gpus < j.cfg.gpus) nominal_compute *= static_cast<double>(j.cfg.gpus) / j.placed_gpus;  // shrunk
   for (ComponentId g : odd_gpus_) {
     double s = GpuSpeed(g);

@@ -67,11 +67,13 @@ SimBackend::SlowLinks SimBackend::SlowLinksOf(JobId job) const {
 // degraded links draw exactly what they drew before.
 void SimBackend::AddCommTimes(const Job& j, StepReport& r) {
   const double nom = j.cfg.step_time.Seconds();
-  const double comm_nominal = nom * (j.cfg.nvlink_share + j.cfg.scaleout_share);
+  const CommShares sh = SharesOf(j.cfg);
+  const double comm_nominal = nom * (sh.nvlink() + sh.scaleout());
   const double compute_nominal = nom - comm_nominal;
   std::map<ComponentId, double> slow;  // rank GPU -> its comm time at full speed divided by this
   for (const auto& [key, d] : degraded_) {
-    const double share = key.second >= 0 ? j.cfg.nvlink_share : j.cfg.scaleout_share;
+    const double share = key.second >= 0 ? sh.nvlink() : sh.scaleout();
+    if (share <= 0) continue;  // its groups send nothing over that fabric
     const double t = (comm_nominal - nom * share + nom * share / d.fraction) / std::max(comm_nominal, 1e-9);
     for (ComponentId g : RanksBehind(key.first, key.second))
       if (JobOfGpu(g) == j.id) slow[g] = std::max(slow[g], t);

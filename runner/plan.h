@@ -46,6 +46,12 @@ struct JobSpec {
   std::string name;
   int gpus = 0;
   int tp = 1, pp = 1, dp = 0, ep = 1;  // dp = 0: derived as gpus / (tp * pp)
+  bool has_parallelism = false;        // declared: placed and timed by its groups (cluster/job.h)
+  SourcePos parallelism_pos;
+  // collectives.{tp,dp,ep,pp}: percent of a step each kind of group spends in exposed collectives;
+  // -1 = the default (cluster::JobConfig).
+  int tp_pct = -1, dp_pct = -1, ep_pct = -1, pp_pct = -1;
+  SourcePos collectives_pos;
   Duration step_time = Duration::Seconds(10);          // compute per step at full speed
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);   // until the local store acknowledges

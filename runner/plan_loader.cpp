@@ -280,6 +280,14 @@ Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec&
       int& degree = p.key == "tp" ? job.tp : p.key == "pp" ? job.pp : p.key == "dp" ? job.dp : job.ep;
       RC_RETURN_IF_ERROR(r.Read(p, degree));
     }
+  } else if (f.key == "collectives") {
+    job.collectives_pos = r.Pos(f);
+    RC_ASSIGN_OR_RETURN(auto fields,
+                        r.Fields(f.value, r.Pos(f), "workload.jobs[].collectives", where + ".collectives"));
+    for (const Field& c : fields) {
+      int& pct = c.key == "tp" ? job.tp_pct : c.key == "dp" ? job.dp_pct : c.key == "ep" ? job.ep_pct : job.pp_pct;
+      RC_RETURN_IF_ERROR(r.Read(c, pct));
+    }
   } else if (f.key == "elastic") {
     job.elastic_pos = r.Pos(f);
     RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].elastic", where + ".elastic"));
@@ -316,8 +324,12 @@ Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& wh
       RC_RETURN_IF_ERROR(r.Read(f, job.collective_timeout));
     else
       RC_RETURN_IF_ERROR(ReadJobMaps(r, f, where, job));
-    if (f.key == "parallelism") parallelism_pos = r.Pos(f);
+    if (f.key == "parallelism") {
+      parallelism_pos = r.Pos(f);
+      job.has_parallelism = true;
+    }
   }
+  job.parallelism_pos = parallelism_pos;
   RC_RETURN_IF_ERROR(CheckParallelism(parallelism_pos, job));
   if (job.min_gpus > job.gpus)
     return ErrorAt(job.elastic_pos, "elastic.min_gpus " + std::to_string(job.min_gpus) + " is more than the job's gpus " +

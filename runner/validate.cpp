@@ -78,6 +78,21 @@ Result<std::vector<cluster::Target>> Resolve(const FaultSpec& f, const cluster::
   return out;
 }
 
+// The simulator's checks of a job's groups and collective shares, placed at the keys that set them.
+Status CheckJobShape(const JobSpec& spec, const cluster::JobConfig& c, const cluster::RackModel& model) {
+  if (spec.ep_pct >= 0 && (!c.grouped || c.ep <= 1))
+    return At(spec.collectives_pos, "collectives.ep is the MoE all-to-all of expert groups: it needs parallelism "
+                                    "with ep > 1 (e.g. parallelism: {tp: 4, ep: 2})");
+  if (spec.pp_pct >= 0 && (!c.grouped || c.pp <= 1))
+    return At(spec.collectives_pos, "collectives.pp is the sends between pipeline stages: it needs parallelism "
+                                    "with pp > 1 (e.g. parallelism: {tp: 4, pp: 2})");
+  const cluster::CommShares sh = cluster::SharesOf(c);
+  if (c.nvlink_share + c.scaleout_share >= 1 || sh.compute() <= 0)
+    return At(spec.collectives_pos, "collectives add up to 100% or more of a step; keep their sum below 100");
+  Status s = cluster::CheckGroups(c, model);
+  return s.ok() ? s : At(spec.parallelism_pos, s.message());
+}
+
 cluster::JobConfig ToJobConfig(const JobSpec& j) {
   cluster::JobConfig c;
   c.name = j.name;
@@ -86,6 +101,11 @@ cluster::JobConfig ToJobConfig(const JobSpec& j) {
   c.pp = j.pp;
   c.dp = j.dp > 0 ? j.dp : std::max(1, j.gpus / std::max(1, j.tp * j.pp));
   c.ep = j.ep;
+  c.grouped = j.has_parallelism;
+  if (j.tp_pct >= 0) c.nvlink_share = j.tp_pct / 100.0;
+  if (j.dp_pct >= 0) c.scaleout_share = j.dp_pct / 100.0;
+  if (c.grouped) c.ep_share = j.ep_pct >= 0 ? j.ep_pct / 100.0 : 0.10;  // [guess] MoE all-to-all left exposed
+  if (c.grouped) c.pp_share = j.pp_pct >= 0 ? j.pp_pct / 100.0 : 0;     // 1F1B overlaps stage sends with compute
   c.step_time = j.step_time;
   c.checkpoint_interval = j.checkpoint_interval;
   c.checkpoint_write = j.checkpoint_write;
@@ -230,6 +250,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
                                    std::to_string(std::max(per_tray, j.min_gpus / per_tray * per_tray)) + ")");
     asked += j.gpus;
     spec.jobs.push_back(ToJobConfig(j));
+    RC_RETURN_IF_ERROR(CheckJobShape(j, spec.jobs.back(), spec.topology.model()));
     if (asked > free_gpus)
       return At(j.pos, "the jobs ask for " + std::to_string(asked) + " GPUs but the cluster has " +
                            std::to_string(free_gpus) + " outside its spare trays");

@@ -145,3 +145,35 @@ TEST_CASE("validate: elastic.min_gpus is checked against the job and whole trays
                                      "which only the simulator does") == 0);
   CHECK(parse("{min_gpus: 48}", ", inventory: sites/lab.yaml").ok());  // default policy: shrink off
 }
+
+TEST_CASE("validate: parallelism and collectives are placed and checked against the NVLink domain") {
+  auto parse = [](const std::string& job_keys) {
+    std::string text = "name: p\ncluster: {model: gb200-nvl72, racks: 2}\nworkload:\n  jobs:\n    - name: j\n" +
+                       job_keys;
+    auto plan = runner::ParsePlan(text, "p.yaml");
+    if (!plan.ok()) return Result<runner::RunSpec>(plan.status());
+    return runner::ValidatePlan(*plan, {});
+  };
+  auto moe = parse("      gpus: 64\n      parallelism: {tp: 4, dp: 16, ep: 8}\n      collectives: {ep: 15, pp: 0}\n");
+  CHECK(moe.status().message() == "p.yaml:8:20: collectives.pp is the sends between pipeline stages: it needs "
+                                  "parallelism with pp > 1 (e.g. parallelism: {tp: 4, pp: 2})");
+  auto ok = parse("      gpus: 64\n      parallelism: {tp: 4, dp: 16, ep: 8}\n      collectives: {ep: 15}\n");
+  REQUIRE_MESSAGE(ok.ok(), ok.status().message());
+  CHECK(ok->jobs[0].grouped);
+  CHECK(ok->jobs[0].ep_share == doctest::Approx(0.15));
+  CHECK(ok->jobs[0].nvlink_share == doctest::Approx(0.10));
+  auto plain = parse("      gpus: 64\n");
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->jobs[0].grouped);
+  CHECK(plain->jobs[0].ep_share == 0);
+  CHECK(parse("      gpus: 64\n      collectives: {ep: 5}\n").status().message().rfind(
+            "p.yaml:7:20: collectives.ep is the MoE all-to-all of expert groups: it needs parallelism with ep > 1", 0) ==
+        0);
+  CHECK(parse("      gpus: 96\n      parallelism: {tp: 4, dp: 24, ep: 5}\n").status().message() ==
+        "p.yaml:7:20: job 'j': ep 5 does not divide dp 24; expert groups are carved from the data-parallel ranks "
+        "(e.g. ep: 1, 2, 3, 4, 6, 8, 12 or 24)");
+  CHECK(parse("      gpus: 128\n      parallelism: {tp: 16, dp: 8, ep: 8}\n").status().message() ==
+        "p.yaml:7:20: job 'j': tp*ep = 128 GPUs must fit in one NVLink domain of 72 GPUs (gb200-nvl72)");
+  CHECK(parse("      gpus: 64\n      collectives: {tp: 60, dp: 40}\n").status().message() ==
+        "p.yaml:7:20: collectives add up to 100% or more of a step; keep their sum below 100");
+}

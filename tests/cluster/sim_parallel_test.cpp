@@ -1,0 +1,179 @@
+// Jobs placed and timed by their parallel groups (cluster/sim_parallel.cpp): TP and EP blocks inside one
+// NVLink domain, each kind of group's collectives over its own fabric, MoE all-to-all over the slowest
+// EP member's NVLink. Numbers from Job(): 10 s steps, TP 10% and DP 5% of a step.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/cluster/sim_harness.h"
+
+namespace rackchaos::cluster {
+namespace {
+
+using namespace testing;
+
+JobConfig Grouped(int tp, int pp, int dp, int ep = 1) {
+  JobConfig cfg = Job(tp * pp * dp);
+  cfg.name = "grouped";
+  cfg.grouped = true;
+  cfg.tp = tp;
+  cfg.pp = pp;
+  cfg.dp = dp;
+  cfg.ep = ep;
+  return cfg;
+}
+
+std::vector<std::string> TrayNames(const Harness& h, JobId job) {
+  std::vector<std::string> out;
+  for (ComponentId t : h.sim.JobTrays(job)) out.push_back(h.topo.at(t).name);
+  return out;
+}
+
+// Two racks without spares; a first job leaves `free_in_first` trays of rack 1 free.
+JobId FillFirstRack(Harness& h, int free_in_first) {
+  JobConfig filler = Job((18 - free_in_first) * 4);
+  filler.name = "filler";
+  return h.sim.AddJob(filler).value();
+}
+
+TEST_CASE("sim.parallel: a TP block of 8 GPUs never straddles two NVLink domains") {
+  const std::vector<std::string> split = {"r01.tray16", "r01.tray17", "r02.tray01", "r02.tray02"};
+  SUBCASE("grouped: whole blocks per domain") {
+    Harness h(42, 2, 0);
+    FillFirstRack(h, 3);
+    JobId job = h.sim.AddJob(Grouped(8, 1, 2)).value();
+    h.sim.Start();
+    CHECK(h.sim.JobStateOf(job) == JobState::kRunning);
+    CHECK(TrayNames(h, job) == split);
+  }
+  SUBCASE("expert blocks too: tp 2 x ep 4") {
+    Harness h(42, 2, 0);
+    FillFirstRack(h, 3);
+    JobId job = h.sim.AddJob(Grouped(2, 1, 8, 4)).value();
+    h.sim.Start();
+    CHECK(TrayNames(h, job) == split);
+  }
+  SUBCASE("ungrouped: the first free trays, as before") {
+    Harness h(42, 2, 0);
+    FillFirstRack(h, 3);
+    JobId job = h.sim.AddJob(Job(16)).value();
+    h.sim.Start();
+    CHECK(TrayNames(h, job) == std::vector<std::string>{"r01.tray16", "r01.tray17", "r01.tray18", "r02.tray01"});
+  }
+  SUBCASE("grouped, blocks already aligned: the first free trays") {
+    Harness h(42, 2, 0);
+    FillFirstRack(h, 4);
+    JobId job = h.sim.AddJob(Grouped(8, 1, 2)).value();
+    h.sim.Start();
+    CHECK(TrayNames(h, job) == std::vector<std::string>{"r01.tray15", "r01.tray16", "r01.tray17", "r01.tray18"});
+  }
+}
+
+TEST_CASE("sim.parallel: a grouped job waits while no domain has room for a whole block") {
+  Harness h(42, 2, 0);
+  FillFirstRack(h, 1);
+  for (int t = 1; t <= 17; ++t) {  // r01.tray18 and r02.tray18 stay free
+    std::string name = "r02.tray" + std::string(t < 10 ? "0" : "") + std::to_string(t);
+    REQUIRE(h.sim.Drain(h.Id(name), "test").ok());
+  }
+  JobId tp8 = h.sim.AddJob(Grouped(8, 1, 1)).value();
+  JobId loose = h.sim.AddJob(Job(8)).value();
+  h.sim.Start();
+  CHECK(h.sim.JobStateOf(tp8) == JobState::kQueued);
+  CHECK(h.sim.JobStateOf(loose) == JobState::kRunning);  // the same 8 GPUs do for a job without groups
+  CHECK(TrayNames(h, loose) == std::vector<std::string>{"r01.tray18", "r02.tray18"});
+}
+
+TEST_CASE("sim.parallel: a degraded NIC slows only jobs whose DP or PP groups send over it") {
+  for (int dp : {1, 2}) {
+    CAPTURE(dp);
+    Harness h;
+    JobId job = h.sim.AddJob(Grouped(4, 1, dp)).value();  // one TP group per tray
+    h.sim.Start();
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id("r01.tray01.nic1"), -1, 0.1, 3).ok()); });
+    h.clock.RunUntil(Duration::Minutes(5));
+    auto changes = h.JobChanges(job);
+    const double compute = dp == 1 ? 9 : 8.5;  // no DP all-reduce without a second replica
+    CHECK(changes[0].second.step_time_s == doctest::Approx(10));
+    if (dp == 1) {
+      CHECK(changes.size() == 1);
+      for (const auto& [at, r] : h.seen.Of<StepReport>()) CHECK(r.rank_gpus.empty());
+    } else {
+      REQUIRE(changes.size() == 2);
+      CHECK(changes[1].second.step_time_s == doctest::Approx(compute + 1 + 0.5 / 0.1));
+      CHECK(changes[1].second.cause == 3);
+    }
+  }
+}
+
+TEST_CASE("sim.parallel: an NVLink port slows TP collectives, and not a job without TP or EP groups") {
+  for (int tp : {1, 4}) {
+    CAPTURE(tp);
+    Harness h;
+    JobId job = h.sim.AddJob(Grouped(tp, 1, 8 / tp)).value();
+    h.sim.Start();
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id("r01.tray01.gpu2"), 7, 0.25, 4).ok()); });
+    h.clock.RunUntil(Duration::Minutes(5));
+    auto changes = h.JobChanges(job);
+    REQUIRE(changes.size() == (tp == 1 ? 1u : 2u));
+    if (tp > 1) CHECK(changes[1].second.step_time_s == doctest::Approx(8.5 + 1 / 0.25 + 0.5));
+  }
+}
+
+TEST_CASE("sim.parallel: the MoE all-to-all runs at the slowest EP member's NVLink") {
+  Harness h;
+  JobConfig cfg = Grouped(2, 1, 4, 4);  // 8 GPUs: TP pairs, one expert group of 4 per TP rank
+  cfg.ep_share = 0.15;
+  JobId job = h.sim.AddJob(cfg).value();
+  h.sim.Start();
+  ComponentId gpu = h.Id("r01.tray02.gpu3");
+  h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(gpu, 0, 0.25, 5).ok()); });
+  h.At(Duration::Minutes(2), [&] { CHECK(h.sim.SetLinkBandwidth(gpu, 0, 1, 5).ok()); });
+  h.clock.RunUntil(Duration::Minutes(5));
+  auto changes = h.JobChanges(job);
+  REQUIRE(changes.size() == 3);
+  CHECK(changes[0].second.step_time_s == doctest::Approx(10));                               // 7 + 1 + 0.5 + 1.5
+  CHECK(changes[1].second.step_time_s == doctest::Approx(7 + 1 / 0.25 + 0.5 + 1.5 / 0.25));  // TP and all-to-all 4x
+  CHECK(changes[1].second.cause == 5);
+  CHECK(changes[2].second.step_time_s == doctest::Approx(10));
+  auto reports = h.seen.Of<StepReport>();
+  REQUIRE_FALSE(reports.empty());
+  REQUIRE(reports[0].second.rank_gpus == std::vector<ComponentId>{gpu});
+  CHECK(reports[0].second.comm_s[0] == doctest::Approx(4 + 0.5 + 6).epsilon(0.2));
+}
+
+TEST_CASE("sim.parallel: pipeline sends cross the scale-out NICs") {
+  Harness h;
+  JobConfig cfg = Grouped(4, 2, 1);  // two stages of one tray each
+  cfg.pp_share = 0.03;
+  JobId job = h.sim.AddJob(cfg).value();
+  h.sim.Start();
+  h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id("r01.tray02.nic0"), -1, 0.5, 6).ok()); });
+  h.clock.RunUntil(Duration::Minutes(5));
+  auto changes = h.JobChanges(job);
+  REQUIRE(changes.size() == 2);
+  CHECK(changes[1].second.step_time_s == doctest::Approx(8.7 + 1 + 0.3 / 0.5));  // no DP: 8.7 s compute
+}
+
+TEST_CASE("sim.parallel: degrees and shares the simulator refuses, with what would be valid") {
+  Harness h(42, 2, 0);
+  auto ep = h.sim.AddJob(Grouped(4, 1, 6, 4));
+  REQUIRE_FALSE(ep.ok());
+  CHECK(ep.status().message() ==
+        "job 'grouped': ep 4 does not divide dp 6; expert groups are carved from the "
+        "data-parallel ranks (e.g. ep: 1, 2, 3 or 6)");
+  auto wide = h.sim.AddJob(Grouped(16, 1, 8, 8));
+  REQUIRE_FALSE(wide.ok());
+  CHECK(wide.status().message() ==
+        "job 'grouped': tp*ep = 128 GPUs must fit in one NVLink domain of 72 GPUs (gb200-nvl72)");
+  JobConfig product = Grouped(4, 1, 2);
+  product.gpus = 12;
+  CHECK_FALSE(h.sim.AddJob(product).ok());
+  JobConfig shares = Grouped(4, 1, 2, 2);
+  shares.ep_share = 0.9;
+  CHECK(h.sim.AddJob(shares).status().message() == "job 'grouped': collective shares must be >= 0 and sum below 100%");
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster
