@@ -20,7 +20,7 @@ namespace rackchaos::cluster {
 enum class Verb {
   kNvlinkPort, kNicLink, kPowerCap, kValve, kTrayPresence,
   kDrain, kResume, kGpuReset, kRequeueJob, kDiagnostic,
-  kGpuFailure, kProcessCrash, kReboot, kComponentFailure, kLinkBandwidth,
+  kGpuFailure, kProcessCrash, kReboot, kComponentFailure, kLinkBandwidth, kStorageRead,
 };
 const char* VerbName(Verb v);
 
@@ -52,6 +52,11 @@ class Backend {
   // of a GPU: `port` >= 0); 1 restores it.
   virtual Status SetLinkBandwidth(ComponentId, int /*port*/, double /*fraction*/, FaultId) {
     return Status::NotSupported("this backend cannot limit a link's bandwidth");
+  }
+  // A compute tray's storage path: its NVMe cache reads at `fraction` (0, 1] of its rate, or is lost
+  // (`fraction` 0: reads go to the region's object store); 1 restores it.
+  virtual Status SetStorageRead(ComponentId, double /*fraction*/, FaultId) {
+    return Status::NotSupported("this backend cannot degrade a tray's storage path");
   }
   // The processes on a GPU die (a software bug): the job using it fails at once.
   virtual Status CrashProcesses(ComponentId, FaultId) {

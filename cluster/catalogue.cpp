@@ -134,6 +134,13 @@ Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string
   r.GetDuration("service", "gpu_reset", m.gpu_reset_time);
   r.GetDuration("service", "node_boot", m.node_boot_time);
   r.GetDuration("service", "diagnostic", m.diagnostic_time);
+  if (root.IsMap() && root["storage"]) {
+    r.Get("storage", "cache_gbytes_per_s_per_gpu", m.cache_gbytes_per_s_per_gpu);
+    r.Get("storage", "object_store_gbytes_per_s_per_gpu", m.object_store_gbytes_per_s_per_gpu);
+    RC_RETURN_IF_ERROR(r.status());
+    if (!(m.cache_gbytes_per_s_per_gpu > 0) || !(m.object_store_gbytes_per_s_per_gpu > 0))
+      return Status::Invalid(origin + ": storage read rates must be > 0 (or leave the storage section out)");
+  }
   RC_RETURN_IF_ERROR(r.status());
   if (m.compute_trays < 1 || m.gpus_per_tray < 1 || m.nvlink_links_per_gpu < 1 || m.nvlink_links_per_gpu > 64)
     return Status::Invalid(origin + ": tray, GPU and NVLink counts must be positive (links at most 64)");

@@ -41,6 +41,11 @@ struct RackModel {
   int psus_per_shelf = 0;
   double psu_kw = 0;
 
+  // The storage path a job's input reads from (optional `storage:` section; 0 = not modelled): each
+  // tray's local NVMe cache, and the region's object store behind it when the cache is lost.
+  double cache_gbytes_per_s_per_gpu = 0;
+  double object_store_gbytes_per_s_per_gpu = 0;
+
   Duration gpu_reset_time{};
   Duration node_boot_time{};
   Duration diagnostic_time{};

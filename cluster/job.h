@@ -31,6 +31,9 @@ struct JobConfig {
   // activation sends between stages (over the scale-out NICs).
   double ep_share = 0;
   double pp_share = 0;
+  // What each GPU reads from the storage path per second of a step at full speed (training samples); the
+  // loader prefetches during the step, so a step lasts at least as long as its slowest tray's read.
+  double input_gbytes_per_s = 0;
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);
   Duration restart_overhead = Duration::Minutes(5);

@@ -24,6 +24,7 @@ const char* VerbName(Verb v) {
     case Verb::kReboot: return "reboot";
     case Verb::kComponentFailure: return "component_failure";
     case Verb::kLinkBandwidth: return "link_bandwidth";
+    case Verb::kStorageRead: return "storage_read";
   }
   return "unknown";
 }

@@ -62,6 +62,7 @@ class SimBackend : public Backend {
   Status CrashProcesses(ComponentId gpu, FaultId cause) override;
   Status SetComponentFailed(ComponentId component, bool failed, FaultId cause) override;  // sim_domains.cpp
   Status SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) override;
+  Status SetStorageRead(ComponentId tray, double fraction, FaultId cause) override;  // sim_storage.cpp
   Status Drain(ComponentId tray, const std::string& reason) override;
   Status Resume(ComponentId tray) override;
   Status ResetGpu(ComponentId gpu) override;
@@ -129,6 +130,7 @@ class SimBackend : public Backend {
     ThermalState env;  // a quiet GPU of this job that was at idle steady state when the job was placed
     double steps = 0, ckpt_steps = 0;
     double step_time_s = 0, speed = 1;
+    double stall_s = 0;              // of each step, waiting on the storage path (sim_storage.cpp)
     Duration running_since_ckpt{};   // running time whose work a restart would throw away
     Duration until_ckpt{};           // running time left until the next checkpoint snapshot
     Time last_update{};
@@ -228,6 +230,19 @@ class SimBackend : public Backend {
   SlowLinks SlowLinksOf(JobId job) const;
   void AddCommTimes(const Job& job, StepReport& report);
 
+  // sim_storage.cpp: the storage path. A tray's NVMe cache at a fraction of its read rate, or lost (0).
+  struct StoragePath {
+    double fraction = 1;
+    FaultId cause = kNoFault;
+  };
+  struct DataStall {  // a job's read time per step at its slowest tray (0: no input)
+    double read_s = 0;
+    FaultId cause = kNoFault;
+  };
+  double ReadRate(const StoragePath& s) const;  // GB/s per GPU
+  DataStall DataStallOf(const Job& job) const;
+  void AddStalledRanks(const Job& job, double stall_s, double nominal_compute, StepReport& report);
+
   // heartbeats (sim_backend.cpp)
   void HeartbeatsStopped(ComponentId tray);
   void HeartbeatsResumed(ComponentId tray);
@@ -254,6 +269,7 @@ class SimBackend : public Backend {
   std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
   std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
   std::map<std::pair<ComponentId, int>, Degraded> degraded_;  // (NIC, -1) or (GPU, NVLink port)
+  std::map<ComponentId, StoragePath> storage_;  // trays whose storage path is impaired
   std::vector<uint8_t> free_;  // per tray slot: present, booted, undrained, no job
   std::vector<uint8_t> spare_;  // per tray slot: a hot spare
   size_t free_count_ = 0;

@@ -267,11 +267,17 @@ void SimBackend::RefreshJob(JobId id) {
   FaultId cause = compute_penalty >= link_penalty ? speed_cause : link_cause;
   if (slow_penalty > std::max(compute_penalty, link_penalty)) cause = slow.cause;
   if (compute_penalty < 1e-9 && link_penalty < 1e-9 && slow_penalty < 1e-9) cause = kNoFault;
+  const DataStall data = DataStallOf(j);  // the loader prefetches during the step: only a longer read stalls
+  j.stall_s = std::max(0.0, data.read_s - step);
+  if (j.stall_s > 0) {
+    step = data.read_s;
+    if (j.stall_s > std::max({compute_penalty, link_penalty, slow_penalty})) cause = data.cause;
+  }
   if (j.placed_gpus < j.cfg.gpus) {  // shrunk: the same global batch on fewer GPUs
     step *= static_cast<double>(j.cfg.gpus) / j.placed_gpus;
     if (cause == kNoFault) cause = j.shrink_cause;
   }
-  slow_ranks = slow_ranks || slow.nvlink < 1 || slow.nic < 1;
+  slow_ranks = slow_ranks || slow.nvlink < 1 || slow.nic < 1 || j.stall_s > 0;
   bool resumed = j.state == JobState::kHung;
   if (resumed) {
     if (j.timeout_timer) clock_.Cancel(j.timeout_timer);
@@ -385,6 +391,7 @@ void SimBackend::OnStepReport(JobId id) {
     r.rank_gpus.push_back(g);
     r.compute_s.push_back(static_cast<float>(nominal_compute / std::max(s, 1e-6) * (1 + noise)));
   }
+  AddStalledRanks(j, j.stall_s, nominal_compute, r);
   if (!degraded_.empty()) AddCommTimes(j, r);
   r.bulk_ranks = j.placed_gpus - static_cast<int64_t>(r.rank_gpus.size());
   if (r.bulk_ranks > 0) {

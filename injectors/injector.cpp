@@ -20,12 +20,14 @@ const Injector& CduFail();
 const Injector& PowerFail();
 const Injector& Leak();
 const Injector& LeafFail();
+const Injector& StorageDegrade();
+const Injector& CacheFail();
 
 const std::vector<const Injector*>& AllInjectors() {
   static const std::vector<const Injector*> kTable = {&LinkDown(), &LinkDegrade(), &GpuThrottle(), &ValveFail(), &TrayPull(),
                                                           &GpuFail(), &ProcessCrash(), &SwitchFail(),
                                                           &CduFail(), &PowerFail(), &Leak(),
-                                                          &LeafFail()};
+                                                          &LeafFail(), &StorageDegrade(), &CacheFail()};
   return kTable;
 }
 

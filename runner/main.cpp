@@ -138,7 +138,7 @@ int CmdList(const std::string& what) {
     }
   } else if (what == "injectors") {
     for (const auto* i : rc::injectors::AllInjectors())
-      std::printf("%-14s %s\n", std::string(i->name()).c_str(), std::string(i->summary()).c_str());
+      std::printf("%-15s %s\n", std::string(i->name()).c_str(), std::string(i->summary()).c_str());
   } else if (what == "detectors") {
     for (const auto& d : rc::healer::DetectorTable()) std::printf("%-14s %s\n", d.name.c_str(), d.summary.c_str());
   } else if (what == "policies") {

@@ -78,6 +78,9 @@ const std::vector<KeyInfo> kKeys = {
     {"workload.jobs[]", "collectives", T::kMap, kOptional, 0, 0, "tp 10, dp 5 (ep 10, pp 0 with parallelism)",
      "{tp: 8, ep: 15}",
      "Percent of a step at full speed each kind of parallel group spends in collectives not hidden behind compute."},
+    {"workload.jobs[]", "input_mb_per_s", T::kInt, kOptional, 0, 1000000, "0 (no input)", "2000",
+     "MB/s each GPU reads from its tray's storage path at full speed (the NVMe cache, or the object store when "
+     "the cache is lost). The loader prefetches during a step; a read slower than the step stalls it (docs/jobs.md)."},
     {"workload.jobs[]", "step_time", T::kDuration, kOptional, 0, 0, "10s", "6s", "Compute per step at full speed."},
     {"workload.jobs[]", "checkpoint", T::kMap, kOptional, 0, 0, "", "{interval: 30m, write_time: 40s}",
      "How often the job checkpoints and how long a write takes."},

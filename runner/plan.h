@@ -52,6 +52,8 @@ struct JobSpec {
   // -1 = the default (cluster::JobConfig).
   int tp_pct = -1, dp_pct = -1, ep_pct = -1, pp_pct = -1;
   SourcePos collectives_pos;
+  int input_mb_per_s = 0;  // what each GPU reads from its tray's storage path at full speed; 0 = none
+  SourcePos input_pos;
   Duration step_time = Duration::Seconds(10);          // compute per step at full speed
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);   // until the local store acknowledges

@@ -322,7 +322,10 @@ Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& wh
       RC_RETURN_IF_ERROR(r.Read(f, job.restart_overhead));
     else if (f.key == "collective_timeout")
       RC_RETURN_IF_ERROR(r.Read(f, job.collective_timeout));
-    else
+    else if (f.key == "input_mb_per_s") {
+      RC_RETURN_IF_ERROR(r.Read(f, job.input_mb_per_s));
+      job.input_pos = r.Pos(f);
+    } else
       RC_RETURN_IF_ERROR(ReadJobMaps(r, f, where, job));
     if (f.key == "parallelism") {
       parallelism_pos = r.Pos(f);

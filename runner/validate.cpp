@@ -89,6 +89,9 @@ Status CheckJobShape(const JobSpec& spec, const cluster::JobConfig& c, const clu
   const cluster::CommShares sh = cluster::SharesOf(c);
   if (c.nvlink_share + c.scaleout_share >= 1 || sh.compute() <= 0)
     return At(spec.collectives_pos, "collectives add up to 100% or more of a step; keep their sum below 100");
+  if (c.input_gbytes_per_s > 0 && !(model.cache_gbytes_per_s_per_gpu > 0))
+    return At(spec.input_pos, "input_mb_per_s needs the storage path's read rates, and model " + model.name +
+                                  " has no storage section; add one to the model or leave input_mb_per_s out");
   Status s = cluster::CheckGroups(c, model);
   return s.ok() ? s : At(spec.parallelism_pos, s.message());
 }
@@ -112,6 +115,7 @@ cluster::JobConfig ToJobConfig(const JobSpec& j) {
   c.restart_overhead = j.restart_overhead;
   c.collective_timeout = j.collective_timeout;
   c.min_gpus = j.min_gpus;
+  c.input_gbytes_per_s = j.input_mb_per_s / 1000.0;
   return c;
 }
 

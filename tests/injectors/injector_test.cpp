@@ -32,7 +32,7 @@ const Injector& Find(const char* name) {
 
 TEST_CASE("the table lists the injectors in a fixed order") {
   const auto& all = AllInjectors();
-  REQUIRE(all.size() == 12);
+  REQUIRE(all.size() == 14);
   CHECK(all[0]->name() == "link_down");
   CHECK(all[1]->name() == "link_degrade");
   CHECK(all[2]->name() == "gpu_throttle");
@@ -45,8 +45,10 @@ TEST_CASE("the table lists the injectors in a fixed order") {
   CHECK(all[9]->name() == "power_fail");
   CHECK(all[10]->name() == "leak");
   CHECK(all[11]->name() == "leaf_fail");
+  CHECK(all[12]->name() == "storage_degrade");
+  CHECK(all[13]->name() == "cache_fail");
   CHECK(InjectorNames() ==
-        "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail");
+        "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail");
   for (const Injector* i : all) {
     CHECK(FindInjector(i->name()) == i);
     CHECK_FALSE(i->summary().empty());
@@ -64,6 +66,8 @@ TEST_CASE("each injector needs the backend verbs it calls") {
   CHECK(Find("gpu_throttle").verbs() == std::vector<Verb>{Verb::kPowerCap});
   CHECK(Find("valve_fail").verbs() == std::vector<Verb>{Verb::kValve});
   CHECK(Find("tray_pull").verbs() == std::vector<Verb>{Verb::kTrayPresence});
+  CHECK(Find("storage_degrade").verbs() == std::vector<Verb>{Verb::kStorageRead});
+  CHECK(Find("cache_fail").verbs() == std::vector<Verb>{Verb::kStorageRead});
 }
 
 // --------------------------------------------------------------------------- parameters

@@ -1,0 +1,71 @@
+// The storage path of the simulated cluster and the data stalls it causes.
+//
+// Each GPU reads its job's input (JobConfig::input_gbytes_per_s at full speed) from its tray's local NVMe
+// cache, at the catalogue's per-GPU rate; a tray whose cache is lost reads from the region's object store
+// at that rate instead. The data loader prefetches the next batch while a step runs, so a step lasts at
+// least as long as its slowest tray takes to read one step's input: read = input x nominal step / rate.
+// Nothing is logged; what a site sees is the starved ranks' longer compute phase in the step reports
+// (they wait on the loader before their collectives), which the straggler test judges.
+//
+// Cost: the impaired trays only (storage_), never every tray of a job.
+#include <algorithm>
+#include <cmath>
+
+#include "cluster/sim_backend.h"
+
+namespace rackchaos::cluster {
+
+Status SimBackend::SetStorageRead(ComponentId tray, double fraction, FaultId cause) {
+  const Component& c = topo_.at(tray);
+  if (c.kind != Kind::kComputeTray)
+    return Status::Invalid(c.name + " is a " + std::string(KindName(c.kind)) + ", not a compute tray");
+  if (!(fraction >= 0) || fraction > 1) return Status::Invalid("storage read fraction must be from 0 to 100%");
+  if (fraction >= 1)
+    storage_.erase(tray);
+  else
+    storage_[tray] = {fraction, cause};
+  Physics(tray, fraction >= 1 ? "storage_read_up" : "storage_read", fraction, cause);
+  if (JobId job = tray_[slot(tray)].job; job != kNoJob) RefreshJob(job);
+  return Status::Ok();
+}
+
+double SimBackend::ReadRate(const StoragePath& s) const {
+  const RackModel& m = topo_.model();
+  return s.fraction > 0 ? m.cache_gbytes_per_s_per_gpu * s.fraction : m.object_store_gbytes_per_s_per_gpu;
+}
+
+SimBackend::DataStall SimBackend::DataStallOf(const Job& j) const {
+  DataStall d;
+  if (j.cfg.input_gbytes_per_s <= 0 || topo_.model().cache_gbytes_per_s_per_gpu <= 0) return d;
+  double rate = ReadRate(StoragePath{});
+  for (const auto& [tray, path] : storage_)
+    if (tray_[slot(tray)].job == j.id && ReadRate(path) < rate) {
+      rate = ReadRate(path);
+      d.cause = path.cause;
+    }
+  d.read_s = j.cfg.input_gbytes_per_s * j.cfg.step_time.Seconds() / rate;
+  return d;
+}
+
+// The ranks of a starved tray wait `stall_s` for their input before computing; listed like slow ranks
+// (with jitter from the compute stream: drawn only while a job stalls).
+void SimBackend::AddStalledRanks(const Job& j, double stall_s, double nominal_compute, StepReport& r) {
+  if (stall_s <= 0) return;
+  const double step_read = j.cfg.input_gbytes_per_s * j.cfg.step_time.Seconds();
+  const double slowest = DataStallOf(j).read_s;
+  for (const auto& [tray, path] : storage_) {
+    if (tray_[slot(tray)].job != j.id) continue;
+    const double wait = std::max(0.0, stall_s - (slowest - step_read / ReadRate(path)));
+    if (wait <= 0) continue;
+    const int used = tray_[slot(tray)].job_gpus;
+    for (ComponentId g : topo_.GpusOfTray(tray)) {
+      if (topo_.at(g).index >= used) break;
+      if (std::find(r.rank_gpus.begin(), r.rank_gpus.end(), g) != r.rank_gpus.end()) continue;
+      const double noise = std::clamp(jitter_rng_.Normal(0, opt_.step_jitter), -0.2, 0.2);
+      r.rank_gpus.push_back(g);
+      r.compute_s.push_back(static_cast<float>((nominal_compute + wait) * (1 + noise)));
+    }
+  }
+}
+
+}  // namespace rackchaos::cluster
