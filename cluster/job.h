@@ -36,6 +36,11 @@ struct JobConfig {
   double input_gbytes_per_s = 0;
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);
+  // After the local store acknowledges a checkpoint it is copied to another region in the background
+  // (checkpoint size / cross-region bandwidth). Losing a tray's local store (cache_fail) before the copy
+  // is done loses that checkpoint: the job falls back to the newest complete far copy. 0 = not
+  // modelled: the local acknowledgement is durable.
+  Duration checkpoint_copy{};
   Duration restart_overhead = Duration::Minutes(5);
   Duration collective_timeout = Duration::Minutes(10);  // NCCL watchdog default (600,000 ms)
 };

@@ -141,6 +141,11 @@ class SimBackend : public Backend {
     FaultId shrink_cause = kNoFault; // the fault whose requeue left it shrunk
     double pending_steps = 0;
     Duration pending_running{};
+    // The checkpoint store (sim_storage.cpp): running time ever, and the value of it at the snapshot of
+    // the acknowledged checkpoint, of the one being written, of the newest far copy and of the one in flight.
+    Duration running_total{}, ack_total{}, pending_total{}, remote_total{}, copying_total{};
+    double remote_steps = 0, copying_steps = 0;
+    TimerId copy_timer = 0;  // not stopped with the job: the copy of an acknowledged checkpoint goes on
     TimerId ckpt_timer = 0, ack_timer = 0, timeout_timer = 0, start_timer = 0, report_timer = 0;
   };
 
@@ -242,6 +247,8 @@ class SimBackend : public Backend {
   double ReadRate(const StoragePath& s) const;  // GB/s per GPU
   DataStall DataStallOf(const Job& job) const;
   void AddStalledRanks(const Job& job, double stall_s, double nominal_compute, StepReport& report);
+  void CopyCheckpoint(JobId id);  // starts the far copy of the acknowledged checkpoint
+  void LoseLocalCheckpoint(Job& job, ComponentId tray, FaultId cause);
 
   // heartbeats (sim_backend.cpp)
   void HeartbeatsStopped(ComponentId tray);

@@ -150,6 +150,7 @@ void SimBackend::Advance(Job& job) {
     Duration dt = now - job.last_update;
     job.steps += dt.Seconds() / job.step_time_s;
     job.running_since_ckpt += dt;
+    job.running_total += dt;
   }
   job.last_update = now;
 }
@@ -319,6 +320,7 @@ void SimBackend::OnCheckpoint(JobId id) {
   Advance(j);
   j.pending_steps = j.steps;
   j.pending_running = j.running_since_ckpt;
+  j.pending_total = j.running_total;
   j.until_ckpt = j.cfg.checkpoint_interval;
   ScheduleCheckpoint(j);
   if (j.ack_timer) clock_.Cancel(j.ack_timer);
@@ -328,7 +330,9 @@ void SimBackend::OnCheckpoint(JobId id) {
     job.ckpt_steps = job.pending_steps;
     Advance(job);
     job.running_since_ckpt -= job.pending_running;
+    job.ack_total = job.pending_total;
     Record(Checkpointed{id, job.ckpt_steps});
+    if (job.cfg.checkpoint_copy > Duration{} && !job.copy_timer) CopyCheckpoint(id);
   });
 }
 

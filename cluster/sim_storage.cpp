@@ -25,7 +25,9 @@ Status SimBackend::SetStorageRead(ComponentId tray, double fraction, FaultId cau
   else
     storage_[tray] = {fraction, cause};
   Physics(tray, fraction >= 1 ? "storage_read_up" : "storage_read", fraction, cause);
-  if (JobId job = tray_[slot(tray)].job; job != kNoJob) RefreshJob(job);
+  const JobId job = tray_[slot(tray)].job;
+  if (job != kNoJob && fraction <= 0) LoseLocalCheckpoint(jobs_[job], tray, cause);
+  if (job != kNoJob) RefreshJob(job);
   return Status::Ok();
 }
 
@@ -66,6 +68,37 @@ void SimBackend::AddStalledRanks(const Job& j, double stall_s, double nominal_co
       r.compute_s.push_back(static_cast<float>((nominal_compute + wait) * (1 + noise)));
     }
   }
+}
+
+// The far copy runs after the local acknowledgement; when it is done, a newer acknowledged checkpoint
+// (written meanwhile) is copied next.
+void SimBackend::CopyCheckpoint(JobId id) {
+  Job& j = jobs_[id];
+  j.copying_steps = j.ckpt_steps;
+  j.copying_total = j.ack_total;
+  j.copy_timer = clock_.CallAfter(j.cfg.checkpoint_copy, [this, id] {
+    Job& job = jobs_[id];
+    job.copy_timer = 0;
+    job.remote_steps = job.copying_steps;
+    job.remote_total = job.copying_total;
+    if (job.ack_total > job.remote_total) CopyCheckpoint(id);
+  });
+}
+
+// A tray of the job lost its local store with the job's checkpoint shards on it: the acknowledged
+// checkpoint newer than the far copy is gone, and so are the copy and the write in flight. The job keeps
+// running; its next restart goes back to the far copy, with the running time since as rework.
+void SimBackend::LoseLocalCheckpoint(Job& j, ComponentId tray, FaultId cause) {
+  if (j.cfg.checkpoint_copy <= Duration{}) return;
+  if (j.ack_timer) clock_.Cancel(j.ack_timer);  // the write in flight fails with the store
+  j.ack_timer = 0;
+  if (j.ack_total <= j.remote_total) return;  // the far region has the newest acknowledged checkpoint
+  if (j.copy_timer) clock_.Cancel(j.copy_timer);
+  j.copy_timer = 0;
+  j.running_since_ckpt += j.ack_total - j.remote_total;
+  j.ckpt_steps = j.remote_steps;
+  j.ack_total = j.remote_total;
+  Physics(tray, "checkpoint_lost", j.remote_steps, cause);
 }
 
 }  // namespace rackchaos::cluster

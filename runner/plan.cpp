@@ -115,6 +115,10 @@ const std::vector<KeyInfo> kKeys = {
      "Time between checkpoints."},
     {"workload.jobs[].checkpoint", "write_time", T::kDuration, kOptional, 0, 0, "30s", "40s",
      "Until the local store acknowledges a checkpoint."},
+    {"workload.jobs[].checkpoint", "copy_time", T::kDuration, kOptional, 0, 0, "0s (the local ack is durable)", "15m",
+     "After the local acknowledgement, the background copy to another region (checkpoint size / cross-region "
+     "bandwidth, e.g. 4 TB at 40 GB/s: 100s). A tray's local store lost (cache_fail) before it is done loses that "
+     "checkpoint: the next restart goes back to the newest complete far copy."},
 
     {"faults[]", "at", T::kDuration, kRequired, 0, 0, "", "30m", "When to inject, from the start of the run."},
     {"faults[]", "kind", T::kString, kRequired, 0, 0, "", "link_down", "An injector name."},

@@ -299,7 +299,9 @@ Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec&
   } else {
     RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].checkpoint", where + ".checkpoint"));
     for (const Field& c : fields) {
-      RC_RETURN_IF_ERROR(r.Read(c, c.key == "interval" ? job.checkpoint_interval : job.checkpoint_write));
+      RC_RETURN_IF_ERROR(r.Read(c, c.key == "interval"     ? job.checkpoint_interval
+                                   : c.key == "copy_time" ? job.checkpoint_copy
+                                                          : job.checkpoint_write));
     }
   }
   return Status::Ok();

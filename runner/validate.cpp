@@ -112,6 +112,7 @@ cluster::JobConfig ToJobConfig(const JobSpec& j) {
   c.step_time = j.step_time;
   c.checkpoint_interval = j.checkpoint_interval;
   c.checkpoint_write = j.checkpoint_write;
+  c.checkpoint_copy = j.checkpoint_copy;
   c.restart_overhead = j.restart_overhead;
   c.collective_timeout = j.collective_timeout;
   c.min_gpus = j.min_gpus;

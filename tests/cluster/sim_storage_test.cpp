@@ -99,5 +99,44 @@ TEST_CASE("sim.storage: no stall without input, with input the slower path still
   CHECK(h.sim.SetStorageRead(h.Id("r01.tray01"), 1.5, 7).code() == StatusCode::kInvalidArgument);
 }
 
+// Checkpoints at 20, 40 and 60 min of running time, acknowledged 30 s later, copied to the far region in
+// 15 min (done at 35m30s, 55m30s, 75m30s). A tray's store lost at `loss`, the job requeued a minute later:
+// the steps it restarts from and the running time thrown away.
+struct Restart {
+  double steps;
+  Duration lost;
+};
+Restart LoseStoreThenRequeue(Duration copy, Duration loss) {
+  Harness h;
+  JobConfig cfg = Reading(0);
+  cfg.checkpoint_interval = Duration::Minutes(20);
+  cfg.checkpoint_write = Duration::Seconds(30);
+  cfg.checkpoint_copy = copy;
+  JobId job = h.sim.AddJob(cfg).value();
+  h.sim.Start();
+  h.At(loss, [&] { CHECK(h.sim.SetStorageRead(h.Id("r01.tray02"), 0, 4).ok()); });
+  h.At(loss + kMinute, [&] { CHECK(h.sim.RequeueJob(job, "test").ok()); });
+  h.clock.RunUntil(loss + kMinute + kMinute);
+  for (const auto& [at, c] : h.JobChanges(job))
+    if (c.state == JobState::kQueued) {
+      CHECK(h.Physics("checkpoint_lost").size() == (c.steps < 300 ? 1u : 0u));
+      return {c.steps, c.lost_work};
+    }
+  FAIL("the job was not requeued");
+  return {};
+}
+
+TEST_CASE("sim.storage: a local store lost before the far copy ends sends the restart to the previous copy") {
+  Restart lost = LoseStoreThenRequeue(Duration::Minutes(15), Duration::Minutes(70));
+  CHECK(lost.steps == doctest::Approx(240));  // the 40 min checkpoint: 2,400 s of 10 s steps
+  CHECK(lost.lost == Duration::Minutes(31));
+  Restart durable = LoseStoreThenRequeue({}, Duration::Minutes(70));  // no copy modelled: the ack is durable
+  CHECK(durable.steps == doctest::Approx(360));
+  CHECK(durable.lost == Duration::Minutes(11));
+  Restart copied = LoseStoreThenRequeue(Duration::Minutes(15), Duration::Minutes(78));  // after the 60 min copy
+  CHECK(copied.steps == doctest::Approx(360));
+  CHECK(copied.lost == Duration::Minutes(19));
+}
+
 }  // namespace
 }  // namespace rackchaos::cluster
