@@ -1,6 +1,6 @@
 // The storage path of a compute tray: storage_degrade (its NVMe cache reads at part of its rate: a worn
-// or throttling drive, a degraded RAID member) and cache_fail (the cache is lost: reads go to the
-// region's object store). Simulator only: no site command templates exist for them yet.
+// or throttling drive, a degraded RAID member) and cache_fail (the cache is lost with the checkpoint shards on it:
+// reads go to the region's object store). Simulator only: no site command templates exist for them yet.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -26,8 +26,10 @@ class StorageInjector : public Injector {
     return lost_ ? "The tray's GPUs read their job's input from the region's object store at the catalogue's "
                    "object_store rate instead of the cache's. A job whose input (workload.jobs[].input_mb_per_s) "
                    "then takes longer to read than a step stalls on data: every step lasts the read. Nothing is "
-                   "logged; the starved ranks report a longer compute phase in the step reports. Revert restores "
-                   "the cache."
+                   "logged; the starved ranks report a longer compute phase in the step reports. A job with "
+                   "checkpoint.copy_time on the tray loses its acknowledged checkpoint if the copy to the other "
+                   "region is not done: its next restart goes back to the newest far copy. Revert restores the "
+                   "cache."
                  : "The tray's cache reads at `bandwidth` of the catalogue's cache rate. A job whose input "
                    "(workload.jobs[].input_mb_per_s) then takes longer to read than a step stalls on data: every "
                    "step lasts the read. Nothing is logged; the starved ranks report a longer compute phase in the "
