@@ -311,6 +311,7 @@ std::string ReplayPlanYaml(const ReplayTimeline& t, const ReplayPlanOptions& o) 
       << "}\n      step_time: " << Secs(j.step_time) << "\n      checkpoint: {interval: " << Secs(j.checkpoint_interval)
       << ", write_time: " << Secs(j.checkpoint_write) << "}\n      restart_overhead: " << Secs(j.restart_overhead)
       << "\n      collective_timeout: " << Secs(j.collective_timeout) << "\n";
+    if (j.min_gpus > 0) y << "      elastic: {min_gpus: " << j.min_gpus << "}\n";
   }
   y << "\nfaults:" << (t.faults.empty() ? " []\n" : "\n");
   for (const ReplayFault& f : t.faults) {

@@ -156,6 +156,27 @@ TEST_CASE("replay: plan text quotes hostile names and stays loadable") {
   CheckPlan(t, topo, o);
 }
 
+TEST_CASE("replay: the exported plan keeps each job's elastic min_gpus") {
+  auto topo = Gb200();
+  rr::ReplayPlanOptions o;
+  rr::JobSpec elastic = rr::DefaultReplayJob(topo);
+  elastic.gpus = 32;
+  elastic.dp = 0;
+  elastic.min_gpus = 8;
+  rr::JobSpec rigid = elastic;
+  rigid.name = "rigid";
+  rigid.min_gpus = 0;
+  o.jobs = {elastic, rigid};
+  std::string text = rr::ReplayPlanYaml(rr::ReplayTimeline{}, o);
+  auto plan = rr::ParsePlan(text, "replay.yaml");
+  REQUIRE_MESSAGE(plan.ok(), plan.status().message() << "\n" << text);
+  REQUIRE(plan->jobs.size() == 2);
+  CHECK(plan->jobs[0].min_gpus == 8);
+  CHECK(plan->jobs[1].min_gpus == 0);
+  auto spec = rr::ValidatePlan(*plan, {});
+  CHECK_MESSAGE(spec.ok(), spec.status().message());
+}
+
 TEST_CASE("replay: sample incident xid79-gpu-off-bus") {
   auto topo = Gb200();
   auto inc = FromFiles("scenarios/incidents/xid79-gpu-off-bus", {"kernel.log", "slurmctld.log"});
