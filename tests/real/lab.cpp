@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "runner/ssh/command_template.h"
+
 namespace rackchaos::runner::testing {
 namespace fs = std::filesystem;
 using ssh::testing::RunShell;
@@ -65,13 +67,27 @@ Result<std::unique_ptr<Lab>> Lab::Start() {
   return lab;
 }
 
+std::string LabCleanupScript(const std::string& dir, const std::string& netns) {
+  std::string s;
+  if (!dir.empty()) s += ssh::testing::KillMentioning(dir) + "; ";
+  if (!netns.empty()) s += "ip netns del " + ssh::ShellQuote(netns) + " 2>/dev/null; ";
+  if (!dir.empty()) s += "rm -rf -- " + ssh::ShellQuote(dir) + "; ";
+  return s + "true";
+}
+
 Status Lab::Build() {
-  char tmpl[] = "/tmp/rclab-XXXXXX";
-  if (!::mkdtemp(tmpl)) return Status::IoError("mkdtemp failed");
-  dir_ = tmpl;
-  ::chmod(dir_.c_str(), 0755);
-  tag_ = std::to_string(::getpid() % 100000);
+  // Labs of test processes that are gone: their directories (and what mentions them), their namespaces.
+  ssh::testing::RemoveStale("/tmp", "rclab-", false, [](const std::string& d) { return LabCleanupScript(d, ""); });
+  ssh::testing::RemoveStale("/run/netns", "rclab", true, [](const std::string& ns) {
+    return LabCleanupScript("", fs::path(ns).filename().string());
+  });
+  tag_ = std::to_string(::getpid());
   netns_ = "rclab" + tag_;
+  std::string tmpl = "/tmp/rclab-" + tag_ + "-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return Status::IoError("mkdtemp failed");
+  dir_ = tmpl;
+  RC_ASSIGN_OR_RETURN(guard_, ssh::testing::CleanupGuard::Arm(LabCleanupScript(dir_, netns_)));
+  ::chmod(dir_.c_str(), 0755);
   const passwd* pw = getpwnam(SshdFixture::kUser);
   if (!pw) return Status::Unavailable("no test user");
 
@@ -117,6 +133,7 @@ Lab::~Lab() {
   if (!netns_.empty()) RunShell("ip netns del " + netns_ + " 2>/dev/null");
   std::error_code ec;
   if (!dir_.empty()) fs::remove_all(dir_, ec);
+  guard_.Disarm();
 }
 
 std::string Lab::Iface(char tray, int n) const { return "rc" + tag_ + tray + std::to_string(n); }

@@ -6,7 +6,9 @@
 // wrapper that lets the unprivileged SSH user set exactly those links up and down, a fake nvidia-smi
 // that keeps each host's power limits in files (1200 W until set), and per-host state directories.
 // The destructor removes the namespace and the directory and kills the processes the lab's hosts left
-// (host-side expiry timers), by pid, also when a test fails.
+// (host-side expiry timers), by pid, also when a test fails. The directory is /tmp/rclab-<pid>-XXXXXX and
+// <tag> is the test's pid: a CleanupGuard removes them when the test process is killed, and Start()
+// first removes labs whose test process is gone (tests/ssh/cleanup_guard.h).
 #pragma once
 
 #include <sys/types.h>
@@ -53,7 +55,12 @@ class Lab {
 
   std::unique_ptr<ssh::testing::SshdFixture> sshd_;
   std::string dir_, tag_, netns_;
+  ssh::testing::CleanupGuard guard_;  // disarmed by the destructor once it has cleaned up
 };
+
+// The shell commands that remove a lab's directory `dir` and namespace `netns` and kill the processes
+// that mention the directory. Either may be empty.
+std::string LabCleanupScript(const std::string& dir, const std::string& netns);
 
 // Runs the built rackchaos binary with `args`; stdout+stderr go to `log`. Returns its pid.
 pid_t SpawnRackchaos(const std::vector<std::string>& args, const std::string& log);

@@ -126,10 +126,16 @@ Result<std::unique_ptr<SshdFixture>> SshdFixture::Start(int endpoints) {
   return f;
 }
 
+std::string SshdCleanupScript(const std::string& dir) {
+  return KillMentioning(dir + "/") + "; rm -rf -- " + ShellQuote(dir);
+}
+
 Status SshdFixture::Prepare() {
-  char tmpl[] = "/tmp/rackchaos-sshd-XXXXXX";
-  if (!::mkdtemp(tmpl)) return Status::IoError("mkdtemp failed");
+  RemoveStale("/tmp", "rackchaos-sshd-", false, SshdCleanupScript);
+  std::string tmpl = "/tmp/rackchaos-sshd-" + std::to_string(::getpid()) + "-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return Status::IoError("mkdtemp failed");
   dir_ = tmpl;
+  RC_ASSIGN_OR_RETURN(guard_, CleanupGuard::Arm(SshdCleanupScript(dir_)));
   ::chmod(dir_.c_str(), 0755);  // the test user reads authorized_keys from here
   RC_RETURN_IF_ERROR(EnsureUser());
   std::error_code ec;
@@ -204,6 +210,7 @@ SshdFixture::~SshdFixture() {
   }
   std::error_code ec;
   if (!dir_.empty()) fs::remove_all(dir_, ec);
+  guard_.Disarm();
 }
 
 std::vector<HostSpec> SshdFixture::Hosts(const std::string& known_hosts_file, int count) const {

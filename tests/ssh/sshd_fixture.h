@@ -1,10 +1,12 @@
 // A throw-away OpenSSH server on loopback for integration tests.
 //
-// Start() makes a temp dir with an ed25519 host key, a user key and its authorized_keys, creates
-// the test user "rcssh" (shell /bin/sh, no password, locked out of password login) if missing,
-// and starts one `sshd -D` per 16 endpoints, each listening on 127.0.0.2..127.0.0.17 at its own
-// free port. The destructor kills every process it started (listeners, per-connection sshd
-// children and their commands) and removes the temp dir, also when a test fails.
+// Start() makes a temp dir /tmp/rackchaos-sshd-<pid>-XXXXXX with an ed25519 host key, a user key and its
+// authorized_keys, creates the test user "rcssh" (shell /bin/sh, no password, locked out of password
+// login) if missing, and starts one `sshd -D` per 16 endpoints, each listening on 127.0.0.2..127.0.0.17
+// at its own free port. The destructor kills every process it started (listeners, per-connection sshd
+// children and their commands) and removes the temp dir, also when a test fails. When the test process
+// is killed instead (SIGTERM, SIGINT, a CTest timeout's SIGKILL), a CleanupGuard kills the listeners and
+// removes the dir; Start() first removes what fixtures of dead test processes left (cleanup_guard.h).
 // Must run as root. Not thread-safe.
 #pragma once
 
@@ -18,6 +20,7 @@
 #include "core/status.h"
 #include "runner/ssh/asio.h"
 #include "runner/ssh/host_spec.h"
+#include "tests/ssh/cleanup_guard.h"
 
 namespace rackchaos::ssh::testing {
 
@@ -65,7 +68,11 @@ class SshdFixture {
   std::string host_public_key_, host_fingerprint_;
   std::vector<Endpoint> endpoints_;
   std::vector<pid_t> sshd_pids_;
+  CleanupGuard guard_;  // disarmed by the destructor once it has cleaned up
 };
+
+// The shell commands that remove what an sshd fixture with directory `dir` made (listeners, the dir).
+std::string SshdCleanupScript(const std::string& dir);
 
 // Runs `command` with /bin/sh; returns its exit status and puts its stdout in `out` (if given).
 int RunShell(const std::string& command, std::string* out = nullptr);
