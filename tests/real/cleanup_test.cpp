@@ -79,8 +79,9 @@ TEST_CASE("lab cleanup: a killed test process leaves no namespace, sshd or direc
     ::kill(c.pid, sig);
     ::waitpid(c.pid, nullptr, 0);
     CHECK(WaitFor([&] { return Gone(c); }, 10));
-    if (!Gone(c)) rackchaos::ssh::testing::RunScript(rackchaos::runner::testing::LabCleanupScript(c.lab_dir, c.netns) +
-                                                     "; " + rackchaos::ssh::testing::SshdCleanupScript(c.sshd_dir));
+    if (!Gone(c))
+      rackchaos::ssh::testing::RunScript(rackchaos::runner::testing::LabCleanupScript(c.lab_dir, c.netns) + "; " +
+                                         rackchaos::ssh::testing::SshdCleanupScript(c.sshd_dir));
   }
 }
 
