@@ -82,6 +82,8 @@ std::string MarkdownCell(std::string_view text) {
   return out;
 }
 
+std::string ShortOrDash(const std::optional<Duration>& d) { return d ? FormatDurationShort(*d) : "-"; }
+
 std::string Fixed(double value, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);

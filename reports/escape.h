@@ -28,6 +28,8 @@ std::string PromLabelValue(std::string_view text);
 // A Markdown table cell: '|' escaped, newlines turned into spaces.
 std::string MarkdownCell(std::string_view text);
 
+// FormatDurationShort(*d), or "-" when `d` is unknown (table cells).
+std::string ShortOrDash(const std::optional<Duration>& d);
 // `value` with exactly `decimals` digits after the point ("%.*f").
 std::string Fixed(double value, int decimals);
 // `fraction` as a percentage with one decimal: 0.8734 -> "87.3%".

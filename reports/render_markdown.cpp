@@ -21,8 +21,6 @@ std::string Head(const std::vector<std::string>& cells, const std::vector<bool>&
   return Row(cells) + sep + "\n";
 }
 
-std::string Short(const std::optional<Duration>& d) { return d ? FormatDurationShort(*d) : "-"; }
-
 std::string RunTable(const RunReport& r) {
   const RunRow& run = r.run;
   std::string status = run.status;
@@ -52,7 +50,7 @@ std::string FaultTable(const RunMetrics& m) {
     std::string isolated;
     for (const std::string& n : f.isolated) isolated += (isolated.empty() ? "" : ", ") + n;
     out += Row({std::to_string(f.fault), f.kind, f.target, FormatDurationShort(f.injected),
-                Short(f.time_to_detect), Short(f.time_to_isolate), Short(f.time_to_recover),
+                ShortOrDash(f.time_to_detect), ShortOrDash(f.time_to_isolate), ShortOrDash(f.time_to_recover),
                 std::to_string(f.gpus_direct), std::to_string(f.gpus_collateral),
                 std::to_string(f.jobs_touched), std::to_string(f.jobs_interrupted),
                 Fixed(f.gpu_hours_lost, 2), FormatDurationShort(f.rework),

@@ -1,25 +1,15 @@
 #include "reports/summary.h"
 
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/units.h"
+#include "reports/escape.h"
 #include "reports/text_table.h"
 
 namespace rackchaos::reports {
 namespace {
-
-std::string Fixed(double v, int decimals) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string Percent(double fraction) { return Fixed(fraction * 100, 1) + "%"; }
-
-std::string Short(const std::optional<Duration>& d) { return d ? FormatDurationShort(*d) : "-"; }
 
 std::string JoinOr(const std::vector<std::string>& items, const std::string& if_empty) {
   if (items.empty()) return if_empty;
@@ -56,7 +46,7 @@ std::string FaultSection(const RunMetrics& m) {
     std::string jobs = std::to_string(f.jobs_touched);
     if (f.jobs_interrupted > 0) jobs += " (" + std::to_string(f.jobs_interrupted) + " int)";
     table.AddRow({std::to_string(f.fault), f.kind, f.target, FormatDurationShort(f.injected),
-                  Short(f.time_to_detect), Short(f.time_to_isolate), Short(f.time_to_recover),
+                  ShortOrDash(f.time_to_detect), ShortOrDash(f.time_to_isolate), ShortOrDash(f.time_to_recover),
                   std::to_string(f.gpus_direct) + "+" + std::to_string(f.gpus_collateral), jobs,
                   Fixed(f.gpu_hours_lost, 2), FormatDurationShort(f.rework)});
     isolated += "  #" + std::to_string(f.fault) + " " + f.kind + " on " + f.target +

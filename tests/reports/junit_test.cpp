@@ -13,17 +13,8 @@ using namespace rackchaos::reports;
 using rackchaos::reports::testing::TempDir;
 namespace t = rackchaos::reports::testing;
 
-namespace {
-
-size_t Count(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t i = text.find(part); i != std::string::npos; i = text.find(part, i + 1)) ++n;
-  return n;
-}
-
-bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
+using rackchaos::reports::testing::Count;
+using rackchaos::reports::testing::Has;
 
 TEST_CASE("reports.junit: one case per expectation and per fault, failures counted and explained") {
   TempDir dir;

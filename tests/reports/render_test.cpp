@@ -20,14 +20,9 @@ namespace t = rackchaos::reports::testing;
 
 namespace {
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using t::Count;
+using t::Has;
+using t::Lines;
 
 // The sample run written to a fresh file, rendered in `format`.
 std::string RenderSample(Format format, const TempDir& dir, const std::string& file = "r.db") {
@@ -197,15 +192,6 @@ TEST_CASE("reports.render: an unknown run is kNotFound in every format") {
   }
 }
 
-namespace {
-
-size_t Count(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t i = text.find(part); i != std::string::npos; i = text.find(part, i + 1)) ++n;
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("reports.html: self-contained, one bar per fault, detection and isolation, escaped text") {
   TempDir dir;

@@ -21,14 +21,14 @@ namespace t = rackchaos::reports::testing;
 
 namespace {
 
-Db Raw(const std::string& path) {
+Db OpenOrCreate(const std::string& path) {
   auto db = Db::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   REQUIRE_MESSAGE(db.ok(), db.status().ToString());
   return std::move(db).value();
 }
 
-int64_t Int(const std::string& path, const std::string& sql) {
-  Db db = Raw(path);
+int64_t IntOpenOrCreate(const std::string& path, const std::string& sql) {
+  Db db = OpenOrCreate(path);
   auto v = db.QueryInt(sql, "test query");
   REQUIRE_MESSAGE(v.ok(), v.status().ToString());
   return *v;
@@ -58,8 +58,8 @@ TEST_CASE("reports.schema: a current database reopens intact and is not migrated
   CHECK(store->ReadRun(1)->status == "passed");
   CHECK(store->ReadEvents(1)->size() == 12);
   CHECK(store->ReadMetrics(1)->faults.size() == 1);
-  CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
-  CHECK(Int(path, "SELECT count(*) FROM schema_history") == LatestSchemaVersion());
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM schema_history") == LatestSchemaVersion());
 }
 
 TEST_CASE("reports.schema: a further migration step upgrades a current database and keeps its data") {
@@ -74,16 +74,16 @@ TEST_CASE("reports.schema: a further migration step upgrades a current database 
   const int next = LatestSchemaVersion() + 1;
   steps.push_back({next, "rack notes", &AddRackNotes});
   {
-    Db db = Raw(path);
+    Db db = OpenOrCreate(path);
     REQUIRE(Migrate(db, steps).ok());
     auto version = CheckSchemaVersion(db, steps);
     REQUIRE(version.ok());
     CHECK(*version == next);
   }
-  CHECK(Int(path, "PRAGMA user_version") == next);
-  CHECK(Int(path, "SELECT count(*) FROM rack_notes") == 0);
-  CHECK(Int(path, "SELECT count(*) FROM events") == 12);
-  CHECK(Int(path, "SELECT max(version) FROM schema_history") == next);
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == next);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM rack_notes") == 0);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM events") == 12);
+  CHECK(IntOpenOrCreate(path, "SELECT max(version) FROM schema_history") == next);
 
   // This build does not know step `next`: it must refuse the upgraded file, not touch it.
   auto store = ReportStore::Open(path);
@@ -92,14 +92,14 @@ TEST_CASE("reports.schema: a further migration step upgrades a current database 
   CHECK(Mentions(store.status(), "schema version " + std::to_string(next)));
   CHECK(Mentions(store.status(), path));
   CHECK(ReportStore::OpenReadOnly(path).status().code() == StatusCode::kNotSupported);
-  CHECK(Int(path, "PRAGMA user_version") == next);
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == next);
 }
 
 TEST_CASE("reports.schema: a newer database is refused without being modified") {
   TempDir dir;
   std::string path = dir.File("r.db");
   {
-    Db db = Raw(path);  // rollback journal, version 99: Open must switch neither
+    Db db = OpenOrCreate(path);  // rollback journal, version 99: Open must switch neither
     REQUIRE(db.Exec("CREATE TABLE future(x); INSERT INTO future VALUES (1); "
                     "PRAGMA application_id = " + std::to_string(kReportApplicationId) +
                     "; PRAGMA user_version = 99", "setup").ok());
@@ -108,9 +108,9 @@ TEST_CASE("reports.schema: a newer database is refused without being modified") 
   REQUIRE_FALSE(store.ok());
   CHECK(store.status().code() == StatusCode::kNotSupported);
   CHECK(Mentions(store.status(), "newer than this rackchaos knows"));
-  CHECK(Int(path, "PRAGMA user_version") == 99);
-  CHECK(Int(path, "SELECT count(*) FROM future") == 1);
-  Db db = Raw(path);
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == 99);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM future") == 1);
+  Db db = OpenOrCreate(path);
   auto mode = db.Prepare("PRAGMA journal_mode", "mode");
   REQUIRE(mode.ok());
   REQUIRE(*mode->Step("mode"));
@@ -120,7 +120,7 @@ TEST_CASE("reports.schema: a newer database is refused without being modified") 
 TEST_CASE("reports.schema: another program's SQLite database is refused") {
   TempDir dir;
   std::string path = dir.File("other.db");
-  REQUIRE(Raw(path).Exec("CREATE TABLE customers(name TEXT)", "setup").ok());
+  REQUIRE(OpenOrCreate(path).Exec("CREATE TABLE customers(name TEXT)", "setup").ok());
   auto store = ReportStore::Open(path);
   CHECK(store.status().code() == StatusCode::kInvalidArgument);
   CHECK(Mentions(store.status(), "not a rackchaos report"));
@@ -159,7 +159,7 @@ TEST_CASE("reports.schema: a write lock held by another connection gives kUnavai
     REQUIRE(store.ok());
     REQUIRE(store->BeginRun(t::SampleRunInfo()).ok());
   }
-  Db holder = Raw(path);
+  Db holder = OpenOrCreate(path);
   REQUIRE(holder.Exec("BEGIN EXCLUSIVE; INSERT INTO jobs VALUES (1, 9, 'x', 1, 1.0)", "lock").ok());
 
   // WAL lets the second connection open and read, but not write.
@@ -180,7 +180,7 @@ TEST_CASE("reports.schema: a write lock held by another connection gives kUnavai
 TEST_CASE("reports.schema: opening a database locked in rollback mode gives kUnavailable") {
   TempDir dir;
   std::string path = dir.File("r.db");
-  Db holder = Raw(path);
+  Db holder = OpenOrCreate(path);
   REQUIRE(holder.Exec("CREATE TABLE t(x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1)", "lock").ok());
   auto store = ReportStore::Open(path, OpenOptions{.busy_timeout_ms = 50});
   REQUIRE_FALSE(store.ok());
@@ -233,7 +233,7 @@ std::string Join(const std::vector<std::string>& v) {
 
 // Every row of `sql`, columns quoted and joined by '|'.
 std::vector<std::string> QuotedRows(const std::string& path, const std::string& sql) {
-  Db db = Raw(path);
+  Db db = OpenOrCreate(path);
   auto stmt = db.Prepare(sql, "rows");
   REQUIRE_MESSAGE(stmt.ok(), stmt.status().ToString());
   std::vector<std::string> rows;
@@ -265,7 +265,7 @@ std::vector<std::string> Columns(const std::string& path) {
 
 // "table=rows" for every table of the database, in name order.
 std::vector<std::string> RowCounts(const std::string& path) {
-  Db db = Raw(path);
+  Db db = OpenOrCreate(path);
   std::vector<std::string> tables;
   auto list = db.Prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", "list");
   REQUIRE(list.ok());
@@ -294,7 +294,7 @@ TEST_CASE("reports.schema: a database written by schema version 1 migrates to th
   TempDir dir;
   std::string path = dir.File("v1.db");
   t::LoadDump(t::DataFile("v1_quickstart.sql"), path);
-  REQUIRE(Int(path, "PRAGMA user_version") == 1);
+  REQUIRE(IntOpenOrCreate(path, "PRAGMA user_version") == 1);
   std::vector<std::string> before = RowCounts(path);
   CHECK(before.size() == 17);  // the v1 tables; no gates table
   std::vector<std::string> events_before = EventRows(path);
@@ -302,8 +302,8 @@ TEST_CASE("reports.schema: a database written by schema version 1 migrates to th
 
   auto store = ReportStore::Open(path);
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
-  CHECK(Int(path, "SELECT max(version) FROM schema_history") == LatestSchemaVersion());
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(IntOpenOrCreate(path, "SELECT max(version) FROM schema_history") == LatestSchemaVersion());
   // Every row kept: the events table became a view over the typed tables (reverts moved to
   // fault_reverts), every detail is reproduced so none needed keeping, and the gates table is new.
   std::vector<std::string> after = RowCounts(path);
@@ -333,11 +333,11 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
   TempDir dir;
   std::string path = dir.File("v2.db");
   t::LoadDump(t::DataFile("v2_quickstart.sql"), path);
-  REQUIRE(Int(path, "PRAGMA user_version") == 2);
+  REQUIRE(IntOpenOrCreate(path, "PRAGMA user_version") == 2);
   // One detail in the file is not what the typed row would print, as if edited by hand. It must
   // survive the migration verbatim, as must "temp value=100000" (run 2, seq 11): the C library
   // rounded 100000.5 to even, SQLite's printf rounds it up.
-  REQUIRE(Raw(path).Exec("UPDATE events SET detail = 'edited by hand' WHERE run_id = 1 AND seq = 3", "edit").ok());
+  REQUIRE(OpenOrCreate(path).Exec("UPDATE events SET detail = 'edited by hand' WHERE run_id = 1 AND seq = 3", "edit").ok());
   std::vector<std::string> before = RowCounts(path);
   std::vector<std::string> events_before = EventRows(path);
   REQUIRE(events_before.size() == 2 * (115 + 25));
@@ -345,7 +345,7 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
 
   auto store = ReportStore::Open(path);
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == LatestSchemaVersion());
   CHECK(QuotedRows(path, "SELECT type FROM sqlite_schema WHERE name = 'events'") ==
         std::vector<std::string>{"view"});
   CHECK(RowCounts(path) == WithCounts(before, {{"events", ""}, {"fault_reverts", "6"}, {"event_details", "2"},
@@ -390,17 +390,17 @@ TEST_CASE("reports.schema: a version 2 events table that disagrees with its type
   TempDir dir;
   std::string path = dir.File("v2.db");
   t::LoadDump(t::DataFile("v2_quickstart.sql"), path);
-  REQUIRE(Raw(path).Exec("UPDATE events SET t_us = t_us + 1 WHERE run_id = 2 AND seq = 5", "edit").ok());
+  REQUIRE(OpenOrCreate(path).Exec("UPDATE events SET t_us = t_us + 1 WHERE run_id = 2 AND seq = 5", "edit").ok());
   auto store = ReportStore::Open(path);
   REQUIRE_FALSE(store.ok());
   CHECK(store.status().code() == StatusCode::kCorrupt);
   CHECK(Mentions(store.status(), "1 rows of the events table"));
   CHECK(Mentions(store.status(), path));
   // The failed step rolled back: still version 2, events still a table with every row.
-  CHECK(Int(path, "PRAGMA user_version") == 2);
-  CHECK(Int(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'events' AND type = 'table'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM events") == 140);
-  CHECK(Int(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'fault_reverts'") == 0);
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == 2);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'events' AND type = 'table'") == 1);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM events") == 140);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'fault_reverts'") == 0);
 }
 
 TEST_CASE("reports.schema: the events view prints every detail as schema version 2 stored it") {
@@ -429,7 +429,7 @@ TEST_CASE("reports.schema: version 7 stores each placement once - every job even
   const std::string trays_of_events = "SELECT run_id || '|' || seq || '|' || job_id || '|' || trays FROM ";
   std::vector<std::string> before = QuotedRows(path, trays_of_events + "job_events WHERE trays != '' ORDER BY run_id, seq");
   REQUIRE(before.size() == 18);
-  const int64_t without = Int(path, "SELECT count(*) FROM job_events WHERE trays = ''");
+  const int64_t without = IntOpenOrCreate(path, "SELECT count(*) FROM job_events WHERE trays = ''");
   REQUIRE(without == 6);
 
   auto store = ReportStore::Open(path);
@@ -438,12 +438,12 @@ TEST_CASE("reports.schema: version 7 stores each placement once - every job even
   CHECK(QuotedRows(path, trays_of_events + "job_placements ORDER BY run_id, seq") == before);
   CHECK(QuotedRows(path, "SELECT e.run_id || '|' || e.seq || '|' || e.job_id || '|' || p.trays FROM job_events e "
                          "JOIN placements p ON p.run_id = e.run_id AND p.id = e.placement_id ORDER BY e.run_id, e.seq") == before);
-  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE placement_id IS NULL") == without);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM job_events WHERE placement_id IS NULL") == without);
   // One row per distinct list of a job, numbered per run in order of first use.
-  CHECK(Int(path, "SELECT count(*) FROM placements") == 6);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM placements") == 6);
   CHECK(QuotedRows(path, "SELECT group_concat(id) FROM (SELECT id FROM placements WHERE run_id = 1 ORDER BY id)") ==
         std::vector<std::string>{"1,2,3,4,5"});
-  CHECK(Int(path, "SELECT placement_id FROM job_events WHERE run_id = 1 ORDER BY seq LIMIT 1") == 1);
+  CHECK(IntOpenOrCreate(path, "SELECT placement_id FROM job_events WHERE run_id = 1 ORDER BY seq LIMIT 1") == 1);
 
   // New events continue the run's numbering, and a job's events on one placement share its row.
   std::vector<Event> more = {{Duration::Hours(5), JobChanged{0, JobState::kRunning, 1, 6, 1, 64, {}, kNoFault, "", {67, 79}}},

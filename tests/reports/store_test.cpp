@@ -21,14 +21,14 @@ namespace t = rackchaos::reports::testing;
 
 namespace {
 
-Db Raw(const std::string& path) {
+Db OpenExisting(const std::string& path) {
   auto db = Db::Open(path, SQLITE_OPEN_READWRITE);
   REQUIRE_MESSAGE(db.ok(), db.status().ToString());
   return std::move(db).value();
 }
 
-int64_t Int(const std::string& path, const std::string& sql) {
-  Db db = Raw(path);
+int64_t IntOpenExisting(const std::string& path, const std::string& sql) {
+  Db db = OpenExisting(path);
   auto v = db.QueryInt(sql, "test query");
   REQUIRE_MESSAGE(v.ok(), v.status().ToString());
   return *v;
@@ -51,7 +51,7 @@ std::vector<std::string> Rows(Db& db, const std::string& sql) {
 // A dump of every table and view and the schema itself, in a fixed order, minus the wall-clock
 // columns and the host (which legitimately differ between two runs of the same plan).
 std::string Dump(const std::string& path) {
-  Db db = Raw(path);
+  Db db = OpenExisting(path);
   std::string out;
   for (const std::string& row : Rows(db, "SELECT type || '|' || name || '|' || coalesce(sql, '') "
                                          "FROM sqlite_schema ORDER BY name")) {
@@ -88,10 +88,10 @@ TEST_CASE("reports.store: a new store is at the latest schema version, marked as
     REQUIRE_MESSAGE(store.ok(), store.status().ToString());
     CHECK(store->LatestRun().status().code() == StatusCode::kNotFound);
   }
-  CHECK(Int(path, "PRAGMA user_version") == LatestSchemaVersion());
-  CHECK(Int(path, "PRAGMA application_id") == kReportApplicationId);
-  CHECK(Int(path, "SELECT count(*) FROM schema_history") == LatestSchemaVersion());
-  Db db = Raw(path);
+  CHECK(IntOpenExisting(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(IntOpenExisting(path, "PRAGMA application_id") == kReportApplicationId);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM schema_history") == LatestSchemaVersion());
+  Db db = OpenExisting(path);
   CHECK(Rows(db, "PRAGMA journal_mode") == std::vector<std::string>{"wal"});
 }
 
@@ -163,24 +163,24 @@ TEST_CASE("reports.store: events land in the events table and in their typed tab
     CHECK((*events)[8].component == kNoComponent);
     CHECK(store->ReadEvents(1, 3)->size() == 3);
   }
-  CHECK(Int(path, "SELECT count(*) FROM faults") == 1);
-  CHECK(Int(path, "SELECT injected_us FROM faults WHERE fault_id = 1") == 60'000'000);
-  CHECK(Int(path, "SELECT reverted_us FROM faults WHERE fault_id = 1") == 600'000'000);
-  CHECK(Int(path, "SELECT port IS NULL FROM faults") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM detections WHERE detector = 'heartbeat'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM isolations WHERE detection_ids = '1'") == 2);
-  CHECK(Int(path, "SELECT count(*) FROM actions WHERE ok = 1") == 2);
-  CHECK(Int(path, "SELECT count(*) FROM job_events") == 3);
-  CHECK(Int(path, "SELECT lost_work_us FROM job_events WHERE seq = 10") == 10'000'000);
-  CHECK(Int(path, "SELECT cause_fault_id FROM job_events WHERE state = 'hung'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM job_placements WHERE trays = '3,4' AND seq = 10") == 1);
-  CHECK(Int(path, "SELECT step FROM checkpoints") == 64);
-  CHECK(Int(path, "SELECT cause_fault_id FROM physics WHERE what = 'removed'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM events WHERE job_id IS NULL AND component_id IS NULL") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM faults") == 1);
+  CHECK(IntOpenExisting(path, "SELECT injected_us FROM faults WHERE fault_id = 1") == 60'000'000);
+  CHECK(IntOpenExisting(path, "SELECT reverted_us FROM faults WHERE fault_id = 1") == 600'000'000);
+  CHECK(IntOpenExisting(path, "SELECT port IS NULL FROM faults") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM detections WHERE detector = 'heartbeat'") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM isolations WHERE detection_ids = '1'") == 2);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM actions WHERE ok = 1") == 2);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM job_events") == 3);
+  CHECK(IntOpenExisting(path, "SELECT lost_work_us FROM job_events WHERE seq = 10") == 10'000'000);
+  CHECK(IntOpenExisting(path, "SELECT cause_fault_id FROM job_events WHERE state = 'hung'") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM job_placements WHERE trays = '3,4' AND seq = 10") == 1);
+  CHECK(IntOpenExisting(path, "SELECT step FROM checkpoints") == 64);
+  CHECK(IntOpenExisting(path, "SELECT cause_fault_id FROM physics WHERE what = 'removed'") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM events WHERE job_id IS NULL AND component_id IS NULL") == 1);
   // Stored once: the revert has its own row, and `events` is a view over the typed tables.
-  CHECK(Int(path, "SELECT count(*) FROM fault_reverts WHERE detail = 'tray reinserted'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'events' AND type = 'view'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM event_details") == 0);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM fault_reverts WHERE detail = 'tray reinserted'") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'events' AND type = 'view'") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM event_details") == 0);
 }
 
 // A store in a fresh file with one run begun: `store` and `run` as the tests below use them.
@@ -226,10 +226,10 @@ TEST_CASE("reports.store: events are stored once whatever the batch shape, and r
     CHECK(e.type == EventTypeName(want.body));
   }
   CHECK(*store->CountEvents(*run) == 1070);
-  CHECK(Int(path, "SELECT count(*) FROM faults WHERE reverted_us IS NULL") == 0);
-  CHECK(Int(path, "SELECT count(*) FROM isolations WHERE detection_ids = '994,7'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM job_placements WHERE trays = '998'") == 1);
-  CHECK(Int(path, "SELECT count(*) FROM job_placements WHERE trays = '68'") == 2);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM faults WHERE reverted_us IS NULL") == 0);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM isolations WHERE detection_ids = '994,7'") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM job_placements WHERE trays = '998'") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM job_placements WHERE trays = '68'") == 2);
 }
 
 TEST_CASE("reports.store: views join names so plain sqlite3 queries read well") {
@@ -240,7 +240,7 @@ TEST_CASE("reports.store: views join names so plain sqlite3 queries read well") 
     REQUIRE(store.ok());
     t::WriteSampleRun(*store);
   }
-  Db db = Raw(path);
+  Db db = OpenExisting(path);
   CHECK(Rows(db, "SELECT target_kind || ' ' || target_serial || ' ' || ttd_s || ' ' || "
                  "coalesce(ttr_s, '-') || ' ' || gpus_total FROM fault_summary") ==
         std::vector<std::string>{"compute_tray TR-003 12.5 - 72"});
@@ -358,7 +358,7 @@ TEST_CASE("reports.store: components go in 64 rows per statement - a duplicate d
   REQUIRE(store->AddComponents(*run, rows).ok());
   auto read = store->ReadComponents(*run);
   REQUIRE(read->size() == 200);
-  CHECK(Int(path, "SELECT count(*) FROM components WHERE name = 'c' || id AND serial = 'S' || id") == 200);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM components WHERE name = 'c' || id AND serial = 'S' || id") == 200);
 }
 
 namespace {
@@ -393,7 +393,7 @@ TEST_CASE("reports.store: a restart that swaps a few trays is stored as the diff
     events.push_back({Duration::Minutes(2 * k + 1), JobChanged{0, JobState::kHung, 0, 0, 0, 400, {}, kNoFault, "", placed}});
   }
   REQUIRE(store->AppendEvents(*run, events).ok());
-  CHECK(Int(path, "SELECT count(*) FROM placements") == 41);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM placements") == 41);
   // Placement 1 is whole, 2-33 are differences of one tray each, 34 is whole again, 35-40 differences,
   // and 41 (every tray changed) is whole.
   auto db = Db::Open(path, SQLITE_OPEN_READONLY);
@@ -424,6 +424,6 @@ TEST_CASE("reports.store: a restart that swaps a few trays is stored as the diff
     CHECK(rebuilt[static_cast<int64_t>(k + 1)] == std::set<ComponentId>(lists[k].begin(), lists[k].end()));
   }
   // Both events of a placement refer to its row.
-  CHECK(Int(path, "SELECT count(DISTINCT placement_id) FROM job_events") == 41);
-  CHECK(Int(path, "SELECT count(*) FROM job_events WHERE placement_id IS NULL") == 0);
+  CHECK(IntOpenExisting(path, "SELECT count(DISTINCT placement_id) FROM job_events") == 41);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM job_events WHERE placement_id IS NULL") == 0);
 }

@@ -16,12 +16,7 @@ namespace t = rackchaos::reports::testing;
 
 namespace {
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using rackchaos::reports::testing::Lines;
 
 // Table cells are separated by at least two spaces; single spaces stay inside a cell.
 std::vector<std::string> Cells(const std::string& line) {

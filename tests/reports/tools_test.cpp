@@ -52,7 +52,7 @@ Comparison Compare(ReportStore& store, int64_t a, int64_t b, const std::string& 
   return CompareMetrics(a, *RunMetricValues(store, a), b, *RunMetricValues(store, b), *thresholds);
 }
 
-int64_t Count(const std::string& path, const std::string& table) {
+int64_t CountRows(const std::string& path, const std::string& table) {
   auto db = Db::Open(path, SQLITE_OPEN_READONLY);
   REQUIRE(db.ok());
   return *db->QueryInt("SELECT count(*) FROM " + table, "count");
@@ -126,12 +126,12 @@ TEST_CASE("reports.merge: every row of every table arrives once, under new run i
   int64_t total = 0;
   for (const char* table : kTables) {
     CAPTURE(table);
-    CHECK(Count(pa, table) > 0);
-    CHECK(Count(out, table) == Count(pa, table) + Count(pb, table));
-    total += Count(out, table);
+    CHECK(CountRows(pa, table) > 0);
+    CHECK(CountRows(out, table) == CountRows(pa, table) + CountRows(pb, table));
+    total += CountRows(out, table);
   }
   CHECK(ca->rows_copied + cb->rows_copied == total);
-  CHECK(Count(out, "events") == Count(pa, "events") + Count(pb, "events"));
+  CHECK(CountRows(out, "events") == CountRows(pa, "events") + CountRows(pb, "events"));
   CHECK(dest->ReadRun(3)->info.started_wall == "2025-01-02T00:00:00Z");  // b's run 1 is now run 3
   CHECK(dest->ReadEvents(3)->size() == 12);
   CHECK(dest->ReadGates(3)->size() == 2);
@@ -140,7 +140,7 @@ TEST_CASE("reports.merge: every row of every table arrives once, under new run i
   REQUIRE(again.ok());
   CHECK(again->runs_copied == 0);
   CHECK(again->runs_skipped == 2);
-  CHECK(Count(out, "events") == Count(pa, "events") + Count(pb, "events"));
+  CHECK(CountRows(out, "events") == CountRows(pa, "events") + CountRows(pb, "events"));
 }
 
 TEST_CASE("reports.merge: an older source is merged through a migrated copy and left as it was") {
@@ -152,8 +152,8 @@ TEST_CASE("reports.merge: an older source is merged through a migrated copy and 
   auto counts = MergeInto(*dest, v2);
   REQUIRE_MESSAGE(counts.ok(), counts.status().ToString());
   CHECK(counts->runs_copied == 2);
-  CHECK(Count(dir.File("all.db"), "events") == 140);
-  CHECK(Count(dir.File("all.db"), "fault_reverts") == 6);
+  CHECK(CountRows(dir.File("all.db"), "events") == 140);
+  CHECK(CountRows(dir.File("all.db"), "fault_reverts") == 6);
   CHECK(dest->ReadEvents(2)->at(3).detail == "reverted: orphan");
   // The source is still version 2, with its events table.
   auto src = Db::Open(v2, SQLITE_OPEN_READONLY);
