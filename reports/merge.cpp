@@ -33,7 +33,8 @@ struct TableCopy {
 Result<std::vector<TableCopy>> PerRunTables(Db& db, const std::string& what) {
   RC_ASSIGN_OR_RETURN(std::vector<std::string> tables, Column0(db,
       "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT IN ('runs', "
-      "'schema_history', 'qualifications', 'qualification_plans') AND name IN (SELECT name FROM src.sqlite_schema WHERE type = 'table') "
+      "'schema_history', 'qualifications', 'qualification_plans', 'topologies', 'topology_components', "
+      "'run_topologies') AND name IN (SELECT name FROM src.sqlite_schema WHERE type = 'table') "
       "ORDER BY name", what));
   std::vector<TableCopy> out;
   for (const std::string& t : tables) {
@@ -49,6 +50,39 @@ std::string Join(const std::vector<std::string>& cols) {
   std::string out;
   for (const std::string& c : cols) out += ", " + c;
   return out;
+}
+
+// Gives the new run the source run's topology, copying the topology unless the destination has one
+// with the same digest. Returns the run's component rows (counted whether copied or shared).
+Result<int64_t> CopyTopology(Db& db, int64_t old_id, int64_t new_id, const std::string& what) {
+  RC_ASSIGN_OR_RETURN(Stmt src, db.Prepare(
+      "SELECT t.id, t.digest, t.components FROM src.run_topologies r JOIN src.topologies t "
+      "ON t.id = r.topology_id WHERE r.run_id = ?", what));
+  src.Bind(1, old_id);
+  RC_ASSIGN_OR_RETURN(bool has, src.Step(what));
+  if (!has) return int64_t{0};
+  int64_t src_topology = src.Int(0), rows = src.Int(2);
+  RC_ASSIGN_OR_RETURN(Stmt find, db.Prepare("SELECT id FROM main.topologies WHERE digest = ?", what));
+  find.Bind(1, src.Text(1));
+  RC_ASSIGN_OR_RETURN(bool found, find.Step(what));
+  int64_t topology = found ? find.Int(0) : 0;
+  if (!found) {
+    RC_ASSIGN_OR_RETURN(Stmt add, db.Prepare("INSERT INTO main.topologies(digest, serial_prefix, components) "
+        "SELECT digest, serial_prefix, components FROM src.topologies WHERE id = ?", what));
+    add.Bind(1, src_topology);
+    RC_RETURN_IF_ERROR(add.Run(what + " (topologies)"));
+    topology = sqlite3_last_insert_rowid(db.handle());
+    RC_ASSIGN_OR_RETURN(Stmt copy, db.Prepare("INSERT INTO main.topology_components SELECT ?1, id, name, kind, "
+        "parent_id, serial FROM src.topology_components WHERE topology_id = ?2", what));
+    copy.Bind(1, topology);
+    copy.Bind(2, src_topology);
+    RC_RETURN_IF_ERROR(copy.Run(what + " (topology_components)"));
+  }
+  RC_ASSIGN_OR_RETURN(Stmt link, db.Prepare("INSERT INTO main.run_topologies(run_id, topology_id) VALUES (?, ?)", what));
+  link.Bind(1, new_id);
+  link.Bind(2, topology);
+  RC_RETURN_IF_ERROR(link.Run(what + " (run_topologies)"));
+  return rows;
 }
 
 // Copies one source run under a new id; returns the rows copied, or 0 when its key is present.
@@ -74,7 +108,8 @@ Result<int64_t> CopyRun(Db& db, int64_t old_id, const std::vector<TableCopy>& ta
     RC_RETURN_IF_ERROR(copy.Run(what + " (" + t.table + ")"));
     rows += sqlite3_changes(db.handle());
   }
-  return rows;
+  RC_ASSIGN_OR_RETURN(int64_t components, CopyTopology(db, old_id, new_id, what));
+  return rows + components;
 }
 
 Result<MergeCounts> CopyAll(Db& db, const std::string& what) {

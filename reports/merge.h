@@ -19,7 +19,8 @@ namespace rackchaos::reports {
 struct MergeCounts {
   int runs_copied = 0;
   int runs_skipped = 0;  // already present in the destination (same run key)
-  int64_t rows_copied = 0;  // over all tables, runs included
+  int64_t rows_copied = 0;  // over all tables, runs included; a run counts its components even when
+                            // the destination already had its topology (reports/topology_store.h)
 };
 
 // Copies every run of the report at `source_path` into `dest`, in source id order, in one

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "reports/topology_store.h"
+
 namespace rackchaos::reports {
 namespace {
 
@@ -204,6 +206,8 @@ constexpr Migration kMigrations[] = {
     {6, "faulty_isolations: isolations a fault explains, for repeat offenders", &AddFaultyIsolationsV6},
     {7, "placements: a job's tray list stored once per placement, referred to by job_events.placement_id",
      &StorePlacementsOnce},
+    {8, "topologies: a run's components stored once per distinct cluster (topology_components, run_topologies); components becomes a view",
+     &StoreTopologiesOnce},
 };
 
 }  // namespace

@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "reports/schema.h"
 #include "reports/store_state.h"
+#include "reports/topology_store.h"
 
 namespace rackchaos::reports {
 namespace {
@@ -23,8 +25,9 @@ Status ConfigureForWriting(Db& db) {
                            mode + "'");
   }
   RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = NORMAL", "setting synchronous=NORMAL"));
-  // A 1,778-rack run writes 500,000 component rows into three b-trees: with SQLite's default 2 MiB
-  // page cache their pages are read back from the file again and again. Pages are allocated as used.
+  // The first 1,778-rack run of a database writes 500,000 component rows into three b-trees: with
+  // SQLite's default 2 MiB page cache their pages are read back from the file again and again. Pages
+  // are allocated as used.
   RC_RETURN_IF_ERROR(db.Exec("PRAGMA cache_size = -65536", "setting a 64 MiB page cache"));
   // Checkpoint every 64 MiB of WAL rather than every 4 MiB: pages written by several event batches
   // (b-tree interior pages, the last leaf of each table) are then copied to the database once.
@@ -160,60 +163,38 @@ Result<int64_t> ReportStore::BeginRun(const RunInfo& info) {
   return id;
 }
 
-namespace {
-
-// Component rows per multi-row INSERT: a 1,778-rack cluster has 500,000 of them.
-constexpr int kComponentsPerInsert = 64;
-
-const char* ComponentInsertSql(bool many) {
-  static const std::string one =
-      "INSERT INTO components(run_id, id, name, kind, parent_id, serial) VALUES (?, ?, ?, ?, ?, ?)";
-  static const std::string all = [] {
-    std::string sql = one;
-    for (int r = 1; r < kComponentsPerInsert; ++r) sql += ", (?, ?, ?, ?, ?, ?)";
-    return sql;
-  }();
-  return many ? all.c_str() : one.c_str();
-}
-
-// Text is bound without copying: the rows outlive the statement's step.
-void BindComponent(Stmt& stmt, int p, int64_t run, const ComponentRow& c) {
-  stmt.Bind(p, run);
-  BindId(stmt, p + 1, c.id, kNoComponent);
-  stmt.BindStatic(p + 2, c.name);
-  stmt.BindStatic(p + 3, c.kind);
-  BindId(stmt, p + 4, c.parent, kNoComponent);
-  stmt.BindStatic(p + 5, c.serial);
-}
-
-}  // namespace
-
 Status ReportStore::AddComponents(int64_t run, const std::vector<ComponentRow>& components) {
   const std::string what = ForRun("adding components to", run);
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
-  // One row alone; a failure names the row: "<what> (<name>) in report ...".
-  auto insert_one = [&](const ComponentRow& c) -> Status {
-    RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(ComponentInsertSql(false), what));
-    BindComponent(*stmt, 1, run, c);
-    Status s = stmt->Run(what);
-    return s.ok() ? s : Status(s.code(), what + " (" + c.name + ")" + s.message().substr(what.size()));
-  };
-  size_t done = 0;
-  while (done < components.size()) {
-    if (components.size() - done < kComponentsPerInsert) {
-      RC_RETURN_IF_ERROR(insert_one(components[done++]));
-      continue;
+  if (components.empty()) return txn.Commit(what);
+  RC_ASSIGN_OR_RETURN(Stmt* had, state_->Cached("SELECT topology_id FROM run_topologies WHERE run_id = ?", what));
+  had->Bind(1, run);
+  RC_ASSIGN_OR_RETURN(bool has_topology, had->Step(what));
+  std::optional<int64_t> old_topology;
+  if (has_topology) old_topology = had->Int(0);
+  had->Reset();
+  // Rows added to a run that has some: the run gets the topology of all of them.
+  std::vector<ComponentRow> all;
+  if (old_topology) {
+    RC_ASSIGN_OR_RETURN(all, ReadComponents(run));
+    all.insert(all.end(), components.begin(), components.end());
+  }
+  RC_ASSIGN_OR_RETURN(int64_t topology, StoreTopology(state_->db, old_topology ? all : components, what));
+  RC_ASSIGN_OR_RETURN(Stmt* link, state_->Cached(
+      "INSERT OR REPLACE INTO run_topologies(run_id, topology_id) VALUES (?, ?)", what));
+  link->Bind(1, run);
+  link->Bind(2, topology);
+  RC_RETURN_IF_ERROR(link->Run(what));
+  if (old_topology && *old_topology != topology) {  // drop the old one unless another run has it
+    for (const char* sql : {"DELETE FROM topology_components WHERE topology_id = ?1 AND NOT EXISTS "
+                            "(SELECT 1 FROM run_topologies WHERE topology_id = ?1)",
+                            "DELETE FROM topologies WHERE id = ?1 AND NOT EXISTS "
+                            "(SELECT 1 FROM run_topologies WHERE topology_id = ?1)"}) {
+      RC_ASSIGN_OR_RETURN(Stmt drop, state_->db.Prepare(sql, what));
+      drop.Bind(1, *old_topology);
+      RC_RETURN_IF_ERROR(drop.Run(what));
     }
-    RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(ComponentInsertSql(true), what));
-    for (int r = 0; r < kComponentsPerInsert; ++r) BindComponent(*stmt, 1 + 6 * r, run, components[done + r]);
-    // A statement that broke a constraint left none of its rows: insert them one by one to name the
-    // row at fault. Other errors (I/O, full disk) may have ended the transaction: report them as they are.
-    Status s = stmt->Run(what);
-    if (!s.ok() && s.code() != StatusCode::kInternal) return s;
-    if (!s.ok())
-      for (int r = 0; r < kComponentsPerInsert; ++r) RC_RETURN_IF_ERROR(insert_one(components[done + r]));
-    done += kComponentsPerInsert;
   }
   return txn.Commit(what);
 }

@@ -160,6 +160,9 @@ class ReportStore {
 
   // Inserts the run with status 'running' and returns its id (ids increase within a file).
   Result<int64_t> BeginRun(const RunInfo& info);
+  // Adds components to the run (to those it has). Runs with the same component list share one stored
+  // copy (reports/topology_store.h): the first run of a cluster in a file pays for its rows, later
+  // runs for a digest of them. A repeated id fails with kInternal naming the row.
   Status AddComponents(int64_t run, const std::vector<ComponentRow>& components);
   Status AddJobs(int64_t run, const std::vector<JobRow>& jobs);
   // Appends events after those already stored for the run (seq continues), each as one row of the

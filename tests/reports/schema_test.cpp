@@ -310,8 +310,10 @@ TEST_CASE("reports.schema: a database written by schema version 1 migrates to th
   std::vector<std::string> expected = WithCounts(before, {
       {"events", ""}, {"fault_reverts", "4"}, {"event_details", "0"}, {"gates", "0"}, {"sweep_runs", "0"},
       {"qualifications", "0"}, {"qualification_plans", "0"}, {"faulty_isolations", "0"}, {"placements", "5"},
+      {"components", ""}, {"topologies", "1"}, {"topology_components", "283"}, {"run_topologies", "1"},
       {"schema_history", std::to_string(LatestSchemaVersion())}});
   CHECK_MESSAGE(after == expected, Join(after) << " vs " << Join(expected));
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM components") == 283);  // now a view over the topology tables
   CHECK(EventRows(path) == events_before);
   // The old rows read back through the current readers.
   auto metrics = store->ReadMetrics(1);
@@ -351,16 +353,17 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
   CHECK(RowCounts(path) == WithCounts(before, {{"events", ""}, {"fault_reverts", "6"}, {"event_details", "2"},
                                                {"sweep_runs", "0"}, {"qualifications", "0"},
                                                {"qualification_plans", "0"}, {"faulty_isolations", "0"},
-                                               {"placements", "6"},
+                                               {"placements", "6"}, {"components", ""}, {"topologies", "1"},
+                                               {"topology_components", "283"}, {"run_topologies", "1"},
                                                {"schema_history", std::to_string(LatestSchemaVersion())}}));
   CHECK(EventRows(path) == events_before);
-  // Every table and view a user could query keeps its columns, but for new ones and job_events,
-  // whose tray list moved to placements in version 7 (tested below).
+  // Every table and view a user could query keeps its columns (components became a view in version 8),
+  // but for new ones and job_events, whose tray list moved to placements in version 7 (tested below).
   std::vector<std::string> columns_after = Columns(path);
   std::erase_if(columns_after, [](const std::string& c) {
     return c.starts_with("fault_reverts:") || c.starts_with("event_details:") || c.starts_with("sweep_runs:") ||
            c.starts_with("qualification") || c.starts_with("faulty_isolations:") || c.starts_with("placements:") ||
-           c.starts_with("job_placements:");
+           c.starts_with("job_placements:") || c.starts_with("topolog") || c.starts_with("run_topologies:");
   });
   for (std::string& c : columns_before)
     if (c.starts_with("job_events:")) c.replace(c.find(" trays"), 6, " placement_id");

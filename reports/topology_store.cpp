@@ -1,0 +1,195 @@
+#include "reports/topology_store.h"
+
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "reports/store_state.h"
+
+namespace rackchaos::reports {
+namespace {
+
+// Rows per multi-row INSERT: a 1,778-rack cluster has 500,000 of them.
+constexpr int kComponentsPerInsert = 64;
+
+// Two independent 64-bit multiply-xorshift lanes over 8-byte words; each string ends with its length.
+class TopologyHash {
+ public:
+  void Add(uint64_t word) {
+    a_ = (a_ ^ word) * 0x9e3779b97f4a7c15ULL;
+    a_ ^= a_ >> 32;
+    b_ = (b_ ^ word) * 0xff51afd7ed558ccdULL;
+    b_ ^= b_ >> 29;
+  }
+  void Add(std::string_view s) {
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      Add(w);
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, s.data() + i, s.size() - i);
+    Add(tail);
+    Add(static_cast<uint64_t>(s.size()));
+  }
+  std::string Hex(size_t rows) const {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%016llx%016llx-%zu", static_cast<unsigned long long>(a_),
+                  static_cast<unsigned long long>(b_), rows);
+    return buf;
+  }
+
+ private:
+  uint64_t a_ = 0x243f6a8885a308d3ULL, b_ = 0x13198a2e03707344ULL;
+};
+
+// The serial prefix of a topology: what the first row's serial has before its name ("SIM-gb200-nvl72-"),
+// or "" when it does not end with its name.
+std::string SerialPrefix(const std::vector<ComponentRow>& rows) {
+  if (rows.empty()) return "";
+  const ComponentRow& c = rows.front();
+  if (!c.serial.ends_with(c.name)) return "";
+  return c.serial.substr(0, c.serial.size() - c.name.size());
+}
+
+bool DerivedSerial(const ComponentRow& c, const std::string& prefix) {
+  return c.serial.size() == prefix.size() + c.name.size() && c.serial.starts_with(prefix) && c.serial.ends_with(c.name);
+}
+
+std::string ComponentInsertSql(int rows) {
+  std::string sql =
+      "INSERT INTO topology_components(topology_id, id, name, kind, parent_id, serial) VALUES (?, ?, ?, ?, ?, ?)";
+  for (int r = 1; r < rows; ++r) sql += ", (?, ?, ?, ?, ?, ?)";
+  return sql;
+}
+
+// Text is bound without copying: the rows outlive the statement's step.
+void BindComponentRow(Stmt& stmt, int p, int64_t topology, const ComponentRow& c, const std::string& prefix) {
+  stmt.Bind(p, topology);
+  BindId(stmt, p + 1, c.id, kNoComponent);
+  stmt.BindStatic(p + 2, c.name);
+  stmt.BindStatic(p + 3, c.kind);
+  BindId(stmt, p + 4, c.parent, kNoComponent);
+  if (DerivedSerial(c, prefix))
+    stmt.BindNull(p + 5);
+  else
+    stmt.BindStatic(p + 5, c.serial);
+}
+
+Status InsertTopologyRows(Db& db, int64_t topology, const std::vector<ComponentRow>& rows, const std::string& prefix,
+                  const std::string& what) {
+  RC_ASSIGN_OR_RETURN(Stmt one, db.Prepare(ComponentInsertSql(1), what));
+  // One row alone; a failure names the row: "<what> (<name>) in report ...".
+  auto insert_one = [&](const ComponentRow& c) -> Status {
+    BindComponentRow(one, 1, topology, c, prefix);
+    Status s = one.Run(what);
+    return s.ok() ? s : Status(s.code(), what + " (" + c.name + ")" + s.message().substr(what.size()));
+  };
+  size_t done = 0;
+  if (rows.size() >= kComponentsPerInsert) {
+    RC_ASSIGN_OR_RETURN(Stmt many, db.Prepare(ComponentInsertSql(kComponentsPerInsert), what));
+    for (; rows.size() - done >= kComponentsPerInsert; done += kComponentsPerInsert) {
+      for (int r = 0; r < kComponentsPerInsert; ++r) BindComponentRow(many, 1 + 6 * r, topology, rows[done + r], prefix);
+      // A statement that broke a constraint left none of its rows: insert them one by one to name the
+      // row at fault. Other errors (I/O, full disk) may have ended the transaction: report them as they are.
+      Status s = many.Run(what);
+      if (!s.ok() && s.code() != StatusCode::kInternal) return s;
+      if (!s.ok())
+        for (int r = 0; r < kComponentsPerInsert; ++r) RC_RETURN_IF_ERROR(insert_one(rows[done + r]));
+    }
+  }
+  for (; done < rows.size(); ++done) RC_RETURN_IF_ERROR(insert_one(rows[done]));
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string TopologyDigest(const std::vector<ComponentRow>& rows) {
+  TopologyHash d;
+  const std::string prefix = SerialPrefix(rows);
+  d.Add(prefix);
+  for (const ComponentRow& c : rows) {
+    d.Add((static_cast<uint64_t>(c.id) << 32) | c.parent);
+    d.Add(c.name);
+    d.Add(c.kind);
+    if (DerivedSerial(c, prefix))
+      d.Add(uint64_t{0x5e71a1});  // the serial is the prefix and the name
+    else
+      d.Add(c.serial);
+  }
+  return d.Hex(rows.size());
+}
+
+Result<int64_t> StoreTopology(Db& db, const std::vector<ComponentRow>& rows, const std::string& what) {
+  const std::string digest = TopologyDigest(rows);
+  RC_ASSIGN_OR_RETURN(Stmt find, db.Prepare("SELECT id FROM topologies WHERE digest = ?", what));
+  find.Bind(1, digest);
+  RC_ASSIGN_OR_RETURN(bool found, find.Step(what));
+  if (found) return find.Int(0);
+  const std::string prefix = SerialPrefix(rows);
+  RC_ASSIGN_OR_RETURN(Stmt add,
+                      db.Prepare("INSERT INTO topologies(digest, serial_prefix, components) VALUES (?, ?, ?)", what));
+  add.Bind(1, digest);
+  add.Bind(2, prefix);
+  add.Bind(3, static_cast<int64_t>(rows.size()));
+  RC_RETURN_IF_ERROR(add.Run(what));
+  int64_t id = sqlite3_last_insert_rowid(db.handle());
+  RC_RETURN_IF_ERROR(InsertTopologyRows(db, id, rows, prefix, what));
+  return id;
+}
+
+Status StoreTopologiesOnce(Db& db) {
+  const std::string what = "storing each topology once (schema version 8)";
+  RC_RETURN_IF_ERROR(db.Exec(R"sql(
+CREATE TABLE topologies(
+  id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, serial_prefix TEXT NOT NULL,
+  components INTEGER NOT NULL);
+-- serial NULL: the topology's serial_prefix followed by the name.
+CREATE TABLE topology_components(
+  topology_id INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+  parent_id INTEGER, serial TEXT, PRIMARY KEY(topology_id, id)) WITHOUT ROWID;
+CREATE INDEX topology_components_by_name ON topology_components(topology_id, name);
+CREATE INDEX topology_components_by_serial ON topology_components(serial) WHERE serial IS NOT NULL;
+CREATE TABLE run_topologies(run_id INTEGER PRIMARY KEY, topology_id INTEGER NOT NULL);
+CREATE INDEX run_topologies_by_topology ON run_topologies(topology_id);
+)sql",
+                             what));
+  RC_ASSIGN_OR_RETURN(Stmt runs, db.Prepare("SELECT DISTINCT run_id FROM components ORDER BY run_id", what));
+  RC_ASSIGN_OR_RETURN(
+      Stmt read,
+      db.Prepare("SELECT id, name, kind, parent_id, serial FROM components WHERE run_id = ? ORDER BY id", what));
+  RC_ASSIGN_OR_RETURN(Stmt link, db.Prepare("INSERT INTO run_topologies(run_id, topology_id) VALUES (?, ?)", what));
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool more, runs.Step(what));
+    if (!more) break;
+    int64_t run = runs.Int(0);
+    std::vector<ComponentRow> rows;
+    read.Bind(1, run);
+    for (;;) {
+      RC_ASSIGN_OR_RETURN(bool row, read.Step(what));
+      if (!row) break;
+      rows.push_back(
+          {IdOr(read, 0, kNoComponent), read.Text(1), read.Text(2), IdOr(read, 3, kNoComponent), read.Text(4)});
+    }
+    read.Reset();
+    RC_ASSIGN_OR_RETURN(int64_t topology, StoreTopology(db, rows, what));
+    link.Bind(1, run);
+    link.Bind(2, topology);
+    RC_RETURN_IF_ERROR(link.Run(what));
+  }
+  runs.Reset();
+  // Views that read `components` (event_log, fault_timeline, fault_summary, events) read the view.
+  return db.Exec(R"sql(
+DROP TABLE components;
+CREATE VIEW components AS
+  SELECT r.run_id, c.id, c.name, c.kind, c.parent_id, coalesce(c.serial, t.serial_prefix || c.name) AS serial
+  FROM run_topologies r JOIN topology_components c ON c.topology_id = r.topology_id
+  JOIN topologies t ON t.id = r.topology_id;
+)sql",
+                 what);
+}
+
+}  // namespace rackchaos::reports

@@ -1,0 +1,36 @@
+// Internal to reports/: a run's components, stored once per database (schema version 8).
+//
+// Runs of the same cluster share one topology. `topologies` has one row per distinct component list,
+// found by a digest of its rows; `topology_components` holds its rows, where a serial that is the
+// topology's `serial_prefix` followed by the component's name (every simulated part:
+// "SIM-gb200-nvl72-" + name) is stored as NULL; `run_topologies` says which topology each run has.
+// The view `components` joins them back into the rows of version 7, so queries and views that read
+// `components` see the same rows as before. A sweep of seeds on one cluster stores its 500,000
+// components once, not once per seed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "reports/sqlite_db.h"
+#include "reports/store.h"
+
+namespace rackchaos::reports {
+
+// Identifies a component list: a 128-bit digest of its ids, names, kinds, parents and serials, in
+// order, and its length ("<32 hex digits>-<rows>"). Not cryptographic: reports are not a trust boundary.
+std::string TopologyDigest(const std::vector<ComponentRow>& rows);
+
+// The id of the topology with exactly these rows; inserts it unless the database already has one
+// with the same digest. Runs inside the caller's transaction. A row that breaks a constraint (a
+// repeated id) fails with kInternal naming the row: "<what> (<name>)<SQLite's message>".
+Result<int64_t> StoreTopology(Db& db, const std::vector<ComponentRow>& rows, const std::string& what);
+
+// The migration step to version 8: creates the three tables, moves each run's rows of the
+// `components` table into them (runs with the same rows share one topology) and replaces the table
+// by the view.
+Status StoreTopologiesOnce(Db& db);
+
+}  // namespace rackchaos::reports

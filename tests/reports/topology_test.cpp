@@ -1,0 +1,181 @@
+// Components stored once per distinct cluster (schema version 8, reports/topology_store.h).
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/merge.h"
+#include "reports/schema.h"
+#include "reports/sqlite_db.h"
+#include "reports/store.h"
+#include "reports/topology_store.h"
+#include "tests/reports/test_util.h"
+
+using namespace rackchaos;
+using namespace rackchaos::reports;
+using rackchaos::reports::testing::TempDir;
+namespace t = rackchaos::reports::testing;
+
+namespace {
+
+// Named apart from the other reports tests' helpers: the unity build compiles them in one unit.
+Db OpenTopologyTestDb(const std::string& path) {
+  auto db = Db::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  REQUIRE_MESSAGE(db.ok(), db.status().ToString());
+  return std::move(db).value();
+}
+
+int64_t TopologyInt(const std::string& path, const std::string& sql) {
+  Db db = OpenTopologyTestDb(path);
+  auto v = db.QueryInt(sql, "test query");
+  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
+  return *v;
+}
+
+// Every row of `sql` (six columns) as "a|b|c|d|e|f|" (NULL as "-").
+std::vector<std::string> TopologyRows(const std::string& path, const std::string& sql) {
+  Db db = OpenTopologyTestDb(path);
+  auto stmt = db.Prepare(sql, "test query");
+  REQUIRE(stmt.ok());
+  std::vector<std::string> out;
+  while (*stmt->Step("test query")) {
+    std::string row;
+    for (int c = 0; c < 6; ++c) row += (stmt->IsNull(c) ? "-" : stmt->Text(c)) + "|";
+    out.push_back(row);
+  }
+  return out;
+}
+
+// 200 parts of a simulated rack: serials are "SIM-gb200-nvl72-" + name, except one bought part.
+std::vector<ComponentRow> SimRackRows() {
+  std::vector<ComponentRow> rows;
+  for (uint32_t i = 0; i < 200; ++i) {
+    std::string name = "r01.c" + std::to_string(i);
+    rows.push_back({i, name, i % 3 ? "gpu" : "compute_tray", i ? i - 1 : kNoComponent, "SIM-gb200-nvl72-" + name});
+  }
+  rows[7].serial = "RK-7";
+  return rows;
+}
+
+bool SameComponentRows(const std::vector<ComponentRow>& a, const std::vector<ComponentRow>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].id != b[i].id || a[i].name != b[i].name || a[i].kind != b[i].kind || a[i].parent != b[i].parent ||
+        a[i].serial != b[i].serial)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("reports.topology: runs of one cluster share one stored copy - each run reads its own rows back") {
+  TempDir dir;
+  const std::string path = dir.File("r.db");
+  auto store = ReportStore::Open(path);
+  REQUIRE(store.ok());
+  std::vector<ComponentRow> rows = SimRackRows(), other = SimRackRows();
+  other[5].name = "r01.x5";
+  other[5].serial = "SIM-gb200-nvl72-r01.x5";
+  int64_t runs[3];
+  for (int64_t& run : runs) run = *store->BeginRun(t::SampleRunInfo());
+  REQUIRE(store->AddComponents(runs[0], rows).ok());
+  REQUIRE(store->AddComponents(runs[1], rows).ok());
+  REQUIRE(store->AddComponents(runs[2], other).ok());
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 2);
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topology_components") == 400);
+  CHECK(TopologyInt(path, "SELECT count(*) FROM components") == 600);
+  // Derived serials are not stored; the bought part's is.
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topology_components WHERE serial IS NULL") == 2 * 199);
+  CHECK(SameComponentRows(*store->ReadComponents(runs[1]), rows));
+  CHECK(SameComponentRows(*store->ReadComponents(runs[2]), other));
+  CHECK(
+      TopologyRows(path,
+           "SELECT run_id, id, name, kind, parent_id, serial FROM components WHERE serial = 'RK-7' ORDER BY run_id") ==
+      std::vector<std::string>{"1|7|r01.c7|gpu|6|RK-7|", "2|7|r01.c7|gpu|6|RK-7|", "3|7|r01.c7|gpu|6|RK-7|"});
+  CHECK(TopologyInt(path, "SELECT count(*) FROM components WHERE serial = 'SIM-gb200-nvl72-r01.x5'") == 1);
+  CHECK(TopologyInt(path, "SELECT count(*) FROM components WHERE name = 'r01.c0' AND parent_id IS NULL") == 3);
+
+  // The digest tells lists apart by any field, serials included.
+  std::vector<ComponentRow> serial_changed = rows;
+  serial_changed[9].serial = "RK-9";
+  CHECK(TopologyDigest(rows) == TopologyDigest(SimRackRows()));
+  CHECK(TopologyDigest(rows) != TopologyDigest(serial_changed));
+  CHECK(TopologyDigest(rows) != TopologyDigest(other));
+
+  // More rows for run 2: it gets a topology of its own, run 1 keeps the shared one.
+  REQUIRE(store->AddComponents(runs[1], {{500, "r01.extra", "nic", 3, "N-500"}}).ok());
+  CHECK(store->ReadComponents(runs[1])->size() == 201);
+  CHECK(SameComponentRows(*store->ReadComponents(runs[0]), rows));
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 3);
+  // A repeated id is refused, named, and leaves the run as it was.
+  Status s = store->AddComponents(runs[0], {{3, "r01.again", "gpu", 0, "G"}});
+  CHECK(s.code() == StatusCode::kInternal);
+  CHECK(s.message().find("(r01.again)") != std::string::npos);
+  CHECK(SameComponentRows(*store->ReadComponents(runs[0]), rows));
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 3);
+}
+
+TEST_CASE("reports.topology: version 8 moves the rows of a version 7 components table into shared topologies") {
+  TempDir dir;
+  const std::string path = dir.File("v7.db");
+  {
+    Db db = OpenTopologyTestDb(path);
+    REQUIRE(Migrate(db, SchemaMigrations().first(7)).ok());
+    std::string sql = "INSERT INTO components VALUES ";
+    for (int run = 1; run <= 3; ++run)
+      for (int i = 0; i < 100; ++i) {
+        std::string name = (run == 3 && i == 50 ? "r02.c" : "r01.c") + std::to_string(i);
+        std::string serial = i == 20 ? "'BOUGHT-20'" : "'SIM-gb300-nvl72-" + name + "'";
+        sql += std::string(run + i > 1 ? ", " : "") + "(" + std::to_string(run) + ", " + std::to_string(i) + ", '" +
+               name + "', 'gpu', " + (i ? std::to_string(i / 2) : "NULL") + ", " + serial + ")";
+      }
+    REQUIRE(db.Exec(sql, "v7 rows").ok());
+  }
+  const std::string all = "SELECT run_id, id, name, kind, parent_id, serial FROM components ORDER BY run_id, id";
+  std::vector<std::string> before = TopologyRows(path, all);
+  REQUIRE(before.size() == 300);
+
+  auto store = ReportStore::Open(path);
+  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+  CHECK(TopologyInt(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(TopologyRows(path, all) == before);
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 2);  // runs 1 and 2 have the same rows
+  CHECK(TopologyInt(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'components' AND type = 'view'") == 1);
+  // The views that join components still answer.
+  CHECK(TopologyInt(path, "SELECT count(*) FROM event_log") == 0);
+  CHECK(TopologyInt(path, "SELECT count(*) FROM fault_summary") == 0);
+  // A new run of the same cluster shares the migrated copy (runs 1-3 are those of the rows above).
+  for (int run = 1; run <= 3; ++run) REQUIRE(*store->BeginRun(t::SampleRunInfo()) == run);
+  auto run = store->BeginRun(t::SampleRunInfo());
+  REQUIRE(run.ok());
+  std::vector<ComponentRow> same = *store->ReadComponents(1);
+  Status added = store->AddComponents(*run, same);
+  REQUIRE_MESSAGE(added.ok(), added.ToString());
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 2);
+  CHECK(TopologyInt(path, "SELECT count(*) FROM components") == 400);
+}
+
+TEST_CASE("reports.topology: merging a run whose cluster the destination has shares the destination's copy") {
+  TempDir dir;
+  const std::string a = dir.File("a.db"), b = dir.File("b.db");
+  std::vector<ComponentRow> rows = SimRackRows();
+  for (const std::string& path : {a, b}) {
+    auto store = ReportStore::Open(path);
+    REQUIRE(store.ok());
+    RunInfo info = t::SampleRunInfo();
+    info.started_wall = path == a ? "2025-01-01T00:00:00Z" : "2025-01-02T00:00:00Z";
+    int64_t run = *store->BeginRun(info);
+    REQUIRE(store->AddComponents(run, rows).ok());
+  }
+  auto dest = ReportStore::Open(a);
+  REQUIRE(dest.ok());
+  auto counts = MergeInto(*dest, b);
+  REQUIRE_MESSAGE(counts.ok(), counts.status().ToString());
+  CHECK(counts->runs_copied == 1);
+  CHECK(counts->rows_copied == 1 + 200);  // the run and its components, shared or not
+  CHECK(TopologyInt(a, "SELECT count(*) FROM topologies") == 1);
+  CHECK(TopologyInt(a, "SELECT count(*) FROM topology_components") == 200);
+  CHECK(SameComponentRows(*dest->ReadComponents(2), rows));
+}
