@@ -1,34 +1,43 @@
 #include "core/clock.h"
 
+#include <algorithm>
+
 namespace rackchaos {
 
 TimerId VirtualClock::CallAt(Time at, std::function<void()> fn) {
   if (at < now_) at = now_;
   TimerId id = next_id_++;
-  queue_.push({at, id});
-  callbacks_.emplace(id, std::move(fn));
+  live_.push_back(true);  // live_[id]
+  heap_.push_back({at, id, std::move(fn)});
+  std::push_heap(heap_.begin(), heap_.end(), Later);
+  ++pending_;
   return id;
 }
 
-void VirtualClock::Cancel(TimerId id) { callbacks_.erase(id); }
+void VirtualClock::Cancel(TimerId id) {
+  if (id >= live_.size() || !live_[id]) return;
+  live_[id] = false;
+  --pending_;
+}
 
 bool VirtualClock::RunNext(Time limit) {
-  while (!queue_.empty()) {
-    Entry e = queue_.top();
-    auto it = callbacks_.find(e.id);
-    if (it == callbacks_.end()) {  // cancelled
-      queue_.pop();
+  while (!heap_.empty()) {
+    if (!live_[heap_.front().id]) {  // cancelled
+      std::pop_heap(heap_.begin(), heap_.end(), Later);
+      heap_.pop_back();
       continue;
     }
-    if (e.at > limit) {
+    if (heap_.front().at > limit) {
       if (limit != Time::Max()) now_ = limit;
       return false;
     }
-    queue_.pop();
-    auto fn = std::move(it->second);
-    callbacks_.erase(it);
+    std::pop_heap(heap_.begin(), heap_.end(), Later);
+    Entry e = std::move(heap_.back());
+    heap_.pop_back();
+    live_[e.id] = false;
+    --pending_;
     now_ = e.at;
-    fn();
+    e.fn();
     return true;
   }
   if (limit != Time::Max() && now_ < limit) now_ = limit;

@@ -7,8 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <queue>
-#include <unordered_map>
 #include <vector>
 
 #include "core/units.h"
@@ -42,19 +40,23 @@ class VirtualClock : public Clock {
   // Stops RunUntil after the timer that is running now.
   void Stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }
-  size_t pending() const { return callbacks_.size(); }
+  size_t pending() const { return pending_; }
 
  private:
+  // Each timer's function lives in its heap entry (no per-timer map node); a cancelled one stays in the
+  // heap, marked not live, until it reaches the top.
   struct Entry {
     Time at;
     TimerId id;  // ids grow, so they order same-time timers by scheduling order
-    bool operator>(const Entry& o) const { return at != o.at ? at > o.at : id > o.id; }
+    std::function<void()> fn;
   };
+  static bool Later(const Entry& a, const Entry& b) { return a.at != b.at ? a.at > b.at : a.id > b.id; }
   Time now_{};
   TimerId next_id_ = 1;
   bool stopped_ = false;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue_;
-  std::unordered_map<TimerId, std::function<void()>> callbacks_;
+  std::vector<Entry> heap_;  // a min-heap on (at, id)
+  std::vector<bool> live_ = {false};  // by id: scheduled, and neither run nor cancelled yet
+  size_t pending_ = 0;
 };
 
 }  // namespace rackchaos

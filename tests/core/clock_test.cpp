@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/clock.h"
 
@@ -49,4 +52,42 @@ TEST_CASE("a timer in the past runs now, not before now") {
   clock.CallAt(Duration::Seconds(1), [&] { seen = clock.Now(); });
   clock.RunUntil(Duration::Seconds(11));
   CHECK(seen == Duration::Seconds(10));
+}
+
+TEST_CASE("clock: cancelling a timer that ran, one cancelled before or an unknown id changes nothing") {
+  VirtualClock clock;
+  int ran = 0;
+  TimerId first = clock.CallAt(Duration::Seconds(1), [&] { ++ran; });
+  TimerId second = clock.CallAt(Duration::Seconds(2), [&] { ran += 10; });
+  clock.CallAt(Duration::Seconds(3), [&] { ran += 100; });
+  CHECK(clock.pending() == 3);
+  clock.RunUntil(Duration::Seconds(1));
+  clock.Cancel(first);  // already ran
+  clock.Cancel(second);
+  clock.Cancel(second);  // twice
+  clock.Cancel(12345);   // never issued
+  CHECK(clock.pending() == 1);
+  clock.RunUntil(Duration::Seconds(5));
+  CHECK(ran == 101);
+  CHECK(clock.pending() == 0);
+}
+
+TEST_CASE("clock: many timers run in (time, scheduling) order without the cancelled ones") {
+  VirtualClock clock;
+  std::vector<std::pair<int64_t, int>> expected;  // (at in s, index)
+  std::vector<int> order;
+  std::vector<TimerId> ids;
+  uint64_t x = 12345;
+  for (int i = 0; i < 2000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    int64_t at = static_cast<int64_t>(x >> 58);  // 0..63 s: many share an instant
+    ids.push_back(clock.CallAt(Duration::Seconds(at), [&order, i] { order.push_back(i); }));
+    expected.push_back({at, i});
+  }
+  for (int i = 0; i < 2000; i += 7) clock.Cancel(ids[static_cast<size_t>(i)]);
+  std::erase_if(expected, [](const auto& e) { return e.second % 7 == 0; });
+  std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  clock.RunUntil(Duration::Seconds(100));
+  REQUIRE(order.size() == expected.size());
+  for (size_t k = 0; k < order.size(); ++k) CHECK(order[k] == expected[k].second);
 }
