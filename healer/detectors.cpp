@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "healer/detector.h"
 
@@ -153,8 +154,9 @@ class ThermalDetector : public Detector {
     int before = 0;       // hot polls in a row before this one
     bool raised = false;  // this streak already raised its symptom
   };
-  std::map<ComponentId, int> streak_;  // coolant flow, per valve
-  std::map<ComponentId, Poll> polls_;  // temperature and throttle, per GPU
+  // Looked up per sample, never walked: hashed.
+  std::unordered_map<ComponentId, int> streak_;  // coolant flow, per valve
+  std::unordered_map<ComponentId, Poll> polls_;  // temperature and throttle, per GPU
 };
 
 // A rank that is a robust outlier in every step report for a whole window, in one of two series:

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "cluster/backend.h"
@@ -82,7 +83,7 @@ class Healer : public cluster::ObservationSink {
   std::deque<std::pair<Time, int>> breaker_;               // isolations in the window: when, GPUs
   std::map<JobId, TrayList> job_trays_;                    // the scheduler's view
   std::map<JobId, JobState> job_state_;
-  std::map<ComponentId, bool> flow_low_;                   // by valve: its last coolant-flow reading was low
+  std::unordered_map<ComponentId, bool> flow_low_;         // by valve: its last coolant-flow reading was low
 };
 
 }  // namespace rackchaos::healer

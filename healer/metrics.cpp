@@ -31,6 +31,15 @@ struct FaultFacts {
     // The same placement as the last event: a shared list is the same object, found in O(1).
     if (last_merged && (last_merged == &sorted_trays || *last_merged == sorted_trays)) return;
     last_merged = keep ? &sorted_trays : nullptr;
+    // Usually a few drained trays meet a placement of thousands: copy it and insert the few.
+    if (collateral_trays.size() <= 8) {
+      std::vector<ComponentId> merged(sorted_trays.begin(), sorted_trays.end());
+      for (ComponentId t : collateral_trays)
+        if (auto at = std::lower_bound(merged.begin(), merged.end(), t); at == merged.end() || *at != t)
+          merged.insert(at, t);
+      collateral_trays = std::move(merged);
+      return;
+    }
     std::vector<ComponentId> merged;
     merged.reserve(collateral_trays.size() + sorted_trays.size());
     std::set_union(collateral_trays.begin(), collateral_trays.end(), sorted_trays.begin(), sorted_trays.end(),
