@@ -6,13 +6,16 @@
 // Each R runs in a forked child so that its peak RSS (wait4's rusage) is its own; the parent prints
 // one table row per R. Issue 3's target: R = 1,778 in <= 2 s wall and <= 1 GiB peak per seed.
 //
-// Usage: scale_bench [--seed N] [--days D] [--timeout S] [R...]   (default R: 1 16 128 1778;
+// Usage: scale_bench [--seed N] [--seeds K] [--days D] [--timeout S] [R...]   (default R: 1 16 128 1778;
+// --seeds K runs seeds N..N+K-1 of each R one after the other into one report database, as a sweep or
+// repeated `rackchaos run`s do: the first stores the cluster's components, the others share them;
 // a child still running after S seconds, default 600, is killed and reported as a timeout; with
 // SCALE_BENCH_KEEP_DB set in the environment the report databases are kept and named on stderr)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -82,7 +85,7 @@ runner::Plan FleetPlan(int racks, uint64_t seed, int days) {
   return plan;
 }
 
-BenchResult RunOne(int racks, uint64_t seed, int days) {
+BenchResult RunOne(int racks, uint64_t seed, int days, const std::string& db) {
   BenchResult r;
   runner::Plan plan = FleetPlan(racks, seed, days);
   auto t0 = std::chrono::steady_clock::now();
@@ -96,8 +99,6 @@ BenchResult RunOne(int racks, uint64_t seed, int days) {
   r.faults = static_cast<int64_t>(spec->faults.size());
   r.gpus = static_cast<int64_t>(spec->topology.gpus().size());
   r.jobs = static_cast<int64_t>(spec->jobs.size());
-  std::string db = (std::filesystem::temp_directory_path() /
-                    ("scale-bench-" + std::to_string(getpid()) + "-" + std::to_string(racks) + ".db")).string();
   runner::RunOptions options;
   options.db_path = db;
   options.command_line = "scale_bench";
@@ -110,20 +111,56 @@ BenchResult RunOne(int racks, uint64_t seed, int days) {
   r.exit_code = static_cast<int>(out.code);
   if (auto store = reports::ReportStore::OpenReadOnly(db); store.ok())
     if (auto n = store->CountEvents(out.run_id); n.ok()) r.events = *n;
-  if (std::getenv("SCALE_BENCH_KEEP_DB")) std::fprintf(stderr, "R=%d: kept %s\n", racks, db.c_str());
-  else for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   return r;
+}
+
+// Runs one seed of R racks in a forked child (its peak RSS is its own) and prints its table row.
+void RunChild(int racks, uint64_t seed, int days, int timeout_s, const std::string& db) {
+  int fds[2];
+  if (pipe(fds) != 0) std::exit(3);
+  pid_t child = fork();
+  if (child == 0) {  // the measured run, alone in its process
+    close(fds[0]);
+    alarm(static_cast<unsigned>(timeout_s));
+    BenchResult r = RunOne(racks, seed, days, db);
+    if (write(fds[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(3);
+    _exit(0);
+  }
+  close(fds[1]);
+  BenchResult r;
+  bool got = read(fds[0], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
+  close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  wait4(child, &status, 0, &usage);
+  double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+  if (!got) {
+    std::printf("%6d %5llu %8d %5s %7s %10s %10s %10s %9s %12s %9.0f %5s\n", racks,
+                static_cast<unsigned long long>(seed), racks * 72, "-", "-", "-",
+                WIFSIGNALED(status) ? (">" + std::to_string(timeout_s)).c_str() : "-", "-", "-", "-", peak_mib,
+                WIFSIGNALED(status) ? "kill" : "err");
+    std::fflush(stdout);
+    return;
+  }
+  double total = r.validate_s + r.run_s;
+  std::printf("%6d %5llu %8lld %5lld %7lld %10.3f %10.3f %10.3f %9lld %12.0f %9.0f %5d\n", racks,
+              static_cast<unsigned long long>(seed), static_cast<long long>(r.gpus),
+              static_cast<long long>(r.jobs), static_cast<long long>(r.faults), r.validate_s, r.run_s, r.run_cpu_s,
+              static_cast<long long>(r.events), total > 0 ? static_cast<double>(r.events) / total : 0, peak_mib,
+              r.exit_code);
+  std::fflush(stdout);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   uint64_t seed = 1;
-  int days = 30, timeout_s = 600;
+  int days = 30, timeout_s = 600, seeds = 1;
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--seeds" && i + 1 < argc) seeds = std::max(1, std::atoi(argv[++i]));
     else if (a == "--days" && i + 1 < argc) days = std::atoi(argv[++i]);
     else if (a == "--timeout" && i + 1 < argc) timeout_s = std::atoi(argv[++i]);
     else sizes.push_back(std::atoi(a.c_str()));
@@ -131,42 +168,16 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {1, 16, 128, 1778};
   InitLogging(spdlog::level::err);
 
-  std::printf("gb200-nvl72, llama3 chaos x1, %d days, default healer, seed %llu\n", days,
-              static_cast<unsigned long long>(seed));
-  std::printf("%6s %8s %5s %7s %10s %10s %10s %9s %12s %9s %5s\n", "racks", "gpus", "jobs", "faults", "validate_s",
+  std::printf("gb200-nvl72, llama3 chaos x1, %d days, default healer, seeds %llu-%llu\n", days,
+              static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed + seeds - 1));
+  std::printf("%6s %5s %8s %5s %7s %10s %10s %10s %9s %12s %9s %5s\n", "racks", "seed", "gpus", "jobs", "faults", "validate_s",
               "run_s", "run_cpu_s", "events", "events/s", "peak_MiB", "exit");
   for (int racks : sizes) {
-    int fds[2];
-    if (pipe(fds) != 0) return 3;
-    pid_t child = fork();
-    if (child == 0) {  // the measured run, alone in its process
-      close(fds[0]);
-      alarm(static_cast<unsigned>(timeout_s));
-      BenchResult r = RunOne(racks, seed, days);
-      if (write(fds[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(3);
-      _exit(0);
-    }
-    close(fds[1]);
-    BenchResult r;
-    bool got = read(fds[0], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
-    close(fds[0]);
-    int status = 0;
-    rusage usage{};
-    wait4(child, &status, 0, &usage);
-    double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-    if (!got) {
-      std::printf("%6d %8d %5s %7s %10s %10s %10s %9s %12s %9.0f %5s\n", racks, racks * 72, "-", "-", "-",
-                  WIFSIGNALED(status) ? (">" + std::to_string(timeout_s)).c_str() : "-", "-", "-", "-", peak_mib,
-                  WIFSIGNALED(status) ? "kill" : "err");
-      std::fflush(stdout);
-      continue;
-    }
-    double total = r.validate_s + r.run_s;
-    std::printf("%6d %8lld %5lld %7lld %10.3f %10.3f %10.3f %9lld %12.0f %9.0f %5d\n", racks, static_cast<long long>(r.gpus),
-                static_cast<long long>(r.jobs), static_cast<long long>(r.faults), r.validate_s, r.run_s, r.run_cpu_s,
-                static_cast<long long>(r.events), total > 0 ? static_cast<double>(r.events) / total : 0, peak_mib,
-                r.exit_code);
-    std::fflush(stdout);
+    std::string db = (std::filesystem::temp_directory_path() /
+                      ("scale-bench-" + std::to_string(getpid()) + "-" + std::to_string(racks) + ".db")).string();
+    for (uint64_t s = seed; s < seed + static_cast<uint64_t>(seeds); ++s) RunChild(racks, s, days, timeout_s, db);
+    if (std::getenv("SCALE_BENCH_KEEP_DB")) std::fprintf(stderr, "R=%d: kept %s\n", racks, db.c_str());
+    else for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   }
   return 0;
 }
