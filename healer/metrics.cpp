@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
+#include <vector>
 
 namespace rackchaos::healer {
 namespace {
@@ -63,15 +65,54 @@ bool Related(const FaultFacts& f, const cluster::Topology& topo, ComponentId c) 
   return false;
 }
 
-// The earliest-injected fault that changed `c` itself, else the earliest the event relates to, or nullptr.
-// (Six shelves failing at once: each PSU's symptom is its own shelf's fault's, not the first one's.)
-FaultFacts* Attribute(std::map<FaultId, FaultFacts>& faults, const cluster::Topology& topo, ComponentId c, Time t) {
+// The faults a component may relate to (a superset of those Related() accepts), in fault id order: a
+// month of a fleet has thousands of faults and symptoms, and each symptom relates to a few of them.
+class FaultIndex {
+ public:
+  FaultIndex(std::map<FaultId, FaultFacts>& faults, const cluster::Topology& topo) : topo_(topo) {
+    for (auto& [id, f] : faults) {
+      for (ComponentId c : f.affected) by_part_[c].push_back(&f);
+      for (ComponentId t : f.trays) by_tray_[t].push_back(&f);
+      for (ComponentId r : f.part_racks) by_part_rack_[r].push_back(&f);
+      for (ComponentId t : f.trays) by_tray_rack_[topo.RackOf(t)].push_back(&f);
+    }
+  }
+  // Faults that changed `c` itself.
+  const std::vector<FaultFacts*>& Changed(ComponentId c) const { return Find(by_part_, c); }
+  std::vector<FaultFacts*> Candidates(ComponentId c) const {
+    if (c == kNoComponent) return {};
+    ComponentId tray = topo_.TrayOf(c), rack = topo_.RackOf(c);
+    std::vector<FaultFacts*> out;
+    for (const auto* list : {&Find(by_part_, c), &Find(by_part_rack_, rack),
+                             tray != kNoComponent ? &Find(by_tray_, tray) : &Find(by_tray_rack_, rack)})
+      out.insert(out.end(), list->begin(), list->end());
+    std::sort(out.begin(), out.end(), [](const FaultFacts* a, const FaultFacts* b) { return a->m.fault < b->m.fault; });
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+ private:
+  using Lists = std::unordered_map<ComponentId, std::vector<FaultFacts*>>;  // each list in fault id order
+  static const std::vector<FaultFacts*>& Find(const Lists& lists, ComponentId key) {
+    static const std::vector<FaultFacts*> kNone;
+    auto it = lists.find(key);
+    return it == lists.end() ? kNone : it->second;
+  }
+  const cluster::Topology& topo_;
+  Lists by_part_, by_tray_, by_part_rack_, by_tray_rack_;
+};
+
+// The earliest-injected fault that changed `c` itself, else the earliest the event relates to, or nullptr;
+// among faults injected at once, the lowest id. (Six shelves failing at once: each PSU's symptom is its
+// own shelf's fault's, not the first one's.)
+FaultFacts* Attribute(const FaultIndex& index, const cluster::Topology& topo, ComponentId c, Time t) {
   FaultFacts* best = nullptr;
-  for (auto& [id, f] : faults)
-    if (Active(f, t) && c != kNoComponent && f.affected.count(c) && (!best || f.m.injected < best->m.injected)) best = &f;
+  if (c != kNoComponent)
+    for (FaultFacts* f : index.Changed(c))
+      if (Active(*f, t) && (!best || f->m.injected < best->m.injected)) best = f;
   if (best) return best;
-  for (auto& [id, f] : faults)
-    if (Active(f, t) && Related(f, topo, c) && (!best || f.m.injected < best->m.injected)) best = &f;
+  for (FaultFacts* f : index.Candidates(c))
+    if (Active(*f, t) && Related(*f, topo, c) && (!best || f->m.injected < best->m.injected)) best = f;
   return best;
 }
 
@@ -192,6 +233,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     }
 
   // Pass 2: detections, isolations and the drains that carried them out.
+  const FaultIndex index(faults, topo);
   RunMetrics run;
   std::vector<FaultFacts*> last_isolation;
   std::map<ComponentId, Time> drained_since;  // trays drained now
@@ -203,18 +245,18 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   };
   for (const Event& e : events) {
     if (const auto* d = std::get_if<Detected>(&e.body)) {
-      if (FaultFacts* f = Attribute(faults, topo, d->component, e.at))
+      if (FaultFacts* f = Attribute(index, topo, d->component, e.at))
         if (!f->m.time_to_detect) f->m.time_to_detect = e.at - f->m.injected;
     } else if (const auto* iso = std::get_if<Isolated>(&e.body)) {
       ++run.isolations;
       last_isolation.clear();
       bool correct = false;
-      for (auto& [id, f] : faults) {
-        if (!Active(f, e.at) || !Related(f, topo, iso->component)) continue;
-        last_isolation.push_back(&f);
-        if (!f.m.time_to_isolate) f.m.time_to_isolate = e.at - f.m.injected;
-        f.m.isolated.push_back(topo.at(iso->component).name);
-        correct = correct || CorrectIsolation(f, topo, iso->component);
+      for (FaultFacts* f : index.Candidates(iso->component)) {
+        if (!Active(*f, e.at) || !Related(*f, topo, iso->component)) continue;
+        last_isolation.push_back(f);
+        if (!f->m.time_to_isolate) f->m.time_to_isolate = e.at - f->m.injected;
+        f->m.isolated.push_back(topo.at(iso->component).name);
+        correct = correct || CorrectIsolation(*f, topo, iso->component);
       }
       if (correct) {
         ++run.correct_isolations;
