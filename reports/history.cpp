@@ -10,10 +10,17 @@
 namespace rackchaos::reports {
 namespace {
 
-// The component with the serial and everything under it, per run.
+// The component with the serial and everything under it, per run. The serial is found in the topology
+// tables (reports/topology_store.h) through their indexes: stored as it is, or as the topology's serial
+// prefix followed by the name (`components.serial` computes it, so a search on it reads every row).
 constexpr const char* kSubtree =
     "WITH RECURSIVE sub(run_id, id) AS ("
-    "  SELECT run_id, id FROM components WHERE serial = ?1"
+    "  SELECT r.run_id, c.id FROM topology_components c JOIN run_topologies r ON r.topology_id = c.topology_id"
+    "    WHERE c.serial = ?1"
+    "  UNION SELECT r.run_id, c.id FROM topologies t"
+    "    JOIN topology_components c ON c.topology_id = t.id AND c.name = substr(?1, length(t.serial_prefix) + 1)"
+    "    JOIN run_topologies r ON r.topology_id = t.id"
+    "    WHERE c.serial IS NULL AND substr(?1, 1, length(t.serial_prefix)) = t.serial_prefix"
     "  UNION SELECT c.run_id, c.id FROM components c JOIN sub s ON c.run_id = s.run_id AND c.parent_id = s.id) ";
 
 constexpr const char* kRunsSql =
@@ -26,7 +33,7 @@ constexpr const char* kRunsSql =
     "    JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id WHERE m.run_id = r.id AND m.ttr_us IS NULL),"
     " (SELECT max(m.ttr_us) FROM fault_metrics m JOIN faults f ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
     "    JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id WHERE m.run_id = r.id)"
-    " FROM runs r WHERE r.id IN (SELECT run_id FROM components WHERE serial = ?1) ORDER BY r.id";
+    " FROM runs r WHERE r.id IN (SELECT run_id FROM sub) ORDER BY r.id";
 
 // Isolations a fault explains (not false isolations), with the isolated component's serial.
 constexpr const char* kFaultySql =

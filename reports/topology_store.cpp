@@ -147,10 +147,12 @@ Status StoreTopologiesOnce(Db& db) {
 CREATE TABLE topologies(
   id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, serial_prefix TEXT NOT NULL,
   components INTEGER NOT NULL);
--- serial NULL: the topology's serial_prefix followed by the name.
+-- serial NULL: the topology's serial_prefix followed by the name. A rowid table: WITHOUT ROWID, its
+-- primary key covers every column and SQLite's planner (no statistics) then prefers a scan of the
+-- topology's rows on (topology_id) to a lookup on (topology_id, name).
 CREATE TABLE topology_components(
   topology_id INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
-  parent_id INTEGER, serial TEXT, PRIMARY KEY(topology_id, id)) WITHOUT ROWID;
+  parent_id INTEGER, serial TEXT, PRIMARY KEY(topology_id, id));
 CREATE INDEX topology_components_by_name ON topology_components(topology_id, name);
 CREATE INDEX topology_components_by_serial ON topology_components(serial) WHERE serial IS NOT NULL;
 CREATE TABLE run_topologies(run_id INTEGER PRIMARY KEY, topology_id INTEGER NOT NULL);
