@@ -54,7 +54,7 @@ class VirtualClock : public Clock {
   Time now_{};
   TimerId next_id_ = 1;
   bool stopped_ = false;
-  std::vector<Entry> heap_;  // a min-heap on (at, id)
+  std::vector<Entry> heap_;           // a min-heap on (at, id)
   std::vector<bool> live_ = {false};  // by id: scheduled, and neither run nor cancelled yet
   size_t pending_ = 0;
 };
