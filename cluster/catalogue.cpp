@@ -58,6 +58,19 @@ class Reader {
       status_ = Status::Invalid(where + " has the wrong type (line " + std::to_string(node.Mark().line + 1) + ")");
     }
   }
+  // An optional key: `out` keeps its default when the key (or its section) is absent.
+  template <typename T>
+  void GetOptional(const char* section, const char* key, T& out) {
+    if (!status_.ok()) return;
+    bool present = false;
+    try {
+      present =
+          section ? root_[section] && root_[section].IsMap() && root_[section][key] : static_cast<bool>(root_[key]);
+    } catch (const YAML::Exception&) {
+      present = false;
+    }
+    if (present) Get(section, key, out);
+  }
   void GetDuration(const char* section, const char* key, Duration& out) {
     std::string text;
     Get(section, key, text);
@@ -128,6 +141,9 @@ Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string
   r.Get("cooling", "conductance_w_per_k", m.conductance_w_per_k);
   r.Get("cooling", "residual_conductance_w_per_k", m.residual_conductance_w_per_k);
   r.Get("cooling", "tray_flow_l_per_min", m.tray_flow_l_per_min);
+  r.GetOptional("cooling", "pumps", m.cdu_pumps);
+  r.GetOptional("cooling", "pumps_needed", m.cdu_pumps_needed);
+  r.GetOptional(nullptr, "dpus_per_tray", m.dpus_per_tray);
   r.Get("power", "shelves", m.power_shelves);
   r.Get("power", "psus_per_shelf", m.psus_per_shelf);
   r.Get("power", "psu_kw", m.psu_kw);
@@ -150,6 +166,13 @@ Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string
     return Status::Invalid(origin + ": need inlet_c < slowdown_c < shutdown_c");
   if (!(m.conductance_w_per_k > 0) || !(m.residual_conductance_w_per_k > 0) || !(m.gpu_heat_capacity_j_per_k > 0))
     return Status::Invalid(origin + ": conductances and heat capacity must be > 0");
+  if (m.cdu_pumps < 0 || m.cdu_pumps > 64 || m.cdu_pumps_needed < 0 || m.cdu_pumps_needed > m.cdu_pumps ||
+      (m.cdu_pumps > 0 && m.cdu_pumps_needed < 1))
+    return Status::Invalid(origin + ": cooling.pumps must be 0-64 and cooling.pumps_needed 1-pumps (got " +
+                           std::to_string(m.cdu_pumps) + " and " + std::to_string(m.cdu_pumps_needed) + ")");
+  if (m.dpus_per_tray < 0 || m.dpus_per_tray > std::max(1, m.nics_per_tray))
+    return Status::Invalid(origin + ": dpus_per_tray must be between 0 and nics_per_tray (" +
+                           std::to_string(m.nics_per_tray) + ")");
   return m;
 }
 

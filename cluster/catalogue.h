@@ -36,6 +36,16 @@ struct RackModel {
   double conductance_w_per_k = 0;           // die to coolant at full valve opening
   double residual_conductance_w_per_k = 0;  // with the valve shut
   double tray_flow_l_per_min = 0;
+  // The CDU's pumps: `cdu_pumps` installed, `cdu_pumps_needed` of them carry full flow (N+1: needed =
+  // pumps - 1). Optional keys cooling.pumps / cooling.pumps_needed; 0 pumps = no pump components.
+  int cdu_pumps = 0;
+  int cdu_pumps_needed = 0;
+  // BlueField DPUs per compute tray (optional key dpus_per_tray, 0 = none). DPU d fronts an equal block
+  // of the tray's NICs (nic n behind dpu n * dpus / nics): its loss cuts their scale-out path.
+  int dpus_per_tray = 0;
+  // Scale-out fabric tiers: 2 (leaves and spines) or 3 (pods of leaves and spines under super-spines).
+  // Not a catalogue key: a plan sets it (cluster.fabric.tiers).
+  int fabric_tiers = 2;
 
   int power_shelves = 0;
   int psus_per_shelf = 0;

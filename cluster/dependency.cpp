@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace rackchaos::cluster {
 namespace {
@@ -36,6 +37,47 @@ void PowerLoss(const Topology& topo, ComponentId c, double lost_kw, BlastRadius&
   b.whole_domain = true;
   b.why.push_back("power: " + rack + " keeps " + Kw(left) + " of PSU capacity, below " + Kw(load) +
                   " of GPU TDP: the trays it feeds lose power");
+}
+
+// Pumps: the CDU keeps full flow while pumps_needed of its pumps run.
+void PumpLoss(const Topology& topo, ComponentId pump, BlastRadius& b) {
+  const RackModel& m = topo.model();
+  const std::string cdu = topo.at(topo.at(pump).parent).name;
+  if (m.cdu_pumps - 1 >= m.cdu_pumps_needed) {
+    b.why.push_back("redundant: " + cdu + " keeps " + std::to_string(m.cdu_pumps - 1) + " of " +
+                    std::to_string(m.cdu_pumps) + " pumps, " + std::to_string(m.cdu_pumps_needed) +
+                    " needed for full flow");
+    return;
+  }
+  b.gpus_down = DomainGpus(topo, pump);
+  b.whole_domain = true;
+  b.why.push_back("pump: " + cdu + " has no spare pump; the rack's coolant flow drops and all its GPUs heat");
+}
+
+// Spines: ECMP spreads cross-leaf traffic over all of them (with three tiers, over its pod's); one
+// lost, the others carry it at (S-1)/S.
+void SpineLoss(const Topology& topo, ComponentId spine, BlastRadius& b) {
+  const int pod = topo.PodOfSpine(spine), spines = topo.SpinesInPod(pod);
+  const int first = pod * topo.GroupsPerPod(), groups = std::min(topo.GroupsPerPod(), topo.LeafGroups() - first);
+  if (groups < 2 && topo.Pods() < 2) {
+    b.why.push_back("spine: one leaf group: rail-aligned traffic never crosses a spine");
+    return;
+  }
+  std::vector<ComponentId> pod_gpus;
+  for (ComponentId g : topo.gpus())
+    if (topo.PodOfRack(topo.at(g).rack) == pod) pod_gpus.push_back(g);
+  if (spines <= 1) {
+    b.gpus_down = std::move(pod_gpus);
+    b.why.push_back("spine: the only path out of its leaf groups; jobs spanning them hang");
+    return;
+  }
+  b.gpus_slowed = std::move(pod_gpus);
+  b.slowed_bandwidth = static_cast<double>(spines - 1) / spines;
+  b.slowed_link = "cross-leaf scale-out";
+  b.cross_leaf_only = true;
+  b.why.push_back("spine: traffic between leaf groups re-routes over the other " + std::to_string(spines - 1) +
+                  " spines: jobs spanning leaf groups keep " + std::to_string(spines - 1) + "/" +
+                  std::to_string(spines) + " of their scale-out bandwidth");
 }
 
 }  // namespace
@@ -92,6 +134,30 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
       break;
     case Kind::kPowerShelf: PowerLoss(topo, component, m.psus_per_shelf * m.psu_kw, b); break;
     case Kind::kPsu: PowerLoss(topo, component, m.psu_kw, b); break;
+    case Kind::kPump: PumpLoss(topo, component, b); break;
+    case Kind::kSpine: SpineLoss(topo, component, b); break;
+    case Kind::kSuperSpine: {
+      const int ss = static_cast<int>(topo.super_spines().size());
+      if (topo.Pods() < 2 || ss < 2) {
+        if (topo.Pods() >= 2) b.gpus_down = topo.gpus();
+        b.why.push_back(topo.Pods() < 2 ? "super_spine: one pod: no traffic crosses a super-spine"
+                                         : "super_spine: the only path between pods; jobs spanning them hang");
+        break;
+      }
+      b.gpus_slowed = topo.gpus();
+      b.slowed_bandwidth = static_cast<double>(ss - 1) / ss;
+      b.slowed_link = "cross-pod scale-out";
+      b.cross_pod_only = true;
+      b.why.push_back("super_spine: traffic between pods re-routes over the other " + std::to_string(ss - 1) +
+                      " super-spines: jobs spanning pods keep " + std::to_string(ss - 1) + "/" + std::to_string(ss) +
+                      " of their scale-out bandwidth");
+      break;
+    }
+    case Kind::kDpu:
+      b.gpus_down = topo.GpusServedBy(component);
+      b.why.push_back("dpu: fronts " + std::to_string(topo.NicsOfDpu(component).size()) +
+                      " NICs of its tray: their GPUs lose scale-out and storage; jobs spanning trays hang on it");
+      break;
     case Kind::kLeaf: case Kind::kRail: {
       b.gpus_down = topo.GpusServedBy(component);
       int rail = c.kind == Kind::kRail ? c.index : topo.at(c.parent).index;
@@ -128,9 +194,13 @@ std::vector<ComponentId> TraysOfGpus(const Topology& topo, const std::vector<Com
 std::vector<SinglePointOfFailure> FindSinglePointsOfFailure(const Topology& topo, size_t threshold) {
   std::vector<SinglePointOfFailure> out;
   const size_t domain = static_cast<size_t>(topo.model().compute_trays * topo.model().gpus_per_tray);
+  std::map<int, BlastRadius> spine;  // the spines of a pod are alike: one blast per pod (890 at 1,778 racks)
   for (const Component& c : topo.components()) {
     if (c.kind == Kind::kRack) continue;  // the domain itself, not a part of it
-    BlastRadius b = Blast(topo, c.id);
+    if (c.kind == Kind::kSpine && !spine.count(topo.PodOfSpine(c.id))) spine[topo.PodOfSpine(c.id)] = Blast(topo, c.id);
+    BlastRadius own;
+    if (c.kind != Kind::kSpine) own = Blast(topo, c.id);
+    const BlastRadius& b = c.kind == Kind::kSpine ? spine[topo.PodOfSpine(c.id)] : own;
     bool whole = b.whole_domain || (b.gpus_down.size() == domain && domain > 0);
     if (!whole && b.gpus_down.size() <= threshold) continue;
     out.push_back({c.id, b.gpus_down.size(), whole, b.why.empty() ? "" : b.why.front()});

@@ -14,6 +14,14 @@
 //   leaf, rail   the GPUs behind its NICs lose scale-out: they leave every multi-tray job
 //   power_shelf, psu  every GPU of the domain when the remaining PSU capacity is below the domain's
 //                GPU TDP sum (GPU power only: CPUs, switches and pumps are not in the catalogue), else none
+//   pump         none while the CDU keeps pumps_needed running (N+1); beyond that the rack's flow drops
+//                and every GPU of the domain heats (as the CDU)
+//   dpu          the GPUs behind the NICs it fronts lose scale-out (and storage): as a NIC loss each
+//   spine        with two or more leaf groups, every GPU keeps (S-1)/S of its cross-leaf scale-out
+//                bandwidth (ECMP re-routes over the other spines): only jobs spanning leaf groups slow;
+//                with one leaf group nothing crosses a spine; a lone spine is a single point of failure.
+//                With three tiers a spine carries its pod's traffic only (its pod's GPUs, 1/S_pod)
+//   super_spine  three tiers, two or more pods: jobs spanning pods keep (SS-1)/SS of their scale-out
 #pragma once
 
 #include <cstddef>
@@ -28,7 +36,10 @@ struct BlastRadius {
   ComponentId component = kNoComponent;
   std::vector<ComponentId> gpus_down;    // lose service, sorted
   std::vector<ComponentId> gpus_slowed;  // keep service at reduced NVLink bandwidth, sorted
-  double slowed_bandwidth = 1;           // fraction of NVLink bandwidth the slowed GPUs keep
+  double slowed_bandwidth = 1;           // fraction of `slowed_link` bandwidth the slowed GPUs keep
+  const char* slowed_link = "NVLink";    // "NVLink", or "cross-leaf scale-out" (spines)
+  bool cross_leaf_only = false;          // the slowing touches only traffic between leaf groups
+  bool cross_pod_only = false;           // ... only traffic between pods (a super-spine)
   bool whole_domain = false;             // every GPU of an NVLink domain loses service
   std::vector<std::string> why;          // the dependencies followed, one line each
 };

@@ -6,12 +6,14 @@
 #include <map>
 
 extern const char* const kFailuresLlama3;
+extern const char* const kFailuresBurnIn;
 
 namespace rackchaos::cluster {
 namespace {
 
 const std::map<std::string, const char*>& Shipped() {
-  static const std::map<std::string, const char*> kCatalogues = {{"llama3", kFailuresLlama3}};
+  static const std::map<std::string, const char*> kCatalogues = {{"burn-in", kFailuresBurnIn},
+                                                                 {"llama3", kFailuresLlama3}};
   return kCatalogues;
 }
 
@@ -22,27 +24,46 @@ Result<FailureClass> ParseClass(const std::string& s) {
   return Status::Invalid("unknown failure class '" + s + "'; known: gpu, nic, node");
 }
 
+// The optional per-class `shape:` map (absent classes keep what they have). yaml-cpp throws: the caller catches.
+Status ReadShapes(const YAML::Node& root, const std::string& origin, FailureCatalogue& c) {
+  const YAML::Node shapes = root["shape"];
+  if (!shapes) return Status::Ok();
+  for (FailureClass cls : {FailureClass::kGpu, FailureClass::kNic, FailureClass::kNode}) {
+    if (!shapes[FailureClassName(cls)]) continue;
+    double k = shapes[FailureClassName(cls)].as<double>();
+    if (!(k > 0 && k <= 20))
+      return Status::Invalid(origin + ": shape." + FailureClassName(cls) +
+                             " must be above 0 and at most 20 (1 = exponential)");
+    c.shape[static_cast<int>(cls)] = k;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<FailureCatalogue> ParseFailureCatalogue(const std::string& text, const std::string& origin) {
   FailureCatalogue c;
   try {
     YAML::Node root = YAML::Load(text);
+    // `counts_from: NAME` takes a shipped catalogue's reference and causes; this file sets the rest.
+    if (const YAML::Node base = root["counts_from"]) {
+      const std::string from = base.as<std::string>();
+      auto it = Shipped().find(from);
+      if (it == Shipped().end() || from == root["name"].as<std::string>())
+        return Status::Invalid(origin + ": counts_from names no other shipped catalogue: '" + from + "'");
+      RC_ASSIGN_OR_RETURN(c, ParseFailureCatalogue(it->second, "catalogue/failures-" + from + ".yaml"));
+    }
     c.name = root["name"].as<std::string>();
     c.source = root["source"].as<std::string>();
+    if (root["counts_from"]) {
+      RC_RETURN_IF_ERROR(ReadShapes(root, origin, c));
+      return c;
+    }
     c.reference_gpus = root["reference"]["gpus"].as<int>();
     c.reference_gpus_per_node = root["reference"]["gpus_per_node"].as<int>();
     c.reference_days = root["reference"]["days"].as<double>();
     double hours = c.reference_days * 24;
-    if (const YAML::Node shapes = root["shape"]) {
-      for (FailureClass cls : {FailureClass::kGpu, FailureClass::kNic, FailureClass::kNode}) {
-        if (!shapes[FailureClassName(cls)]) continue;
-        double k = shapes[FailureClassName(cls)].as<double>();
-        if (!(k > 0 && k <= 20))
-          return Status::Invalid(origin + ": shape." + FailureClassName(cls) + " must be above 0 and at most 20 (1 = exponential)");
-        c.shape[static_cast<int>(cls)] = k;
-      }
-    }
+    RC_RETURN_IF_ERROR(ReadShapes(root, origin, c));
     for (const YAML::Node& n : root["causes"]) {
       FailureCause f;
       f.name = n["name"].as<std::string>();

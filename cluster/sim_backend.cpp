@@ -38,6 +38,7 @@ const char* MetricName(Metric m) {
     case Metric::kCoolantFlow: return "coolant_flow_l_per_min";
     case Metric::kPsuOk: return "psu_ok";
     case Metric::kLeak: return "leak_detected";
+    case Metric::kPartOk: return "part_ok";
   }
   return "unknown";
 }
@@ -72,9 +73,13 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
   }
   rack_.resize(topo_.racks().size());
   for (Rack& r : rack_) r.psu_failed.assign(static_cast<size_t>(m.power_shelves * m.psus_per_shelf), false);
+  spine_failed_.assign(topo_.spines().size() + topo_.super_spines().size(), false);
+  spine_out_.assign(spine_failed_.size(), false);
+  pod_spines_lost_.assign(static_cast<size_t>(topo_.Pods()), 0);
   free_.assign(topo_.trays().size(), 1);
   for (ComponentId tray : topo_.trays()) spare_.push_back(topo_.at(tray).spare);
   free_count_ = free_.size();
+  if (opt_.spare_racks > 0) MarkSpareRacks();  // sim_spare_racks.cpp
 }
 
 // O(1): these run for every GPU of a job on every refresh and step report.
@@ -98,6 +103,8 @@ void SimBackend::TouchTray(ComponentId tray_id) {
   const Tray& t = tray_[k];
   uint8_t free = t.present && !t.booting && !t.drained && t.job == kNoJob;
   free_count_ = free_count_ + free - free_[k];
+  // Spare racks only: this runs for every tray of a placement, and spare_ is one more cache line per tray.
+  if (opt_.spare_racks > 0 && spare_[k] == 2) free_spare_rack_ = free_spare_rack_ + free - free_[k];
   free_[k] = free;
 }
 
@@ -302,6 +309,8 @@ Status SimBackend::CrashProcesses(ComponentId gpu_id, FaultId cause) {
 
 Status SimBackend::Drain(ComponentId tray_id, const std::string&) {
   if (topo_.at(tray_id).kind == Kind::kSwitchTray) return TakeSwitchTrayOut(tray_id, true);
+  if (topo_.at(tray_id).kind == Kind::kSpine || topo_.at(tray_id).kind == Kind::kSuperSpine)
+    return SetSpine(tray_id, spine_failed_[SpineIndex(tray_id)], true, kNoFault);
   if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   tray_[slot(tray_id)].drained = true;
   TouchTray(tray_id);
@@ -310,6 +319,8 @@ Status SimBackend::Drain(ComponentId tray_id, const std::string&) {
 
 Status SimBackend::Resume(ComponentId tray_id) {
   if (topo_.at(tray_id).kind == Kind::kSwitchTray) return TakeSwitchTrayOut(tray_id, false);
+  if (topo_.at(tray_id).kind == Kind::kSpine || topo_.at(tray_id).kind == Kind::kSuperSpine)
+    return SetSpine(tray_id, spine_failed_[SpineIndex(tray_id)], false, kNoFault);
   if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   tray_[slot(tray_id)].drained = false;
   TouchTray(tray_id);
@@ -336,6 +347,7 @@ Status SimBackend::ResetGpu(ComponentId gpu_id) {
 
 Status SimBackend::RunDiagnostic(ComponentId tray_id) {
   if (topo_.at(tray_id).kind == Kind::kSwitchTray) return DiagnoseSwitchTray(tray_id);
+  if (topo_.at(tray_id).kind == Kind::kSpine || topo_.at(tray_id).kind == Kind::kSuperSpine) return DiagnoseSpine(tray_id);
   if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   clock_.CallAfter(topo_.model().diagnostic_time, [this, tray_id] {
     const Tray& t = tray_[slot(tray_id)];

@@ -38,6 +38,10 @@ struct SimOptions {
   // remediation.shrink: a requeued elastic job too big for the free trays restarts on fewer GPUs (down
   // to its min_gpus), its steps gpus/placed_gpus times longer; it grows back when trays are free again.
   bool shrink_elastic = false;
+  // cluster.spares.racks: the last N racks are spare racks. Jobs are placed on them only when they come
+  // back to the queue from a lost NVLink domain (switch tray UNHEALTHY, CDU or pumps, power beyond the
+  // shelves' redundancy); any other requeue waits for regular trays or hot spares.
+  int spare_racks = 0;
 };
 
 class SimBackend : public Backend {
@@ -136,6 +140,7 @@ class SimBackend : public Backend {
     Time last_update{};
     bool fatal = false;              // hung on a lost GPU/tray: only a restart helps
     bool started_once = false;
+    bool domain_lost = false;        // requeued from a lost NVLink domain: spare racks may take it
     Time segment_start{};            // when the current running stretch began
     FaultId cause = kNoFault;        // the fault impairing it now
     FaultId shrink_cause = kNoFault; // the fault whose requeue left it shrunk
@@ -191,7 +196,7 @@ class SimBackend : public Backend {
   void ReleaseTrays(Job& job);
   // sim_parallel.cpp: placement of grouped jobs (TP and EP blocks inside one NVLink domain).
   bool BlocksInDomains(const std::vector<ComponentId>& trays, int gpus, int block) const;
-  std::vector<ComponentId> PlaceByDomain(int gpus, int block) const;
+  std::vector<ComponentId> PlaceByDomain(int gpus, int block, bool spare_racks_ok) const;
   // Keep the indexes below current after a change to a GPU, or to a tray's presence, drain or job.
   void Touch(ComponentId gpu_id);
   void TouchTray(ComponentId tray_id);
@@ -201,6 +206,8 @@ class SimBackend : public Backend {
     uint64_t switch_failed = 0, switch_out = 0;  // bit per switch tray: failed; taken out by the healer
     FaultId switch_cause = kNoFault, cdu_cause = kNoFault, power_cause = kNoFault;
     double cdu_flow = 1;  // fraction of nominal coolant flow the CDU's pumps deliver
+    bool cdu_failed = false;
+    uint64_t pump_failed = 0;  // bit per CDU pump
     bool powered = true;
     std::vector<bool> psu_failed;  // per PSU of the rack, in shelf order
     DomainHealth health = DomainHealth::kHealthy;
@@ -220,6 +227,24 @@ class SimBackend : public Backend {
   Status SetPsus(ComponentId psu_or_shelf, bool failed, FaultId cause);
   Status SetLeak(ComponentId valve, bool leaking, FaultId cause);
   Status SetFabricFailed(ComponentId leaf_or_rail, bool failed, FaultId cause);  // sim_fabric.cpp
+  Status SetDpuFailed(ComponentId dpu, bool failed, FaultId cause);              // sim_fabric.cpp
+  // sim_pumps.cpp: the CDU's pumps; its flow is 0 while the CDU itself is failed, else the running
+  // pumps over those needed (at most 1).
+  Status SetPump(ComponentId pump, bool failed, FaultId cause);
+  double CduFlowOf(const Rack& r) const;
+  void PartHealth(ComponentId part, bool ok);  // the part's controller reports it at its next poll
+  // sim_spines.cpp: spine switches. A job whose trays span leaf groups sends its cross-leaf traffic over
+  // every spine left (ECMP): its scale-out bandwidth is (spines up) / spines, none left hangs it.
+  Status SetSpine(ComponentId spine, bool failed, bool taken_out, FaultId cause);
+  Status DiagnoseSpine(ComponentId spine);
+  size_t SpineIndex(ComponentId spine) const {
+    const size_t k = static_cast<size_t>(topo_.at(spine).index);
+    return topo_.at(spine).kind == Kind::kSuperSpine ? topo_.spines().size() + k : k;
+  }
+  // The fraction of scale-out bandwidth the job keeps through the spines (1 when it stays in one leaf
+  // group or no spine is lost), with the fault behind it.
+  double SpineShare(const Job& job, FaultId& cause) const;
+  void RefreshCrossLeafJobs();
   void SetRackPowered(ComponentId rack, bool powered, FaultId cause);
 
   // sim_links.cpp: links up at a fraction of their line rate
@@ -266,6 +291,10 @@ class SimBackend : public Backend {
   std::vector<Tray> tray_;
   std::vector<Job> jobs_;
   std::vector<Rack> rack_;
+  std::vector<bool> spine_failed_, spine_out_;  // spines, then super-spines (SpineIndex)
+  size_t spines_lost_ = 0, super_spines_lost_ = 0;
+  std::vector<size_t> pod_spines_lost_;
+  FaultId spine_cause_ = kNoFault;
   std::set<size_t> impaired_racks_;  // racks whose NVLink domain is not HEALTHY through a switch tray
   Rng report_phases_;
   Rng comm_rng_;  // declared after the streams above: its fork changes none of them
@@ -280,6 +309,11 @@ class SimBackend : public Backend {
   std::vector<uint8_t> free_;  // per tray slot: present, booted, undrained, no job
   std::vector<uint8_t> spare_;  // per tray slot: a hot spare
   size_t free_count_ = 0;
+  size_t free_spare_rack_ = 0;  // free trays of spare racks (spare_ == 2), within free_count_
+  // sim_spare_racks.cpp
+  void MarkSpareRacks();
+  bool DomainLost(const Job& job) const;  // some rack of its trays lost its NVLink domain
+  void NoteSpareRackUse(const Job& job);
 };
 
 }  // namespace rackchaos::cluster

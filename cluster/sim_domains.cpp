@@ -96,7 +96,13 @@ Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause)
       bool out = (r.switch_out >> topo_.at(c).index) & 1;
       return SetSwitchTray(c, failed, out, cause);
     }
-    case Kind::kCdu: return SetCdu(c, failed ? 0.0 : 1.0, cause);
+    case Kind::kCdu:
+      rack_of(c).cdu_failed = failed;
+      return SetCdu(c, CduFlowOf(rack_of(c)), cause);
+    case Kind::kPump: return SetPump(c, failed, cause);     // sim_pumps.cpp
+    case Kind::kDpu: return SetDpuFailed(c, failed, cause);  // sim_fabric.cpp
+    case Kind::kSpine:
+    case Kind::kSuperSpine: return SetSpine(c, failed, spine_out_[SpineIndex(c)], cause);  // sim_spines.cpp
     case Kind::kPsu:
     case Kind::kPowerShelf: return SetPsus(c, failed, cause);
     case Kind::kValve: return SetLeak(c, failed, cause);
@@ -105,7 +111,8 @@ Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause)
     default:
       return Status::Invalid(
           topo_.at(c).name + " is a " + KindName(topo_.at(c).kind) +
-          "; a switch tray, CDU, power shelf, PSU, tray valve (a leak), leaf or rail can fail this way");
+          "; a switch tray, CDU, pump, power shelf, PSU, tray valve (a leak), leaf, rail, spine or DPU can fail "
+          "this way");
   }
 }
 

@@ -12,3 +12,16 @@ Status SimBackend::SetFabricFailed(ComponentId leaf_or_rail, bool failed, FaultI
 }
 
 }  // namespace rackchaos::cluster
+
+namespace rackchaos::cluster {
+
+// A BlueField DPU fronts its tray's NICs (topology.h: an equal block of them): when it fails those NICs
+// lose their links, which is what the site sees, and the DPU's BMC reports it failed at its next poll.
+Status SimBackend::SetDpuFailed(ComponentId dpu, bool failed, FaultId cause) {
+  Physics(dpu, failed ? "failed" : "repaired", 0, cause);
+  PartHealth(dpu, !failed);
+  for (ComponentId nic : topo_.NicsOfDpu(dpu)) RC_RETURN_IF_ERROR(SetNicLink(nic, !failed, cause));
+  return Status::Ok();
+}
+
+}  // namespace rackchaos::cluster

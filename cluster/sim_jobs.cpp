@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <span>
 
 #include "cluster/sim_backend.h"
 
@@ -87,26 +88,31 @@ bool SimBackend::Place(Job& job) {
   const int per_tray = topo_.model().gpus_per_tray;
   size_t need = static_cast<size_t>((job.cfg.gpus + per_tray - 1) / per_tray);
   int gpus = job.cfg.gpus;
-  if (free_count_ < need) {  // an elastic job restarting under remediation.shrink takes the whole trays free
+  const size_t usable = job.domain_lost ? free_count_ : free_count_ - free_spare_rack_;  // spare racks: see SimOptions
+  if (usable < need) {  // an elastic job restarting under remediation.shrink takes the whole trays free
     size_t least = static_cast<size_t>((job.cfg.min_gpus + per_tray - 1) / per_tray);
-    if (!opt_.shrink_elastic || job.cfg.min_gpus <= 0 || !job.started_once || free_count_ < least) return false;
-    need = free_count_;
+    if (!opt_.shrink_elastic || job.cfg.min_gpus <= 0 || !job.started_once || usable < least) return false;
+    need = usable;
     gpus = static_cast<int>(need) * per_tray;
   }
   std::vector<ComponentId> trays;
   trays.reserve(need);
   const std::vector<ComponentId>& all = topo_.trays();
-  for (uint8_t spare : {0, 1})
+  // Regular trays, then hot spare trays; a job whose NVLink domain was lost goes to the spare racks first.
+  static constexpr uint8_t kRegularFirst[] = {0, 1}, kSpareRackFirst[] = {2, 0, 1};
+  for (uint8_t spare :
+       job.domain_lost ? std::span<const uint8_t>(kSpareRackFirst) : std::span<const uint8_t>(kRegularFirst))
     for (size_t k = 0; k < all.size() && trays.size() < need; ++k)
       if (free_[k] && spare_[k] == spare) trays.push_back(all[k]);
   if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
   const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
   if (block > 1 && gpus == job.cfg.gpus && !BlocksInDomains(trays, gpus, block)) {
-    trays = PlaceByDomain(gpus, block);
+    trays = PlaceByDomain(gpus, block, job.domain_lost);
     if (trays.empty()) return false;  // free trays, but not in whole TP/EP blocks per domain: wait
   }
   job.trays = std::move(trays);
   job.placed_gpus = gpus;
+  if (job.domain_lost) NoteSpareRackUse(job);
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
   int left = gpus;
   for (ComponentId tray : job.trays) {
@@ -220,6 +226,13 @@ void SimBackend::RefreshJob(JobId id) {
       why = "NVLink domain UNHEALTHY";
     }
   }
+  FaultId spine_cause = kNoFault;  // sim_spines.cpp: cross-leaf traffic over the spines left
+  const double spine_share = spines_lost_ || super_spines_lost_ ? SpineShare(j, spine_cause) : 1;
+  if (!hard && spine_share <= 0) {
+    hard = true;
+    hard_cause = spine_cause;
+    why = "no spine left between its leaf groups";
+  }
   if (hard) {
     j.fatal = j.fatal || fatal;
     if (j.state == JobState::kRunning) {
@@ -257,7 +270,8 @@ void SimBackend::RefreshJob(JobId id) {
   const double nom = j.cfg.step_time.Seconds();
   const CommShares sh = SharesOf(j.cfg);
   const double compute = nom * sh.compute();
-  const SlowLinks slow = degraded_.empty() ? SlowLinks{} : SlowLinksOf(id);
+  SlowLinks slow = degraded_.empty() ? SlowLinks{} : SlowLinksOf(id);
+  if (spine_share < slow.nic) slow = {slow.nvlink, spine_share, spine_cause};  // sim_spines.cpp
   const double nvlink_bw = min_nvlink * slow.nvlink;
   double step = compute / min_speed + nom * sh.tp / nvlink_bw + nom * sh.dp / slow.nic + nom * sh.ep / nvlink_bw +
                 nom * sh.pp / slow.nic;
@@ -372,6 +386,7 @@ void SimBackend::BackToQueue(Job& j, const std::string& detail) {
   }
   StopTimers(j);
   SetJobState(j, JobState::kQueued, j.cause, detail, lost);
+  j.domain_lost = opt_.spare_racks > 0 && DomainLost(j);
   ReleaseTrays(j);
 }
 

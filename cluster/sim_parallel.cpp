@@ -69,9 +69,10 @@ bool SimBackend::BlocksInDomains(const std::vector<ComponentId>& trays, int gpus
 }
 
 // Fills racks in order, each with a whole number of blocks (a multiple of `unit` trays) or with all the
-// job still needs. Regular trays first; hot spares only if the regular ones cannot hold the job.
+// job still needs. Regular trays first; hot spares only if the regular ones cannot hold the job; spare
+// racks' trays (sim_spare_racks.cpp) only for a job whose NVLink domain was lost.
 // Returns the trays (sorted), or nothing when no such placement exists now.
-std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block) const {
+std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spare_racks_ok) const {
   const int per_tray = topo_.model().gpus_per_tray;
   const size_t unit = static_cast<size_t>(std::lcm(block, per_tray) / per_tray);
   const std::vector<ComponentId>& all = topo_.trays();
@@ -82,7 +83,7 @@ std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block) const {
       const int rack = topo_.at(all[k]).rack;
       std::vector<ComponentId> here;
       for (; k < all.size() && topo_.at(all[k]).rack == rack; ++k)
-        if (free_[k] && (allow_spares || !spare_[k])) here.push_back(all[k]);
+        if (free_[k] && (spare_[k] == 2 ? spare_racks_ok : allow_spares || !spare_[k])) here.push_back(all[k]);
       const size_t rest = static_cast<size_t>((left + per_tray - 1) / per_tray);
       const size_t take = here.size() >= rest ? rest : here.size() / unit * unit;
       out.insert(out.end(), here.begin(), here.begin() + static_cast<std::ptrdiff_t>(take));

@@ -33,6 +33,10 @@ const char* KindName(Kind kind) {
     case Kind::kCdu: return "cdu";
     case Kind::kRail: return "rail";
     case Kind::kLeaf: return "leaf";
+    case Kind::kPump: return "pump";
+    case Kind::kDpu: return "dpu";
+    case Kind::kSpine: return "spine";
+    case Kind::kSuperSpine: return "super_spine";
   }
   return "unknown";
 }
@@ -59,9 +63,10 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
   const int rack_width = std::max(2, Digits(racks));
   const int tray_width = std::max(2, Digits(model.compute_trays));
   // Every rack has the same parts: size the tables for them once (1,778 racks: 500,000 components).
-  const size_t per_rack = 2 + static_cast<size_t>(model.power_shelves) * (1 + model.psus_per_shelf) +
-                          model.switch_trays + static_cast<size_t>(model.compute_trays) *
-                          (2 + model.cpus_per_tray + model.gpus_per_tray + model.nics_per_tray);
+  const size_t per_rack =
+      2 + static_cast<size_t>(model.power_shelves) * (1 + model.psus_per_shelf) + model.switch_trays + model.cdu_pumps +
+      static_cast<size_t>(model.compute_trays) *
+          (2 + model.cpus_per_tray + model.gpus_per_tray + model.nics_per_tray + model.dpus_per_tray);
   const size_t total = per_rack * static_cast<size_t>(racks);
   for (auto* v : {&t.tray_slot_, &t.gpu_slot_, &t.tray_of_}) v->reserve(total);
   t.components_.reserve(total);
@@ -112,7 +117,65 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
       t.leaves_[static_cast<size_t>(g * model.nics_per_tray + n)] =
           t.Add(Kind::kLeaf, "rail" + std::to_string(n) + "." + Padded("leaf", g + 1, 2), t.rails_[n],
                 g * t.RacksPerLeaf(), g);
+  t.BuildLateParts();
   return t;
+}
+
+// Pumps, DPUs and spines came after the first catalogues: appended last so every earlier id stays put
+// (plans, reports and their seeds' picks refer to those ids).
+void Topology::BuildLateParts() {
+  const RackModel& m = model_;
+  for (ComponentId rack : racks_)
+    for (int p = 0; p < m.cdu_pumps; ++p)
+      pumps_.push_back(Add(Kind::kPump, at(CduOfRack(rack)).name + ".pump" + std::to_string(p + 1), CduOfRack(rack),
+                           at(rack).rack, p));
+  for (ComponentId tray : trays_)
+    for (int d = 0; d < m.dpus_per_tray; ++d)
+      dpus_.push_back(Add(Kind::kDpu, at(tray).name + ".dpu" + std::to_string(d), tray, at(tray).rack, d));
+  if (leaves_.empty()) return;
+  // Two tiers: ceil(leaves / 2) spines for the one pod. Three: per pod as many spines as leaves, each
+  // spine's component `rack` the pod's first rack; then ceil(spines / 2) super-spines.
+  const int rails = static_cast<int>(rails_.size()), pods = Pods();
+  for (int p = 0; p < pods; ++p) {
+    const int groups = std::min(GroupsPerPod(), LeafGroups() - p * GroupsPerPod());
+    const int leaves = groups * rails;
+    spines_in_pod_.push_back(m.fabric_tiers == 3 ? leaves : (leaves + 1) / 2);
+  }
+  int s = 0;
+  for (int p = 0; p < pods; ++p)
+    for (int k = 0; k < spines_in_pod_[static_cast<size_t>(p)]; ++k, ++s) {
+      spines_.push_back(Add(Kind::kSpine, Padded("spine", s + 1, 2), kNoComponent, p * GroupsPerPod() * RacksPerLeaf(), s));
+      spine_pod_.push_back(p);
+    }
+  if (m.fabric_tiers != 3) return;
+  for (int k = 0; k < (s + 1) / 2; ++k)
+    super_spines_.push_back(Add(Kind::kSuperSpine, Padded("superspine", k + 1, 2), kNoComponent, 0, k));
+}
+
+int Topology::GroupsPerPod() const {
+  if (model_.fabric_tiers != 3) return std::max(1, LeafGroups());
+  return std::max(1, kLeafDownPorts / std::max(1, static_cast<int>(rails_.size())));
+}
+
+std::span<const ComponentId> Topology::PumpsOfRack(ComponentId rack) const {
+  const size_t per = static_cast<size_t>(model_.cdu_pumps);
+  return std::span<const ComponentId>(pumps_).subspan(static_cast<size_t>(at(rack).rack) * per, per);
+}
+
+ComponentId Topology::DpuOfNic(ComponentId nic) const {
+  const Component& c = at(nic);
+  const int dpus = model_.dpus_per_tray;
+  if (c.kind != Kind::kNic || dpus <= 0) return kNoComponent;
+  const size_t d = static_cast<size_t>(c.index * dpus / std::max(1, model_.nics_per_tray));
+  return dpus_[TraySlot(TrayOf(nic)) * static_cast<size_t>(dpus) + d];
+}
+
+std::vector<ComponentId> Topology::NicsOfDpu(ComponentId dpu) const {
+  std::vector<ComponentId> out;
+  if (at(dpu).kind != Kind::kDpu) return out;
+  for (ComponentId n : ChildrenOf(TrayOf(dpu)))
+    if (at(n).kind == Kind::kNic && DpuOfNic(n) == dpu) out.push_back(n);
+  return out;
 }
 
 std::optional<ComponentId> Topology::Find(std::string_view name) const {
@@ -215,8 +278,19 @@ std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
     }
     // A lost switch tray costs every GPU of the domain bandwidth (adaptive) or the partition (full).
     case Kind::kSwitchTray: case Kind::kCdu: case Kind::kRack: rack_gpus(); break;
-    // Power shelves and PSUs are redundant: one alone serves no GPU exclusively.
-    case Kind::kPowerShelf: case Kind::kPsu: break;
+    // Power shelves, PSUs and pumps are redundant: one alone serves no GPU exclusively; a spine is one of
+    // several equal paths between leaves.
+    case Kind::kPowerShelf:
+    case Kind::kPsu:
+    case Kind::kPump:
+    case Kind::kSpine:
+    case Kind::kSuperSpine: break;
+    case Kind::kDpu:
+      for (ComponentId n : NicsOfDpu(id)) {
+        auto gpus = GpusOfTray(TrayOf(n));
+        if (at(n).index < static_cast<int>(gpus.size())) out.push_back(gpus[static_cast<size_t>(at(n).index)]);
+      }
+      break;
     // A leaf or rail is the only scale-out path of the GPUs behind its NICs.
     case Kind::kRail: case Kind::kLeaf:
       for (ComponentId n : NicsOf(id)) {

@@ -1,7 +1,9 @@
 // The component graph of a simulated cluster, built from a rack model: racks, compute trays with their
 // GPUs, CPUs, NICs and coolant valve, NVLink switch trays, power shelves with PSUs, a CDU per rack, and
 // the rail-optimized scale-out fabric: one rail per NIC position ("rail2": every tray's nic2), and per
-// rail one leaf switch for each group of racks whose NICs fill its down ports ("rail2.leaf01").
+// rail one leaf switch for each group of racks whose NICs fill its down ports ("rail2.leaf01"), and the
+// spine switches above the leaves ("spine01"). Built after the fabric, so that no earlier id moves: the
+// CDU's pumps ("r01.cdu.pump1") and each tray's BlueField DPUs ("r01.tray03.dpu0").
 //
 // Names follow the physical hierarchy ("r01.tray07.gpu2"); ids are dense indexes in build order, so the
 // same model and counts always give the same ids. Immutable after Build(). NVLink ports are not
@@ -23,7 +25,8 @@
 
 namespace rackchaos::cluster {
 
-enum class Kind { kRack, kComputeTray, kGpu, kCpu, kNic, kValve, kSwitchTray, kPowerShelf, kPsu, kCdu, kRail, kLeaf };
+enum class Kind { kRack, kComputeTray, kGpu, kCpu, kNic, kValve, kSwitchTray, kPowerShelf, kPsu, kCdu, kRail, kLeaf,
+                  kPump, kDpu, kSpine, kSuperSpine };
 const char* KindName(Kind kind);  // "rack", "compute_tray", "gpu", ...
 
 struct Component {
@@ -78,6 +81,29 @@ class Topology {
   ComponentId LeafOfNic(ComponentId nic) const;
   // The NICs a leaf or a rail connects, in id order.
   std::vector<ComponentId> NicsOf(ComponentId leaf_or_rail) const;
+  // The spine layer of a two-tier non-blocking fat tree: every leaf sends half its ports (kLeafDownPorts)
+  // up, spread evenly over every spine, and a spine has 2 x kLeafDownPorts ports down, so there are
+  // ceil(leaves / 2) spines. Traffic between GPUs on different leaf groups crosses a spine (ECMP over
+  // all of them); rail-aligned traffic inside one leaf group never does.
+  const std::vector<ComponentId>& spines() const { return spines_; }
+  int LeafGroups() const { return (static_cast<int>(racks_.size()) + RacksPerLeaf() - 1) / RacksPerLeaf(); }
+  int LeafGroupOfRack(int rack) const { return rack / RacksPerLeaf(); }
+  // The optional third tier (model().fabric_tiers == 3): a pod is a two-tier block of kLeafDownPorts
+  // leaves (every rail of GroupsPerPod() leaf groups) with as many spines, each sending half its ports up
+  // to the super-spines (ceil(spines / 2) of them). Traffic between pods crosses a super-spine; a spine
+  // carries only its own pod's traffic. With two tiers there is one pod and no super-spine.
+  const std::vector<ComponentId>& super_spines() const { return super_spines_; }
+  int GroupsPerPod() const;
+  int PodOfRack(int rack) const { return LeafGroupOfRack(rack) / GroupsPerPod(); }
+  int Pods() const { return (LeafGroups() + GroupsPerPod() - 1) / GroupsPerPod(); }
+  int PodOfSpine(ComponentId spine) const { return spine_pod_[static_cast<size_t>(at(spine).index)]; }
+  int SpinesInPod(int pod) const { return spines_in_pod_[static_cast<size_t>(pod)]; }
+  // The CDU's pumps of a rack (empty when the model has none).
+  std::span<const ComponentId> PumpsOfRack(ComponentId rack) const;
+  // The DPU in front of a NIC (kNoComponent when the model has none).
+  ComponentId DpuOfNic(ComponentId nic) const;
+  // The NICs behind a DPU, in index order.
+  std::vector<ComponentId> NicsOfDpu(ComponentId dpu) const;
   std::optional<ComponentId> GpuByPci(ComponentId tray, std::string_view pci) const;
 
   // GPUs that lose service if `id` fails (through containment and dependencies), sorted.
@@ -87,6 +113,7 @@ class Topology {
 
  private:
   ComponentId Add(Kind kind, std::string name, ComponentId parent, int rack, int index);
+  void BuildLateParts();
 
   RackModel model_;
   std::vector<Component> components_;
@@ -96,6 +123,8 @@ class Topology {
   std::vector<ComponentId> tray_gpus_;  // per tray (by tray index in trays_) its GPUs, contiguous
   std::vector<ComponentId> tray_valve_, gpu_nic_, rack_cdu_;
   std::vector<ComponentId> rails_, leaves_;  // leaves_[group * rails + rail]
+  std::vector<ComponentId> pumps_, dpus_, spines_, super_spines_;
+  std::vector<int> spine_pod_, spines_in_pod_;  // per spine (by index) its pod; per pod its spines  // pumps_[rack * pumps + p], dpus_[tray slot * dpus + d]
   // Per component: TraySlot and GpuSlot. Arrays of their own, not a field of Component: the simulator
   // looks slots up on every event, and 4 bytes per component stay in cache where Component does not.
   std::vector<uint32_t> tray_slot_, gpu_slot_;

@@ -18,7 +18,7 @@
 namespace rackchaos::healer {
 
 enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed, kPsuFailed, kLeak,
-                          kSlowLink };
+                          kSlowLink, kPartFailed };
 const char* SymptomClassName(SymptomClass c);
 
 struct Symptom {

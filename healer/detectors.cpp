@@ -227,22 +227,30 @@ class JobFailureDetector : public Detector {
   }
 };
 
-// A PSU the shelf's BMC reports failed; it clears when the PSU reports OK again.
-class PowerDetector : public Detector {
+// A part whose own controller reports it failed: a PSU (the shelf's BMC, Metric::kPsuOk, detector
+// "power"), a CDU pump, a DPU or a spine switch (Metric::kPartOk, detector "part_health"). Raised once;
+// cleared when the part reports OK again.
+class HealthReportDetector : public Detector {
  public:
-  std::string_view name() const override { return "power"; }
+  HealthReportDetector(std::string_view name, cluster::Metric metric, SymptomClass cls, std::string text)
+      : name_(name), metric_(metric), cls_(cls), text_(std::move(text)) {}
+  std::string_view name() const override { return name_; }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* s = As<cluster::TelemetrySample>(obs);
-    if (!s || s->metric != cluster::Metric::kPsuOk) return;
+    if (!s || s->metric != metric_) return;
     if (s->value > 0) {
-      if (failed_.erase(s->component)) ctx.clear(SymptomClass::kPsuFailed, s->component);
+      if (failed_.erase(s->component)) ctx.clear(cls_, s->component);
       return;
     }
     if (failed_.insert(s->component).second)
-      ctx.raise({SymptomClass::kPsuFailed, "power", s->component, kNoJob, "PSU reports failed", XidAction::kNone});
+      ctx.raise({cls_, std::string(name_), s->component, kNoJob, text_, XidAction::kNone});
   }
 
  private:
+  std::string_view name_;
+  cluster::Metric metric_;
+  SymptomClass cls_;
+  std::string text_;
   std::set<ComponentId> failed_;
 };
 
@@ -260,6 +268,7 @@ const char* SymptomClassName(SymptomClass c) {
     case SymptomClass::kJobFailed: return "job_failed";
     case SymptomClass::kPsuFailed: return "psu_failed";
     case SymptomClass::kLeak: return "leak";
+    case SymptomClass::kPartFailed: return "part_failed";
   }
   return "unknown";
 }
@@ -352,9 +361,21 @@ const std::vector<DetectorInfo>& DetectorTable() {
        "Scheduler job state: a job the scheduler reports failed (e.g. the NCCL watchdog fired) raises a job-level "
        "symptom.",
        ""},
-      {"power", "PSUs a power shelf reports failed", [] { return std::make_unique<PowerDetector>(); },
+      {"power", "PSUs a power shelf reports failed",
+       [] {
+         return std::make_unique<HealthReportDetector>("power", cluster::Metric::kPsuOk, SymptomClass::kPsuFailed,
+                                                       "PSU reports failed");
+       },
        "PSU status from the power shelves' BMCs: a PSU reported failed raises a symptom at once; reported OK "
        "again clears it.",
+       ""},
+      {"part_health", "CDU pumps, DPUs and spine switches their controllers report failed",
+       [] {
+         return std::make_unique<HealthReportDetector>("part_health", cluster::Metric::kPartOk, SymptomClass::kPartFailed,
+                                                       "part reports failed");
+       },
+       "Part status from the CDU's controller (pumps), the DPU's BMC and the fabric manager (spines): a part "
+       "reported failed raises a symptom at once; reported OK again clears it.",
        ""},
   };
   return kTable;

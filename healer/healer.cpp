@@ -141,16 +141,19 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
 // NVLink fabric (and comes back after its self-test passes), a PSU or shelf is marked for replacement.
 bool Healer::IsPart(ComponentId c) const {
   Kind k = topo_.at(c).kind;
-  return k == Kind::kSwitchTray || k == Kind::kPsu || k == Kind::kPowerShelf || k == Kind::kLeaf || k == Kind::kRail;
+  return k == Kind::kSwitchTray || k == Kind::kPsu || k == Kind::kPowerShelf || k == Kind::kLeaf || k == Kind::kRail ||
+         k == Kind::kPump || k == Kind::kSpine || k == Kind::kSuperSpine || k == Kind::kDpu;
 }
 
 void Healer::IsolatePart(const IsolationDecision& d) {
   const std::string& name = topo_.at(d.domain).name;
-  if (topo_.at(d.domain).kind != Kind::kSwitchTray) {
+  const Kind kind = topo_.at(d.domain).kind;
+  if (kind != Kind::kSwitchTray && kind != Kind::kSpine && kind != Kind::kSuperSpine) {
     Act("alert", d.domain, kNoJob, Status::Ok(), name + ": replace (" + d.reason + ")");
     return;
   }
-  Act("take_out", d.domain, kNoJob, backend_.Drain(d.domain, "rackchaos: " + d.reason), "switch tray leaves the NVLink fabric");
+  Act("take_out", d.domain, kNoJob, backend_.Drain(d.domain, "rackchaos: " + d.reason),
+      kind == Kind::kSwitchTray ? "switch tray leaves the NVLink fabric" : "spine leaves the scale-out fabric");
   isolated_[d.domain] = {d.domain, {}};
   ScheduleRecheck(d.domain);
 }

@@ -83,6 +83,41 @@ void FabricDomains(const std::vector<Symptom>& symptoms, const cluster::Topology
   }
 }
 
+// Step 0a: parts that report their own health. A DPU explains the NIC links down behind it (its tray is
+// out of service for multi-tray jobs); a spine or a CDU pump is marked for repair and drains nothing (the
+// spines left carry its traffic; the other pumps carry the flow, and a flow drop beyond the redundancy
+// shows as the rack's trays overheating together, step 2).
+void ReportedParts(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, std::vector<bool>& used,
+                   std::vector<IsolationDecision>& out) {
+  for (size_t i = 0; i < symptoms.size(); ++i) {
+    const Symptom& s = symptoms[i];
+    if (used[i] || s.cls != SymptomClass::kPartFailed || s.component == kNoComponent) continue;
+    used[i] = true;
+    const Kind kind = topo.at(s.component).kind;
+    if (kind == Kind::kSpine || kind == Kind::kSuperSpine) {
+      out.push_back(
+          {s.component, {i}, "spine reports failed: cross-leaf traffic re-routes over the other spines", false});
+      continue;
+    }
+    if (kind == Kind::kPump) {
+      out.push_back({s.component, {i}, "CDU pump reports failed", false});
+      continue;
+    }
+    if (kind != Kind::kDpu) continue;
+    std::vector<size_t> idx{i};
+    for (size_t j = 0; j < symptoms.size(); ++j) {
+      const Symptom& l = symptoms[j];
+      if (used[j] || l.cls != SymptomClass::kLinkDown || topo.at(l.component).kind != Kind::kNic) continue;
+      if (topo.DpuOfNic(l.component) != s.component) continue;
+      used[j] = true;
+      idx.push_back(j);
+    }
+    out.push_back({s.component, idx,
+                   "DPU reports failed; " + std::to_string(idx.size() - 1) +
+                       " NIC link(s) behind it down: the tray's scale-out path"});
+  }
+}
+
 // Step 1: power. PSU symptoms per rack, with the rack's lost heartbeats when its trays went dark.
 void PowerDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
                   std::vector<bool>& used, std::vector<IsolationDecision>& out) {
@@ -213,6 +248,7 @@ std::vector<IsolationDecision> Localize(const std::vector<Symptom>& symptoms, co
                                         int shared_min_trays) {
   std::vector<bool> used(symptoms.size(), false);
   std::vector<IsolationDecision> out;
+  ReportedParts(symptoms, topo, used, out);
   SwitchTrays(symptoms, topo, shared_min_trays, used, out);
   FabricDomains(symptoms, topo, shared_min_trays, used, out);
   PowerDomains(symptoms, topo, shared_min_trays, used, out);

@@ -1,6 +1,8 @@
 // Localization: from a batch of symptoms to the smallest failure domains that explain them.
 //
 // Pure function of the symptoms and the component graph, unit-tested without a backend:
+//  0a. Parts reporting their own failure: a DPU with the NIC links down behind it (the tray drains); a
+//     spine or a CDU pump alone (nothing drains: the other spines or pumps carry on).
 //  0. NVLink ports down on GPUs of at least `shared_min_trays` trays, all wired to one switch tray
 //     (port p goes to switch tray p * S / L): that switch tray.
 //     NIC links down on at least `shared_min_trays` trays behind one leaf switch: that leaf; behind two

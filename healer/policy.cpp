@@ -141,9 +141,13 @@ const char* RepairClassOf(cluster::Kind kind) {
     case cluster::Kind::kGpu: return "gpu";
     case cluster::Kind::kNic:
     case cluster::Kind::kLeaf:  // the scale-out network: a cable, transceiver or switch swap
-    case cluster::Kind::kRail: return "nic";
+    case cluster::Kind::kRail:
+    case cluster::Kind::kSpine:
+    case cluster::Kind::kSuperSpine:
+    case cluster::Kind::kDpu: return "nic";
     case cluster::Kind::kValve:
-    case cluster::Kind::kCdu: return "cooling";
+    case cluster::Kind::kCdu:
+    case cluster::Kind::kPump: return "cooling";
     case cluster::Kind::kSwitchTray: return "switch_tray";
     case cluster::Kind::kPowerShelf:
     case cluster::Kind::kPsu: return "power";

@@ -8,7 +8,11 @@
 //                their links
 //   power_fail   a PSU or a whole power shelf (r01.shelf2.psu3, r01.shelf2): an alert within the PSU
 //                redundancy, beyond it every tray of the rack loses power
-// Revert repairs the part. The three share the class below; only their tables differ.
+//   pump_fail    one of a CDU's pumps (r01.cdu.pump1): seen by the CDU's controller; within the pump
+//                redundancy nothing else changes, beyond it the rack's coolant flow drops
+//   spine_fail   a spine switch (spine02): cross-leaf traffic re-routes over the other spines
+//   dpu_fail     a tray's BlueField DPU (r01.tray03.dpu0): the NICs it fronts lose their links
+// Revert repairs the part. They share the class below; only their tables differ.
 #include "injectors/injector.h"
 
 namespace rackchaos::injectors {
@@ -143,6 +147,53 @@ const Injector& PowerFail() {
        "Not available on real racks: pulling PSUs is done by hand in a lab.",
        {Kind::kPsu, Kind::kPowerShelf},
        "r01.shelf2.psu3"});
+  return kInjector;
+}
+
+const Injector& PumpFail() {
+  static const ComponentFailInjector kInjector(
+      {"pump_fail",
+       "fail one of a rack CDU's pumps (the rack heats only beyond the pump redundancy)",
+       "a CDU pump (r01.cdu.pump1)",
+       "The CDU's controller reports the pump failed (a telemetry sample at its next poll). While the pumps left "
+       "number at least the model's cooling.pumps_needed the flow stays nominal and nothing else happens; beyond "
+       "that the CDU's flow falls to running / needed, every tray of the rack loses that much coolant flow and its "
+       "GPUs heat, throttle and shut down through the thermal model (as with cdu_fail). Revert restarts the pump.",
+       "Not available on real racks: stopping a CDU pump is a facility action (lab only, by hand).",
+       {Kind::kPump},
+       "r01.cdu.pump1"});
+  return kInjector;
+}
+
+const Injector& SpineFail() {
+  static const ComponentFailInjector kInjector(
+      {"spine_fail",
+       "fail a scale-out spine switch: traffic between leaf groups re-routes over the other spines",
+       "a spine switch (spine02), or a super-spine (superspine01) of a three-tier fabric",
+       "The fabric manager reports the spine down at its next poll. Every job whose trays span two or more leaf "
+       "groups sends its cross-leaf traffic over the spines left (ECMP): it keeps (S - lost) / S of its scale-out "
+       "bandwidth and its steps grow by its scale-out share; with no spine left it hangs. Jobs inside one leaf "
+       "group are untouched. With cluster.fabric.tiers 3 a spine carries only its pod's traffic, and a super-spine "
+       "the traffic between pods (jobs spanning pods keep (SS - lost) / SS). Revert repairs the spine.",
+       "Not available on real racks: a spine is failed in a lab by shutting its ports from the switch CLI, which "
+       "no inventory action covers yet.",
+       {Kind::kSpine, Kind::kSuperSpine},
+       "spine02"});
+  return kInjector;
+}
+
+const Injector& DpuFail() {
+  static const ComponentFailInjector kInjector(
+      {"dpu_fail",
+       "fail a tray's BlueField DPU: the NICs it fronts lose their scale-out (and storage) path",
+       "a tray's DPU (r01.tray03.dpu0)",
+       "The DPU's BMC reports it failed at its next poll and the NICs it fronts (an equal block of the tray's NICs: "
+       "on a GB200 tray dpu0 fronts nic0-1, dpu1 nic2-3) go link down within the link poll: each of their GPUs "
+       "loses scale-out as after link_down, so jobs spanning trays hang until the healer moves them or the "
+       "collective timeout fires. Revert repairs the DPU and brings the links back.",
+       "Not available on real racks: no inventory action powers a DPU off yet.",
+       {Kind::kDpu},
+       "r01.tray03.dpu0"});
   return kInjector;
 }
 

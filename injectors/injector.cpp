@@ -22,12 +22,16 @@ const Injector& Leak();
 const Injector& LeafFail();
 const Injector& StorageDegrade();
 const Injector& CacheFail();
+const Injector& PumpFail();
+const Injector& SpineFail();
+const Injector& DpuFail();
 
 const std::vector<const Injector*>& AllInjectors() {
   static const std::vector<const Injector*> kTable = {&LinkDown(), &LinkDegrade(), &GpuThrottle(), &ValveFail(), &TrayPull(),
                                                           &GpuFail(), &ProcessCrash(), &SwitchFail(),
                                                           &CduFail(), &PowerFail(), &Leak(),
-                                                          &LeafFail(), &StorageDegrade(), &CacheFail()};
+                                                          &LeafFail(), &StorageDegrade(), &CacheFail(),
+                                                          &PumpFail(), &SpineFail(), &DpuFail()};
   return kTable;
 }
 

@@ -49,12 +49,27 @@ size_t CountIn(const std::vector<ComponentId>& sorted, const std::vector<Compone
   return n;
 }
 
+// A placement's traffic crosses the spines when its trays sit behind two or more leaf groups (and the
+// super-spines when they sit in two or more pods).
+bool SpansLeafGroups(const Topology& t, const std::vector<ComponentId>& trays) {
+  for (ComponentId tray : trays)
+    if (t.LeafGroupOfRack(t.at(tray).rack) != t.LeafGroupOfRack(t.at(trays.front()).rack)) return true;
+  return false;
+}
+bool SpansPods(const Topology& t, const std::vector<ComponentId>& trays) {
+  for (ComponentId tray : trays)
+    if (t.PodOfRack(t.at(tray).rack) != t.PodOfRack(t.at(trays.front()).rack)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::vector<ComponentId>> InitialPlacement(const RunSpec& spec) {
   VirtualClock clock;
   EventLog log;
-  cluster::SimBackend sim(spec.topology, clock, Rng(spec.seed), log);
+  cluster::SimOptions options;
+  options.spare_racks = spec.spare_racks;
+  cluster::SimBackend sim(spec.topology, clock, Rng(spec.seed), log, options);
   std::vector<JobId> ids;
   for (const cluster::JobConfig& job : spec.jobs)
     if (auto id = sim.AddJob(job); id.ok()) ids.push_back(*id);
@@ -84,9 +99,12 @@ Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target_n
   auto trays_slowed = cluster::TraysOfGpus(t, b.gpus_slowed);
   char frac[32];
   std::snprintf(frac, sizeof frac, "%.1f%%", b.slowed_bandwidth * 100);
-  out += "  reduced NVLink bandwidth: " + std::to_string(b.gpus_slowed.size()) + " GPUs on " +
-         std::to_string(trays_slowed.size()) + " trays" + (b.gpus_slowed.empty() ? "" : std::string(", at ") + frac) + "\n";
-  ListByTray(t, b.gpus_slowed, out);
+  out += std::string("  reduced ") + b.slowed_link + " bandwidth: " + std::to_string(b.gpus_slowed.size()) +
+         " GPUs on " + std::to_string(trays_slowed.size()) + " trays" +
+         (b.gpus_slowed.empty() ? "" : std::string(", at ") + frac) +
+         (b.cross_leaf_only ? " for traffic between leaf groups (jobs inside one group are untouched)" : "") +
+         (b.cross_pod_only ? " for traffic between pods (jobs inside one pod are untouched)" : "") + "\n";
+  if (!b.cross_leaf_only && !b.cross_pod_only) ListByTray(t, b.gpus_slowed, out);
   auto placement = InitialPlacement(spec);
   std::string jobs;
   size_t hit = 0;
@@ -96,11 +114,14 @@ Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target_n
       for (ComponentId g : t.GpusOfTray(tray))
         if (static_cast<int>(gpus.size()) < spec.jobs[j].gpus) gpus.push_back(g);
     size_t down = CountIn(b.gpus_down, gpus), slowed = CountIn(b.gpus_slowed, gpus);
+    if ((b.cross_leaf_only && !SpansLeafGroups(t, placement[j])) || (b.cross_pod_only && !SpansPods(t, placement[j])))
+      down = slowed = 0;
     if (!down && !slowed) continue;
     ++hit;
     jobs += "    " + spec.jobs[j].name + " (" + std::to_string(gpus.size()) + " GPUs): ";
     if (down) jobs += std::to_string(down) + " GPUs out of service - the job hangs and restarts from its checkpoint";
-    else jobs += std::to_string(slowed) + " GPUs at reduced NVLink bandwidth - the job slows";
+    else
+      jobs += std::to_string(slowed) + " GPUs at reduced " + b.slowed_link + " bandwidth - the job slows";
     jobs += "\n";
   }
   out += "  jobs affected (placement at the start of a run): " + std::to_string(hit) + " of " +

@@ -66,6 +66,18 @@ const std::vector<KeyInfo> kKeys = {
      "(every GPU keeps (S-1)/S of its NVLink bandwidth)."},
     {"cluster", "inventory", T::kString, kOptional, 0, 0, "", "sites/lab.yaml",
      "A site inventory for real racks; absent = simulated."},
+    {"cluster", "spares", T::kMap, kOptional, 0, 0, "no spare racks", "{racks: 1}",
+     "Spare capacity beyond the hot spare trays: whole racks kept free for jobs whose NVLink domain is lost."},
+    {"cluster", "fabric", T::kMap, kOptional, 0, 0, "two tiers", "{tiers: 3}",
+     "The scale-out fabric above the leaves (docs/failure-domains.md)."},
+    {"cluster.fabric", "tiers", T::kInt, kRequired, 2, 3, "", "3",
+     "2: leaves and spines (ceil(leaves / 2) spines, every leaf to every spine); 3: pods of 72 leaves (18 leaf "
+     "groups of an NVL72 cluster with 4 rails) each with 72 spines, under ceil(spines / 2) super-spines. "
+     "A spine then carries its pod's traffic, a super-spine the traffic between pods."},
+    {"cluster.spares", "racks", T::kInt, kRequired, 0, 100000, "", "1",
+     "The last N racks are spare racks: a job requeued from a lost NVLink domain (switch tray UNHEALTHY, CDU or "
+     "pumps, power beyond the shelves' redundancy) moves there when regular trays and hot spares are short; "
+     "any other job waits. Each move is a spare_rack action in the report. Simulated runs only."},
 
     {"workload", "jobs", T::kList, kOptional, 0, 0, "[]", "[{name: pretrain, gpus: 64}]", "Jobs, by name."},
 
@@ -129,7 +141,9 @@ const std::vector<KeyInfo> kKeys = {
      "Injector-specific scalars, checked by the injector."},
 
     {"chaos", "catalogue", T::kString, kRequired, 0, 0, "", "llama3",
-     "A failure catalogue: llama3 (Meta, The Llama 3 Herd of Models, Table 5: 419 interruptions in 54 days on 16,384 GPUs)."},
+     "A failure catalogue: llama3 (Meta, The Llama 3 Herd of Models, Table 5: 419 interruptions in 54 days on "
+     "16,384 GPUs), or burn-in (the same counts, with Weibull shapes 0.7 for GPUs and 0.8 for nodes: infant "
+     "mortality, a [guess])."},
     {"chaos", "scale", T::kInt, kOptional, 1, 1000000, "1", "10", "Multiplies every failure rate, to stress a short run."},
     {"chaos", "from", T::kDuration, kOptional, 0, 0, "0s", "1h", "When random failures start."},
     {"chaos", "until", T::kDuration, kOptional, 0, 0, "the plan's duration", "7d", "When random failures stop."},

@@ -37,6 +37,9 @@ struct ClusterSpec {
   std::string model = "gb200-nvl72";  // a catalogue model name
   int racks = 1;
   int spare_trays = 0;                // per rack: the last N compute trays are kept free as hot spares
+  int spare_racks = 0;                // spares.racks: the last N racks, for jobs whose NVLink domain is lost
+  int fabric_tiers = 2;               // fabric.tiers: 2 (leaves, spines) or 3 (+ super-spines)
+  SourcePos spares_pos;
   std::string inventory;              // site inventory path for real racks; empty = simulated
   std::string nvlink_mode;            // "full" or "adaptive" overrides the model's NMX partition mode
   SourcePos pos;

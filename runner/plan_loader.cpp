@@ -248,6 +248,19 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
       RC_RETURN_IF_ERROR(r.Read(f, cluster.inventory));
     else if (f.key == "nvlink_mode")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.nvlink_mode));
+    else if (f.key == "fabric") {
+      RC_ASSIGN_OR_RETURN(auto fabric, r.Fields(f.value, r.Pos(f), "cluster.fabric", "cluster.fabric"));
+      RC_RETURN_IF_ERROR(r.Require(fabric, r.Pos(f), "cluster.fabric", "cluster.fabric"));
+      for (const Field& t : fabric) RC_RETURN_IF_ERROR(r.Read(t, cluster.fabric_tiers));  // only "tiers"
+    } else if (f.key == "spares") {
+      cluster.spares_pos = r.Pos(f);
+      RC_ASSIGN_OR_RETURN(auto spares, r.Fields(f.value, cluster.spares_pos, "cluster.spares", "cluster.spares"));
+      RC_RETURN_IF_ERROR(r.Require(spares, cluster.spares_pos, "cluster.spares", "cluster.spares"));
+      for (const Field& s : spares) {  // only "racks"
+        RC_RETURN_IF_ERROR(r.Read(s, cluster.spare_racks));
+        cluster.spares_pos = r.Pos(s);
+      }
+    }
   }
   return Status::Ok();
 }

@@ -242,9 +242,18 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays);
   if (!topo.ok()) return At(plan.cluster.pos, topo.status().message());
   spec.topology = std::move(*topo);
+  spec.spare_racks = plan.cluster.spare_racks;
+  if (spec.spare_racks >= plan.cluster.racks)
+    return At(plan.cluster.spares_pos, "spares.racks " + std::to_string(spec.spare_racks) +
+                                           " leaves no regular rack of " + std::to_string(plan.cluster.racks) +
+                                           "; use at most " + std::to_string(plan.cluster.racks - 1));
 
   int free_gpus = 0;
-  for (ComponentId t : spec.topology.trays()) free_gpus += spec.topology.at(t).spare ? 0 : spec.topology.model().gpus_per_tray;
+  const int first_spare_rack = plan.cluster.racks - spec.spare_racks;
+  for (ComponentId t : spec.topology.trays())
+    free_gpus += spec.topology.at(t).spare || spec.topology.at(t).rack >= first_spare_rack
+                     ? 0
+                     : spec.topology.model().gpus_per_tray;
   int asked = 0;
   const int per_tray = spec.topology.model().gpus_per_tray;
   for (const JobSpec& j : plan.jobs) {
@@ -258,7 +267,8 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
     RC_RETURN_IF_ERROR(CheckJobShape(j, spec.jobs.back(), spec.topology.model()));
     if (asked > free_gpus)
       return At(j.pos, "the jobs ask for " + std::to_string(asked) + " GPUs but the cluster has " +
-                           std::to_string(free_gpus) + " outside its spare trays");
+                           std::to_string(free_gpus) + " outside its spare trays" +
+                           (spec.spare_racks > 0 ? " and spare racks" : ""));
   }
   RC_RETURN_IF_ERROR(ValidateFaults(plan, spec));
   if (!plan.chaos.catalogue.empty()) {
@@ -285,6 +295,11 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
                                      "' sets remediation.shrink, which only the simulator does: real mode cannot restart "
                                      "a job on fewer GPUs; remove elastic or use a policy with shrink: false");
 
+  if (spec.spare_racks > 0 && !plan.cluster.inventory.empty())
+    return At(plan.cluster.spares_pos,
+              "cluster.spares only applies to simulated runs: on real racks the site's "
+              "scheduler owns spare capacity; remove spares or the inventory");
+
   for (const Expectation& e : plan.expect) {
     auto g = ParseGate(e.text);
     if (!g.ok()) return At(e.pos, g.status().message());
@@ -308,6 +323,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
 }  // namespace
 
 Status ApplyNvlinkMode(const ClusterSpec& cluster, cluster::RackModel& model) {
+  model.fabric_tiers = cluster.fabric_tiers;  // cluster.fabric.tiers (range-checked by the loader)
   if (cluster.nvlink_mode.empty()) return Status::Ok();
   if (cluster.nvlink_mode != "full" && cluster.nvlink_mode != "adaptive")
     return At(cluster.pos, "cluster.nvlink_mode '" + cluster.nvlink_mode + "' is not a mode; valid: full, adaptive");

@@ -31,6 +31,7 @@ struct ResolvedFault {
 struct RunSpec {
   uint64_t seed = 1;
   cluster::Topology topology;
+  int spare_racks = 0;  // cluster.spares.racks (cluster::SimOptions::spare_racks)
   std::vector<cluster::JobConfig> jobs;
   std::vector<ResolvedFault> faults;  // in injection order (time, then plan order)
   healer::Policy policy;
@@ -45,7 +46,8 @@ struct ValidateOptions {
   std::string healer_policy;     // --healer overrides the plan's
 };
 
-// Sets the model's NVLink partition mode from the plan's cluster.nvlink_mode ("" keeps the model's).
+// Sets the model's NVLink partition mode from the plan's cluster.nvlink_mode ("" keeps the model's), and
+// its scale-out fabric tiers from cluster.fabric.tiers.
 Status ApplyNvlinkMode(const ClusterSpec& cluster, cluster::RackModel& model);
 
 // Also runs the static safety check (runner/safety.h) when the plan has a safety: section.

@@ -135,7 +135,7 @@ TEST_CASE("malformed catalogue YAML names the origin and the key") {
     Result<RackModel> m = Status::Internal("not parsed");
     CHECK_NOTHROW(m = ParseRackModel(text, "site.yaml"));
     REQUIRE_FALSE(m.ok());
-    CHECK(m.status().message() == "site.yaml: nic.gbit_per_s: nic is not a map (line 16)");
+    CHECK(m.status().message() == "site.yaml: nic.gbit_per_s: nic is not a map (line 17)");
     CHECK_NOTHROW(m = ParseRackModel("just a sentence", "site.yaml"));
     REQUIRE_FALSE(m.ok());
     CHECK(m.status().message() == "site.yaml: model: the file is not a map (line 1)");

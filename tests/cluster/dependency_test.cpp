@@ -153,5 +153,88 @@ TEST_CASE("dependency: HGX B200 - the server's one PSU bay and each of its parts
   CHECK(spofs.size() == 16);
 }
 
+// Pumps, DPUs and spines (GB200 NVL72: 2 pumps of which 1 carries the flow [guess], 2 DPUs per tray each
+// fronting 2 of its 4 NICs; 4 racks per leaf group, ceil(leaves / 2) spines).
+
+std::vector<std::string> SpofNames(const Topology& t, size_t threshold) {
+  std::vector<ComponentId> ids;
+  for (const auto& s : FindSinglePointsOfFailure(t, threshold)) ids.push_back(s.component);
+  return Names(t, ids);
+}
+
+TEST_CASE("dependency.parts: a GB200 pump within the CDU's 1+1 redundancy takes nothing, without it the domain") {
+  const Topology t = Build("gb200-nvl72", 1);
+  BlastRadius b = Blast(t, Id(t, "r01.cdu.pump2"));
+  CHECK(b.gpus_down.empty());
+  CHECK_FALSE(b.whole_domain);
+  CHECK(b.why == std::vector<std::string>{"redundant: r01.cdu keeps 1 of 2 pumps, 1 needed for full flow"});
+  // cdu + 9 switch trays, no pump.
+  CHECK(SpofNames(t, 72).size() == 10);
+  const Topology tight = Build("gb200-nvl72", 1, [](RackModel& m) { m.cdu_pumps_needed = 2; });
+  BlastRadius p = Blast(tight, Id(tight, "r01.cdu.pump1"));
+  CHECK(p.whole_domain);
+  CHECK(p.gpus_down.size() == 72);
+  // The pumps are built last: cdu, 9 switch trays, then pump1, pump2 (all 72 GPUs, in id order).
+  CHECK(SpofNames(tight, 72) == std::vector<std::string>{"r01.cdu", "r01.switch1", "r01.switch2", "r01.switch3",
+                                                         "r01.switch4", "r01.switch5", "r01.switch6", "r01.switch7",
+                                                         "r01.switch8", "r01.switch9", "r01.cdu.pump1",
+                                                         "r01.cdu.pump2"});
+}
+
+TEST_CASE("dependency.parts: a GB200 DPU takes the two GPUs behind its two NICs") {
+  const Topology t = Build("gb200-nvl72", 1);
+  BlastRadius b = Blast(t, Id(t, "r01.tray05.dpu1"));
+  CHECK(Names(t, b.gpus_down) == std::vector<std::string>{"r01.tray05.gpu2", "r01.tray05.gpu3"});
+  CHECK_FALSE(b.whole_domain);
+  CHECK(Names(t, Blast(t, Id(t, "r01.tray05.dpu0")).gpus_down) ==
+        std::vector<std::string>{"r01.tray05.gpu0", "r01.tray05.gpu1"});
+  // GB300 has one DPU per tray [guess]: it fronts all four NICs.
+  const Topology g3 = Build("gb300-nvl72", 1);
+  CHECK(Blast(g3, Id(g3, "r01.tray05.dpu0")).gpus_down.size() == 4);
+  CHECK_FALSE(g3.Find("r01.tray05.dpu1").has_value());
+  // Threshold 3: the GB300 DPU (4 GPUs) joins trays, CPUs and valves; a GB200 DPU (2 GPUs) never does.
+  size_t dpus = 0;
+  for (const auto& s : FindSinglePointsOfFailure(g3, 3)) dpus += g3.at(s.component).kind == Kind::kDpu;
+  CHECK(dpus == 18);
+  for (const auto& s : FindSinglePointsOfFailure(t, 2)) CHECK(t.at(s.component).kind != Kind::kDpu);
+}
+
+TEST_CASE("dependency.parts: a spine slows every GPU's cross-leaf traffic to 3/4 with 2 leaf groups, nothing with 1") {
+  const Topology t = Build("gb200-nvl72", 8);
+  REQUIRE(t.spines().size() == 4);
+  BlastRadius b = Blast(t, Id(t, "spine03"));
+  CHECK(b.gpus_down.empty());
+  CHECK(b.gpus_slowed.size() == 8 * 72);
+  CHECK(b.slowed_bandwidth == doctest::Approx(3.0 / 4));
+  CHECK(b.cross_leaf_only);
+  CHECK(std::string(b.slowed_link) == "cross-leaf scale-out");
+  // No spine, pump or DPU among the single points of failure: 4 rails (144 GPUs), 8 CDUs, 72 switch
+  // trays, 8 leaves (72 GPUs each: counted as whole because that equals a domain's GPU count).
+  auto names = SpofNames(t, 72);
+  CHECK(names.size() == 4 + 8 + 72 + 8);
+  for (const auto& n : names) CHECK(n.find("spine") == std::string::npos);
+  const Topology one = Build("gb200-nvl72", 4);
+  REQUIRE(one.spines().size() == 2);  // 4 leaves
+  BlastRadius none = Blast(one, Id(one, "spine01"));
+  CHECK(none.gpus_slowed.empty());
+  CHECK(none.gpus_down.empty());
+}
+
+
+TEST_CASE("dependency.parts: three tiers - a spine slows its pod's cross-leaf traffic, a super-spine the cross-pod") {
+  const Topology t = Build("gb200-nvl72", 80, [](RackModel& m) { m.fabric_tiers = 3; });
+  BlastRadius spine = Blast(t, Id(t, "spine73"));  // pod 2: r73-r80, 8 spines
+  CHECK(spine.gpus_slowed.size() == 8 * 72);
+  CHECK(t.at(spine.gpus_slowed.front()).name == "r73.tray01.gpu0");
+  CHECK(spine.slowed_bandwidth == doctest::Approx(7.0 / 8));
+  BlastRadius ss = Blast(t, Id(t, "superspine07"));
+  CHECK(ss.gpus_slowed.size() == 80 * 72);
+  CHECK(ss.slowed_bandwidth == doctest::Approx(39.0 / 40));
+  CHECK(ss.cross_pod_only);
+  CHECK(ss.gpus_down.empty());
+  // Neither is a single point of failure: 80 CDUs, 720 switch trays, 4 rails and 80 leaves (72 GPUs each).
+  for (const auto& n : SpofNames(t, 72)) CHECK(n.find("spine") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace rackchaos::cluster

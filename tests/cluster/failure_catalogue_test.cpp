@@ -69,5 +69,32 @@ TEST_CASE("chaos.catalogue: Weibull times to failure keep the class's mean rate,
   }
 }
 
+TEST_CASE("chaos.catalogue: burn-in takes llama3's counts and sets shapes below 1 for GPUs and nodes") {
+  auto llama = LoadFailureCatalogue("llama3");
+  auto c = LoadFailureCatalogue("burn-in");
+  REQUIRE(llama.ok());
+  REQUIRE(c.ok());
+  CHECK(c->name == "burn-in");
+  REQUIRE(c->causes.size() == llama->causes.size());
+  for (size_t i = 0; i < c->causes.size(); ++i) {
+    CHECK(c->causes[i].name == llama->causes[i].name);
+    CHECK(c->causes[i].rate_per_hour == llama->causes[i].rate_per_hour);
+  }
+  CHECK(c->ShapeOf(FailureClass::kGpu) == 0.7);
+  CHECK(c->ShapeOf(FailureClass::kNic) == 1);
+  CHECK(c->ShapeOf(FailureClass::kNode) == 0.8);
+  // Infant mortality: at the same mean, shape 0.7 puts 1 - exp(-(0.1 G(1 + 1/0.7))^0.7) = 21% of the
+  // times to failure below a tenth of the mean, against 1 - exp(-0.1) = 9.5% for the exponential.
+  Rng rng(5);
+  int early = 0;
+  for (int i = 0; i < 20000; ++i) early += HoursToNextFailure(rng, 1.0 / 500, c->ShapeOf(FailureClass::kGpu)) < 50;
+  CHECK(early / 20000.0 == doctest::Approx(1 - std::exp(-std::pow(0.1 * std::tgamma(1 + 1 / 0.7), 0.7))).epsilon(0.05));
+  CHECK(early / 20000.0 > 0.18);
+  // counts_from must name another shipped catalogue.
+  auto self = ParseFailureCatalogue("name: x\nsource: s\ncounts_from: x\n", "x.yaml");
+  REQUIRE_FALSE(self.ok());
+  CHECK(self.status().message() == "x.yaml: counts_from names no other shipped catalogue: 'x'");
+}
+
 }  // namespace
 }  // namespace rackchaos::cluster

@@ -206,8 +206,8 @@ TEST_CASE("sim.domains: only rack-level parts fail through SetComponentFailed") 
   Status s = h.sim.SetComponentFailed(h.Id("r01.tray01.gpu0"), true, kFault);
   CHECK(s.code() == StatusCode::kInvalidArgument);
   CHECK(s.message() ==
-        "r01.tray01.gpu0 is a gpu; a switch tray, CDU, power shelf, PSU, tray valve (a leak), leaf or rail can fail "
-        "this way");
+        "r01.tray01.gpu0 is a gpu; a switch tray, CDU, pump, power shelf, PSU, tray valve (a leak), leaf, rail, spine "
+        "or DPU can fail this way");
 }
 
 }  // namespace

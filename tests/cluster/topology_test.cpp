@@ -23,7 +23,8 @@ TEST_CASE("one GB200 rack: 18 trays, 72 GPUs, the last two trays spare") {
   CHECK(NameOf(t, t.trays().front()) == "r01.tray01");
   CHECK(NameOf(t, t.trays().back()) == "r01.tray18");
   // rack + cdu + 8 shelves x (1 + 6 PSUs) + 9 switch trays + 18 x (tray + valve + 2 CPUs + 4 GPUs + 4 NICs)
-  CHECK(t.size() == 1 + 1 + 8 * 7 + 9 + 18 * 12 + 4 + 4);  // + 4 rails, each with one leaf
+  // + 4 rails, each with one leaf; then 2 CDU pumps, 18 x 2 DPUs, 2 spines (4 leaves x 72 up ports / 144)
+  CHECK(t.size() == 1 + 1 + 8 * 7 + 9 + 18 * 12 + 4 + 4 + 2 + 18 * 2 + 2);
 
   int gpus = 0, nics = 0, psus = 0, switches = 0;
   for (const Component& c : t.components()) {

@@ -256,6 +256,23 @@ TEST_CASE("healer.job_failure: only failed jobs raise, without a component") {
   CHECK(h.raised()[0].symptom.text == "job failed: NCCL watchdog timeout");
 }
 
+TEST_CASE("healer.detectors: part_health raises once on a part reported failed and clears when it reports OK") {
+  testing::DetectorHarness h("part_health");
+  const ComponentId pump = Id("r01.cdu.pump1");
+  h.Feed(testing::Sec(10), cluster::TelemetrySample{pump, cluster::Metric::kPartOk, 1});
+  CHECK(h.raised().empty());
+  h.Feed(testing::Sec(20), cluster::TelemetrySample{pump, cluster::Metric::kPartOk, 0});
+  h.Feed(testing::Sec(30), cluster::TelemetrySample{pump, cluster::Metric::kPartOk, 0});
+  // A PSU's health is the power detector's, not this one's.
+  h.Feed(testing::Sec(30), cluster::TelemetrySample{Id("r01.shelf1.psu1"), cluster::Metric::kPsuOk, 0});
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].at == testing::Sec(20));
+  CHECK(h.raised()[0].symptom.cls == SymptomClass::kPartFailed);
+  CHECK(h.raised()[0].symptom.component == pump);
+  h.Feed(testing::Sec(40), cluster::TelemetrySample{pump, cluster::Metric::kPartOk, 1});
+  CHECK(h.cleared() == std::vector<ComponentId>{pump});
+}
+
 TEST_CASE("healer.detectors: the table lists every detector once, in its documented order") {
   std::vector<std::string> names;
   for (const DetectorInfo& info : DetectorTable()) {
@@ -264,7 +281,8 @@ TEST_CASE("healer.detectors: the table lists every detector once, in its documen
     REQUIRE(d != nullptr);
     CHECK(d->name() == info.name);
   }
-  CHECK(names == std::vector<std::string>{"heartbeat", "xid", "link_state", "thermal", "straggler", "slow_link", "job_failure", "power"});
+  CHECK(names == std::vector<std::string>{"heartbeat", "xid", "link_state", "thermal", "straggler", "slow_link",
+                                          "job_failure", "power", "part_health"});
 }
 
 }  // namespace

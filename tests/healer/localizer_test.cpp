@@ -150,5 +150,31 @@ TEST_CASE("healer.localize: job-level symptoms are left out - the output is dete
   CHECK(Domains(Run(batch)) == Domains(Run(batch)));
 }
 
+// Parts that report their own health: a DPU with the NIC links behind it (GB200: dpu0 fronts nic0-1,
+// dpu1 nic2-3), a spine switch (two racks: two spines), a CDU pump.
+TEST_CASE("healer.localize: a DPU reporting failed explains the two NIC links behind it, not two NICs") {
+  std::vector<Symptom> s = {S(SymptomClass::kLinkDown, "r01.tray03.nic2"),
+                            S(SymptomClass::kLinkDown, "r01.tray03.nic3"),
+                            S(SymptomClass::kPartFailed, "r01.tray03.dpu1")};
+  auto d = Localize(s, Topo(), 3);
+  REQUIRE(d.size() == 1);
+  CHECK(Domains(d) == std::vector<std::string>{"r01.tray03.dpu1"});
+  CHECK(d[0].symptoms == std::vector<size_t>{2, 0, 1});
+  CHECK(d[0].out_of_service);  // its tray leaves multi-tray jobs
+  // A NIC behind the other DPU is its own fault.
+  s.push_back(S(SymptomClass::kLinkDown, "r01.tray03.nic0"));
+  CHECK(Domains(Localize(s, Topo(), 3)) == std::vector<std::string>{"r01.tray03.dpu1", "r01.tray03.nic0"});
+  // Without the DPU's report the same links are two NICs.
+  s = {S(SymptomClass::kLinkDown, "r01.tray03.nic2"), S(SymptomClass::kLinkDown, "r01.tray03.nic3")};
+  CHECK(Domains(Localize(s, Topo(), 3)) == std::vector<std::string>{"r01.tray03.nic2", "r01.tray03.nic3"});
+}
+
+TEST_CASE("healer.localize: a spine or a CDU pump reporting failed is that part, with nothing drained") {
+  auto d =
+      Localize({S(SymptomClass::kPartFailed, "spine02"), S(SymptomClass::kPartFailed, "r02.cdu.pump1")}, Topo(), 3);
+  CHECK(Domains(d) == std::vector<std::string>{"spine02", "r02.cdu.pump1"});
+  for (const auto& x : d) CHECK_FALSE(x.out_of_service);
+}
+
 }  // namespace
 }  // namespace rackchaos::healer

@@ -32,7 +32,7 @@ const Injector& Find(const char* name) {
 
 TEST_CASE("the table lists the injectors in a fixed order") {
   const auto& all = AllInjectors();
-  REQUIRE(all.size() == 14);
+  REQUIRE(all.size() == 17);
   CHECK(all[0]->name() == "link_down");
   CHECK(all[1]->name() == "link_degrade");
   CHECK(all[2]->name() == "gpu_throttle");
@@ -47,8 +47,11 @@ TEST_CASE("the table lists the injectors in a fixed order") {
   CHECK(all[11]->name() == "leaf_fail");
   CHECK(all[12]->name() == "storage_degrade");
   CHECK(all[13]->name() == "cache_fail");
+  CHECK(all[14]->name() == "pump_fail");
+  CHECK(all[15]->name() == "spine_fail");
+  CHECK(all[16]->name() == "dpu_fail");
   CHECK(InjectorNames() ==
-        "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail");
+        "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail, pump_fail, spine_fail, dpu_fail");
   for (const Injector* i : all) {
     CHECK(FindInjector(i->name()) == i);
     CHECK_FALSE(i->summary().empty());

@@ -105,7 +105,8 @@ TEST_CASE("an unknown key names the valid ones and the nearest") {
                                        "description, seed, duration, cluster, workload, faults, chaos, healer, safety, expect "
                                        "(did you mean 'faults'?)");
   CHECK(Error("name: x\ncluster:\n  rakcs: 2\n") ==
-        "plan.yaml:3:3: unknown key 'rakcs' in cluster; expected one of: model, racks, spare_trays, nvlink_mode, inventory "
+        "plan.yaml:3:3: unknown key 'rakcs' in cluster; expected one of: model, racks, spare_trays, nvlink_mode, "
+        "inventory, spares, fabric "
         "(did you mean 'racks'?)");
   CHECK(Error("name: x\nzzzzzzzzzz: 1\n").find("(did you mean") == std::string::npos);
 }
@@ -246,6 +247,10 @@ TEST_CASE("every example in the key table is accepted") {
       yaml = "name: x\nexpect:\n  - " + (k.key == "gate" ? std::string() : "gate: \"ttr.max < 1m\"\n    ") + entry;
     else if (k.section == "chaos")
       yaml = "name: x\nchaos:\n  " + (k.key == "catalogue" ? std::string() : "catalogue: llama3\n  ") + entry;
+    else if (k.section == "cluster.fabric")
+      yaml = "name: x\ncluster:\n  fabric:\n    " + entry;
+    else if (k.section == "cluster.spares")
+      yaml = "name: x\ncluster:\n  racks: 2\n  spares:\n    " + entry;
     else if (k.section == "chaos.classes")
       yaml = "name: x\nchaos:\n  catalogue: llama3\n  classes:\n    " + entry;
     else if (k.section == "workload.jobs[]")

@@ -60,7 +60,7 @@ TEST_CASE("pick modes choose among matches, deterministically from the seed") {
 TEST_CASE("errors name the line and column and what would be valid") {
   auto kind = Validate("link_dwn", "r01.tray01.nic0");
   REQUIRE_FALSE(kind.ok());
-  CHECK(kind.status().message() == "t.yaml:9:11: unknown fault kind 'link_dwn'; known kinds: link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail");
+  CHECK(kind.status().message() == "t.yaml:9:11: unknown fault kind 'link_dwn'; known kinds: link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail, pump_fail, spine_fail, dpu_fail");
 
   auto target = Validate("tray_pull", "r01.tray33");
   REQUIRE_FALSE(target.ok());
@@ -176,4 +176,29 @@ TEST_CASE("validate: parallelism and collectives are placed and checked against 
         "p.yaml:7:20: job 'j': tp*ep = 128 GPUs must fit in one NVLink domain of 72 GPUs (gb200-nvl72)");
   CHECK(parse("      gpus: 64\n      collectives: {tp: 60, dp: 40}\n").status().message() ==
         "p.yaml:7:20: collectives add up to 100% or more of a step; keep their sum below 100");
+}
+
+TEST_CASE(
+    "validate: cluster.spares.racks leaves a regular rack, keeps its racks out of the jobs' room, not in real mode") {
+  auto parse = [](const std::string& cluster, int gpus = 64) {
+    std::string text = "name: p\ncluster:\n  model: gb200-nvl72\n" + cluster + "workload:\n  jobs:\n    - name: j\n" +
+                       "      gpus: " + std::to_string(gpus) + "\n";
+    auto plan = runner::ParsePlan(text, "p.yaml");
+    if (!plan.ok()) return Result<runner::RunSpec>(plan.status());
+    return runner::ValidatePlan(*plan, {});
+  };
+  auto ok = parse("  racks: 3\n  spares: {racks: 1}\n");
+  REQUIRE_MESSAGE(ok.ok(), ok.status().message());
+  CHECK(ok->spare_racks == 1);
+  CHECK(parse("  racks: 3\n").value().spare_racks == 0);
+  CHECK(parse("  racks: 2\n  spares: {racks: 2}\n").status().message() ==
+        "p.yaml:5:19: spares.racks 2 leaves no regular rack of 2; use at most 1");
+  CHECK(parse("  racks: 2\n  spares: {}\n").status().message().rfind("p.yaml:5:11: missing required key 'racks'", 0) ==
+        0);
+  CHECK(parse("  racks: 2\n  spares: {racks: 1}\n", 144).status().message() ==
+        "p.yaml:8:7: the jobs ask for 144 GPUs but the cluster has 72 outside its spare trays and spare racks");
+  auto real = parse("  racks: 2\n  spares: {racks: 1}\n  inventory: sites/lab.yaml\n");
+  REQUIRE_FALSE(real.ok());
+  INFO(real.status().message());
+  CHECK(real.status().message().rfind("p.yaml:5:19: cluster.spares only applies to simulated runs", 0) == 0);
 }

@@ -1,0 +1,47 @@
+// Spare racks (SimOptions::spare_racks): whole racks kept free for jobs whose NVLink domain is lost. A job
+// that comes back to the queue while a rack it ran on is UNHEALTHY (a switch tray lost in full-bandwidth
+// mode, or power beyond the shelves' redundancy) or short of coolant flow (its CDU or pumps) may be placed
+// on a spare rack's trays, after the regular trays and the hot spares; any other job waits. The scheduler
+// records each move as a `spare_rack` action naming the spare rack.
+//
+// Cost: only plans with spare racks pay anything (one pass over the requeued job's trays).
+#include <set>
+
+#include "cluster/sim_backend.h"
+
+namespace rackchaos::cluster {
+
+void SimBackend::MarkSpareRacks() {
+  const auto& racks = topo_.racks();
+  const size_t first = racks.size() - std::min(racks.size(), static_cast<size_t>(opt_.spare_racks));
+  for (size_t k = first; k < racks.size(); ++k)
+    for (ComponentId tray : topo_.ChildrenOf(racks[k]))
+      if (topo_.at(tray).kind == Kind::kComputeTray) {
+        spare_[slot(tray)] = 2;
+        free_spare_rack_ += free_[slot(tray)];
+      }
+}
+
+bool SimBackend::DomainLost(const Job& j) const {
+  int last = -1;
+  for (ComponentId tray : j.trays) {
+    const int r = topo_.at(tray).rack;
+    if (r == last) continue;
+    last = r;
+    const ComponentId rack = topo_.racks()[static_cast<size_t>(r)];
+    if (DomainHealthOf(rack) == DomainHealth::kUnhealthy || rack_[static_cast<size_t>(r)].cdu_flow < 1) return true;
+  }
+  return false;
+}
+
+void SimBackend::NoteSpareRackUse(const Job& j) {
+  std::set<ComponentId> racks;
+  for (ComponentId tray : j.trays)
+    if (spare_[slot(tray)] == 2) racks.insert(topo_.RackOf(tray));
+  for (ComponentId rack : racks)
+    Record(ActionTaken{
+        "spare_rack", rack, j.id, true,
+        "job '" + j.cfg.name + "' moved to spare rack " + topo_.at(rack).name + ": its NVLink domain was lost"});
+}
+
+}  // namespace rackchaos::cluster
