@@ -12,7 +12,7 @@ namespace {
 
 using namespace testing;
 
-constexpr FaultId kFault = 7;
+constexpr FaultId kPartFault = 7;
 
 // Part health reports (CDU controller, DPU BMC, fabric manager) for `part`: (time, value).
 std::vector<std::pair<Time, double>> PartReports(const Harness& h, ComponentId part) {
@@ -52,7 +52,7 @@ TEST_CASE("sim.parts: a pump within the CDU's redundancy is only reported, the s
   JobId job = h.sim.AddJob(Job(64)).value();
   h.sim.Start();
   ComponentId pump1 = h.Id("r01.cdu.pump1"), pump2 = h.Id("r01.cdu.pump2");
-  h.At(Duration::Minutes(5), [&] { CHECK(h.sim.SetComponentFailed(pump1, true, kFault).ok()); });
+  h.At(Duration::Minutes(5), [&] { CHECK(h.sim.SetComponentFailed(pump1, true, kPartFault).ok()); });
   h.clock.RunUntil(Duration::Minutes(10));
   auto reports = PartReports(h, pump1);
   REQUIRE(reports.size() == 1);
@@ -62,23 +62,23 @@ TEST_CASE("sim.parts: a pump within the CDU's redundancy is only reported, the s
   CHECK(h.Physics("cdu_flow").empty());
   CHECK(h.Physics("thermal_slowdown").empty());
   CHECK(h.JobChanges(job).size() == 1);  // still running at its first speed
-  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(pump2, true, kFault + 1).ok()); });
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(pump2, true, kPartFault + 1).ok()); });
   h.clock.RunUntil(Duration::Minutes(11));
   auto flow = h.Physics("cdu_flow", h.Id("r01.cdu"));
   REQUIRE(flow.size() == 1);
   CHECK(flow[0].second.value == 0);
-  CHECK(flow[0].second.cause == kFault + 1);
+  CHECK(flow[0].second.cause == kPartFault + 1);
   std::set<ComponentId> dry = DryTrays(h);
   CHECK(dry.size() == 18);
   for (ComponentId t : dry) CHECK(h.topo.at(h.topo.RackOf(t)).name == "r01");
   auto slow = h.Physics("thermal_slowdown");
   CHECK(slow.size() >= 64);
-  for (const auto& [at, p] : slow) CHECK(p.cause == kFault + 1);
+  for (const auto& [at, p] : slow) CHECK(p.cause == kPartFault + 1);
   // One pump back: full flow again (and the CDU's own failure still stops it).
-  h.At(Duration::Minutes(12), [&] { CHECK(h.sim.SetComponentFailed(pump1, false, kFault).ok()); });
+  h.At(Duration::Minutes(12), [&] { CHECK(h.sim.SetComponentFailed(pump1, false, kPartFault).ok()); });
   h.clock.RunUntil(Duration::Minutes(13));
   CHECK(h.Physics("cdu_flow_up", h.Id("r01.cdu")).size() == 1);
-  CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), true, kFault + 2).ok());
+  CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), true, kPartFault + 2).ok());
   CHECK(h.Physics("cdu_flow", h.Id("r01.cdu")).size() == 2);
 }
 
@@ -88,13 +88,13 @@ TEST_CASE("sim.parts: a lost spine slows only the job spanning leaf groups, by i
   JobId narrow = h.sim.AddJob(Job(64)).value();  // r08's 16 trays, inside the second leaf group
   h.sim.Start();
   ComponentId spine = h.Id("spine02");
-  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(spine, true, kFault).ok()); });
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(spine, true, kPartFault).ok()); });
   h.clock.RunUntil(Duration::Minutes(11));
   auto changes = h.JobChanges(wide);
   REQUIRE(changes.size() == 2);
   CHECK(changes[1].second.state == JobState::kRunning);
   CHECK(changes[1].second.step_time_s == doctest::Approx(8.5 + 1.0 + 0.5 * 4 / 3));
-  CHECK(changes[1].second.cause == kFault);
+  CHECK(changes[1].second.cause == kPartFault);
   CHECK(h.JobChanges(narrow).size() == 1);
   REQUIRE(PartReports(h, spine).size() == 1);
   // Taken out by the healer, a second spine lost: 2 of 4 left; repaired and returned: nominal again.
@@ -102,7 +102,7 @@ TEST_CASE("sim.parts: a lost spine slows only the job spanning leaf groups, by i
   h.clock.RunUntil(Duration::Minutes(12));
   CHECK(h.JobChanges(wide).back().second.step_time_s == doctest::Approx(8.5 + 1.0 + 0.5 * 2));
   CHECK(h.sim.Resume(h.Id("spine03")).ok());
-  CHECK(h.sim.SetComponentFailed(spine, false, kFault).ok());
+  CHECK(h.sim.SetComponentFailed(spine, false, kPartFault).ok());
   h.clock.RunUntil(Duration::Minutes(13));
   CHECK(h.JobChanges(wide).back().second.step_time_s == doctest::Approx(10.0));
   CHECK(h.JobChanges(narrow).size() == 1);
@@ -112,10 +112,10 @@ TEST_CASE("sim.parts: every spine lost hangs the job spanning leaf groups") {
   Harness h(42, 8, 2);
   JobId wide = h.sim.AddJob(Job(512)).value();
   h.sim.Start();
-  for (ComponentId s : h.topo.spines()) CHECK(h.sim.SetComponentFailed(s, true, kFault).ok());
+  for (ComponentId s : h.topo.spines()) CHECK(h.sim.SetComponentFailed(s, true, kPartFault).ok());
   h.clock.RunUntil(Duration::Minutes(1));
   CHECK(h.sim.JobStateOf(wide) == JobState::kHung);
-  CHECK(h.JobChanges(wide).back().second.cause == kFault);
+  CHECK(h.JobChanges(wide).back().second.cause == kPartFault);
 }
 
 TEST_CASE("sim.parts: a DPU takes the links of the NICs it fronts and hangs the job, its BMC reports it") {
@@ -123,7 +123,7 @@ TEST_CASE("sim.parts: a DPU takes the links of the NICs it fronts and hangs the 
   JobId job = h.sim.AddJob(Job(16)).value();
   h.sim.Start();
   ComponentId dpu = h.Id("r01.tray03.dpu1");
-  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(dpu, true, kFault).ok()); });
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(dpu, true, kPartFault).ok()); });
   h.clock.RunUntil(Duration::Minutes(11));
   std::set<ComponentId> down;
   for (const auto& [at, l] : h.seen.Of<LinkStateChange>())
@@ -133,7 +133,7 @@ TEST_CASE("sim.parts: a DPU takes the links of the NICs it fronts and hangs the 
   REQUIRE(PartReports(h, dpu).size() == 1);
   CHECK(PartReports(h, dpu)[0].second == 0);
   // The tray's diagnostic fails while the DPU is down and passes once it is repaired.
-  CHECK(h.sim.SetComponentFailed(dpu, false, kFault).ok());
+  CHECK(h.sim.SetComponentFailed(dpu, false, kPartFault).ok());
   h.clock.RunUntil(Duration::Minutes(12));
   std::set<ComponentId> up;
   for (const auto& [at, l] : h.seen.Of<LinkStateChange>())
@@ -186,22 +186,22 @@ TEST_CASE("sim.parts: three tiers - a super-spine slows only the job spanning po
   JobId b = t.sim.AddJob(Job(2 * 72)).value();   // r72-r73: both pods
   JobId c = t.sim.AddJob(Job(4 * 72)).value();   // r74-r77: two leaf groups of pod 2
   t.sim.Start();
-  CHECK(t.sim.SetComponentFailed(t.Id("superspine01"), true, kFault).ok());
+  CHECK(t.sim.SetComponentFailed(t.Id("superspine01"), true, kPartFault).ok());
   t.clock.RunUntil(Duration::Minutes(1));
   CHECK(t.Step(a) == doctest::Approx(10.0));
   CHECK(t.Step(b) == doctest::Approx(8.5 + 1.0 + 0.5 * 40 / 39));
   CHECK(t.Step(c) == doctest::Approx(10.0));
-  CHECK(t.sim.SetComponentFailed(t.Id("spine73"), true, kFault + 1).ok());  // pod 2's first spine
+  CHECK(t.sim.SetComponentFailed(t.Id("spine73"), true, kPartFault + 1).ok());  // pod 2's first spine
   t.clock.RunUntil(Duration::Minutes(2));
   CHECK(t.Step(a) == doctest::Approx(10.0));
   CHECK(t.Step(b) == doctest::Approx(8.5 + 1.0 + 0.5 * 8 / 7));
   CHECK(t.Step(c) == doctest::Approx(8.5 + 1.0 + 0.5 * 8 / 7));
-  CHECK(t.sim.SetComponentFailed(t.Id("spine01"), true, kFault + 2).ok());  // pod 1's
+  CHECK(t.sim.SetComponentFailed(t.Id("spine01"), true, kPartFault + 2).ok());  // pod 1's
   t.clock.RunUntil(Duration::Minutes(3));
   CHECK(t.Step(a) == doctest::Approx(8.5 + 1.0 + 0.5 * 72 / 71));
   CHECK(t.Step(c) == doctest::Approx(8.5 + 1.0 + 0.5 * 8 / 7));
   // The healer takes super-spines out like spines: two of 40 lost, the cross-pod job keeps 38/40, less than 7/8.
-  CHECK(t.sim.SetComponentFailed(t.Id("spine73"), false, kFault + 1).ok());
+  CHECK(t.sim.SetComponentFailed(t.Id("spine73"), false, kPartFault + 1).ok());
   CHECK(t.sim.Drain(t.Id("superspine02"), "test").ok());
   t.clock.RunUntil(Duration::Minutes(4));
   CHECK(t.Step(b) == doctest::Approx(8.5 + 1.0 + 0.5 * 40 / 38));

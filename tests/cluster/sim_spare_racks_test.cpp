@@ -12,7 +12,7 @@ namespace {
 
 using namespace testing;
 
-constexpr FaultId kFault = 7;
+constexpr FaultId kSpareFault = 7;
 
 SimOptions WithSpareRack() {
   SimOptions o;
@@ -58,7 +58,7 @@ TEST_CASE("sim.spare_racks: a job whose CDU failed moves whole to the spare rack
   JobId a = h.sim.AddJob(Job(72)).value();
   h.sim.AddJob(Job(72)).value();
   h.sim.Start();
-  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), true, kFault).ok()); });
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), true, kSpareFault).ok()); });
   h.At(Duration::Minutes(11), [&] { DrainRackAndRequeue(h, "r01", a); });
   h.clock.RunUntil(Duration::Minutes(20));
   CHECK(RacksOf(h, a) == std::vector<std::string>{"r03"});
@@ -73,7 +73,7 @@ TEST_CASE("sim.spare_racks: a full-bandwidth switch tray loss also moves the job
   Harness h(42, 3, 0, false, WithSpareRack());
   JobId a = h.sim.AddJob(Job(72)).value();
   h.sim.Start();
-  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.switch2"), true, kFault).ok()); });
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.switch2"), true, kSpareFault).ok()); });
   h.At(Duration::Minutes(11), [&] { DrainRackAndRequeue(h, "r01", a); });
   h.clock.RunUntil(Duration::Minutes(20));
   // r02 is free and regular, but the lost domain's job goes to the spare rack first.
@@ -86,7 +86,7 @@ TEST_CASE("sim.spare_racks: a lost tray is not a lost domain - the job waits and
   JobId a = h.sim.AddJob(Job(72)).value();
   h.sim.AddJob(Job(72)).value();
   h.sim.Start();
-  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r01.tray03"), false, kFault).ok()); });
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r01.tray03"), false, kSpareFault).ok()); });
   h.At(Duration::Minutes(11), [&] {
     CHECK(h.sim.Drain(h.Id("r01.tray03"), "test").ok());
     CHECK(h.sim.RequeueJob(a, "test").ok());
