@@ -43,10 +43,14 @@ const char* MetricName(Metric m) {
   return "unknown";
 }
 
-SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, EventSink& events,
-                       SimOptions options)
-    : topo_(topology), clock_(clock), rng_(rng), jitter_rng_(rng.Fork("step-jitter")), events_(events),
-      opt_(options), report_phases_(rng.Fork("report-phase")),
+SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, EventSink& events, SimOptions options)
+    : topo_(topology),
+      clock_(clock),
+      rng_(rng),
+      jitter_rng_(rng.Fork("step-jitter")),
+      events_(events),
+      opt_(options),
+      report_phases_(rng.Fork("report-phase")),
       comm_rng_(rng.Fork("comm-jitter")) {
   const RackModel& m = topo_.model();
   full_conductance_ = m.conductance_w_per_k + m.residual_conductance_w_per_k;
@@ -94,8 +98,10 @@ JobId SimBackend::JobOfGpu(ComponentId gpu_id) const {
 void SimBackend::Touch(ComponentId gpu_id) {
   const Gpu& g = gpu(gpu_id);
   bool odd = !GpuAlive(gpu_id) || g.nvlink_down != 0 || GpuSpeed(gpu_id) < 1 - 1e-12;
-  if (odd) odd_gpus_.insert(gpu_id);
-  else odd_gpus_.erase(gpu_id);
+  if (odd)
+    odd_gpus_.insert(gpu_id);
+  else
+    odd_gpus_.erase(gpu_id);
 }
 
 void SimBackend::TouchTray(ComponentId tray_id) {
@@ -161,15 +167,21 @@ Status SimBackend::SetNvlinkPort(ComponentId gpu_id, int port, bool up, FaultId 
 }
 
 Status SimBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) {
+  if (topo_.at(nic).kind != Kind::kNic) return Status::Invalid(topo_.at(nic).name + " is not a NIC");
+  return HoldNicLink(nic, nic, !up, cause);
+}
+
+Status SimBackend::ApplyNicLink(ComponentId nic, bool up, FaultId cause) {
   const Component& c = topo_.at(nic);
-  if (c.kind != Kind::kNic) return Status::Invalid(c.name + " is not a NIC");
   Tray& t = tray_of(nic);
   if (t.nic_up[c.index] == up) return Status::Ok();
   t.nic_up[c.index] = up;
   t.nic_cause[c.index] = up ? kNoFault : cause;
   Physics(nic, up ? "link_up" : "link_down", 0, cause);
-  if (std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) nic_down_trays_.insert(topo_.TrayOf(nic));
-  else nic_down_trays_.erase(topo_.TrayOf(nic));
+  if (std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end())
+    nic_down_trays_.insert(topo_.TrayOf(nic));
+  else
+    nic_down_trays_.erase(topo_.TrayOf(nic));
   Emit(LinkStateChange{nic, -1, up}, NextSlot(t.poll_phase, opt_.link_poll_period, clock_.Now()));
   if (t.job != kNoJob) RefreshJob(t.job);
   return Status::Ok();
@@ -209,7 +221,8 @@ Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId c
 }
 
 Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cause) {
-  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  if (topo_.at(tray_id).kind != Kind::kComputeTray)
+    return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   Tray& t = tray_[slot(tray_id)];
   if (t.present == present) return Status::Ok();
   t.present = present;
@@ -256,7 +269,8 @@ void SimBackend::Boot(ComponentId tray_id) {
 }
 
 Status SimBackend::RebootNode(ComponentId tray_id) {
-  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  if (topo_.at(tray_id).kind != Kind::kComputeTray)
+    return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   Tray& t = tray_[slot(tray_id)];
   if (!t.present) return Status::Unavailable(topo_.at(tray_id).name + ": tray is not present");
   if (t.booting) return Status::Ok();
@@ -311,7 +325,8 @@ Status SimBackend::Drain(ComponentId tray_id, const std::string&) {
   if (topo_.at(tray_id).kind == Kind::kSwitchTray) return TakeSwitchTrayOut(tray_id, true);
   if (topo_.at(tray_id).kind == Kind::kSpine || topo_.at(tray_id).kind == Kind::kSuperSpine)
     return SetSpine(tray_id, spine_failed_[SpineIndex(tray_id)], true, kNoFault);
-  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  if (topo_.at(tray_id).kind != Kind::kComputeTray)
+    return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   tray_[slot(tray_id)].drained = true;
   TouchTray(tray_id);
   return Status::Ok();
@@ -321,7 +336,8 @@ Status SimBackend::Resume(ComponentId tray_id) {
   if (topo_.at(tray_id).kind == Kind::kSwitchTray) return TakeSwitchTrayOut(tray_id, false);
   if (topo_.at(tray_id).kind == Kind::kSpine || topo_.at(tray_id).kind == Kind::kSuperSpine)
     return SetSpine(tray_id, spine_failed_[SpineIndex(tray_id)], false, kNoFault);
-  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  if (topo_.at(tray_id).kind != Kind::kComputeTray)
+    return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   tray_[slot(tray_id)].drained = false;
   TouchTray(tray_id);
   PlaceQueuedJobs();
@@ -347,8 +363,10 @@ Status SimBackend::ResetGpu(ComponentId gpu_id) {
 
 Status SimBackend::RunDiagnostic(ComponentId tray_id) {
   if (topo_.at(tray_id).kind == Kind::kSwitchTray) return DiagnoseSwitchTray(tray_id);
-  if (topo_.at(tray_id).kind == Kind::kSpine || topo_.at(tray_id).kind == Kind::kSuperSpine) return DiagnoseSpine(tray_id);
-  if (topo_.at(tray_id).kind != Kind::kComputeTray) return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  if (topo_.at(tray_id).kind == Kind::kSpine || topo_.at(tray_id).kind == Kind::kSuperSpine)
+    return DiagnoseSpine(tray_id);
+  if (topo_.at(tray_id).kind != Kind::kComputeTray)
+    return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
   clock_.CallAfter(topo_.model().diagnostic_time, [this, tray_id] {
     const Tray& t = tray_[slot(tray_id)];
     std::string why;
@@ -361,13 +379,15 @@ Status SimBackend::RunDiagnostic(ComponentId tray_id) {
       if (s.shutdown || s.failed) {
         why = n + " not on the bus";
         off_bus = true;
-      }
-      else if (s.nvlink_down) why = n + " has inactive NVLink ports";
-      else if (s.cap_w < s.baseline_cap_w * 0.99) why = n + " below expected performance (power limited)";
+      } else if (s.nvlink_down)
+        why = n + " has inactive NVLink ports";
+      else if (s.cap_w < s.baseline_cap_w * 0.99)
+        why = n + " below expected performance (power limited)";
     }
     if (why.empty() && DomainHealthOf(topo_.RackOf(tray_id)) == DomainHealth::kUnhealthy)
       why = "NVLink domain " + topo_.at(topo_.RackOf(tray_id)).name + " UNHEALTHY: no NVLink partition";
-    if (why.empty() && TrayFlow(tray_id) < 0.9) why = "thermal test failed: GPUs throttle under load (coolant flow low)";
+    if (why.empty() && TrayFlow(tray_id) < 0.9)
+      why = "thermal test failed: GPUs throttle under load (coolant flow low)";
     if (why.empty() && std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) why = "a NIC link is down";
     Emit(DiagnosticResult{tray_id, why.empty(), why.empty() ? "all checks passed" : why, off_bus}, clock_.Now());
   });

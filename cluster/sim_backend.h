@@ -134,16 +134,16 @@ class SimBackend : public Backend {
     ThermalState env;  // a quiet GPU of this job that was at idle steady state when the job was placed
     double steps = 0, ckpt_steps = 0;
     double step_time_s = 0, speed = 1;
-    double stall_s = 0;              // of each step, waiting on the storage path (sim_storage.cpp)
-    Duration running_since_ckpt{};   // running time whose work a restart would throw away
-    Duration until_ckpt{};           // running time left until the next checkpoint snapshot
+    double stall_s = 0;             // of each step, waiting on the storage path (sim_storage.cpp)
+    Duration running_since_ckpt{};  // running time whose work a restart would throw away
+    Duration until_ckpt{};          // running time left until the next checkpoint snapshot
     Time last_update{};
-    bool fatal = false;              // hung on a lost GPU/tray: only a restart helps
+    bool fatal = false;  // hung on a lost GPU/tray: only a restart helps
     bool started_once = false;
-    bool domain_lost = false;        // requeued from a lost NVLink domain: spare racks may take it
-    Time segment_start{};            // when the current running stretch began
-    FaultId cause = kNoFault;        // the fault impairing it now
-    FaultId shrink_cause = kNoFault; // the fault whose requeue left it shrunk
+    bool domain_lost = false;         // requeued from a lost NVLink domain: spare racks may take it
+    Time segment_start{};             // when the current running stretch began
+    FaultId cause = kNoFault;         // the fault impairing it now
+    FaultId shrink_cause = kNoFault;  // the fault whose requeue left it shrunk
     double pending_steps = 0;
     Duration pending_running{};
     // The checkpoint store (sim_storage.cpp): running time ever, and the value of it at the snapshot of
@@ -226,8 +226,10 @@ class SimBackend : public Backend {
   Status SetCdu(ComponentId cdu, double flow, FaultId cause);
   Status SetPsus(ComponentId psu_or_shelf, bool failed, FaultId cause);
   Status SetLeak(ComponentId valve, bool leaking, FaultId cause);
-  Status SetFabricFailed(ComponentId leaf_or_rail, bool failed, FaultId cause);  // sim_fabric.cpp
-  Status SetDpuFailed(ComponentId dpu, bool failed, FaultId cause);              // sim_fabric.cpp
+  Status SetFabricFailed(ComponentId leaf_or_rail, bool failed, FaultId cause);       // sim_fabric.cpp
+  Status SetDpuFailed(ComponentId dpu, bool failed, FaultId cause);                   // sim_fabric.cpp
+  Status HoldNicLink(ComponentId nic, ComponentId holder, bool down, FaultId cause);  // sim_fabric.cpp
+  Status ApplyNicLink(ComponentId nic, bool up, FaultId cause);                       // the link itself
   // sim_pumps.cpp: the CDU's pumps; its flow is 0 while the CDU itself is failed, else the running
   // pumps over those needed (at most 1).
   Status SetPump(ComponentId pump, bool failed, FaultId cause);
@@ -299,15 +301,23 @@ class SimBackend : public Backend {
   Rng report_phases_;
   Rng comm_rng_;  // declared after the streams above: its fork changes none of them
   double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;
-  bool quiet_possible_ = false;            // a GPU at TDP and full flow stays below slowdown
-  std::set<ComponentId> loud_gpus_;       // GPUs that are not quiet
+  bool quiet_possible_ = false;      // a GPU at TDP and full flow stays below slowdown
+  std::set<ComponentId> loud_gpus_;  // GPUs that are not quiet
   // Indexes that keep per-event work proportional to what is abnormal, not to the GPUs in a job:
   std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
   std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
+  // Who holds each downed NIC link down (sim_fabric.cpp): the NIC itself for a link_down, else its leaf,
+  // rail or DPU, each with its fault. The link comes back only when the last hold is released, so
+  // reverting one of two overlapping faults does not bring it up early.
+  struct NicHold {
+    ComponentId holder;
+    FaultId cause;
+  };
+  std::map<ComponentId, std::vector<NicHold>> nic_holds_;
   std::map<std::pair<ComponentId, int>, Degraded> degraded_;  // (NIC, -1) or (GPU, NVLink port)
-  std::map<ComponentId, StoragePath> storage_;  // trays whose storage path is impaired
-  std::vector<uint8_t> free_;  // per tray slot: present, booted, undrained, no job
-  std::vector<uint8_t> spare_;  // per tray slot: a hot spare
+  std::map<ComponentId, StoragePath> storage_;                // trays whose storage path is impaired
+  std::vector<uint8_t> free_;                                 // per tray slot: present, booted, undrained, no job
+  std::vector<uint8_t> spare_;                                // per tray slot: a hot spare
   size_t free_count_ = 0;
   size_t free_spare_rack_ = 0;  // free trays of spare racks (spare_ == 2), within free_count_
   // sim_spare_racks.cpp

@@ -141,6 +141,40 @@ TEST_CASE("sim.parts: a DPU takes the links of the NICs it fronts and hangs the 
   CHECK(up == down);
 }
 
+// The last state change of `nic`'s link seen so far: true when up (no change: up).
+bool LastLinkUp(const Harness& h, ComponentId nic) {
+  bool up = true;
+  for (const auto& [at, l] : h.seen.Of<LinkStateChange>())
+    if (l.component == nic) up = l.up;
+  return up;
+}
+
+TEST_CASE("sim.parts: a NIC held down by a link_down and its DPU comes up only when both are reverted") {
+  constexpr FaultId kLinkFault = 8;
+  Harness h(42, 1, 2);
+  h.sim.Start();
+  ComponentId dpu = h.Id("r01.tray03.dpu1"), nic = h.Id("r01.tray03.nic2"), other = h.Id("r01.tray03.nic3");
+  // Link first, then the DPU; the link's fault ends first: the DPU still holds the NIC down.
+  CHECK(h.sim.SetNicLink(nic, false, kLinkFault).ok());
+  CHECK(h.sim.SetComponentFailed(dpu, true, kPartFault).ok());
+  CHECK(h.sim.SetNicLink(nic, true, kLinkFault).ok());
+  h.clock.RunUntil(Duration::Minutes(1));
+  CHECK_FALSE(LastLinkUp(h, nic));
+  CHECK(h.sim.SetComponentFailed(dpu, false, kPartFault).ok());
+  h.clock.RunUntil(Duration::Minutes(2));
+  CHECK(LastLinkUp(h, nic));
+  CHECK(LastLinkUp(h, other));
+  // DPU first, then the link; the DPU is repaired first: the link_down still holds the NIC down.
+  CHECK(h.sim.SetComponentFailed(dpu, true, kPartFault).ok());
+  CHECK(h.sim.SetNicLink(nic, false, kLinkFault).ok());
+  CHECK(h.sim.SetComponentFailed(dpu, false, kPartFault).ok());
+  h.clock.RunUntil(Duration::Minutes(3));
+  CHECK_FALSE(LastLinkUp(h, nic));
+  CHECK(LastLinkUp(h, other));
+  CHECK(h.sim.SetNicLink(nic, true, kLinkFault).ok());
+  h.clock.RunUntil(Duration::Minutes(4));
+  CHECK(LastLinkUp(h, nic));
+}
 
 // Three tiers over 80 GB200 racks: 20 leaf groups of 4 racks; a pod is 18 groups (72 leaves over 4 rails),
 // so pod 1 is r01-r72 (72 spines), pod 2 r73-r80 (8 spines); 80 spines send 40 x 144 ports up: 40
