@@ -129,6 +129,7 @@ Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string
   r.Get("nvlink", "links_per_gpu", m.nvlink_links_per_gpu);
   r.Get("nvlink", "gbytes_per_s_per_gpu", m.nvlink_gbytes_per_s);
   r.Get("nvlink", "adaptive_bandwidth", m.adaptive_bandwidth);
+  r.GetOptional("nvlink", "domain_racks", m.domain_racks);
   r.Get("nic", "gbit_per_s", m.nic_gbit_per_s);
   r.Get("gpu", "tdp_w", m.gpu_tdp_w);
   r.Get("gpu", "idle_w", m.gpu_idle_w);
@@ -170,6 +171,9 @@ Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string
       (m.cdu_pumps > 0 && m.cdu_pumps_needed < 1))
     return Status::Invalid(origin + ": cooling.pumps must be 0-64 and cooling.pumps_needed 1-pumps (got " +
                            std::to_string(m.cdu_pumps) + " and " + std::to_string(m.cdu_pumps_needed) + ")");
+  if (m.domain_racks < 1 || m.domain_racks > 8)
+    return Status::Invalid(origin + ": nvlink.domain_racks must be between 1 and 8 (got " +
+                           std::to_string(m.domain_racks) + ")");
   if (m.dpus_per_tray < 0 || m.dpus_per_tray > std::max(1, m.nics_per_tray))
     return Status::Invalid(origin + ": dpus_per_tray must be between 0 and nics_per_tray (" +
                            std::to_string(m.nics_per_tray) + ")");

@@ -22,6 +22,10 @@ struct RackModel {
   int nvlink_links_per_gpu = 0;
   double nvlink_gbytes_per_s = 0;   // per GPU per direction
   bool adaptive_bandwidth = false;
+  // Racks per NVLink domain (optional key nvlink.domain_racks, default 1): 2 for GB200 NVL36x2, whose
+  // switch trays are cabled across the pair. Every per-rack count above is per physical rack; the
+  // domain's GPUs and switch trays are domain_racks times those. Power and cooling stay per rack.
+  int domain_racks = 1;
   double nic_gbit_per_s = 0;
 
   double gpu_tdp_w = 0;
@@ -60,7 +64,8 @@ struct RackModel {
   Duration node_boot_time{};
   Duration diagnostic_time{};
 
-  int gpus() const { return compute_trays * gpus_per_tray; }
+  int gpus() const { return compute_trays * gpus_per_tray; }  // per physical rack
+  int domain_gpus() const { return gpus() * domain_racks; }
 };
 
 // Names of the models shipped in the binary, sorted.

@@ -13,13 +13,20 @@ std::string Kw(double kw) {
   return buf;
 }
 
+// Every GPU of the NVLink domain `any` sits in (one rack, or the pair of an NVL36x2).
 std::vector<ComponentId> DomainGpus(const Topology& topo, ComponentId any) {
+  return topo.GpusOfDomain(topo.DomainOfRack(topo.at(any).rack));
+}
+
+std::vector<ComponentId> RackGpus(const Topology& topo, ComponentId any) {
   std::vector<ComponentId> out;
   for (ComponentId tray : topo.ChildrenOf(topo.RackOf(any)))
     if (topo.at(tray).kind == Kind::kComputeTray)
       for (ComponentId g : topo.GpusOfTray(tray)) out.push_back(g);
   return out;
 }
+
+std::string DomainName(const Topology& topo, ComponentId any) { return topo.at(topo.DomainOf(any)).name; }
 
 // Power: the rack's PSUs share its bus bar; losing `lost_kw` of capacity cuts the domain when what is
 // left no longer carries its GPUs at TDP.
@@ -33,10 +40,13 @@ void PowerLoss(const Topology& topo, ComponentId c, double lost_kw, BlastRadius&
     b.why.push_back("redundant: " + rack + " keeps " + Kw(left) + " of PSU capacity for " + Kw(load) + " of GPU TDP");
     return;
   }
-  b.gpus_down = DomainGpus(topo, c);
+  b.gpus_down = DomainGpus(topo, c);  // its switch trays go dark too: the domain is UNHEALTHY
   b.whole_domain = true;
   b.why.push_back("power: " + rack + " keeps " + Kw(left) + " of PSU capacity, below " + Kw(load) +
-                  " of GPU TDP: the trays it feeds lose power");
+                  " of GPU TDP: the trays it feeds lose power" +
+                  (topo.DomainRacks() > 1 ? ", its switch trays too: NVLink domain " + DomainName(topo, c) +
+                                                " UNHEALTHY"
+                                          : ""));
 }
 
 // Pumps: the CDU keeps full flow while pumps_needed of its pumps run.
@@ -49,8 +59,8 @@ void PumpLoss(const Topology& topo, ComponentId pump, BlastRadius& b) {
                     " needed for full flow");
     return;
   }
-  b.gpus_down = DomainGpus(topo, pump);
-  b.whole_domain = true;
+  b.gpus_down = RackGpus(topo, pump);
+  b.whole_domain = topo.DomainRacks() == 1;
   b.why.push_back("pump: " + cdu + " has no spare pump; the rack's coolant flow drops and all its GPUs heat");
 }
 
@@ -88,6 +98,7 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
   BlastRadius b;
   b.component = component;
   std::string rack = topo.at(topo.RackOf(component)).name;
+  const std::string domain = topo.DomainOf(component) == kNoComponent ? rack : DomainName(topo, component);
   auto tray_gpus = [&](const std::string& why) {
     auto gpus = topo.GpusOfTray(topo.TrayOf(component));
     b.gpus_down.assign(gpus.begin(), gpus.end());
@@ -96,7 +107,7 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
   switch (c.kind) {
     case Kind::kGpu:
       b.gpus_down = {component};
-      b.why.push_back("gpu: itself; NVLink domain " + rack + " DEGRADED, its other GPUs at full bandwidth");
+      b.why.push_back("gpu: itself; NVLink domain " + domain + " DEGRADED, its other GPUs at full bandwidth");
       break;
     case Kind::kNic: {
       auto gpus = topo.GpusOfTray(topo.TrayOf(component));
@@ -108,29 +119,46 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
     case Kind::kCpu: tray_gpus("cpu: the tray's host; its GPUs go down with the node"); break;
     case Kind::kValve: tray_gpus("valve: the tray's coolant; its GPUs throttle, then shut down"); break;
     case Kind::kComputeTray:
-      tray_gpus("compute_tray: its GPUs parked; NVLink domain " + rack + " DEGRADED, the others at full bandwidth");
+      tray_gpus("compute_tray: its GPUs parked; NVLink domain " + domain + " DEGRADED, the others at full bandwidth");
       break;
-    case Kind::kSwitchTray:
+    case Kind::kSwitchTray: {
+      // Each GPU spreads its links over its own rack's S switch trays; in a two-rack domain the tray's
+      // cross-rack cables go with it, so every GPU of the domain loses that position (sim_domains.cpp).
+      const std::string span = topo.DomainRacks() > 1 ? " (" + std::to_string(topo.DomainRacks()) + " racks)" : "";
       if (m.adaptive_bandwidth) {
         b.gpus_slowed = DomainGpus(topo, component);
         b.slowed_bandwidth = m.switch_trays > 0 ? static_cast<double>(m.switch_trays - 1) / m.switch_trays : 0;
-        b.why.push_back("switch_tray: NVLink domain " + rack + " in adaptive mode goes BANDWIDTH: every GPU at " +
+        b.why.push_back("switch_tray: NVLink domain " + domain + span + " in adaptive mode goes BANDWIDTH: every GPU at " +
                         std::to_string(m.switch_trays - 1) + "/" + std::to_string(m.switch_trays) + " NVLink bandwidth");
       } else {
         b.gpus_down = DomainGpus(topo, component);
         b.whole_domain = true;
-        b.why.push_back("switch_tray: NVLink domain " + rack + " in full-bandwidth mode goes UNHEALTHY: no partition runs");
+        b.why.push_back("switch_tray: NVLink domain " + domain + span +
+                        " in full-bandwidth mode goes UNHEALTHY: no partition runs");
       }
       break;
+    }
     case Kind::kCdu:
-      b.gpus_down = DomainGpus(topo, component);
-      b.whole_domain = true;
-      b.why.push_back("cdu: cools every tray of " + rack + "; all its GPUs heat to shutdown");
+      b.gpus_down = RackGpus(topo, component);
+      b.whole_domain = topo.DomainRacks() == 1;
+      b.why.push_back("cdu: cools every tray of " + rack + "; all its GPUs heat to shutdown" +
+                      (topo.DomainRacks() > 1 ? "; NVLink domain " + domain +
+                                                    " DEGRADED, the other rack's GPUs at full bandwidth (switch-tray "
+                                                    "temperatures are not modelled)"
+                                              : ""));
       break;
     case Kind::kRack:
       b.gpus_down = DomainGpus(topo, component);
       b.whole_domain = true;
-      b.why.push_back("rack: contains the whole NVLink domain");
+      b.why.push_back(topo.DomainRacks() > 1 ? "rack: holds half the switch trays of NVLink domain " + domain +
+                                                   ": the domain is UNHEALTHY"
+                                             : "rack: contains the whole NVLink domain");
+      break;
+    case Kind::kNvlinkDomain:
+      b.gpus_down = DomainGpus(topo, component);
+      b.whole_domain = true;
+      b.why.push_back("nvlink_domain: " + std::to_string(b.gpus_down.size()) + " GPUs over " +
+                      std::to_string(topo.DomainRacks()) + " racks share one NVLink partition");
       break;
     case Kind::kPowerShelf: PowerLoss(topo, component, m.psus_per_shelf * m.psu_kw, b); break;
     case Kind::kPsu: PowerLoss(topo, component, m.psu_kw, b); break;
@@ -193,15 +221,21 @@ std::vector<ComponentId> TraysOfGpus(const Topology& topo, const std::vector<Com
 
 std::vector<SinglePointOfFailure> FindSinglePointsOfFailure(const Topology& topo, size_t threshold) {
   std::vector<SinglePointOfFailure> out;
-  const size_t domain = static_cast<size_t>(topo.model().compute_trays * topo.model().gpus_per_tray);
+  const size_t domain = static_cast<size_t>(topo.model().domain_gpus());
+  // Exactly the GPUs of one domain (sorted ids; a domain's GPUs are contiguous): a leaf whose 72 GPUs sit
+  // in 4 racks is not a whole domain.
+  auto one_domain = [&](const std::vector<ComponentId>& gpus) {
+    return domain > 0 && gpus.size() == domain &&
+           topo.DomainOfRack(topo.at(gpus.front()).rack) == topo.DomainOfRack(topo.at(gpus.back()).rack);
+  };
   std::map<int, BlastRadius> spine;  // the spines of a pod are alike: one blast per pod (890 at 1,778 racks)
   for (const Component& c : topo.components()) {
-    if (c.kind == Kind::kRack) continue;  // the domain itself, not a part of it
+    if (c.kind == Kind::kRack || c.kind == Kind::kNvlinkDomain) continue;  // the domain (or half), not a part
     if (c.kind == Kind::kSpine && !spine.count(topo.PodOfSpine(c.id))) spine[topo.PodOfSpine(c.id)] = Blast(topo, c.id);
     BlastRadius own;
     if (c.kind != Kind::kSpine) own = Blast(topo, c.id);
     const BlastRadius& b = c.kind == Kind::kSpine ? spine[topo.PodOfSpine(c.id)] : own;
-    bool whole = b.whole_domain || (b.gpus_down.size() == domain && domain > 0);
+    bool whole = b.whole_domain || one_domain(b.gpus_down);
     if (!whole && b.gpus_down.size() <= threshold) continue;
     out.push_back({c.id, b.gpus_down.size(), whole, b.why.empty() ? "" : b.why.front()});
   }

@@ -3,19 +3,22 @@
 // contains) and through what depends on it (cooling, power with its redundancy, the NVLink domain in
 // the rack's mode) - and which components are single points of failure.
 //
-// The rules, per component kind (an NVLink domain is a topology rack):
+// The rules, per component kind (an NVLink domain is a rack, or a pair of racks for GB200 NVL36x2):
 //   gpu          itself
 //   nic          its GPU's scale-out path (one NIC per GPU rail): the GPU leaves every multi-tray job
 //   cpu, valve   the tray: the OS runs on its CPUs; a closed valve throttles then shuts its GPUs down
 //   compute_tray its GPUs; the domain is DEGRADED, the other GPUs keep full bandwidth
 //   switch_tray  adaptive mode: every GPU of the domain at (S-1)/S NVLink bandwidth (BANDWIDTH);
-//                full-bandwidth mode: the domain is UNHEALTHY, all its GPUs out of service
-//   cdu, rack    every GPU of the domain
+//                full-bandwidth mode: the domain is UNHEALTHY, all its GPUs out of service; in an NVL36x2
+//                pair that is 72 GPUs over both racks (S = 9 switch trays per rack)
+//   cdu          every GPU of its rack (a whole domain when the domain is one rack; in a pair the domain
+//                goes DEGRADED and the other rack keeps full bandwidth)
+//   rack, nvlink_domain  every GPU of the domain (a rack of a pair takes half the switch trays with it)
 //   leaf, rail   the GPUs behind its NICs lose scale-out: they leave every multi-tray job
-//   power_shelf, psu  every GPU of the domain when the remaining PSU capacity is below the domain's
-//                GPU TDP sum (GPU power only: CPUs, switches and pumps are not in the catalogue), else none
+//   power_shelf, psu  every GPU of the domain when the remaining PSU capacity is below the rack's
+//                GPU TDP sum (the rack's switch trays lose power too) (GPU power only: CPUs, switches and pumps are not in the catalogue), else none
 //   pump         none while the CDU keeps pumps_needed running (N+1); beyond that the rack's flow drops
-//                and every GPU of the domain heats (as the CDU)
+//                and every GPU of the rack heats (as the CDU)
 //   dpu          the GPUs behind the NICs it fronts lose scale-out (and storage): as a NIC loss each
 //   spine        with two or more leaf groups, every GPU keeps (S-1)/S of its cross-leaf scale-out
 //                bandwidth (ECMP re-routes over the other spines): only jobs spanning leaf groups slow;
@@ -59,8 +62,8 @@ struct SinglePointOfFailure {
 };
 
 // Components whose loss takes a whole NVLink domain or more than `threshold` GPUs out of service,
-// most GPUs first (then by id). Compute trays and GPUs never qualify as a whole domain unless they
-// are all of one.
+// most GPUs first (then by id). A component counts as a whole domain when its blast says so or its
+// GPUs out of service are exactly one domain's (not merely as many GPUs spread over several domains).
 std::vector<SinglePointOfFailure> FindSinglePointsOfFailure(const Topology& topo, size_t threshold);
 
 }  // namespace rackchaos::cluster

@@ -385,7 +385,7 @@ Status SimBackend::RunDiagnostic(ComponentId tray_id) {
         why = n + " below expected performance (power limited)";
     }
     if (why.empty() && DomainHealthOf(topo_.RackOf(tray_id)) == DomainHealth::kUnhealthy)
-      why = "NVLink domain " + topo_.at(topo_.RackOf(tray_id)).name + " UNHEALTHY: no NVLink partition";
+      why = "NVLink domain " + topo_.at(topo_.DomainOf(tray_id)).name + " UNHEALTHY: no NVLink partition";
     if (why.empty() && TrayFlow(tray_id) < 0.9)
       why = "thermal test failed: GPUs throttle under load (coolant flow low)";
     if (why.empty() && std::find(t.nic_up.begin(), t.nic_up.end(), false) != t.nic_up.end()) why = "a NIC link is down";

@@ -86,7 +86,8 @@ class SimBackend : public Backend {
   JobId JobOfGpu(ComponentId gpu) const;
   bool TrayDrained(ComponentId tray) const { return tray_[slot(tray)].drained; }
   // NVLink domain health as NVIDIA's NMX reports it, and the NVLink bandwidth a GPU of the rack keeps
-  // (fraction of nominal; 0 when the domain is UNHEALTHY). sim_domains.cpp.
+  // (fraction of nominal; 0 when the domain is UNHEALTHY), for the domain the rack belongs to (one rack,
+  // or two for GB200 NVL36x2). sim_domains.cpp.
   enum class DomainHealth { kHealthy, kDegraded, kBandwidth, kUnhealthy };
   static const char* DomainHealthName(DomainHealth h);
   DomainHealth DomainHealthOf(ComponentId rack) const;
@@ -141,6 +142,9 @@ class SimBackend : public Backend {
     bool fatal = false;  // hung on a lost GPU/tray: only a restart helps
     bool started_once = false;
     bool domain_lost = false;         // requeued from a lost NVLink domain: spare racks may take it
+    // Placement: some DP (PP) group crosses NVLink domains, so that kind sends over the NICs; else over
+    // NVLink. Always true for ungrouped jobs. sim_parallel.cpp, NoteGroupFabrics.
+    bool dp_cross = true, pp_cross = true;
     Time segment_start{};             // when the current running stretch began
     FaultId cause = kNoFault;         // the fault impairing it now
     FaultId shrink_cause = kNoFault;  // the fault whose requeue left it shrunk
@@ -197,6 +201,15 @@ class SimBackend : public Backend {
   // sim_parallel.cpp: placement of grouped jobs (TP and EP blocks inside one NVLink domain).
   bool BlocksInDomains(const std::vector<ComponentId>& trays, int gpus, int block) const;
   std::vector<ComponentId> PlaceByDomain(int gpus, int block, bool spare_racks_ok) const;
+  int ShrunkGroupedSize(const Job& job, int most) const;
+  void NoteGroupFabrics(Job& job) const;
+  bool GroupCrosses(const Job& job, int64_t first, int64_t stride, int64_t count) const;
+  bool GpuUsesNic(const Job& job, ComponentId gpu_id) const;
+  bool NicCarriesJob(const Job& job, ComponentId tray, size_t nic) const;
+  struct FabricShares {
+    double nvlink = 0, scaleout = 0;
+  };
+  FabricShares FabricSharesOf(const Job& job) const;
   // Keep the indexes below current after a change to a GPU, or to a tray's presence, drain or job.
   void Touch(ComponentId gpu_id);
   void TouchTray(ComponentId tray_id);
@@ -214,7 +227,9 @@ class SimBackend : public Backend {
   };
   Rack& rack_of(ComponentId id) { return rack_[static_cast<size_t>(topo_.at(id).rack)]; }
   const Rack& rack_of(ComponentId id) const { return rack_[static_cast<size_t>(topo_.at(id).rack)]; }
-  int SwitchTraysLost(const Rack& r) const;
+  uint64_t DomainSwitchesLost(ComponentId rack) const;  // positions lost over the rack's domain
+  FaultId DomainCause(ComponentId rack) const;
+  std::set<JobId> JobsInDomain(ComponentId rack) const;
   double TrayFlow(ComponentId tray) const;  // the tray's valve opening times its CDU's flow
   // What the job's NVLink domains do to it: `unhealthy` (a domain lost its partition) or the lowest
   // bandwidth fraction among them, with the fault behind it. Cost: the impaired racks only.
@@ -297,7 +312,7 @@ class SimBackend : public Backend {
   size_t spines_lost_ = 0, super_spines_lost_ = 0;
   std::vector<size_t> pod_spines_lost_;
   FaultId spine_cause_ = kNoFault;
-  std::set<size_t> impaired_racks_;  // racks whose NVLink domain is not HEALTHY through a switch tray
+  std::set<size_t> impaired_racks_;  // racks whose NVLink domain is not HEALTHY through a switch tray or power
   Rng report_phases_;
   Rng comm_rng_;  // declared after the streams above: its fork changes none of them
   double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;

@@ -20,28 +20,44 @@ const char* SimBackend::DomainHealthName(DomainHealth h) {
   return "UNKNOWN";
 }
 
-int SimBackend::SwitchTraysLost(const Rack& r) const { return std::popcount(r.switch_failed | r.switch_out); }
-
 double SimBackend::TrayFlow(ComponentId tray) const {
   const Tray& t = tray_[slot(tray)];
   const Rack& r = rack_[static_cast<size_t>(topo_.at(tray).rack)];
   return t.valve * r.cdu_flow;
 }
 
+// The racks of a rack's NVLink domain: [first, first + DomainRacks()).
+static size_t FirstRackOfDomain(const Topology& t, ComponentId rack) {
+  return static_cast<size_t>(t.DomainOfRack(t.at(rack).rack) * t.DomainRacks());
+}
+
+// Switch-tray positions lost anywhere in the domain. Each GPU spreads its links over its own rack's S
+// switch trays; in a two-rack domain tray k of one rack is cabled to tray k of the other, so losing
+// either takes position k out of every cross-rack path: the domain counts lost positions.
+uint64_t SimBackend::DomainSwitchesLost(ComponentId rack) const {
+  uint64_t lost = 0;
+  const size_t first = FirstRackOfDomain(topo_, rack);
+  for (size_t k = first; k < first + static_cast<size_t>(topo_.DomainRacks()); ++k)
+    lost |= rack_[k].switch_failed | rack_[k].switch_out;
+  return lost;
+}
+
 // Full-bandwidth mode: one lost switch tray and no partition of the domain runs. Adaptive mode: the
 // fabric manager routes over the others, every GPU at (S - lost) / S. A lost compute tray only
-// parks its own GPUs (DEGRADED).
+// parks its own GPUs (DEGRADED). A rack of the domain without power takes its switch trays with it.
 SimBackend::DomainHealth SimBackend::DomainHealthOf(ComponentId rack) const {
-  const Rack& r = rack_of(rack);
-  const int total = topo_.model().switch_trays, lost = SwitchTraysLost(r);
-  if (!r.powered) return DomainHealth::kUnhealthy;
+  const int total = topo_.model().switch_trays, lost = std::popcount(DomainSwitchesLost(rack));
+  const size_t first = FirstRackOfDomain(topo_, rack), end = first + static_cast<size_t>(topo_.DomainRacks());
+  for (size_t k = first; k < end; ++k)
+    if (!rack_[k].powered) return DomainHealth::kUnhealthy;
   if (lost > 0)
     return topo_.model().adaptive_bandwidth && lost < total ? DomainHealth::kBandwidth : DomainHealth::kUnhealthy;
-  for (ComponentId tray : topo_.ChildrenOf(rack)) {
-    if (topo_.at(tray).kind != Kind::kComputeTray) continue;
-    for (ComponentId g : topo_.GpusOfTray(tray))
-      if (!GpuAlive(g)) return DomainHealth::kDegraded;
-  }
+  for (size_t k = first; k < end; ++k)
+    for (ComponentId tray : topo_.ChildrenOf(topo_.racks()[k])) {
+      if (topo_.at(tray).kind != Kind::kComputeTray) continue;
+      for (ComponentId g : topo_.GpusOfTray(tray))
+        if (!GpuAlive(g)) return DomainHealth::kDegraded;
+    }
   return DomainHealth::kHealthy;
 }
 
@@ -49,22 +65,47 @@ double SimBackend::DomainBandwidth(ComponentId rack) const {
   DomainHealth h = DomainHealthOf(rack);
   if (h == DomainHealth::kUnhealthy) return 0;
   const int total = topo_.model().switch_trays;
-  return total > 0 ? static_cast<double>(total - SwitchTraysLost(rack_of(rack))) / total : 1;
+  return total > 0 ? static_cast<double>(total - std::popcount(DomainSwitchesLost(rack))) / total : 1;
 }
 
-// Records the domain's health when it changes (ground truth: the healer sees only link states).
+// The fault behind an impaired domain: a rack's power, else a lost switch tray's.
+FaultId SimBackend::DomainCause(ComponentId rack) const {
+  const size_t first = FirstRackOfDomain(topo_, rack), end = first + static_cast<size_t>(topo_.DomainRacks());
+  for (size_t k = first; k < end; ++k)
+    if (!rack_[k].powered) return rack_[k].power_cause;
+  for (size_t k = first; k < end; ++k)
+    if (rack_[k].switch_failed | rack_[k].switch_out) return rack_[k].switch_cause;
+  return rack_[first].switch_cause;
+}
+
+// Records the domain's health when it changes, on the domain's component (the rack itself when a
+// domain is one rack). Ground truth: the healer sees only link states. Every rack of the domain is
+// marked impaired, so the jobs on any of them see it.
 void SimBackend::UpdateDomainHealth(ComponentId rack) {
-  Rack& r = rack_of(rack);
   DomainHealth h = DomainHealthOf(rack);
-  size_t k = static_cast<size_t>(topo_.at(rack).rack);
+  const size_t first = FirstRackOfDomain(topo_, rack);
   bool impaired = h == DomainHealth::kBandwidth || h == DomainHealth::kUnhealthy;
-  if (impaired)
-    impaired_racks_.insert(k);
-  else
-    impaired_racks_.erase(k);
+  for (size_t k = first; k < first + static_cast<size_t>(topo_.DomainRacks()); ++k) {
+    if (impaired)
+      impaired_racks_.insert(k);
+    else
+      impaired_racks_.erase(k);
+  }
+  Rack& r = rack_[first];  // the domain's health is kept on its first rack
   if (h == r.health) return;
   r.health = h;
-  Record(PhysicsChanged{rack, std::string("nvlink_domain_") + DomainHealthName(h), DomainBandwidth(rack), kNoFault});
+  Record(PhysicsChanged{topo_.DomainOf(rack), std::string("nvlink_domain_") + DomainHealthName(h),
+                        DomainBandwidth(rack), kNoFault});
+}
+
+// Jobs on any rack of the domain (a domain's health reaches past the rack that changed).
+std::set<JobId> SimBackend::JobsInDomain(ComponentId rack) const {
+  std::set<JobId> jobs;
+  const size_t first = FirstRackOfDomain(topo_, rack);
+  for (size_t k = first; k < first + static_cast<size_t>(topo_.DomainRacks()); ++k)
+    for (ComponentId tray : topo_.ChildrenOf(topo_.racks()[k]))
+      if (topo_.at(tray).kind == Kind::kComputeTray && tray_[slot(tray)].job != kNoJob) jobs.insert(tray_[slot(tray)].job);
+  return jobs;
 }
 
 void SimBackend::DomainImpact(JobId id, bool& unhealthy, double& bandwidth, FaultId& cause) const {
@@ -74,8 +115,7 @@ void SimBackend::DomainImpact(JobId id, bool& unhealthy, double& bandwidth, Faul
     for (ComponentId tray : topo_.ChildrenOf(rack))
       uses = uses || (topo_.at(tray).kind == Kind::kComputeTray && tray_[slot(tray)].job == id);
     if (!uses) continue;
-    const Rack& r = rack_[k];
-    FaultId why = !r.powered ? r.power_cause : r.switch_cause;
+    FaultId why = DomainCause(rack);
     double bw = DomainBandwidth(rack);
     if (bw <= 0) {
       unhealthy = true;
@@ -133,11 +173,10 @@ Status SimBackend::SetSwitchTray(ComponentId sw, bool failed, bool taken_out, Fa
   if (lost == was_lost) return Status::Ok();
   const RackModel& m = topo_.model();
   const ComponentId rack = topo_.RackOf(sw);
-  std::set<JobId> jobs;
-  for (ComponentId tray : topo_.ChildrenOf(rack)) {
+  const std::set<JobId> jobs = JobsInDomain(rack);  // its domain's health reaches every rack of it
+  for (ComponentId tray : topo_.ChildrenOf(rack)) {  // the ports into it are on its own rack's GPUs
     if (topo_.at(tray).kind != Kind::kComputeTray) continue;
     const Tray& t = tray_[slot(tray)];
-    if (t.job != kNoJob) jobs.insert(t.job);
     if (!t.present || t.booting) continue;  // an unreachable node reports no link state
     Time seen = NextSlot(t.poll_phase, opt_.link_poll_period, clock_.Now());
     for (ComponentId g : topo_.GpusOfTray(tray))
@@ -236,6 +275,8 @@ void SimBackend::SetRackPowered(ComponentId rack, bool powered, FaultId cause) {
     (void)SetTrayPresent(tray, powered, cause);
   }
   UpdateDomainHealth(rack);
+  if (topo_.DomainRacks() > 1)  // the other racks' jobs lose (or regain) the domain's partition too
+    for (JobId j : JobsInDomain(rack)) RefreshJob(j);
 }
 
 }  // namespace rackchaos::cluster

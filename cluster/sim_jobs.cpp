@@ -94,6 +94,11 @@ bool SimBackend::Place(Job& job) {
     if (!opt_.shrink_elastic || job.cfg.min_gpus <= 0 || !job.started_once || usable < least) return false;
     need = usable;
     gpus = static_cast<int>(need) * per_tray;
+    if (job.cfg.grouped) {  // whole sets of ep replicas, in whole blocks per domain (sim_parallel.cpp)
+      gpus = ShrunkGroupedSize(job, gpus);
+      if (gpus == 0) return false;
+      need = static_cast<size_t>((gpus + per_tray - 1) / per_tray);
+    }
   }
   std::vector<ComponentId> trays;
   trays.reserve(need);
@@ -106,12 +111,13 @@ bool SimBackend::Place(Job& job) {
       if (free_[k] && spare_[k] == spare) trays.push_back(all[k]);
   if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
   const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
-  if (block > 1 && gpus == job.cfg.gpus && !BlocksInDomains(trays, gpus, block)) {
+  if (block > 1 && (gpus == job.cfg.gpus || job.cfg.grouped) && !BlocksInDomains(trays, gpus, block)) {
     trays = PlaceByDomain(gpus, block, job.domain_lost);
     if (trays.empty()) return false;  // free trays, but not in whole TP/EP blocks per domain: wait
   }
   job.trays = std::move(trays);
   job.placed_gpus = gpus;
+  NoteGroupFabrics(job);
   if (job.domain_lost) NoteSpareRackUse(job);
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
   int left = gpus;
@@ -211,7 +217,7 @@ void SimBackend::RefreshJob(JobId id) {
     const Tray& t = tray_[slot(*it)];
     if (t.job != id) continue;
     for (size_t n = 0; n < t.nic_up.size(); ++n)
-      if (!t.nic_up[n]) {
+      if (!t.nic_up[n] && NicCarriesJob(j, *it, n)) {  // a rank whose groups stay in NVLink does not care
         hard = true;
         hard_cause = t.nic_cause[n];
         why = topo_.at(*it).name + ".nic" + std::to_string(n) + " link down";
@@ -273,12 +279,18 @@ void SimBackend::RefreshJob(JobId id) {
   SlowLinks slow = degraded_.empty() ? SlowLinks{} : SlowLinksOf(id);
   if (spine_share < slow.nic) slow = {slow.nvlink, spine_share, spine_cause};  // sim_spines.cpp
   const double nvlink_bw = min_nvlink * slow.nvlink;
-  double step = compute / min_speed + nom * sh.tp / nvlink_bw + nom * sh.dp / slow.nic + nom * sh.ep / nvlink_bw +
-                nom * sh.pp / slow.nic;
+  // DP and PP over NVLink when all their groups stay inside one domain (sim_parallel.cpp).
+  const double dp_bw = j.dp_cross ? slow.nic : nvlink_bw, pp_bw = j.pp_cross ? slow.nic : nvlink_bw;
+  const double dp_at = j.dp_cross ? nom * sh.dp : nom * sh.dp / min_nvlink;  // at the ports' pace only
+  const double pp_at = j.pp_cross ? nom * sh.pp : nom * sh.pp / min_nvlink;
+  double step = compute / min_speed + nom * sh.tp / nvlink_bw + nom * sh.dp / dp_bw + nom * sh.ep / nvlink_bw +
+                nom * sh.pp / pp_bw;
   double compute_penalty = compute / min_speed - compute;
   double link_penalty = nom * sh.tp / min_nvlink - nom * sh.tp + (nom * sh.ep / min_nvlink - nom * sh.ep);
+  if (!j.dp_cross) link_penalty += dp_at - nom * sh.dp;
+  if (!j.pp_cross) link_penalty += pp_at - nom * sh.pp;
   double slow_penalty =
-      step - compute / min_speed - nom * sh.tp / min_nvlink - nom * sh.dp - nom * sh.ep / min_nvlink - nom * sh.pp;
+      step - compute / min_speed - nom * sh.tp / min_nvlink - dp_at - nom * sh.ep / min_nvlink - pp_at;
   FaultId cause = compute_penalty >= link_penalty ? speed_cause : link_cause;
   if (slow_penalty > std::max(compute_penalty, link_penalty)) cause = slow.cause;
   if (compute_penalty < 1e-9 && link_penalty < 1e-9 && slow_penalty < 1e-9) cause = kNoFault;

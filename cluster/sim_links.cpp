@@ -50,7 +50,8 @@ SimBackend::SlowLinks SimBackend::SlowLinksOf(JobId job) const {
   for (const auto& [key, d] : degraded_) {
     const auto [link, port] = key;
     bool used = false;
-    for (ComponentId g : RanksBehind(link, port)) used = used || JobOfGpu(g) == job;
+    for (ComponentId g : RanksBehind(link, port))
+      used = used || (JobOfGpu(g) == job && (port >= 0 || GpuUsesNic(jobs_[job], g)));
     if (!used) continue;
     double& worst = port >= 0 ? s.nvlink : s.nic;
     if (d.fraction < worst) {
@@ -67,16 +68,16 @@ SimBackend::SlowLinks SimBackend::SlowLinksOf(JobId job) const {
 // degraded links draw exactly what they drew before.
 void SimBackend::AddCommTimes(const Job& j, StepReport& r) {
   const double nom = j.cfg.step_time.Seconds();
-  const CommShares sh = SharesOf(j.cfg);
-  const double comm_nominal = nom * (sh.nvlink() + sh.scaleout());
+  const FabricShares sh = FabricSharesOf(j);  // DP and PP inside one domain go over NVLink
+  const double comm_nominal = nom * (sh.nvlink + sh.scaleout);
   const double compute_nominal = nom - comm_nominal;
   std::map<ComponentId, double> slow;  // rank GPU -> its comm time at full speed divided by this
   for (const auto& [key, d] : degraded_) {
-    const double share = key.second >= 0 ? sh.nvlink() : sh.scaleout();
+    const double share = key.second >= 0 ? sh.nvlink : sh.scaleout;
     if (share <= 0) continue;  // its groups send nothing over that fabric
     const double t = (comm_nominal - nom * share + nom * share / d.fraction) / std::max(comm_nominal, 1e-9);
     for (ComponentId g : RanksBehind(key.first, key.second))
-      if (JobOfGpu(g) == j.id) slow[g] = std::max(slow[g], t);
+      if (JobOfGpu(g) == j.id && (key.second >= 0 || GpuUsesNic(j, g))) slow[g] = std::max(slow[g], t);
   }
   if (slow.empty() || comm_nominal <= 0) return;
   for (const auto& [g, factor] : slow)

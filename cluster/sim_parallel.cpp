@@ -1,13 +1,17 @@
 // Jobs placed and timed by their parallel groups (JobConfig::grouped).
 //
 // Placement: a block of tp*ep consecutive ranks (whole TP and EP groups) sits inside one NVLink domain
-// (a topology rack); pipeline stages and data-parallel replicas may span racks. The scheduler first
-// takes the trays it would take for any job (the first free ones); only when that puts a block across
-// two domains does it fill domain by domain, each with a whole number of blocks.
+// (a rack, or a pair of racks for GB200 NVL36x2); pipeline stages and data-parallel replicas may span
+// domains. The scheduler first takes the trays it would take for any job (the first free ones); only
+// when that puts a block across two domains does it fill domain by domain, each with a whole number of
+// blocks. A shrunk elastic job keeps the rule: it drops whole sets of ep data-parallel replicas
+// (tp*pp*ep GPUs) and is placed in whole blocks per domain.
 //
 // Step time: a synchronous step waits for every group, so each kind of group costs its exposed share
-// over the slowest link any group of that kind crosses: TP all-reduce and the MoE all-to-all over NVLink,
-// DP all-reduce and pipeline sends over the scale-out NICs (sim_jobs.cpp, RefreshJob).
+// over the slowest link any group of that kind crosses: TP all-reduce and the MoE all-to-all over NVLink;
+// DP all-reduce and pipeline sends over NVLink when every group of that kind sits inside one domain,
+// else over the scale-out NICs (sim_jobs.cpp, RefreshJob). Only a rank whose DP or PP group crosses
+// domains sends over its NIC: a NIC down or degraded behind any other rank does not touch the job.
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -47,30 +51,33 @@ Status CheckGroups(const JobConfig& j, const RackModel& m) {
     return Status::Invalid(who + "ep " + std::to_string(j.ep) + " does not divide dp " + std::to_string(j.dp) +
                            "; expert groups are carved from the data-parallel ranks (e.g. ep: " + Divisors(j.dp, 8) +
                            ")");
-  if (int64_t{j.tp} * j.ep > m.gpus())
+  if (int64_t{j.tp} * j.ep > m.domain_gpus())
     return Status::Invalid(who + "tp*ep = " + std::to_string(int64_t{j.tp} * j.ep) +
-                           " GPUs must fit in one NVLink domain of " + std::to_string(m.gpus()) + " GPUs (" + m.name +
-                           ")");
+                           " GPUs must fit in one NVLink domain of " + std::to_string(m.domain_gpus()) + " GPUs (" +
+                           m.name + ")");
   if (j.ep_share < 0 || j.pp_share < 0 || SharesOf(j).compute() <= 0)
     return Status::Invalid(who + "collective shares must be >= 0 and sum below 100%");
   return Status::Ok();
 }
 
-// True when no block of `block` consecutive ranks crosses from one rack to another. The job's ranks are
-// the first `gpus` GPUs of `trays` (sorted, so each rack's trays are contiguous), a tray at a time.
+// True when no block of `block` consecutive ranks crosses from one NVLink domain to another. The job's
+// ranks are the first `gpus` GPUs of `trays` (sorted, so each domain's trays are contiguous), a tray at
+// a time.
 bool SimBackend::BlocksInDomains(const std::vector<ComponentId>& trays, int gpus, int block) const {
   const int64_t per_tray = topo_.model().gpus_per_tray;
   for (size_t i = 0; i + 1 < trays.size(); ++i) {
     const int64_t end = static_cast<int64_t>(i + 1) * per_tray;  // first rank of tray i + 1
     if (end >= gpus) break;
-    if (end % block != 0 && topo_.at(trays[i]).rack != topo_.at(trays[i + 1]).rack) return false;
+    if (end % block != 0 &&
+        topo_.DomainOfRack(topo_.at(trays[i]).rack) != topo_.DomainOfRack(topo_.at(trays[i + 1]).rack))
+      return false;
   }
   return true;
 }
 
-// Fills racks in order, each with a whole number of blocks (a multiple of `unit` trays) or with all the
-// job still needs. Regular trays first; hot spares only if the regular ones cannot hold the job; spare
-// racks' trays (sim_spare_racks.cpp) only for a job whose NVLink domain was lost.
+// Fills NVLink domains in order, each with a whole number of blocks (a multiple of `unit` trays) or with
+// all the job still needs. Regular trays first; hot spares only if the regular ones cannot hold the job;
+// spare racks' trays (sim_spare_racks.cpp) only for a job whose NVLink domain was lost.
 // Returns the trays (sorted), or nothing when no such placement exists now.
 std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spare_racks_ok) const {
   const int per_tray = topo_.model().gpus_per_tray;
@@ -80,9 +87,9 @@ std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spa
     std::vector<ComponentId> out;
     int left = gpus;
     for (size_t k = 0; k < all.size() && left > 0;) {
-      const int rack = topo_.at(all[k]).rack;
+      const int domain = topo_.DomainOfRack(topo_.at(all[k]).rack);
       std::vector<ComponentId> here;
-      for (; k < all.size() && topo_.at(all[k]).rack == rack; ++k)
+      for (; k < all.size() && topo_.DomainOfRack(topo_.at(all[k]).rack) == domain; ++k)
         if (free_[k] && (spare_[k] == 2 ? spare_racks_ok : allow_spares || !spare_[k])) here.push_back(all[k]);
       const size_t rest = static_cast<size_t>((left + per_tray - 1) / per_tray);
       const size_t take = here.size() >= rest ? rest : here.size() / unit * unit;
@@ -92,6 +99,85 @@ std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spa
     if (left <= 0) return out;
   }
   return {};
+}
+
+// The most GPUs a shrunk grouped job can restart on: a multiple of tp*pp*ep (whole sets of ep
+// data-parallel replicas, so dp stays a multiple of ep), at most `most`, that whole blocks per domain
+// can hold in the free trays it may use; 0 when that is below min_gpus.
+int SimBackend::ShrunkGroupedSize(const Job& job, int most) const {
+  const JobConfig& c = job.cfg;
+  const int per_tray = topo_.model().gpus_per_tray, block = c.tp * c.ep;
+  const int64_t unit_gpus = std::lcm(block, per_tray), step = int64_t{c.tp} * c.pp * c.ep;
+  int64_t fits = 0;  // GPUs that whole units (of whole blocks) per domain hold
+  const std::vector<ComponentId>& all = topo_.trays();
+  for (size_t k = 0; k < all.size();) {
+    const int domain = topo_.DomainOfRack(topo_.at(all[k]).rack);
+    int64_t here = 0;
+    for (; k < all.size() && topo_.DomainOfRack(topo_.at(all[k]).rack) == domain; ++k)
+      here += free_[k] && (spare_[k] == 2 ? job.domain_lost : true);
+    fits += here * per_tray / unit_gpus * unit_gpus;
+  }
+  const int64_t size = std::min<int64_t>(most, fits) / step * step;
+  return size >= std::max(c.min_gpus, 1) ? static_cast<int>(size) : 0;
+}
+
+// Which fabric each kind of group sends over, from the placement (JobConfig's rank order): a kind whose
+// groups all sit inside one domain uses NVLink. Ungrouped jobs: DP over the NICs, as always.
+void SimBackend::NoteGroupFabrics(Job& j) const {
+  j.dp_cross = j.pp_cross = true;
+  if (!j.cfg.grouped || j.placed_gpus <= 0) return;
+  const int64_t tp = j.cfg.tp, pp = j.cfg.pp, dp = j.placed_gpus / (tp * pp);
+  j.dp_cross = j.pp_cross = false;
+  for (int64_t s = 0; s < pp && !j.dp_cross; ++s)
+    for (int64_t t = 0; t < tp && !j.dp_cross; ++t) j.dp_cross = GroupCrosses(j, t + tp * dp * s, tp, dp);
+  for (int64_t r = 0; r < tp * dp && !j.pp_cross; ++r) j.pp_cross = GroupCrosses(j, r, tp * dp, pp);
+}
+
+// A group of `count` ranks, `stride` apart from `first`: ranks fill trays in order and trays are sorted,
+// so the group stays in one domain when its first and last rank do.
+bool SimBackend::GroupCrosses(const Job& j, int64_t first, int64_t stride, int64_t count) const {
+  if (count < 2) return false;
+  const int64_t per_tray = topo_.model().gpus_per_tray, last = first + stride * (count - 1);
+  auto domain = [&](int64_t rank) {
+    return topo_.DomainOfRack(topo_.at(j.trays[static_cast<size_t>(rank / per_tray)]).rack);
+  };
+  return domain(first) != domain(last);
+}
+
+// True when the GPU is a rank of the job whose DP or PP group crosses NVLink domains (every rank of an
+// ungrouped job). O(log trays).
+bool SimBackend::GpuUsesNic(const Job& j, ComponentId gpu_id) const {
+  if (!j.cfg.grouped) return true;
+  const std::vector<ComponentId>& ids = j.trays.ids();
+  const auto it = std::lower_bound(ids.begin(), ids.end(), topo_.TrayOf(gpu_id));
+  if (it == ids.end() || *it != topo_.TrayOf(gpu_id)) return false;
+  const int64_t rank = (it - ids.begin()) * int64_t{topo_.model().gpus_per_tray} + topo_.at(gpu_id).index;
+  const int64_t tp = j.cfg.tp, pp = j.cfg.pp, dp = j.placed_gpus / (tp * pp);
+  const int64_t t = rank % tp, d = rank / tp % dp, s = rank / (tp * dp);
+  return GroupCrosses(j, t + tp * dp * s, tp, dp) || GroupCrosses(j, t + tp * d, tp * dp, pp);
+}
+
+// Whether the job sends over the tray's NIC `nic`: some rank of the job behind it uses its NIC.
+bool SimBackend::NicCarriesJob(const Job& j, ComponentId tray, size_t nic) const {
+  if (!j.cfg.grouped) return true;  // ungrouped: any NIC of its trays (the model before groups)
+  const RackModel& m = topo_.model();
+  const int job_gpus = tray_[slot(tray)].job_gpus;
+  for (ComponentId g : topo_.GpusOfTray(tray)) {
+    const int k = topo_.at(g).index;
+    if (k < job_gpus && static_cast<size_t>(k * m.nics_per_tray / std::max(1, m.gpus_per_tray)) == nic &&
+        GpuUsesNic(j, g))
+      return true;
+  }
+  return false;
+}
+
+// The exposed shares of a step the job sends over NVLink and over the NICs, after placement.
+SimBackend::FabricShares SimBackend::FabricSharesOf(const Job& j) const {
+  const CommShares sh = SharesOf(j.cfg);
+  FabricShares f{sh.nvlink(), (j.dp_cross ? sh.dp : 0) + (j.pp_cross ? sh.pp : 0)};
+  if (!j.dp_cross) f.nvlink += sh.dp;
+  if (!j.pp_cross) f.nvlink += sh.pp;
+  return f;
 }
 
 }  // namespace rackchaos::cluster

@@ -37,6 +37,7 @@ const char* KindName(Kind kind) {
     case Kind::kDpu: return "dpu";
     case Kind::kSpine: return "spine";
     case Kind::kSuperSpine: return "super_spine";
+    case Kind::kNvlinkDomain: return "nvlink_domain";
   }
   return "unknown";
 }
@@ -58,6 +59,11 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
   if (spare_trays_per_rack < 0 || spare_trays_per_rack >= model.compute_trays)
     return Status::Invalid("spare_trays must be between 0 and " + std::to_string(model.compute_trays - 1) +
                            " for " + model.name);
+  if (racks % model.domain_racks != 0)
+    return Status::Invalid("racks " + std::to_string(racks) + " is not a multiple of " +
+                           std::to_string(model.domain_racks) + ": a " + model.name + " NVLink domain spans " +
+                           std::to_string(model.domain_racks) + " racks (e.g. racks: " +
+                           std::to_string((racks / model.domain_racks + 1) * model.domain_racks) + ")");
   Topology t;
   t.model_ = model;
   const int rack_width = std::max(2, Digits(racks));
@@ -132,6 +138,11 @@ void Topology::BuildLateParts() {
   for (ComponentId tray : trays_)
     for (int d = 0; d < m.dpus_per_tray; ++d)
       dpus_.push_back(Add(Kind::kDpu, at(tray).name + ".dpu" + std::to_string(d), tray, at(tray).rack, d));
+  // Domains over several racks: a component each ("nvl01"), its `rack` the domain's first rack.
+  if (m.domain_racks > 1)
+    for (int d = 0; d < Domains(); ++d)
+      domains_.push_back(Add(Kind::kNvlinkDomain, Padded("nvl", d + 1, std::max(2, Digits(Domains()))), kNoComponent,
+                             d * m.domain_racks, d));
   if (leaves_.empty()) return;
   // Two tiers: ceil(leaves / 2) spines for the one pod. Three: per pod as many spines as leaves, each
   // spine's component `rack` the pod's first rack; then ceil(spines / 2) super-spines.
@@ -228,6 +239,24 @@ ComponentId Topology::NicOfGpu(ComponentId gpu) const {
 
 ComponentId Topology::CduOfRack(ComponentId rack) const { return rack_cdu_[at(rack).rack]; }
 
+ComponentId Topology::DomainOf(ComponentId id) const {
+  const Component& c = at(id);
+  if (c.kind == Kind::kNvlinkDomain) return id;
+  if (c.kind == Kind::kRail || c.kind == Kind::kLeaf || c.kind == Kind::kSpine || c.kind == Kind::kSuperSpine)
+    return kNoComponent;
+  if (domains_.empty()) return racks_[static_cast<size_t>(c.rack)];
+  return domains_[static_cast<size_t>(DomainOfRack(c.rack))];
+}
+
+std::vector<ComponentId> Topology::GpusOfDomain(int domain) const {
+  std::vector<ComponentId> out;
+  for (int r = domain * model_.domain_racks; r < (domain + 1) * model_.domain_racks; ++r)
+    for (ComponentId tray : children_[racks_[static_cast<size_t>(r)]])
+      if (at(tray).kind == Kind::kComputeTray)
+        for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
+  return out;
+}
+
 ComponentId Topology::LeafOfNic(ComponentId nic) const {
   const Component& c = at(nic);
   if (c.kind != Kind::kNic || leaves_.empty()) return kNoComponent;
@@ -276,8 +305,10 @@ std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
       for (ComponentId g : GpusOfTray(TrayOf(id))) out.push_back(g);
       break;
     }
-    // A lost switch tray costs every GPU of the domain bandwidth (adaptive) or the partition (full).
-    case Kind::kSwitchTray: case Kind::kCdu: case Kind::kRack: rack_gpus(); break;
+    // A lost switch tray costs every GPU of the domain bandwidth (adaptive) or the partition (full), in
+    // every rack of it. A CDU cools and a rack holds only its own trays.
+    case Kind::kSwitchTray: case Kind::kNvlinkDomain: out = GpusOfDomain(DomainOfRack(c.rack)); break;
+    case Kind::kCdu: case Kind::kRack: rack_gpus(); break;
     // Power shelves, PSUs and pumps are redundant: one alone serves no GPU exclusively; a spine is one of
     // several equal paths between leaves.
     case Kind::kPowerShelf:

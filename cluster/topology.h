@@ -3,7 +3,9 @@
 // the rail-optimized scale-out fabric: one rail per NIC position ("rail2": every tray's nic2), and per
 // rail one leaf switch for each group of racks whose NICs fill its down ports ("rail2.leaf01"), and the
 // spine switches above the leaves ("spine01"). Built after the fabric, so that no earlier id moves: the
-// CDU's pumps ("r01.cdu.pump1") and each tray's BlueField DPUs ("r01.tray03.dpu0").
+// CDU's pumps ("r01.cdu.pump1"), each tray's BlueField DPUs ("r01.tray03.dpu0") and, for a model whose
+// NVLink domain spans racks (RackModel::domain_racks > 1, GB200 NVL36x2), one component per domain
+// ("nvl01" = r01 + r02). With one rack per domain the rack is the domain and no such component exists.
 //
 // Names follow the physical hierarchy ("r01.tray07.gpu2"); ids are dense indexes in build order, so the
 // same model and counts always give the same ids. Immutable after Build(). NVLink ports are not
@@ -26,7 +28,7 @@
 namespace rackchaos::cluster {
 
 enum class Kind { kRack, kComputeTray, kGpu, kCpu, kNic, kValve, kSwitchTray, kPowerShelf, kPsu, kCdu, kRail, kLeaf,
-                  kPump, kDpu, kSpine, kSuperSpine };
+                  kPump, kDpu, kSpine, kSuperSpine, kNvlinkDomain };
 const char* KindName(Kind kind);  // "rack", "compute_tray", "gpu", ...
 
 struct Component {
@@ -74,6 +76,15 @@ class Topology {
   ComponentId ValveOfTray(ComponentId tray) const;
   ComponentId NicOfGpu(ComponentId gpu) const;
   ComponentId CduOfRack(ComponentId rack) const;
+  // NVLink domains: racks [d * DomainRacks(), (d + 1) * DomainRacks()) form domain d. DomainOf gives the
+  // component standing for the domain of any part inside a rack: the rack itself with one rack per
+  // domain, else the kNvlinkDomain component (kNoComponent for parts outside racks: fabric, spines).
+  int DomainRacks() const { return model_.domain_racks; }
+  int DomainOfRack(int rack) const { return rack / model_.domain_racks; }
+  int Domains() const { return static_cast<int>(racks_.size()) / model_.domain_racks; }
+  ComponentId DomainOf(ComponentId id) const;
+  // The GPUs of domain d, in id order.
+  std::vector<ComponentId> GpusOfDomain(int domain) const;
   // The scale-out fabric. A leaf's down ports (kLeafDownPorts) take one NIC per tray of a rail from
   // RacksPerLeaf() consecutive racks. LeafOfNic: kNoComponent for a NIC past the GPUs (none on NVL72).
   static constexpr int kLeafDownPorts = 72;  // Quantum-X800: 144 ports, half down in a 2-tier fat tree
@@ -123,7 +134,7 @@ class Topology {
   std::vector<ComponentId> tray_gpus_;  // per tray (by tray index in trays_) its GPUs, contiguous
   std::vector<ComponentId> tray_valve_, gpu_nic_, rack_cdu_;
   std::vector<ComponentId> rails_, leaves_;  // leaves_[group * rails + rail]
-  std::vector<ComponentId> pumps_, dpus_, spines_, super_spines_;
+  std::vector<ComponentId> pumps_, dpus_, spines_, super_spines_, domains_;
   std::vector<int> spine_pod_, spines_in_pod_;  // per spine (by index) its pod; per pod its spines  // pumps_[rack * pumps + p], dpus_[tray slot * dpus + d]
   // Per component: TraySlot and GpuSlot. Arrays of their own, not a field of Component: the simulator
   // looks slots up on every event, and 4 bytes per component stay in cache where Component does not.

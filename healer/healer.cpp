@@ -62,10 +62,15 @@ void Healer::OnWindowClosed() {
 std::vector<ComponentId> Healer::TraysOfDomain(ComponentId domain) const {
   const cluster::Component& c = topo_.at(domain);
   if (c.kind == Kind::kCdu || c.kind == Kind::kRack || c.kind == Kind::kSwitchTray || c.kind == Kind::kPowerShelf ||
-      c.kind == Kind::kPsu) {
+      c.kind == Kind::kPsu || c.kind == Kind::kNvlinkDomain) {
+    // A CDU cools its own rack; the rest take the rack's NVLink domain (both racks of an NVL36x2 pair:
+    // a lost switch tray, or a rack's power with its switch trays, stops the whole partition).
+    const int per = c.kind == Kind::kCdu ? 1 : topo_.DomainRacks();
+    const int first = c.rack / per * per;
     std::vector<ComponentId> out;
-    for (ComponentId child : topo_.ChildrenOf(topo_.RackOf(domain)))
-      if (topo_.at(child).kind == Kind::kComputeTray) out.push_back(child);
+    for (int r = first; r < first + per; ++r)
+      for (ComponentId child : topo_.ChildrenOf(topo_.racks()[static_cast<size_t>(r)]))
+        if (topo_.at(child).kind == Kind::kComputeTray) out.push_back(child);
     return out;
   }
   if (c.kind == Kind::kLeaf || c.kind == Kind::kRail) {  // the trays whose NIC it connects

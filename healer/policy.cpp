@@ -151,7 +151,8 @@ const char* RepairClassOf(cluster::Kind kind) {
     case cluster::Kind::kSwitchTray: return "switch_tray";
     case cluster::Kind::kPowerShelf:
     case cluster::Kind::kPsu: return "power";
-    case cluster::Kind::kRack: return "rack";
+    case cluster::Kind::kRack:
+    case cluster::Kind::kNvlinkDomain: return "rack";
     case cluster::Kind::kComputeTray:
     case cluster::Kind::kCpu: return "tray";
   }

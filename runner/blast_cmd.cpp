@@ -31,7 +31,8 @@ Result<RunSpec> Load(const std::string& path) {
 
 std::string Header(const RunSpec& spec) {
   const Topology& t = spec.topology;
-  return t.model().name + ", " + std::to_string(t.racks().size()) + " NVLink domain(s), " +
+  return t.model().name + ", " + std::to_string(t.Domains()) + " NVLink domain(s)" +
+         (t.DomainRacks() > 1 ? " of " + std::to_string(t.DomainRacks()) + " racks" : "") + ", " +
          std::to_string(t.gpus().size()) + " GPUs; NVLink domains in " +
          (t.model().adaptive_bandwidth ? "adaptive" : "full-bandwidth") + " mode";
 }

@@ -36,6 +36,7 @@ struct PlanValue {
 struct ClusterSpec {
   std::string model = "gb200-nvl72";  // a catalogue model name
   int racks = 1;
+  SourcePos racks_pos;                // where `racks` was written (line 0 when absent)
   int spare_trays = 0;                // per rack: the last N compute trays are kept free as hot spares
   int spare_racks = 0;                // spares.racks: the last N racks, for jobs whose NVLink domain is lost
   int fabric_tiers = 2;               // fabric.tiers: 2 (leaves, spines) or 3 (+ super-spines)

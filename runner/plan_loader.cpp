@@ -240,8 +240,10 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
   for (const Field& f : fields) {
     if (f.key == "model")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.model));
-    else if (f.key == "racks")
+    else if (f.key == "racks") {
+      cluster.racks_pos = r.Pos(f);
       RC_RETURN_IF_ERROR(r.Read(f, cluster.racks));
+    }
     else if (f.key == "spare_trays")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.spare_trays));
     else if (f.key == "inventory")

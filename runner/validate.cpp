@@ -240,9 +240,17 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   RC_RETURN_IF_ERROR(ApplyNvlinkMode(plan.cluster, *model));
   // A plan with cluster.inventory is checked against its site by ValidateRealPlan (runner/real_run.h).
   auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays);
-  if (!topo.ok()) return At(plan.cluster.pos, topo.status().message());
+  const bool odd_racks = plan.cluster.racks % model->domain_racks != 0;  // a domain spans domain_racks racks
+  if (!topo.ok())
+    return At(odd_racks && plan.cluster.racks_pos.line > 0 ? plan.cluster.racks_pos : plan.cluster.pos,
+              topo.status().message());
   spec.topology = std::move(*topo);
   spec.spare_racks = plan.cluster.spare_racks;
+  if (spec.spare_racks % model->domain_racks != 0)
+    return At(plan.cluster.spares_pos, "spares.racks " + std::to_string(spec.spare_racks) + " splits an NVLink domain: a " +
+                                           model->name + " domain spans " + std::to_string(model->domain_racks) +
+                                           " racks, so spare racks come in multiples of " +
+                                           std::to_string(model->domain_racks));
   if (spec.spare_racks >= plan.cluster.racks)
     return At(plan.cluster.spares_pos, "spares.racks " + std::to_string(spec.spare_racks) +
                                            " leaves no regular rack of " + std::to_string(plan.cluster.racks) +

@@ -70,7 +70,10 @@ TEST_CASE("the new models carry their catalogue numbers") {
   auto nvl36 = LoadRackModel("gb200-nvl36x2");
   REQUIRE(nvl36.ok());
   CHECK(nvl36->compute_trays == 9);
-  CHECK(nvl36->description.find("NOT modelled") != std::string::npos);
+  CHECK(nvl36->domain_racks == 2);  // one NVLink domain over two racks (RACK-FACTS)
+  CHECK(nvl36->domain_gpus() == 72);
+  CHECK(hgx->domain_racks == 1);
+  CHECK(helios->domain_gpus() == helios->gpus());
 }
 
 TEST_CASE("the NVL72 models load with their catalogue numbers") {

@@ -209,9 +209,9 @@ TEST_CASE("dependency.parts: a spine slows every GPU's cross-leaf traffic to 3/4
   CHECK(b.cross_leaf_only);
   CHECK(std::string(b.slowed_link) == "cross-leaf scale-out");
   // No spine, pump or DPU among the single points of failure: 4 rails (144 GPUs), 8 CDUs, 72 switch
-  // trays, 8 leaves (72 GPUs each: counted as whole because that equals a domain's GPU count).
+  // trays. Not the 8 leaves: 72 GPUs each, but over 4 racks, not one domain.
   auto names = SpofNames(t, 72);
-  CHECK(names.size() == 4 + 8 + 72 + 8);
+  CHECK(names.size() == 4 + 8 + 72);
   for (const auto& n : names) CHECK(n.find("spine") == std::string::npos);
   const Topology one = Build("gb200-nvl72", 4);
   REQUIRE(one.spines().size() == 2);  // 4 leaves
@@ -234,6 +234,56 @@ TEST_CASE("dependency.parts: three tiers - a spine slows its pod's cross-leaf tr
   CHECK(ss.gpus_down.empty());
   // Neither is a single point of failure: 80 CDUs, 720 switch trays, 4 rails and 80 leaves (72 GPUs each).
   for (const auto& n : SpofNames(t, 72)) CHECK(n.find("spine") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster
+
+namespace rackchaos::cluster {
+namespace {
+
+TEST_CASE("dependency.domains: spof calls a leaf whole only when its GPUs are one domain's, not 72 over 4 racks") {
+  Topology t = Build("gb200-nvl72", 4);  // one leaf group: each leaf serves rail n of 4 racks x 18 trays
+  BlastRadius leaf = Blast(t, Id(t, "rail0.leaf01"));
+  REQUIRE(leaf.gpus_down.size() == 72);
+  CHECK_FALSE(leaf.whole_domain);
+  for (const auto& n : SpofNames(t, 72)) CHECK(n.find("leaf") == std::string::npos);
+  bool listed = false;
+  for (const auto& s : FindSinglePointsOfFailure(t, 71))
+    if (s.component == Id(t, "rail0.leaf01")) {
+      listed = true;
+      CHECK_FALSE(s.whole_domain);
+    }
+  CHECK(listed);
+}
+
+TEST_CASE("dependency.domains: an NVL36x2 switch tray takes 72 GPUs over two racks, its CDU one rack's 36") {
+  Topology t = Build("gb200-nvl36x2", 2);
+  BlastRadius sw = Blast(t, Id(t, "r02.switch4"));
+  CHECK(sw.gpus_down == t.GpusOfDomain(0));
+  CHECK(sw.gpus_down.size() == 72);
+  CHECK(TraysOfGpus(t, sw.gpus_down).size() == 18);
+  CHECK(sw.whole_domain);
+  CHECK(sw.why.front() == "switch_tray: NVLink domain nvl01 (2 racks) in full-bandwidth mode goes UNHEALTHY: no partition runs");
+  BlastRadius cdu = Blast(t, Id(t, "r01.cdu"));
+  CHECK(cdu.gpus_down.size() == 36);
+  CHECK_FALSE(cdu.whole_domain);
+  CHECK(Blast(t, Id(t, "nvl01")).gpus_down.size() == 72);
+  // Ranked: the 18 switch trays of the pair, each a whole domain; the CDUs only under a lower threshold.
+  auto spofs = FindSinglePointsOfFailure(t, 72);
+  REQUIRE(spofs.size() == 18);
+  for (const auto& s : spofs) {
+    CHECK(t.at(s.component).kind == Kind::kSwitchTray);
+    CHECK(s.gpus_down == 72);
+    CHECK(s.whole_domain);
+  }
+  size_t cdus = 0;
+  for (const auto& s : FindSinglePointsOfFailure(t, 35))
+    if (t.at(s.component).kind == Kind::kCdu) {
+      ++cdus;
+      CHECK_FALSE(s.whole_domain);
+    }
+  CHECK(cdus == 2);
 }
 
 }  // namespace

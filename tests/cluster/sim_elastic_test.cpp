@@ -124,5 +124,41 @@ TEST_CASE("sim elastic: a shrunk job left with fewer whole trays than min_gpus w
   REQUIRE(r.Actions().size() == 1);
 }
 
+// Two GB200 racks, no spares; only r01.tray15-18 and r02.tray01-07 free. A grouped elastic job of
+// tp 8 x dp 4 (blocks of 2 trays) takes r01.tray15-18 + r02.tray01-04. At 10m r01.tray18 and the three
+// free trays of r02 are drained and the job requeued: 7 trays free, 3 in r01 and 4 in r02.
+TEST_CASE("sim elastic: a shrunk grouped job keeps whole TP blocks inside one NVLink domain") {
+  SimOptions o;
+  o.shrink_elastic = true;
+  Harness h(5, 2, 0, false, o);
+  auto tray = [&](int rack, int n) {
+    return h.Id("r0" + std::to_string(rack) + ".tray" + std::string(n < 10 ? "0" : "") + std::to_string(n));
+  };
+  for (int n = 1; n <= 14; ++n) REQUIRE(h.sim.Drain(tray(1, n), "test").ok());
+  for (int n = 8; n <= 18; ++n) REQUIRE(h.sim.Drain(tray(2, n), "test").ok());
+  JobConfig cfg = Job(32);
+  cfg.grouped = true;
+  cfg.tp = 8;
+  cfg.dp = 4;
+  cfg.min_gpus = 16;
+  const JobId job = h.sim.AddJob(cfg).value();
+  h.sim.Start();
+  h.clock.CallAt(Duration::Minutes(10), [&] {
+    for (auto [rack, n] : {std::pair{1, 18}, {2, 5}, {2, 6}, {2, 7}}) REQUIRE(h.sim.Drain(tray(rack, n), "test").ok());
+    REQUIRE(h.sim.RequeueJob(job, "tray18 lost").ok());
+  });
+  h.clock.RunUntil(Duration::Minutes(20));
+  // 28 GPUs on the first 7 free trays would put ranks 8-15 on r01.tray17 and r02.tray01, and give dp 3.5.
+  // Whole blocks per domain: one in r01 (2 of its 3 trays), two in r02: 24 GPUs, dp 3.
+  auto changes = h.JobChanges(job);
+  REQUIRE(changes.size() >= 3);
+  CHECK(changes[2].second.gpus == 24);
+  CHECK(changes[2].second.detail == "shrunk to 24 of 32 GPUs, placed on 6 trays");
+  std::vector<ComponentId> expected = {tray(1, 15), tray(1, 16), tray(2, 1), tray(2, 2), tray(2, 3), tray(2, 4)};
+  CHECK(h.sim.JobTrays(job) == expected);
+  CHECK(h.sim.JobStateOf(job) == JobState::kRunning);
+  CHECK(h.JobChanges(job).back().second.step_time_s == doctest::Approx(10.0 * 32 / 24));
+}
+
 }  // namespace
 }  // namespace rackchaos::cluster

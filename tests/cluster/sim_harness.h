@@ -61,8 +61,8 @@ class Recorder : public ObservationSink {
   std::vector<Observation> all;
 };
 
-inline Topology BuildTopology(int racks, int spares, bool adaptive = false) {
-  auto model = LoadRackModel("gb200-nvl72");
+inline Topology BuildTopology(int racks, int spares, bool adaptive = false, const char* name = "gb200-nvl72") {
+  auto model = LoadRackModel(name);
   REQUIRE(model.ok());
   model->adaptive_bandwidth = adaptive;
   auto topo = Topology::Build(*model, racks, spares);
@@ -87,7 +87,10 @@ inline double StepTime(const JobConfig& cfg, double speed, int links_up = 18) {
 
 struct Harness {
   explicit Harness(uint64_t seed = 42, int racks = 1, int spares = 2, bool adaptive = false, SimOptions options = {})
-      : topo(BuildTopology(racks, spares, adaptive)), sim(topo, clock, Rng(seed), events, options) {
+      : Harness(BuildTopology(racks, spares, adaptive), seed, options) {}
+  // Any topology, e.g. BuildTopology(4, 0, false, "gb200-nvl36x2").
+  Harness(Topology t, uint64_t seed, SimOptions options = {})
+      : topo(std::move(t)), sim(topo, clock, Rng(seed), events, options) {
     sim.Subscribe(&seen);
   }
 

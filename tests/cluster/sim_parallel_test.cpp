@@ -85,39 +85,79 @@ TEST_CASE("sim.parallel: a grouped job waits while no domain has room for a whol
   CHECK(TrayNames(h, loose) == std::vector<std::string>{"r01.tray18", "r02.tray18"});
 }
 
-TEST_CASE("sim.parallel: a degraded NIC slows only jobs whose DP or PP groups send over it") {
-  for (int dp : {1, 2}) {
-    CAPTURE(dp);
-    Harness h;
-    JobId job = h.sim.AddJob(Grouped(4, 1, dp)).value();  // one TP group per tray
-    h.sim.Start();
-    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id("r01.tray01.nic1"), -1, 0.1, 3).ok()); });
+// A grouped job of 8 GPUs: in r01 alone, or over r01.tray18 and r02.tray01 (two NVLink domains).
+JobId PlaceGrouped(Harness& h, const JobConfig& cfg, bool across) {
+  if (across) FillFirstRack(h, 1);
+  JobId job = h.sim.AddJob(cfg).value();
+  h.sim.Start();
+  return job;
+}
+
+TEST_CASE("sim.parallel: a degraded NIC slows only jobs whose DP or PP groups cross NVLink domains") {
+  struct Case {
+    int dp;
+    bool across;
+    bool slowed;
+  };
+  for (Case k : {Case{1, false, false}, Case{2, false, false}, Case{2, true, true}}) {
+    CAPTURE(k.dp);
+    CAPTURE(k.across);
+    Harness h(42, 2, 0);
+    JobId job = PlaceGrouped(h, Grouped(4, 1, k.dp), k.across);  // one TP group per tray
+    const char* nic = k.across ? "r01.tray18.nic1" : "r01.tray01.nic1";
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id(nic), -1, 0.1, 3).ok()); });
     h.clock.RunUntil(Duration::Minutes(5));
     auto changes = h.JobChanges(job);
-    const double compute = dp == 1 ? 9 : 8.5;  // no DP all-reduce without a second replica
     CHECK(changes[0].second.step_time_s == doctest::Approx(10));
-    if (dp == 1) {
+    if (!k.slowed) {
       CHECK(changes.size() == 1);
       for (const auto& [at, r] : h.seen.Of<StepReport>()) CHECK(r.rank_gpus.empty());
     } else {
       REQUIRE(changes.size() == 2);
-      CHECK(changes[1].second.step_time_s == doctest::Approx(compute + 1 + 0.5 / 0.1));
+      CHECK(changes[1].second.step_time_s == doctest::Approx(8.5 + 1 + 0.5 / 0.1));
       CHECK(changes[1].second.cause == 3);
     }
   }
 }
 
-TEST_CASE("sim.parallel: an NVLink port slows TP collectives, and not a job without TP or EP groups") {
-  for (int tp : {1, 4}) {
-    CAPTURE(tp);
-    Harness h;
-    JobId job = h.sim.AddJob(Grouped(tp, 1, 8 / tp)).value();
-    h.sim.Start();
-    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id("r01.tray01.gpu2"), 7, 0.25, 4).ok()); });
+TEST_CASE("sim.parallel: a NIC down hangs a grouped job only when its rank's DP or PP group crosses domains") {
+  struct Case {
+    int dp;
+    bool grouped, across, hangs;
+  };
+  for (Case k : {Case{1, true, false, false}, Case{2, true, false, false}, Case{2, true, true, true},
+                 Case{2, false, false, true}}) {
+    CAPTURE(k.dp);
+    CAPTURE(k.grouped);
+    CAPTURE(k.across);
+    Harness h(42, 2, 0);
+    JobConfig cfg = Grouped(4, 1, k.dp);
+    cfg.grouped = k.grouped;
+    JobId job = PlaceGrouped(h, cfg, k.across);
+    const char* nic = k.across ? "r01.tray18.nic1" : "r01.tray01.nic1";
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetNicLink(h.Id(nic), false, 8).ok()); });
+    h.clock.RunUntil(Duration::Minutes(5));
+    CHECK(h.sim.JobStateOf(job) == (k.hangs ? JobState::kHung : JobState::kRunning));
+  }
+}
+
+TEST_CASE("sim.parallel: an NVLink port slows TP collectives, and DP ones when DP stays inside one domain") {
+  struct Case {
+    int tp;
+    bool across;
+    double step;  // 0: unchanged
+  };
+  for (Case k : {Case{4, false, 8.5 + 1 / 0.25 + 0.5 / 0.25}, Case{1, false, 9.5 + 0.5 / 0.25}, Case{1, true, 0}}) {
+    CAPTURE(k.tp);
+    CAPTURE(k.across);
+    Harness h(42, 2, 0);
+    JobId job = PlaceGrouped(h, Grouped(k.tp, 1, 8 / k.tp), k.across);
+    const char* gpu = k.across ? "r01.tray18.gpu2" : "r01.tray01.gpu2";
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id(gpu), 7, 0.25, 4).ok()); });
     h.clock.RunUntil(Duration::Minutes(5));
     auto changes = h.JobChanges(job);
-    REQUIRE(changes.size() == (tp == 1 ? 1u : 2u));
-    if (tp > 1) CHECK(changes[1].second.step_time_s == doctest::Approx(8.5 + 1 / 0.25 + 0.5));
+    REQUIRE(changes.size() == (k.step == 0 ? 1u : 2u));
+    if (k.step > 0) CHECK(changes[1].second.step_time_s == doctest::Approx(k.step));
   }
 }
 
@@ -133,27 +173,31 @@ TEST_CASE("sim.parallel: the MoE all-to-all runs at the slowest EP member's NVLi
   h.clock.RunUntil(Duration::Minutes(5));
   auto changes = h.JobChanges(job);
   REQUIRE(changes.size() == 3);
-  CHECK(changes[0].second.step_time_s == doctest::Approx(10));                               // 7 + 1 + 0.5 + 1.5
-  CHECK(changes[1].second.step_time_s == doctest::Approx(7 + 1 / 0.25 + 0.5 + 1.5 / 0.25));  // TP and all-to-all 4x
+  CHECK(changes[0].second.step_time_s == doctest::Approx(10));  // 7 + 1 + 0.5 + 1.5
+  // TP, DP (inside the rack: over NVLink) and the all-to-all all 4x slower.
+  CHECK(changes[1].second.step_time_s == doctest::Approx(7 + 1 / 0.25 + 0.5 / 0.25 + 1.5 / 0.25));
   CHECK(changes[1].second.cause == 5);
   CHECK(changes[2].second.step_time_s == doctest::Approx(10));
   auto reports = h.seen.Of<StepReport>();
   REQUIRE_FALSE(reports.empty());
   REQUIRE(reports[0].second.rank_gpus == std::vector<ComponentId>{gpu});
-  CHECK(reports[0].second.comm_s[0] == doctest::Approx(4 + 0.5 + 6).epsilon(0.2));
+  CHECK(reports[0].second.comm_s[0] == doctest::Approx(4 + 2 + 6).epsilon(0.2));
 }
 
-TEST_CASE("sim.parallel: pipeline sends cross the scale-out NICs") {
-  Harness h;
-  JobConfig cfg = Grouped(4, 2, 1);  // two stages of one tray each
-  cfg.pp_share = 0.03;
-  JobId job = h.sim.AddJob(cfg).value();
-  h.sim.Start();
-  h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id("r01.tray02.nic0"), -1, 0.5, 6).ok()); });
-  h.clock.RunUntil(Duration::Minutes(5));
-  auto changes = h.JobChanges(job);
-  REQUIRE(changes.size() == 2);
-  CHECK(changes[1].second.step_time_s == doctest::Approx(8.7 + 1 + 0.3 / 0.5));  // no DP: 8.7 s compute
+TEST_CASE("sim.parallel: pipeline sends cross the scale-out NICs only between domains") {
+  for (bool across : {false, true}) {
+    CAPTURE(across);
+    Harness h(42, 2, 0);
+    JobConfig cfg = Grouped(4, 2, 1);  // two stages of one tray each
+    cfg.pp_share = 0.03;
+    JobId job = PlaceGrouped(h, cfg, across);
+    const char* nic = across ? "r02.tray01.nic0" : "r01.tray02.nic0";
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id(nic), -1, 0.5, 6).ok()); });
+    h.clock.RunUntil(Duration::Minutes(5));
+    auto changes = h.JobChanges(job);
+    REQUIRE(changes.size() == (across ? 2u : 1u));
+    if (across) CHECK(changes[1].second.step_time_s == doctest::Approx(8.7 + 1 + 0.3 / 0.5));  // no DP: 8.7 s compute
+  }
 }
 
 TEST_CASE("sim.parallel: degrees and shares the simulator refuses, with what would be valid") {
