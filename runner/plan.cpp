@@ -85,8 +85,9 @@ const std::vector<KeyInfo> kKeys = {
     {"workload.jobs[]", "gpus", T::kInt, kRequired, 1, 10000000, "", "64", "GPUs the job needs."},
     {"workload.jobs[]", "parallelism", T::kMap, kOptional, 0, 0, "tp=pp=ep=1, dp=gpus/(tp*pp)", "{tp: 4, pp: 4, dp: 4}",
      "Tensor, pipeline, data and expert parallel degrees; tp*pp*dp = gpus, ep divides dp, tp*ep GPUs fit in one "
-     "NVLink domain. Declared: TP and EP groups are placed inside one NVLink domain, PP and DP across racks, and "
-     "each kind of group's collectives run over the slowest link of its groups; a group of one rank has none."},
+     "NVLink domain. Declared: TP and EP groups are placed inside one NVLink domain, PP and DP across domains; "
+     "DP and PP use NVLink when all their groups stay inside one domain, the NICs when some cross; each kind "
+     "of group's collectives run over the slowest link of its groups; a group of one rank has none."},
     {"workload.jobs[]", "collectives", T::kMap, kOptional, 0, 0, "tp 10, dp 5 (ep 10, pp 0 with parallelism)",
      "{tp: 8, ep: 15}",
      "Percent of a step at full speed each kind of parallel group spends in collectives not hidden behind compute."},
@@ -114,11 +115,13 @@ const std::vector<KeyInfo> kKeys = {
     {"workload.jobs[].collectives", "tp", T::kInt, kOptional, 0, 99, "10", "8",
      "Tensor-parallel all-reduce over NVLink (a job without parallelism: all its NVLink traffic)."},
     {"workload.jobs[].collectives", "dp", T::kInt, kOptional, 0, 99, "5", "5",
-     "Data-parallel all-reduce over the scale-out NICs (a job without parallelism: all its scale-out traffic)."},
+     "Data-parallel all-reduce: over NVLink when every DP group sits in one NVLink domain, else over the "
+     "scale-out NICs (a job without parallelism: all its scale-out traffic)."},
     {"workload.jobs[].collectives", "ep", T::kInt, kOptional, 0, 99, "10", "15",
      "MoE all-to-all of the expert groups over NVLink; needs parallelism with ep > 1."},
     {"workload.jobs[].collectives", "pp", T::kInt, kOptional, 0, 99, "0", "3",
-     "Pipeline sends between stages over the scale-out NICs (0: hidden behind compute); needs parallelism with pp > 1."},
+     "Pipeline sends between stages (0: hidden behind compute): over NVLink when every pipeline stays in one "
+     "NVLink domain, else over the scale-out NICs; needs parallelism with pp > 1."},
 
     {"workload.jobs[].elastic", "min_gpus", T::kInt, kRequired, 1, 10000000, "", "4",
      "The fewest GPUs it runs on: at most gpus, a multiple of the model's GPUs per tray."},

@@ -3,6 +3,7 @@
 // mode (taken out, the rack drained, the job restarted on another rack). Assertions are on the events.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -21,14 +22,15 @@ cluster::JobConfig Job64() {
 }
 
 struct Loop {
-  explicit Loop(bool adaptive, int racks) : topo(Build(adaptive, racks)), sim(topo, clock, Rng(3), log) {
+  explicit Loop(bool adaptive, int racks, const char* model = "gb200-nvl72", int spares = 2)
+      : topo(Build(adaptive, racks, model, spares)), sim(topo, clock, Rng(3), log) {
     sim.Subscribe(&healer);
   }
-  static cluster::Topology Build(bool adaptive, int racks) {
-    auto model = cluster::LoadRackModel("gb200-nvl72");
+  static cluster::Topology Build(bool adaptive, int racks, const char* name, int spares) {
+    auto model = cluster::LoadRackModel(name);
     REQUIRE(model.ok());
     model->adaptive_bandwidth = adaptive;
-    return std::move(cluster::Topology::Build(*model, racks, 2)).value();
+    return std::move(cluster::Topology::Build(*model, racks, spares)).value();
   }
   ComponentId Id(const std::string& name) const { return testing::Id(name, topo); }
   template <typename T>
@@ -98,6 +100,29 @@ TEST_CASE(
     if (a.action == "drain") CHECK(l.topo.at(l.topo.RackOf(a.component)).name == "r01");
   CHECK(l.sim.JobStateOf(job) == JobState::kRunning);
   for (ComponentId t : l.sim.JobTrays(job)) CHECK(l.topo.at(l.topo.RackOf(t)).name == "r02");
+}
+
+// GB200 NVL36x2: r01 + r02 are one NVLink domain. A switch tray of r01 stops the job on r02 as well, so
+// the healer drains both racks of the pair (72 of 432 GPUs, within the breaker) and both jobs move.
+TEST_CASE("healer.domains: NVL36x2 - a switch tray of r01 drains both racks of its pair and both jobs move") {
+  Loop l(/*adaptive=*/false, 12, "gb200-nvl36x2", 0);
+  cluster::JobConfig cfg = Job64();
+  cfg.gpus = 36;
+  const JobId left = l.sim.AddJob(cfg).value(), right = l.sim.AddJob(cfg).value();  // r01, r02
+  l.sim.Start();
+  l.clock.CallAt(Duration::Minutes(10), [&] { CHECK(l.sim.SetComponentFailed(l.Id("r01.switch3"), true, 1).ok()); });
+  l.clock.RunUntil(Duration::Minutes(30));
+  CHECK(l.Actions("take_out").size() == 1);
+  std::vector<std::string> drained_racks;
+  for (const auto& [at, a] : l.Of<ActionTaken>())
+    if (a.action == "drain") drained_racks.push_back(l.topo.at(l.topo.RackOf(a.component)).name);
+  CHECK(drained_racks.size() == 18);
+  CHECK(std::count(drained_racks.begin(), drained_racks.end(), "r02") == 9);
+  for (JobId job : {left, right}) {
+    CAPTURE(job);
+    CHECK(l.sim.JobStateOf(job) == JobState::kRunning);
+    for (ComponentId t : l.sim.JobTrays(job)) CHECK(l.topo.DomainOfRack(l.topo.at(t).rack) != 0);
+  }
 }
 
 }  // namespace
