@@ -60,7 +60,7 @@ TEST_CASE("sim.nvl36x2: an odd rack count is refused with what would be valid") 
         "racks 3 is not a multiple of 2: a gb200-nvl36x2 NVLink domain spans 2 racks (e.g. racks: 4)");
 }
 
-TEST_CASE("sim.nvl36x2: a switch tray lost in one rack makes the whole pair UNHEALTHY; the other pair runs on") {
+TEST_CASE("sim.nvl36x2: a switch tray lost in one rack makes the whole pair UNHEALTHY, the other pair runs on") {
   Harness h = Pairs();
   const auto jobs = OnePerRack(h);
   const ComponentId r01 = h.Id("r01"), r02 = h.Id("r02");
