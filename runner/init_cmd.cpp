@@ -135,6 +135,10 @@ Result<InitFiles> ScaffoldFiles(const std::string& model, int racks) {
     return Status::Invalid("init: --racks " + std::to_string(racks) + " is out of range; give 1 to 1000");
   auto m = cluster::LoadRackModel(model);
   if (!m.ok()) return m.status().WithContext("init --model");
+  if (racks % m->domain_racks != 0)
+    return Status::Invalid("init: --racks " + std::to_string(racks) + " splits an NVLink domain: a " + model +
+                           " domain spans " + std::to_string(m->domain_racks) + " racks (e.g. --racks " +
+                           std::to_string((racks / m->domain_racks + 1) * m->domain_racks) + ")");
   return InitFiles{PlanText(*m, racks), SiteText(*m, racks)};
 }
 

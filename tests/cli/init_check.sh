@@ -24,4 +24,7 @@ done
 grep -q "plan.yaml already exists; remove it or choose another --dir" "$work/err" || fail "overwrite message: $(cat "$work/err")"
 "$rc" init --model nvl999 --dir "$work/x" 2>"$work/err"; [[ $? == 2 ]] || fail "unknown model: exit not 2"
 grep -q "unknown rack model 'nvl999'; known models: gb200-nvl36x2" "$work/err" || fail "unknown model message"
+"$rc" init --model gb200-nvl36x2 --dir "$work/odd" 2>"$work/err"; [[ $? == 2 ]] || fail "nvl36x2 on one rack: exit not 2"
+grep -q "init: --racks 1 splits an NVLink domain: a gb200-nvl36x2 domain spans 2 racks (e.g. --racks 2)" "$work/err" ||
+  fail "nvl36x2 on one rack: $(cat "$work/err")"
 echo "init check passed"
