@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -120,6 +121,32 @@ bool CorrectIsolation(const FaultFacts& f, const cluster::Topology& topo, Compon
   return domain == f.target.component || domain == topo.TrayOf(f.target.component) || f.affected.count(domain) > 0;
 }
 
+using Changes = std::vector<std::pair<Time, const JobChanged*>>;
+using Requeues = std::vector<std::pair<Time, FaultId>>;  // a job's healer requeues and the fault each carried out
+
+// The fault each change is charged to: its own cause, or for a job the healer requeued to carry out an
+// isolation while no fault of its own stopped it, that isolation's fault from the requeue until the job
+// runs again (the queue wait, the restart and the work thrown away are collateral damage of the fault).
+std::vector<FaultId> ChargedCauses(const Changes& changes, const Requeues& requeues) {
+  std::vector<FaultId> out(changes.size(), kNoFault);
+  size_t next = 0;
+  Time pending_at{};  // a requeue not yet seen in the job's changes, if pending != kNoFault
+  FaultId pending = kNoFault, carried = kNoFault;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const auto& [t, c] = changes[i];
+    for (; next < requeues.size() && requeues[next].first <= t; ++next) std::tie(pending_at, pending) = requeues[next];
+    if (c->cause != kNoFault || c->state == JobState::kRunning) carried = kNoFault;
+    if (pending != kNoFault && c->state == JobState::kQueued) {
+      if (c->cause == kNoFault) carried = pending;
+      pending = kNoFault;
+    } else if (pending != kNoFault && c->state == JobState::kRunning && t > pending_at) {
+      pending = kNoFault;  // the job was not running when requeued: the requeue changed nothing
+    }
+    out[i] = c->cause != kNoFault ? c->cause : carried;
+  }
+  return out;
+}
+
 // Per-job walk over its JobChanged events: time stalled, slowed and redone, attributed to causes.
 struct JobWalk {
   std::map<FaultId, JobImpact> impacts;
@@ -129,7 +156,7 @@ struct JobWalk {
 
 bool Impaired(const JobChanged& c) { return c.state != JobState::kRunning || c.speed < 0.999; }
 
-JobWalk WalkJob(const JobInfo& info, const std::vector<std::pair<Time, const JobChanged*>>& changes, Time end) {
+JobWalk WalkJob(const JobInfo& info, const Changes& changes, const std::vector<FaultId>& cause, Time end) {
   JobWalk w;
   w.metrics.job = info.id;
   w.metrics.name = info.name;
@@ -143,13 +170,13 @@ JobWalk WalkJob(const JobInfo& info, const std::vector<std::pair<Time, const Job
     Duration dt = next - t;
     if (c->lost_work > Duration{}) {
       lost += c->lost_work;
-      if (c->cause != kNoFault) w.impacts[c->cause].rework += c->lost_work;
+      if (cause[i] != kNoFault) w.impacts[cause[i]].rework += c->lost_work;
     }
     if (c->state == JobState::kRunning) running += dt;
     if (i > 0 && changes[i - 1].second->state == JobState::kRunning && c->state != JobState::kRunning)
       ++w.metrics.interruptions;
-    if (c->cause != kNoFault && Impaired(*c)) {
-      JobImpact& imp = w.impacts[c->cause];
+    if (cause[i] != kNoFault && Impaired(*c)) {
+      JobImpact& imp = w.impacts[cause[i]];
       if (c->state == JobState::kRunning) imp.slowdown_hours += dt.Hours() * (1 - c->speed);
       else {
         imp.stalled += dt;
@@ -159,9 +186,9 @@ JobWalk WalkJob(const JobInfo& info, const std::vector<std::pair<Time, const Job
     // Recovery from fault F: the first change after an F-impaired stretch that is no longer impaired by F.
     if (i > 0) {
       const JobChanged* prev = changes[i - 1].second;
-      if (prev->cause != kNoFault && Impaired(*prev) && (c->cause != prev->cause || !Impaired(*c)))
-        w.recovered_at[prev->cause] = t;
-      if (c->cause != kNoFault && Impaired(*c)) w.recovered_at.erase(c->cause);
+      if (cause[i - 1] != kNoFault && Impaired(*prev) && (cause[i] != cause[i - 1] || !Impaired(*c)))
+        w.recovered_at[cause[i - 1]] = t;
+      if (cause[i] != kNoFault && Impaired(*c)) w.recovered_at.erase(cause[i]);
     }
   }
   const JobChanged* last = changes.back().second;
@@ -194,7 +221,7 @@ std::vector<ComponentId> Sorted(std::vector<ComponentId> v) {
 RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topology& topo,
                           const std::vector<JobInfo>& jobs, Time end) {
   std::map<FaultId, FaultFacts> faults;
-  std::map<JobId, std::vector<std::pair<Time, const JobChanged*>>> job_changes;
+  std::map<JobId, Changes> job_changes;
   // Pass 1: faults (an injector's physical effects are recorded before its FaultInjected, at the same
   // time, so faults are collected first) and what they physically changed.
   for (const Event& e : events) {
@@ -236,6 +263,10 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   const FaultIndex index(faults, topo);
   RunMetrics run;
   std::vector<FaultFacts*> last_isolation;
+  // The last isolation's faults until the next detection: the healer requeues the jobs on what it
+  // isolated right after isolating (a requeue for a failed job follows that job's own detection).
+  std::vector<FaultFacts*> requeue_for;
+  std::map<JobId, Requeues> requeued;
   std::map<ComponentId, Time> drained_since;  // trays drained now
   auto undrain = [&](ComponentId tray, Time at) {
     auto it = drained_since.find(tray);
@@ -247,6 +278,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     if (const auto* d = std::get_if<Detected>(&e.body)) {
       if (FaultFacts* f = Attribute(index, topo, d->component, e.at))
         if (!f->m.time_to_detect) f->m.time_to_detect = e.at - f->m.injected;
+      requeue_for.clear();
     } else if (const auto* iso = std::get_if<Isolated>(&e.body)) {
       ++run.isolations;
       last_isolation.clear();
@@ -258,6 +290,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         f->m.isolated.push_back(topo.at(iso->component).name);
         correct = correct || CorrectIsolation(*f, topo, iso->component);
       }
+      requeue_for = last_isolation;
       if (correct) {
         ++run.correct_isolations;
         run.faulty_isolations.push_back(topo.at(iso->component).name);
@@ -275,13 +308,21 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         drained_since[a->component] = e.at;
       }
       if (a->action == "resume" && a->ok) undrain(a->component, e.at);
+      if (a->action == "requeue_job" && a->ok && a->job != kNoJob && !requeue_for.empty()) {
+        // Charged to the earliest injected of the isolation's faults, as a symptom would be.
+        const FaultFacts* f = *std::min_element(requeue_for.begin(), requeue_for.end(),
+            [](const FaultFacts* x, const FaultFacts* y) { return x->m.injected < y->m.injected; });
+        requeued[a->job].push_back({e.at, f->m.fault});
+      }
     }
   }
   while (!drained_since.empty()) undrain(drained_since.begin()->first, end);
 
   // Pass 3: jobs.
   for (const JobInfo& info : jobs) {
-    JobWalk w = WalkJob(info, job_changes[info.id], end);
+    const Changes& changes = job_changes[info.id];
+    const std::vector<FaultId> cause = ChargedCauses(changes, requeued[info.id]);
+    JobWalk w = WalkJob(info, changes, cause, end);
     run.jobs.push_back(w.metrics);
     for (auto& [fid, imp] : w.impacts) {
       if (!faults.count(fid)) continue;
@@ -289,12 +330,14 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       ++f.m.jobs_touched;
       if (imp.interrupted) {
         ++f.m.jobs_interrupted;
-        for (const auto& [t, c] : job_changes[info.id])
+        for (size_t i = 0; i < changes.size(); ++i) {
+          const JobChanged* c = changes[i].second;
           // The placement the job was interrupted on: a restart's new trays are not damage.
-          if (c->cause == fid && (c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed)) {
+          if (cause[i] == fid && (c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed)) {
             if (c->trays.sorted()) f.AddCollateral(c->trays.ids(), true);
             else f.AddCollateral(Sorted(c->trays.ids()), false);
           }
+        }
       }
       f.m.gpu_hours_lost += imp.gpu_hours_lost;
       f.m.rework += imp.rework;
@@ -308,16 +351,20 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   int needing = 0, isolated = 0;
   for (auto& [id, f] : faults) {
     if (f.m.time_to_recover && *f.m.time_to_recover == Duration::Max()) f.m.time_to_recover.reset();
+    // A transient fault (gone within a minute, like a link flap) is not a part that must be taken out.
+    const bool transient = f.m.reverted && *f.m.reverted - f.m.injected <= kTransient;
+    const bool needed = f.needs_isolation && !transient;
+    // A fault that touched no job recovers when it is isolated; one the healer rightly left alone (it
+    // needed no isolation) recovers when it ends. A fault that needed isolation and got none has not.
     if (f.m.jobs_touched == 0 && f.m.time_to_isolate) f.m.time_to_recover = f.m.time_to_isolate;
+    else if (f.m.jobs_touched == 0 && !needed && f.m.reverted) f.m.time_to_recover = *f.m.reverted - f.m.injected;
     f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
     size_t collateral = 0;
     for (ComponentId t : f.collateral_trays) collateral += topo.GpusOfTray(t).size();
     for (ComponentId g : f.direct_gpus)  // direct damage is not collateral
       collateral -= std::binary_search(f.collateral_trays.begin(), f.collateral_trays.end(), topo.TrayOf(g));
     f.m.gpus_collateral = static_cast<int>(collateral);
-    // A transient fault (gone within a minute, like a link flap) is not a part that must be taken out.
-    bool transient = f.m.reverted && *f.m.reverted - f.m.injected <= kTransient;
-    if (f.needs_isolation && !transient) {
+    if (needed) {
       ++needing;
       if (f.m.time_to_isolate) ++isolated;
       else run.missed_faults.push_back("#" + std::to_string(id) + " " + f.m.kind + " " + f.m.target);

@@ -202,5 +202,102 @@ TEST_CASE("healer.metrics: a job still down at the end has no recovery time - an
   CHECK(i.recall == 1.0);
 }
 
+// Fault 1 takes r01.tray03.nic2 down at 10m; job 0 on trays 03 and 04 keeps its traffic on NVLink and
+// never slows. The healer isolates the NIC at 10m20s, drains tray03 and requeues the job, which throws
+// away 10m of work (no cause of its own), restarts on trays 04 and 05 at 11m and runs from 13m.
+std::vector<Event> RequeueRun(bool job_failed_first) {
+  const ComponentId nic = Id("r01.tray03.nic2"), x = Id("r01.tray03"), y = Id("r01.tray04"), z = Id("r01.tray05");
+  const Time iso = Min(10) + Sec(20);
+  std::vector<Event> ev = {
+      {Sec(0), Job(JobState::kRunning, 0, 1.0, 1.0, kNoFault, {x, y})},
+      {Min(10), PhysicsChanged{nic, "link_down", 0, 1}},
+      {Min(10), FaultInjected{1, "link_down", nic, -1, "r01.tray03.nic2", ""}},
+      {Min(10), Detected{1, "link_state", nic, "NIC link down"}},
+      {iso, Isolated{nic, "nic", {1}, "the NIC's link is down"}},
+      {iso, ActionTaken{"drain", x, kNoJob, true, "isolating r01.tray03.nic2"}},
+  };
+  // The same requeue after the job's own failure (detected on its own): not the isolation's doing.
+  if (job_failed_first) ev.push_back({iso, Detected{2, "job_state", kNoComponent, "job failed"}});
+  ev.push_back({iso, Job(JobState::kQueued, 600, 0, 0, kNoFault, {x, y}, Min(10))});
+  ev.push_back({iso, ActionTaken{"requeue_job", kNoComponent, 0, true, "restart"}});
+  ev.push_back({Min(11), Job(JobState::kRestarting, 600, 0, 0, kNoFault, {y, z})});
+  ev.push_back({Min(13), Job(JobState::kRunning, 600, 1.0, 1.0, kNoFault, {y, z})});
+  return ev;
+}
+
+TEST_CASE("healer.metrics: a job the healer requeued to carry out an isolation is the fault's collateral damage") {
+  RunMetrics m = ComputeMetrics(RequeueRun(false), Topo(), kJobs, Min(60));
+  const FaultMetrics& f = Fault(m, 1);
+  CHECK(f.jobs_touched == 1);
+  CHECK(f.jobs_interrupted == 1);
+  CHECK(f.rework == Min(10));
+  CHECK(f.time_to_isolate == Sec(20));
+  CHECK(f.time_to_recover == Min(3));  // running again at 13m
+  CHECK(f.gpus_direct == 1);
+  CHECK(f.gpus_collateral == 7);  // the job's placement on trays 03 and 04 (tray03 drained), minus the NIC's GPU
+  // 8 GPUs x (160 s queued and restarting + 600 s redone)
+  CHECK(f.gpu_hours_lost == doctest::Approx(8 * (160 + 600) / 3600.0));
+  REQUIRE(m.impacts.size() == 1);
+  CHECK(m.impacts[0].stalled == Sec(160));
+  CHECK(m.jobs[0].interruptions == 1);
+}
+
+TEST_CASE("healer.metrics: a requeue after the job's own failure is not charged to an earlier isolation") {
+  RunMetrics m = ComputeMetrics(RequeueRun(true), Topo(), kJobs, Min(60));
+  const FaultMetrics& f = Fault(m, 1);
+  CHECK(f.jobs_touched == 0);
+  CHECK(f.rework == Duration{});
+  CHECK(f.gpus_collateral == 3);  // the rest of the drained tray only
+  CHECK(f.time_to_recover == Sec(20));  // touched no job: recovered when isolated
+  CHECK(m.impacts.empty());
+}
+
+// r02.tray10.nic1 flaps for 10 s at 1m (transient: nothing to isolate), with or without job 0 on that tray.
+std::vector<Event> FlapRun(bool job_on_tray, bool job_resumes) {
+  const ComponentId nic = Id("r02.tray10.nic1"), t = Id("r02.tray10"), u = Id("r02.tray11");
+  std::vector<Event> ev = {
+      {Sec(0), Job(JobState::kRunning, 0, 1.0, 1.0, kNoFault, {job_on_tray ? t : Id("r01.tray01"), u})},
+      {Min(1), PhysicsChanged{nic, "link_down", 0, 1}},
+      {Min(1), FaultInjected{1, "link_down", nic, -1, "r02.tray10.nic1", ""}},
+  };
+  if (job_on_tray) ev.push_back({Min(1), Job(JobState::kHung, 60, 0, 0, 1, {t, u})});
+  ev.push_back({Min(1) + Sec(1), Detected{1, "link_state", nic, "NIC link down"}});
+  ev.push_back({Min(1) + Sec(10), PhysicsChanged{nic, "link_up", 1, 1}});
+  ev.push_back({Min(1) + Sec(10), FaultReverted{1, ""}});
+  if (job_on_tray && job_resumes) ev.push_back({Min(1) + Sec(12), Job(JobState::kRunning, 60, 1.0, 1.0, kNoFault, {t, u})});
+  return ev;
+}
+
+TEST_CASE("healer.metrics: a flap that touched no job and needed no isolation recovers when it ends - one that hung a "
+          "job recovers with the job or never") {
+  RunMetrics idle = ComputeMetrics(FlapRun(false, false), Topo(), kJobs, Min(10));
+  const FaultMetrics& f = Fault(idle, 1);
+  CHECK(f.gpus_direct == 1);
+  CHECK(f.jobs_touched == 0);
+  CHECK_FALSE(f.time_to_isolate.has_value());
+  CHECK(f.time_to_recover == Sec(10));
+  CHECK(idle.missed_faults.empty());
+
+  RunMetrics resumed = ComputeMetrics(FlapRun(true, true), Topo(), kJobs, Min(10));
+  CHECK(Fault(resumed, 1).jobs_touched == 1);
+  CHECK(Fault(resumed, 1).time_to_recover == Sec(12));
+
+  RunMetrics stuck = ComputeMetrics(FlapRun(true, false), Topo(), kJobs, Min(10));
+  CHECK(Fault(stuck, 1).jobs_touched == 1);
+  CHECK_FALSE(Fault(stuck, 1).time_to_recover.has_value());  // the fault ended, the job never came back
+}
+
+TEST_CASE("healer.metrics: a fault that needed isolation and got none has not recovered even after it ends") {
+  std::vector<Event> events = FlapRun(false, false);
+  events.pop_back();  // back up after 5 minutes instead of 10 s
+  events.pop_back();
+  const ComponentId nic = Id("r02.tray10.nic1");
+  events.push_back({Min(6), PhysicsChanged{nic, "link_up", 1, 1}});
+  events.push_back({Min(6), FaultReverted{1, ""}});
+  RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(10));
+  CHECK(m.missed_faults.size() == 1);
+  CHECK_FALSE(Fault(m, 1).time_to_recover.has_value());
+}
+
 }  // namespace
 }  // namespace rackchaos::healer
