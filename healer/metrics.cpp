@@ -355,9 +355,11 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     const bool transient = f.m.reverted && *f.m.reverted - f.m.injected <= kTransient;
     const bool needed = f.needs_isolation && !transient;
     // A fault that touched no job recovers when it is isolated; one the healer rightly left alone (it
-    // needed no isolation) recovers when it ends. A fault that needed isolation and got none has not.
+    // needed no isolation) when it ends, if it ends before the run does (the run's end reverts what is
+    // left). A fault that needed isolation and got none has not recovered.
     if (f.m.jobs_touched == 0 && f.m.time_to_isolate) f.m.time_to_recover = f.m.time_to_isolate;
-    else if (f.m.jobs_touched == 0 && !needed && f.m.reverted) f.m.time_to_recover = *f.m.reverted - f.m.injected;
+    else if (f.m.jobs_touched == 0 && !needed && f.m.reverted && *f.m.reverted < end)
+      f.m.time_to_recover = *f.m.reverted - f.m.injected;
     f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
     size_t collateral = 0;
     for (ComponentId t : f.collateral_trays) collateral += topo.GpusOfTray(t).size();
