@@ -264,7 +264,8 @@ std::vector<Event> FlapRun(bool job_on_tray, bool job_resumes) {
   ev.push_back({Min(1) + Sec(1), Detected{1, "link_state", nic, "NIC link down"}});
   ev.push_back({Min(1) + Sec(10), PhysicsChanged{nic, "link_up", 1, 1}});
   ev.push_back({Min(1) + Sec(10), FaultReverted{1, ""}});
-  if (job_on_tray && job_resumes) ev.push_back({Min(1) + Sec(12), Job(JobState::kRunning, 60, 1.0, 1.0, kNoFault, {t, u})});
+  if (job_on_tray && job_resumes)
+    ev.push_back({Min(1) + Sec(12), Job(JobState::kRunning, 60, 1.0, 1.0, kNoFault, {t, u})});
   return ev;
 }
 
