@@ -44,9 +44,15 @@ CommShares SharesOf(const JobConfig& j) {
 Status CheckGroups(const JobConfig& j, const RackModel& m) {
   if (!j.grouped) return Status::Ok();
   const std::string who = "job '" + j.name + "': ";
-  if (int64_t{j.tp} * j.pp * j.dp != j.gpus)
-    return Status::Invalid(who + "tp*pp*dp = " + std::to_string(int64_t{j.tp} * j.pp * j.dp) + " but gpus is " +
-                           std::to_string(j.gpus));
+  const int64_t tp_pp = int64_t{j.tp} * j.pp, product = tp_pp * j.dp;
+  const std::string tp_pp_text = std::to_string(j.tp) + "*" + std::to_string(j.pp);
+  if (j.gpus % tp_pp != 0)
+    return Status::Invalid(who + "gpus " + std::to_string(j.gpus) + " is not divisible by tp*pp = " + tp_pp_text +
+                           " = " + std::to_string(tp_pp) + "; choose tp and pp whose product divides gpus");
+  if (product != j.gpus)
+    return Status::Invalid(who + "tp*pp*dp = " + tp_pp_text + "*" + std::to_string(j.dp) + " = " +
+                           std::to_string(product) + " but gpus is " + std::to_string(j.gpus) +
+                           "; make the product equal gpus (e.g. dp: " + std::to_string(j.gpus / tp_pp) + ")");
   if (j.ep < 1 || j.dp % j.ep != 0)
     return Status::Invalid(who + "ep " + std::to_string(j.ep) + " does not divide dp " + std::to_string(j.dp) +
                            "; expert groups are carved from the data-parallel ranks (e.g. ep: " + Divisors(j.dp, 8) +

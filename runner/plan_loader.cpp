@@ -267,26 +267,6 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
   return Status::Ok();
 }
 
-// tp * pp * dp must equal gpus; an absent dp is derived. Caps in the key table keep the product in int64.
-Status CheckParallelism(const SourcePos& pos, JobSpec& job) {
-  const int64_t tp_pp = int64_t{job.tp} * job.pp;
-  if (job.dp == 0) {
-    if (job.gpus % tp_pp != 0) {
-      return ErrorAt(pos, "gpus " + std::to_string(job.gpus) +
-                              " is not divisible by tp*pp = " + std::to_string(job.tp) + "*" + std::to_string(job.pp) +
-                              " = " + std::to_string(tp_pp) + "; choose tp and pp whose product divides gpus");
-    }
-    job.dp = static_cast<int>(job.gpus / tp_pp);
-    return Status::Ok();
-  }
-  const int64_t product = tp_pp * job.dp;
-  if (product == job.gpus) return Status::Ok();
-  std::string fix = job.gpus % tp_pp == 0 ? " (e.g. dp: " + std::to_string(job.gpus / tp_pp) + ")" : "";
-  return ErrorAt(pos, "tp*pp*dp = " + std::to_string(job.tp) + "*" + std::to_string(job.pp) + "*" +
-                          std::to_string(job.dp) + " = " + std::to_string(product) + " but gpus is " +
-                          std::to_string(job.gpus) + "; make the product equal gpus" + fix);
-}
-
 Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec& job) {
   if (f.key == "parallelism") {
     RC_ASSIGN_OR_RETURN(auto fields,
@@ -349,8 +329,7 @@ Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& wh
       job.has_parallelism = true;
     }
   }
-  job.parallelism_pos = parallelism_pos;
-  RC_RETURN_IF_ERROR(CheckParallelism(parallelism_pos, job));
+  job.parallelism_pos = parallelism_pos;  // validate.cpp checks the degrees (cluster::CheckGroups) there
   if (job.min_gpus > job.gpus)
     return ErrorAt(job.elastic_pos, "elastic.min_gpus " + std::to_string(job.min_gpus) + " is more than the job's gpus " +
                                         std::to_string(job.gpus) + "; choose 1.." + std::to_string(job.gpus));

@@ -102,7 +102,8 @@ cluster::JobConfig ToJobConfig(const JobSpec& j) {
   c.gpus = j.gpus;
   c.tp = j.tp;
   c.pp = j.pp;
-  c.dp = j.dp > 0 ? j.dp : std::max(1, j.gpus / std::max(1, j.tp * j.pp));
+  // An absent dp is derived; cluster::CheckGroups says when gpus is not divisible by tp*pp (both up to 10^7).
+  c.dp = j.dp > 0 ? j.dp : static_cast<int>(std::max<int64_t>(1, j.gpus / (int64_t{j.tp} * j.pp)));
   c.ep = j.ep;
   c.grouped = j.has_parallelism;
   if (j.tp_pct >= 0) c.nvlink_share = j.tp_pct / 100.0;

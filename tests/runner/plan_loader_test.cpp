@@ -55,7 +55,7 @@ TEST_CASE("a complete plan parses into the expected values") {
   CHECK(job.restart_overhead == Duration::Minutes(5));
   CHECK(job.collective_timeout == Duration::Minutes(10));
   CHECK(job.pos.ToString() == kPlans + "good.yaml:12:7");
-  CHECK(plan.jobs[1].dp == 4);                             // derived: 8 / (2 * 1)
+  CHECK(plan.jobs[1].dp == 0);                             // absent: validation derives 8 / (2 * 1)
   CHECK(plan.jobs[1].step_time == Duration::Seconds(10));  // default
 
   REQUIRE(plan.faults.size() == 2);
@@ -183,10 +183,6 @@ TEST_CASE("each class of content error gives its position and what would be vali
       {job + "      gpus: 1e30\n", "plan.yaml:5:13: gpus: '1e30' is out of range"},
       {job + "      gpus: .nan\n", "plan.yaml:5:13: gpus: '.nan' is not a number"},
       {job + "      gpus: [1]\n", "plan.yaml:5:13: gpus: the value is a list; expected an integer"},
-      {job + "      gpus: 64\n      parallelism: {tp: 4, pp: 4, dp: 3}\n",
-       "plan.yaml:6:20: tp*pp*dp = 4*4*3 = 48 but gpus is 64; make the product equal gpus (e.g. dp: 4)"},
-      {job + "      gpus: 64\n      parallelism: {tp: 4, pp: 3}\n",
-       "plan.yaml:6:20: gpus 64 is not divisible by tp*pp = 4*3 = 12; "},
       {job + "      gpus: 64\n      parallelism: {tq: 4}\n",
        "plan.yaml:6:21: unknown key 'tq' in workload.jobs[0].parallelism; expected one of: tp, pp, dp, ep (did you "
        "mean 'tp'?)"},

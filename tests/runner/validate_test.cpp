@@ -172,6 +172,16 @@ TEST_CASE("validate: parallelism and collectives are placed and checked against 
   CHECK(parse("      gpus: 96\n      parallelism: {tp: 4, dp: 24, ep: 5}\n").status().message() ==
         "p.yaml:7:20: job 'j': ep 5 does not divide dp 24; expert groups are carved from the data-parallel ranks "
         "(e.g. ep: 1, 2, 3, 4, 6, 8, 12 or 24)");
+  // tp*pp*dp = gpus: one rule (cluster::CheckGroups), placed at the parallelism key; an absent dp is derived.
+  CHECK(parse("      gpus: 64\n      parallelism: {tp: 4, pp: 4}\n").value().jobs[0].dp == 4);
+  CHECK(parse("      gpus: 64\n      parallelism: {tp: 4, pp: 4, dp: 3}\n").status().message() ==
+        "p.yaml:7:20: job 'j': tp*pp*dp = 4*4*3 = 48 but gpus is 64; make the product equal gpus (e.g. dp: 4)");
+  CHECK(parse("      gpus: 64\n      parallelism: {tp: 4, pp: 3}\n").status().message() ==
+        "p.yaml:7:20: job 'j': gpus 64 is not divisible by tp*pp = 4*3 = 12; choose tp and pp whose product "
+        "divides gpus");
+  CHECK(parse("      gpus: 64\n      parallelism: {tp: 10000000, pp: 10000000}\n").status().message() ==
+        "p.yaml:7:20: job 'j': gpus 64 is not divisible by tp*pp = 10000000*10000000 = 100000000000000; choose tp "
+        "and pp whose product divides gpus");
   CHECK(parse("      gpus: 128\n      parallelism: {tp: 16, dp: 8, ep: 8}\n").status().message() ==
         "p.yaml:7:20: job 'j': tp*ep = 128 GPUs must fit in one NVLink domain of 72 GPUs (gb200-nvl72)");
   CHECK(parse("      gpus: 64\n      collectives: {tp: 60, dp: 40}\n").status().message() ==
