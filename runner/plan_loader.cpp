@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <span>
 #include <sstream>
 
 #include "runner/selector.h"
@@ -267,22 +268,34 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
   return Status::Ok();
 }
 
+// The members the keys of `parallelism` and `collectives` set (the key table lists the same keys).
+struct IntKey {
+  std::string_view key;
+  int JobSpec::*member;
+};
+constexpr IntKey kDegrees[] = {{"tp", &JobSpec::tp}, {"pp", &JobSpec::pp}, {"dp", &JobSpec::dp}, {"ep", &JobSpec::ep}};
+constexpr IntKey kShares[] = {
+    {"tp", &JobSpec::tp_pct}, {"dp", &JobSpec::dp_pct}, {"ep", &JobSpec::ep_pct}, {"pp", &JobSpec::pp_pct}};
+
+// Reads a map of integer keys into their members; a key missing from `keys` is a programmer error
+// (Fields() has already refused keys the key table does not list), reported, not written anywhere.
+Status ReadInts(Reader& r, const Field& f, std::string_view section, const std::string& where,
+                std::span<const IntKey> keys, JobSpec& job) {
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), std::string(section), where));
+  for (const Field& k : fields) {
+    auto it = std::find_if(keys.begin(), keys.end(), [&](const IntKey& m) { return m.key == k.key; });
+    if (it == keys.end()) return ErrorAt(r.Pos(k), "internal: no member for key '" + k.key + "' in " + where);
+    RC_RETURN_IF_ERROR(r.Read(k, job.*(it->member)));
+  }
+  return Status::Ok();
+}
+
 Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec& job) {
   if (f.key == "parallelism") {
-    RC_ASSIGN_OR_RETURN(auto fields,
-                        r.Fields(f.value, r.Pos(f), "workload.jobs[].parallelism", where + ".parallelism"));
-    for (const Field& p : fields) {
-      int& degree = p.key == "tp" ? job.tp : p.key == "pp" ? job.pp : p.key == "dp" ? job.dp : job.ep;
-      RC_RETURN_IF_ERROR(r.Read(p, degree));
-    }
+    RC_RETURN_IF_ERROR(ReadInts(r, f, "workload.jobs[].parallelism", where + ".parallelism", kDegrees, job));
   } else if (f.key == "collectives") {
     job.collectives_pos = r.Pos(f);
-    RC_ASSIGN_OR_RETURN(auto fields,
-                        r.Fields(f.value, r.Pos(f), "workload.jobs[].collectives", where + ".collectives"));
-    for (const Field& c : fields) {
-      int& pct = c.key == "tp" ? job.tp_pct : c.key == "dp" ? job.dp_pct : c.key == "ep" ? job.ep_pct : job.pp_pct;
-      RC_RETURN_IF_ERROR(r.Read(c, pct));
-    }
+    RC_RETURN_IF_ERROR(ReadInts(r, f, "workload.jobs[].collectives", where + ".collectives", kShares, job));
   } else if (f.key == "elastic") {
     job.elastic_pos = r.Pos(f);
     RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].elastic", where + ".elastic"));

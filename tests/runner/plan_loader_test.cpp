@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "core/rng.h"
@@ -261,6 +262,31 @@ TEST_CASE("every example in the key table is accepted") {
     CHECK_MESSAGE(plan.ok(), plan.status().message());
     CHECK(!DescribeType(k).empty());
   }
+}
+
+TEST_CASE("plan loader: each key of parallelism and collectives sets its own member and no other") {
+  int keys = 0;
+  for (const KeyInfo& k : PlanKeys()) {
+    const bool degree = k.section == "workload.jobs[].parallelism";
+    if (!degree && k.section != "workload.jobs[].collectives") continue;
+    CAPTURE(k.section);
+    CAPTURE(k.key);
+    ++keys;
+    const std::string yaml = "name: x\nworkload: {jobs: [{name: j, gpus: 7, " +
+                             std::string(degree ? "parallelism" : "collectives") + ": {" + std::string(k.key) +
+                             ": 7}}]}\n";
+    auto plan = ParsePlan(yaml, "p.yaml");
+    REQUIRE_MESSAGE(plan.ok(), plan.status().message());
+    const JobSpec& j = plan->jobs.at(0);
+    const std::map<std::string, std::pair<int, int>> members =  // key: (value, default)
+        degree ? std::map<std::string, std::pair<int, int>>{{"tp", {j.tp, 1}}, {"pp", {j.pp, 1}}, {"dp", {j.dp, 0}},
+                                                           {"ep", {j.ep, 1}}}
+               : std::map<std::string, std::pair<int, int>>{{"tp", {j.tp_pct, -1}}, {"dp", {j.dp_pct, -1}},
+                                                           {"ep", {j.ep_pct, -1}}, {"pp", {j.pp_pct, -1}}};
+    REQUIRE(members.count(std::string(k.key)) == 1);
+    for (const auto& [key, value] : members) CHECK(value.first == (key == k.key ? 7 : value.second));
+  }
+  CHECK(keys == 8);
 }
 
 TEST_CASE("files that cannot be read are reported with their path") {
