@@ -53,9 +53,7 @@ class ComponentFailInjector : public Injector {
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
     if (PartOf(topo, t) != kNoComponent) return Status::Ok();
-    return Status::Invalid(std::string(f_.name) + " needs " + std::string(f_.targets) + " (e.g. " +
-                           std::string(f_.example) + "); " + topo.TargetName(t) + " is a " +
-                           cluster::KindName(topo.at(t.component).kind));
+    return WrongTarget(f_.name, f_.targets, f_.example, topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params&,

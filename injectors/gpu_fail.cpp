@@ -33,9 +33,7 @@ class GpuFailInjector : public Injector {
   std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kGpuFailure}; }
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
-    if (topo.at(t.component).kind == cluster::Kind::kGpu && t.port < 0) return Status::Ok();
-    return Status::Invalid("gpu_fail needs a GPU (e.g. r01.tray05.gpu1); " + topo.TargetName(t) + " is a " +
-                           (t.port >= 0 ? "NVLink port" : cluster::KindName(topo.at(t.component).kind)));
+    return NeedKind(name(), cluster::Kind::kGpu, "a GPU", "r01.tray05.gpu1", topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Params& p,

@@ -41,11 +41,7 @@ class GpuThrottleInjector : public Injector {
   std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kPowerCap}; }
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
-    if (topo.at(t.component).kind == cluster::Kind::kGpu && t.port < 0) return Status::Ok();
-    // A port target names a GPU too: say it is a port, not "needs a GPU; ... is a gpu".
-    std::string kind =
-        t.port >= 0 ? "an NVLink port" : std::string("a ") + cluster::KindName(topo.at(t.component).kind);
-    return Status::Invalid("gpu_throttle needs a GPU (e.g. r01.tray05.gpu1); " + topo.TargetName(t) + " is " + kind);
+    return NeedKind(name(), cluster::Kind::kGpu, "a GPU", "r01.tray05.gpu1", topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params& p,

@@ -103,4 +103,18 @@ Result<Params> ParseParams(const Injector& injector, const std::map<std::string,
   return out;
 }
 
+Status WrongTarget(std::string_view injector, std::string_view wanted, std::string_view example,
+                   const cluster::Topology& topo, const cluster::Target& t) {
+  const std::string kind =
+      t.port >= 0 ? "an NVLink port" : std::string("a ") + cluster::KindName(topo.at(t.component).kind);
+  return Status::Invalid(std::string(injector) + " needs " + std::string(wanted) + " (e.g. " + std::string(example) +
+                         "); " + topo.TargetName(t) + " is " + kind);
+}
+
+Status NeedKind(std::string_view injector, cluster::Kind kind, std::string_view wanted, std::string_view example,
+                const cluster::Topology& topo, const cluster::Target& t) {
+  if (topo.at(t.component).kind == kind && t.port < 0) return Status::Ok();
+  return WrongTarget(injector, wanted, example, topo, t);
+}
+
 }  // namespace rackchaos::injectors

@@ -63,6 +63,14 @@ const Injector* FindInjector(std::string_view name);
 // "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash"
 std::string InjectorNames();
 
+// CheckTarget's refusal: "<injector> needs <wanted> (e.g. <example>); <target> is a <its kind>", or
+// "... is an NVLink port" for a port target.
+Status WrongTarget(std::string_view injector, std::string_view wanted, std::string_view example,
+                   const cluster::Topology& topo, const cluster::Target& target);
+// CheckTarget for an injector that takes one component of `kind` (not a port): Ok, or WrongTarget.
+Status NeedKind(std::string_view injector, cluster::Kind kind, std::string_view wanted, std::string_view example,
+                const cluster::Topology& topo, const cluster::Target& target);
+
 // Parses one parameter value by its declared type; the error says what would be valid.
 Result<double> ParseParamValue(const ParamInfo& info, std::string_view text);
 // Parses a plan's raw parameter map, filling defaults. Unknown names list the known ones.

@@ -46,8 +46,7 @@ class LinkDegradeInjector : public Injector {
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
     Kind k = topo.at(t.component).kind;
     if ((k == Kind::kGpu && t.port >= 0) || k == Kind::kNic) return Status::Ok();
-    return Status::Invalid("link_degrade needs a NIC (e.g. r01.tray03.nic2) or an NVLink port (e.g. "
-                           "r01.tray03.gpu2.nvlink5); " + topo.TargetName(t) + " is a " + cluster::KindName(k));
+    return WrongTarget(name(), "a NIC (e.g. r01.tray03.nic2) or an NVLink port", "r01.tray03.gpu2.nvlink5", topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Params& p,

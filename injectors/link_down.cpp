@@ -37,8 +37,7 @@ class LinkDownInjector : public Injector {
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
     Kind k = topo.at(t.component).kind;
     if ((k == Kind::kGpu && t.port >= 0) || k == Kind::kNic) return Status::Ok();
-    return Status::Invalid("link_down needs an NVLink port (e.g. r01.tray03.gpu2.nvlink5) or a NIC "
-                           "(e.g. r01.tray03.nic2); " + topo.TargetName(t) + " is a " + cluster::KindName(k));
+    return WrongTarget(name(), "an NVLink port (e.g. r01.tray03.gpu2.nvlink5) or a NIC", "r01.tray03.nic2", topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params&,

@@ -49,9 +49,7 @@ class StorageInjector : public Injector {
   std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kStorageRead}; }
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
-    if (topo.at(t.component).kind == cluster::Kind::kComputeTray && t.port < 0) return Status::Ok();
-    return Status::Invalid(std::string(name()) + " needs a compute tray (e.g. r01.tray05); " + topo.TargetName(t) +
-                           " is a " + cluster::KindName(topo.at(t.component).kind));
+    return NeedKind(name(), cluster::Kind::kComputeTray, "a compute tray", "r01.tray05", topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Params& p,

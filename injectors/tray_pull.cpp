@@ -30,9 +30,7 @@ class TrayPullInjector : public Injector {
   std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kTrayPresence}; }
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
-    if (topo.at(t.component).kind == cluster::Kind::kComputeTray && t.port < 0) return Status::Ok();
-    return Status::Invalid("tray_pull needs a compute tray (e.g. r01.tray11); " + topo.TargetName(t) + " is a " +
-                           cluster::KindName(topo.at(t.component).kind));
+    return NeedKind(name(), cluster::Kind::kComputeTray, "a compute tray", "r01.tray11", topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Params&,

@@ -48,8 +48,7 @@ class ValveFailInjector : public Injector {
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
     if (t.port < 0 && ValveOf(topo, t) != kNoComponent) return Status::Ok();
-    return Status::Invalid("valve_fail needs a valve or a compute tray (e.g. r01.tray08.valve); " +
-                           topo.TargetName(t) + " is a " + cluster::KindName(topo.at(t.component).kind));
+    return WrongTarget(name(), "a valve or a compute tray", "r01.tray08.valve", topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params& p,

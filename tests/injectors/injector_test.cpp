@@ -177,6 +177,30 @@ TEST_CASE("CheckTarget accepts the kinds each fault applies to and names the oth
   CHECK_FALSE(ok("tray_pull", "r01").ok());
 }
 
+TEST_CASE("injectors: every refused target names the fault, the kinds it takes with an example and what the target is") {
+  Harness h;
+  int refused = 0;
+  for (const Injector* inj : AllInjectors()) {
+    for (const char* target : {"r01.tray05.gpu1.nvlink3", "r01", "r01.tray05.gpu1"}) {
+      CAPTURE(inj->name());
+      CAPTURE(std::string(target));
+      Status s = inj->CheckTarget(h.topo, Resolve(h, target));
+      if (s.ok()) continue;
+      ++refused;
+      const std::string& m = s.message();
+      CHECK(s.code() == StatusCode::kInvalidArgument);
+      CHECK(m.rfind(std::string(inj->name()) + " needs ", 0) == 0);
+      CHECK(Contains(m, " (e.g. "));
+      const std::string kind = std::string(target).find("nvlink") != std::string::npos ? "an NVLink port"
+                               : std::string(target) == "r01"                          ? "a rack"
+                                                                                       : "a gpu";
+      CHECK(Contains(m, "); " + std::string(target) + " is " + kind));
+      CHECK(m.size() == m.find(" is " + kind) + 4 + kind.size());  // nothing after the kind
+    }
+  }
+  CHECK(refused > static_cast<int>(AllInjectors().size()));  // most refuse two of the three
+}
+
 // --------------------------------------------------------------------------- apply and revert
 
 TEST_CASE("gpu_throttle caps to power_cap or a share of TDP and reverts to the recorded baseline") {
