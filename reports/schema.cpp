@@ -196,6 +196,13 @@ Status AddFaultyIsolationsV6(Db& db) {
                  "creating the faulty_isolations table");
 }
 
+// Version 9: `history --rack` walks a rack's subtree through topology_components by parent; without this
+// index every step of the walk reads the whole topology (all components of a 1,778-rack cluster).
+Status IndexTopologyParentsV9(Db& db) {
+  return db.Exec("CREATE INDEX topology_components_by_parent ON topology_components(topology_id, parent_id)",
+                 "indexing topology_components by parent");
+}
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
@@ -208,6 +215,7 @@ constexpr Migration kMigrations[] = {
      &StorePlacementsOnce},
     {8, "topologies: a run's components stored once per distinct cluster (topology_components, run_topologies); components becomes a view",
      &StoreTopologiesOnce},
+    {9, "topology_components_by_parent: the index history --rack walks a subtree by", &IndexTopologyParentsV9},
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Components stored once per distinct cluster (schema version 8, reports/topology_store.h).
+// Components stored once per distinct cluster (schema version 8, reports/topology_store.h), indexed by
+// parent since version 9.
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
@@ -178,4 +179,31 @@ TEST_CASE("reports.topology: merging a run whose cluster the destination has sha
   CHECK(TopologyInt(a, "SELECT count(*) FROM topologies") == 1);
   CHECK(TopologyInt(a, "SELECT count(*) FROM topology_components") == 200);
   CHECK(SameComponentRows(*dest->ReadComponents(2), rows));
+}
+
+// The walk `history --rack` makes (reports/history.cpp): the children of one component of one run.
+TEST_CASE("reports.topology: version 9 indexes components by parent, which the subtree walk of history uses") {
+  TempDir dir;
+  const std::string path = dir.File("v8.db");
+  {
+    Db db = OpenTopologyTestDb(path);
+    REQUIRE(Migrate(db, SchemaMigrations().first(8)).ok());
+    CHECK(TopologyInt(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_parent'") == 0);
+  }
+  auto store = ReportStore::Open(path);  // migrates a version 8 file
+  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+  CHECK(TopologyInt(path, "PRAGMA user_version") == 9);
+  CHECK(TopologyInt(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_parent'") == 1);
+  Db db = OpenTopologyTestDb(path);
+  auto plan = db.Prepare("EXPLAIN QUERY PLAN SELECT c.id FROM components c WHERE c.run_id = 1 AND c.parent_id = 5",
+                         "query plan");
+  REQUIRE(plan.ok());
+  std::string steps;
+  for (;;) {
+    auto row = plan->Step("query plan");
+    REQUIRE(row.ok());
+    if (!*row) break;
+    steps += plan->Text(3) + "\n";
+  }
+  CHECK_MESSAGE(steps.find("INDEX topology_components_by_parent") != std::string::npos, steps);
 }
