@@ -6,6 +6,7 @@
 
 #include "core/units.h"
 #include "reports/escape.h"
+#include "reports/sqlite_db.h"
 #include "reports/text_table.h"
 
 namespace rackchaos::reports {
@@ -78,14 +79,32 @@ std::string HealerSection(const RunMetrics& m) {
   return out;
 }
 
+// Jobs the scheduler moved to spare racks (cluster.spares), from the stored `spare_rack` actions. No
+// section when there were none, so the summaries of other runs do not change.
+Result<std::string> SpareRackSection(const ReportStore& store, int64_t run) {
+  const std::string what = "reading the spare rack moves of run " + std::to_string(run);
+  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare("SELECT t_us, detail FROM actions WHERE run_id = ?1 AND "
+                                                 "action = 'spare_rack' ORDER BY t_us, seq",
+                                                 what));
+  s.Bind(1, run);
+  std::string out;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) break;
+    out += "  " + FormatDurationShort(Duration::Micros(s.Int(0))) + "  " + s.Text(1) + "\n";
+  }
+  return out.empty() ? out : "\nSpare racks\n" + out;
+}
+
 }  // namespace
 
 Result<std::string> RenderSummary(const ReportStore& store, int64_t run) {
   RC_ASSIGN_OR_RETURN(RunRow row, store.ReadRun(run));
   RC_ASSIGN_OR_RETURN(RunMetrics metrics, store.ReadMetrics(run));
+  RC_ASSIGN_OR_RETURN(std::string spare_racks, SpareRackSection(store, run));
   // Sections are separated by one blank line so the summary can be pasted into a ticket as-is.
   return Header(row) + "\n" + FaultSection(metrics) + "\n" + JobSection(metrics) + "\n" +
-         HealerSection(metrics);
+         HealerSection(metrics) + spare_racks;
 }
 
 }  // namespace rackchaos::reports

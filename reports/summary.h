@@ -14,7 +14,8 @@ namespace rackchaos::reports {
 // version, status), a per-fault table (kind, target, injection time, time to detect / isolate /
 // recover, GPUs direct+collateral, jobs, GPU-hours lost, re-work) followed by what was isolated for
 // each fault, a per-job table (GPUs, ETTR, goodput, interruptions, kept steps) and the healer's quality
-// (isolations, precision, recall, false isolations, missed faults).
+// (isolations, precision, recall, false isolations, missed faults), then, only when the scheduler
+// moved jobs to spare racks, a "Spare racks" section with each move's time and detail.
 //
 // Plain ASCII, columns aligned, no colours, '\n' line ends; durations use FormatDurationShort and a
 // missing one prints "-". Fails with the store's Status (e.g. kNotFound for an unknown run).

@@ -44,7 +44,7 @@ std::vector<std::string> Row(const std::string& text, const std::string& section
 }
 
 // Writes a hand-built run through the store and renders it back from a read-only store.
-std::string WriteAndRender(const RunMetrics& metrics, const TempDir& dir) {
+std::string WriteAndRender(const RunMetrics& metrics, const TempDir& dir, const std::vector<Event>& events = {}) {
   std::string path = dir.File("r.db");
   {
     auto store = ReportStore::Open(path);
@@ -52,6 +52,7 @@ std::string WriteAndRender(const RunMetrics& metrics, const TempDir& dir) {
     auto run = store->BeginRun(t::SampleRunInfo());
     REQUIRE(run.ok());
     REQUIRE(store->AddMetrics(*run, metrics).ok());
+    REQUIRE(store->AppendEvents(*run, events).ok());
     REQUIRE(store->FinishRun(*run, "passed", 0, "2025-01-02T03:14:05Z", "").ok());
   }
   auto store = ReportStore::OpenReadOnly(path);
@@ -168,4 +169,22 @@ TEST_CASE("reports.summary: text tables pad columns and align right where asked"
   table.AddRow({"a", "100"});
   table.AddRow({"longer"});
   CHECK(table.Render() == "name      n\n------  ---\na       100\nlonger\n");
+}
+
+TEST_CASE("summary: jobs moved to spare racks are listed after the healer, and only when there are any") {
+  std::vector<Event> events = {
+      {Duration::Seconds(40), ActionTaken{"drain", 3, kNoJob, true, "drained r01.tray03"}},
+      {Duration::Seconds(210),
+       ActionTaken{"spare_rack", 7, 0, true, "job 'pretrain-a' moved to spare rack r06: its NVLink domain was lost"}},
+  };
+  TempDir with, without;
+  const std::string text = WriteAndRender(t::SampleMetrics(), with, events);
+  const size_t healer = text.find("Healer\n"), spare = text.find("\n\nSpare racks\n");
+  REQUIRE(healer != std::string::npos);
+  REQUIRE(spare != std::string::npos);
+  CHECK(spare > healer);
+  CHECK(text.substr(spare) ==
+        "\n\nSpare racks\n  3.5m  job 'pretrain-a' moved to spare rack r06: its NVLink domain was lost\n");
+  events.pop_back();
+  CHECK(WriteAndRender(t::SampleMetrics(), without, events).find("Spare racks") == std::string::npos);
 }
