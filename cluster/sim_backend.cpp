@@ -195,9 +195,17 @@ Result<double> SimBackend::GetPowerCap(ComponentId gpu_id) {
 Status SimBackend::SetPowerCap(ComponentId gpu_id, double watts, FaultId cause) {
   if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
   Gpu& g = gpu(gpu_id);
-  g.cap_w = std::clamp(watts, topo_.model().gpu_min_power_w, topo_.model().gpu_tdp_w);
-  g.cap_cause = g.cap_w < g.baseline_cap_w ? cause : kNoFault;
-  Physics(gpu_id, "power_cap", g.cap_w, cause);
+  const double w = std::clamp(watts, topo_.model().gpu_min_power_w, topo_.model().gpu_tdp_w);
+  // A fault's revert sets the baseline it read before capping (cluster/holds.h): that releases its hold;
+  // another limit moves it. No fault: the site's own limit.
+  const auto before = cap_holds_.Before(gpu_id, gpu_id, cause);
+  const auto s = cause == kNoFault    ? cap_holds_.SetUnheld(gpu_id, w)
+                 : before == w ? cap_holds_.Release(gpu_id, gpu_id, cause, g.cap_w)
+                               : cap_holds_.Place(gpu_id, gpu_id, cause, w, g.cap_w);
+  const FaultId why = s.held ? s.cause : cause;
+  g.cap_w = s.value;
+  g.cap_cause = g.cap_w < g.baseline_cap_w ? why : kNoFault;
+  Physics(gpu_id, "power_cap", g.cap_w, why);
   UpdateThermal(gpu_id);
   if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
   return Status::Ok();
@@ -210,23 +218,44 @@ Result<double> SimBackend::GetValveOpening(ComponentId valve) {
 
 Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId cause) {
   if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
+  const double f = std::clamp(fraction, 0.0, 1.0), now = tray_of(valve).valve;
+  const auto before = valve_holds_.Before(valve, valve, cause);  // as for the power cap above
+  ApplyValve(valve,
+             cause == kNoFault ? valve_holds_.SetUnheld(valve, f)
+             : before == f     ? valve_holds_.Release(valve, valve, cause, now)
+                               : valve_holds_.Place(valve, valve, cause, f, now),
+             cause);
+  return Status::Ok();
+}
+
+void SimBackend::ApplyValve(ComponentId valve, const Holds<ComponentId>::State& s, FaultId cause) {
   ComponentId tray = topo_.TrayOf(valve);
   Tray& t = tray_[slot(tray)];
-  t.valve = std::clamp(fraction, 0.0, 1.0);
-  t.valve_cause = t.valve < 1 ? cause : kNoFault;
-  Physics(valve, "valve_opening", t.valve, cause);
+  const FaultId why = s.held ? s.cause : cause;
+  t.valve = s.value;
+  t.valve_cause = t.valve < 1 ? why : kNoFault;
+  Physics(valve, "valve_opening", t.valve, why);
   for (ComponentId g : topo_.GpusOfTray(tray)) UpdateThermal(g);
   WatchTelemetry(tray);
-  return Status::Ok();
 }
 
 Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cause) {
   if (topo_.at(tray_id).kind != Kind::kComputeTray)
     return Status::Invalid(topo_.at(tray_id).name + " is not a compute tray");
+  const auto s = present ? presence_holds_.Release(tray_id, tray_id, cause, 1)
+                         : presence_holds_.Place(tray_id, tray_id, cause, 0, 1);
+  ApplyTrayPresent(tray_id, s, cause);
+  return Status::Ok();
+}
+
+// The tray is out while a tray_pull or its rack's power holds it out (cluster/holds.h); it comes back
+// when the last hold is released.
+void SimBackend::ApplyTrayPresent(ComponentId tray_id, const Holds<ComponentId>::State& s, FaultId cause) {
   Tray& t = tray_[slot(tray_id)];
-  if (t.present == present) return Status::Ok();
+  const bool present = !s.held;
+  t.presence_cause = s.held ? s.cause : kNoFault;
+  if (t.present == present) return;
   t.present = present;
-  t.presence_cause = present ? kNoFault : cause;
   Physics(tray_id, present ? "inserted" : rack_of(tray_id).powered ? "removed" : "unpowered", 0, cause);
   if (!present) {
     // Pulled while booting: that boot never finishes, and its heartbeats, which had not resumed,
@@ -244,7 +273,6 @@ Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cau
   for (ComponentId g : topo_.GpusOfTray(tray_id)) UpdateThermal(g);
   UpdateDomainHealth(topo_.RackOf(tray_id));
   if (t.job != kNoJob) RefreshJob(t.job);
-  return Status::Ok();
 }
 
 // The node boots for the model's boot time; then its GPUs come back cold and reset and it beats again.

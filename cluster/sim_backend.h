@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cluster/backend.h"
+#include "cluster/holds.h"
 #include "cluster/job.h"
 #include "cluster/thermal.h"
 #include "core/clock.h"
@@ -245,6 +246,9 @@ class SimBackend : public Backend {
   Status SetDpuFailed(ComponentId dpu, bool failed, FaultId cause);                   // sim_fabric.cpp
   Status HoldNicLink(ComponentId nic, ComponentId holder, bool down, FaultId cause);  // sim_fabric.cpp
   Status ApplyNicLink(ComponentId nic, bool up, FaultId cause);                       // the link itself
+  // The tray is present while nothing holds it out (a tray_pull, its rack's power); `state` from presence_holds_.
+  void ApplyTrayPresent(ComponentId tray, const Holds<ComponentId>::State& state, FaultId cause);
+  void ApplyValve(ComponentId valve, const Holds<ComponentId>::State& state, FaultId cause);  // from valve_holds_
   // sim_pumps.cpp: the CDU's pumps; its flow is 0 while the CDU itself is failed, else the running
   // pumps over those needed (at most 1).
   Status SetPump(ComponentId pump, bool failed, FaultId cause);
@@ -321,14 +325,12 @@ class SimBackend : public Backend {
   // Indexes that keep per-event work proportional to what is abnormal, not to the GPUs in a job:
   std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
   std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
-  // Who holds each downed NIC link down (sim_fabric.cpp): the NIC itself for a link_down, else its leaf,
-  // rail or DPU, each with its fault. The link comes back only when the last hold is released, so
-  // reverting one of two overlapping faults does not bring it up early.
-  struct NicHold {
-    ComponentId holder;
-    FaultId cause;
-  };
-  std::map<ComponentId, std::vector<NicHold>> nic_holds_;
+  // Overlapping faults (cluster/holds.h): who holds each NIC link down (the NIC itself for a link_down,
+  // else its leaf, rail or DPU), a link's bandwidth, a tray's storage path, a GPU's power cap, a valve's
+  // opening, a tray's presence (the tray for a tray_pull, its rack for a power loss). The plain state
+  // beside each (nic_up, degraded_, storage_, cap_w, valve, present) is the worst hold's value.
+  Holds<ComponentId> nic_holds_, storage_holds_, cap_holds_, valve_holds_, presence_holds_;
+  Holds<std::pair<ComponentId, int>> bandwidth_holds_;
   std::map<std::pair<ComponentId, int>, Degraded> degraded_;  // (NIC, -1) or (GPU, NVLink port)
   std::map<ComponentId, StoragePath> storage_;                // trays whose storage path is impaired
   std::vector<uint8_t> free_;                                 // per tray slot: present, booted, undrained, no job

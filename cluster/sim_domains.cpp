@@ -225,13 +225,16 @@ Status SimBackend::SetCdu(ComponentId cdu, double flow, FaultId cause) {
 
 // A leak in a tray's coolant zone: the zone's leak sensor trips (seen at the next telemetry poll) and
 // the CDU's leak response shuts the zone's valve at once, so the tray heats like a closed valve. The
-// repair reopens the valve fully.
+// repair releases the leak's hold on the valve (cluster/holds.h).
 Status SimBackend::SetLeak(ComponentId valve, bool leaking, FaultId cause) {
   const Tray& t = tray_of(valve);
   Physics(valve, leaking ? "leak" : "leak_up", leaking ? 1 : 0, cause);
   Emit(TelemetrySample{valve, Metric::kLeak, leaking ? 1.0 : 0.0},
        NextSlot(t.poll_phase, opt_.telemetry_period, clock_.Now()));
-  return SetValveOpening(valve, leaking ? 0.0 : 1.0, cause);
+  const double now = t.valve;
+  ApplyValve(valve, leaking ? valve_holds_.Place(valve, valve, cause, 0, now) : valve_holds_.Release(valve, valve, cause, now),
+             cause);
+  return Status::Ok();
 }
 
 // The rack's PSUs share its bus bar (cluster/dependency.h): while what is left carries the GPUs at TDP
@@ -269,10 +272,9 @@ void SimBackend::SetRackPowered(ComponentId rack, bool powered, FaultId cause) {
   Physics(rack, powered ? "power_up" : "power_lost", 0, powered ? kNoFault : cause);
   for (ComponentId tray : topo_.ChildrenOf(rack)) {
     if (topo_.at(tray).kind != Kind::kComputeTray) continue;
-    const Tray& t = tray_[slot(tray)];
-    if (!powered && !t.present) continue;
-    if (powered && (t.present || t.presence_cause != r.power_cause)) continue;
-    (void)SetTrayPresent(tray, powered, cause);
+    // The rack holds its trays out (cluster/holds.h): a tray also pulled stays out until both are back.
+    const auto s = powered ? presence_holds_.ReleaseHolder(tray, rack, 1) : presence_holds_.Place(tray, rack, cause, 0, 1);
+    ApplyTrayPresent(tray, s, cause);
   }
   UpdateDomainHealth(rack);
   if (topo_.DomainRacks() > 1)  // the other racks' jobs lose (or regain) the domain's partition too

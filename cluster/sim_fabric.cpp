@@ -1,8 +1,6 @@
 // The scale-out fabric of the simulated cluster: a leaf switch or a whole rail going down takes the
 // links of every NIC behind it, which is what the NICs' own link state shows a site. Each NIC then
 // behaves as after link_down: multi-tray jobs on it hang until moved or the collective timeout.
-#include <algorithm>
-
 #include "cluster/sim_backend.h"
 
 namespace rackchaos::cluster {
@@ -22,25 +20,15 @@ Status SimBackend::SetDpuFailed(ComponentId dpu, bool failed, FaultId cause) {
   return Status::Ok();
 }
 
-// A NIC's link is down while anything holds it down (sim_backend.h, nic_holds_); the tray reports the
-// cause of the oldest hold left.
+// A NIC's link is down while anything holds it down (cluster/holds.h); the tray reports the cause of
+// the oldest hold left.
 Status SimBackend::HoldNicLink(ComponentId nic, ComponentId holder, bool down, FaultId cause) {
-  std::vector<NicHold>& holds = nic_holds_[nic];
-  auto same = [&](const NicHold& h) { return h.holder == holder && h.cause == cause; };
-  if (!down)
-    std::erase_if(holds, same);
-  else if (std::none_of(holds.begin(), holds.end(), same))
-    holds.push_back({holder, cause});
-  if (holds.empty()) {
-    nic_holds_.erase(nic);
-    return ApplyNicLink(nic, true, cause);
-  }
-  const FaultId oldest = holds.front().cause;
-  if (!down) {
-    tray_of(nic).nic_cause[static_cast<size_t>(topo_.at(nic).index)] = oldest;
+  const auto s = down ? nic_holds_.Place(nic, holder, cause, 0, 1) : nic_holds_.Release(nic, holder, cause, 1);
+  if (s.held && !down) {
+    tray_of(nic).nic_cause[static_cast<size_t>(topo_.at(nic).index)] = s.cause;
     return Status::Ok();
   }
-  return ApplyNicLink(nic, false, oldest);
+  return ApplyNicLink(nic, !s.held, s.held ? s.cause : cause);
 }
 
 }  // namespace rackchaos::cluster

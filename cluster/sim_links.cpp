@@ -24,11 +24,16 @@ Status SimBackend::SetLinkBandwidth(ComponentId c, int port, double fraction, Fa
   }
   if (!(fraction > 0) || fraction > 1) return Status::Invalid("link bandwidth must be above 0 and at most 100%");
   const std::pair<ComponentId, int> key{c, port};
-  if (fraction >= 1) degraded_.erase(key);
-  else degraded_[key] = {fraction, cause};
-  Physics(c, "link_bandwidth", fraction, cause);
+  // Two link_degrade on one link overlap: the lowest rate held wins (cluster/holds.h).
+  const auto s = fraction >= 1 ? bandwidth_holds_.Release(key, c, cause, 1) : bandwidth_holds_.Place(key, c, cause, fraction, 1);
+  if (s.held)
+    degraded_[key] = {s.value, s.cause};
+  else
+    degraded_.erase(key);
+  const FaultId why = s.held ? s.cause : cause;
+  Physics(c, "link_bandwidth", s.value, why);
   for (ComponentId g : RanksBehind(c, port))  // a NIC's GPUs lose that much scale-out bandwidth
-    if (g != c) Physics(g, "link_bandwidth", fraction, cause);
+    if (g != c) Physics(g, "link_bandwidth", s.value, why);
   if (JobId job = comp.kind == Kind::kGpu ? JobOfGpu(c) : tray_of(c).job; job != kNoJob) RefreshJob(job);
   return Status::Ok();
 }

@@ -20,11 +20,14 @@ Status SimBackend::SetStorageRead(ComponentId tray, double fraction, FaultId cau
   if (c.kind != Kind::kComputeTray)
     return Status::Invalid(c.name + " is a " + std::string(KindName(c.kind)) + ", not a compute tray");
   if (!(fraction >= 0) || fraction > 1) return Status::Invalid("storage read fraction must be from 0 to 100%");
-  if (fraction >= 1)
-    storage_.erase(tray);
+  // storage_degrade and cache_fail on one tray overlap: the worst read rate held wins (cluster/holds.h).
+  const auto s = fraction >= 1 ? storage_holds_.Release(tray, tray, cause, 1)
+                               : storage_holds_.Place(tray, tray, cause, fraction, 1);
+  if (s.held)
+    storage_[tray] = {s.value, s.cause};
   else
-    storage_[tray] = {fraction, cause};
-  Physics(tray, fraction >= 1 ? "storage_read_up" : "storage_read", fraction, cause);
+    storage_.erase(tray);
+  Physics(tray, s.held ? "storage_read" : "storage_read_up", s.value, s.held ? s.cause : cause);
   const JobId job = tray_[slot(tray)].job;
   if (job != kNoJob && fraction <= 0) LoseLocalCheckpoint(jobs_[job], tray, cause);
   if (job != kNoJob) RefreshJob(job);
