@@ -81,7 +81,7 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
   spine_out_.assign(spine_failed_.size(), false);
   pod_spines_lost_.assign(static_cast<size_t>(topo_.Pods()), 0);
   free_.assign(topo_.trays().size(), 1);
-  for (ComponentId tray : topo_.trays()) spare_.push_back(topo_.at(tray).spare);
+  for (ComponentId tray : topo_.trays()) spare_.push_back(topo_.at(tray).spare ? TrayUse::kHotSpare : TrayUse::kRegular);
   free_count_ = free_.size();
   if (opt_.spare_racks > 0) MarkSpareRacks();  // sim_spare_racks.cpp
 }
@@ -110,7 +110,7 @@ void SimBackend::TouchTray(ComponentId tray_id) {
   uint8_t free = t.present && !t.booting && !t.drained && t.job == kNoJob;
   free_count_ = free_count_ + free - free_[k];
   // Spare racks only: this runs for every tray of a placement, and spare_ is one more cache line per tray.
-  if (opt_.spare_racks > 0 && spare_[k] == 2) free_spare_rack_ = free_spare_rack_ + free - free_[k];
+  if (opt_.spare_racks > 0 && spare_[k] == TrayUse::kSpareRack) free_spare_rack_ = free_spare_rack_ + free - free_[k];
   free_[k] = free;
 }
 

@@ -86,6 +86,9 @@ class SimBackend : public Backend {
   // The job a GPU runs, kNoJob if none. O(1).
   JobId JobOfGpu(ComponentId gpu) const;
   bool TrayDrained(ComponentId tray) const { return tray_[slot(tray)].drained; }
+  // The free-tray counts TouchTray keeps in step, recounted from the trays themselves: "" when they
+  // agree, else what differs. O(trays): for tests.
+  std::string RecountFreeTrays() const;  // sim_spare_racks.cpp
   // NVLink domain health as NVIDIA's NMX reports it, and the NVLink bandwidth a GPU of the rack keeps
   // (fraction of nominal; 0 when the domain is UNHEALTHY), for the domain the rack belongs to (one rack,
   // or two for GB200 NVL36x2). sim_domains.cpp.
@@ -333,10 +336,13 @@ class SimBackend : public Backend {
   Holds<std::pair<ComponentId, int>> bandwidth_holds_;
   std::map<std::pair<ComponentId, int>, Degraded> degraded_;  // (NIC, -1) or (GPU, NVLink port)
   std::map<ComponentId, StoragePath> storage_;                // trays whose storage path is impaired
-  std::vector<uint8_t> free_;                                 // per tray slot: present, booted, undrained, no job
-  std::vector<uint8_t> spare_;                                // per tray slot: a hot spare
+  // What a tray is kept for: regular work, a hot spare (cluster.spare_trays), or a spare rack's tray
+  // (cluster.spares.racks: only for jobs whose NVLink domain was lost; sim_spare_racks.cpp).
+  enum class TrayUse : uint8_t { kRegular, kHotSpare, kSpareRack };
+  std::vector<uint8_t> free_;   // per tray slot: present, booted, undrained, no job
+  std::vector<TrayUse> spare_;  // per tray slot
   size_t free_count_ = 0;
-  size_t free_spare_rack_ = 0;  // free trays of spare racks (spare_ == 2), within free_count_
+  size_t free_spare_rack_ = 0;  // free trays of spare racks, within free_count_; kept in step by TouchTray
   // sim_spare_racks.cpp
   void MarkSpareRacks();
   bool DomainLost(const Job& job) const;  // some rack of its trays lost its NVLink domain

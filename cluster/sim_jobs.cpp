@@ -104,11 +104,12 @@ bool SimBackend::Place(Job& job) {
   trays.reserve(need);
   const std::vector<ComponentId>& all = topo_.trays();
   // Regular trays, then hot spare trays; a job whose NVLink domain was lost goes to the spare racks first.
-  static constexpr uint8_t kRegularFirst[] = {0, 1}, kSpareRackFirst[] = {2, 0, 1};
-  for (uint8_t spare :
-       job.domain_lost ? std::span<const uint8_t>(kSpareRackFirst) : std::span<const uint8_t>(kRegularFirst))
+  static constexpr TrayUse kRegularFirst[] = {TrayUse::kRegular, TrayUse::kHotSpare},
+                           kSpareRackFirst[] = {TrayUse::kSpareRack, TrayUse::kRegular, TrayUse::kHotSpare};
+  for (TrayUse use :
+       job.domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst))
     for (size_t k = 0; k < all.size() && trays.size() < need; ++k)
-      if (free_[k] && spare_[k] == spare) trays.push_back(all[k]);
+      if (free_[k] && spare_[k] == use) trays.push_back(all[k]);
   if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
   const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
   if (block > 1 && (gpus == job.cfg.gpus || job.cfg.grouped) && !BlocksInDomains(trays, gpus, block)) {

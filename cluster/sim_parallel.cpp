@@ -96,7 +96,8 @@ std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spa
       const int domain = topo_.DomainOfRack(topo_.at(all[k]).rack);
       std::vector<ComponentId> here;
       for (; k < all.size() && topo_.DomainOfRack(topo_.at(all[k]).rack) == domain; ++k)
-        if (free_[k] && (spare_[k] == 2 ? spare_racks_ok : allow_spares || !spare_[k])) here.push_back(all[k]);
+        if (free_[k] && (spare_[k] == TrayUse::kSpareRack ? spare_racks_ok : allow_spares || spare_[k] == TrayUse::kRegular))
+          here.push_back(all[k]);
       const size_t rest = static_cast<size_t>((left + per_tray - 1) / per_tray);
       const size_t take = here.size() >= rest ? rest : here.size() / unit * unit;
       out.insert(out.end(), here.begin(), here.begin() + static_cast<std::ptrdiff_t>(take));
@@ -120,7 +121,7 @@ int SimBackend::ShrunkGroupedSize(const Job& job, int most) const {
     const int domain = topo_.DomainOfRack(topo_.at(all[k]).rack);
     int64_t here = 0;
     for (; k < all.size() && topo_.DomainOfRack(topo_.at(all[k]).rack) == domain; ++k)
-      here += free_[k] && (spare_[k] == 2 ? job.domain_lost : true);
+      here += free_[k] && (spare_[k] == TrayUse::kSpareRack ? job.domain_lost : true);
     fits += here * per_tray / unit_gpus * unit_gpus;
   }
   const int64_t size = std::min<int64_t>(most, fits) / step * step;

@@ -17,7 +17,7 @@ void SimBackend::MarkSpareRacks() {
   for (size_t k = first; k < racks.size(); ++k)
     for (ComponentId tray : topo_.ChildrenOf(racks[k]))
       if (topo_.at(tray).kind == Kind::kComputeTray) {
-        spare_[slot(tray)] = 2;
+        spare_[slot(tray)] = TrayUse::kSpareRack;
         free_spare_rack_ += free_[slot(tray)];
       }
 }
@@ -37,11 +37,28 @@ bool SimBackend::DomainLost(const Job& j) const {
 void SimBackend::NoteSpareRackUse(const Job& j) {
   std::set<ComponentId> racks;
   for (ComponentId tray : j.trays)
-    if (spare_[slot(tray)] == 2) racks.insert(topo_.RackOf(tray));
+    if (spare_[slot(tray)] == TrayUse::kSpareRack) racks.insert(topo_.RackOf(tray));
   for (ComponentId rack : racks)
     Record(ActionTaken{
         "spare_rack", rack, j.id, true,
         "job '" + j.cfg.name + "' moved to spare rack " + topo_.at(rack).name + ": its NVLink domain was lost"});
+}
+
+std::string SimBackend::RecountFreeTrays() const {
+  size_t free = 0, free_spare_rack = 0;
+  std::string out;
+  for (size_t k = 0; k < tray_.size(); ++k) {
+    const Tray& t = tray_[k];
+    const bool is_free = t.present && !t.booting && !t.drained && t.job == kNoJob;
+    if (is_free != (free_[k] != 0)) out += "tray slot " + std::to_string(k) + " free_ is stale; ";
+    free += is_free;
+    free_spare_rack += is_free && opt_.spare_racks > 0 && spare_[k] == TrayUse::kSpareRack;
+  }
+  if (free != free_count_)
+    out += "free_count_ " + std::to_string(free_count_) + ", recounted " + std::to_string(free) + "; ";
+  if (free_spare_rack != free_spare_rack_)
+    out += "free_spare_rack_ " + std::to_string(free_spare_rack_) + ", recounted " + std::to_string(free_spare_rack) + "; ";
+  return out;
 }
 
 }  // namespace rackchaos::cluster

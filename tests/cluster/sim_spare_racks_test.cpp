@@ -48,6 +48,7 @@ TEST_CASE("sim.spare_racks: jobs are never placed on a spare rack at the start")
   Harness h(42, 3, 0, false, WithSpareRack());
   JobId a = h.sim.AddJob(Job(72)).value(), b = h.sim.AddJob(Job(72)).value(), c = h.sim.AddJob(Job(8)).value();
   h.sim.Start();
+  INFO("state ", static_cast<int>(h.sim.JobStateOf(a)), " racks ", RacksOf(h, a).size() ? RacksOf(h, a)[0] : "-");
   CHECK(RacksOf(h, a) == std::vector<std::string>{"r01"});
   CHECK(RacksOf(h, b) == std::vector<std::string>{"r02"});
   CHECK(h.sim.JobStateOf(c) == JobState::kQueued);  // r03 is free, but only for lost domains
@@ -94,6 +95,38 @@ TEST_CASE("sim.spare_racks: a lost tray is not a lost domain - the job waits and
   h.clock.RunUntil(Duration::Minutes(20));
   CHECK(h.sim.JobStateOf(a) == JobState::kQueued);  // 17 regular trays free, it needs 18
   CHECK(SpareRackActions(h).empty());
+}
+
+// free_spare_rack_ and free_count_ are kept in step tray by tray (TouchTray) instead of scanned at each
+// placement: recounted each minute through a lost domain's round trip (fail, drain, requeue onto the
+// spare rack, a regular tray pulled and back, repair, reboot, resume, requeue off the spare rack, a
+// spare rack's tray pulled and back).
+TEST_CASE("sim.spare_racks: the free-tray counts kept in step agree with a recount through a spare rack move") {
+  Harness h(42, 3, 0, false, WithSpareRack());
+  JobId a = h.sim.AddJob(Job(72)).value();
+  h.sim.AddJob(Job(64)).value();
+  h.sim.Start();
+  CHECK(h.sim.RecountFreeTrays() == "");
+  h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), true, kSpareFault).ok()); });
+  h.At(Duration::Minutes(11), [&] { DrainRackAndRequeue(h, "r01", a); });
+  h.At(Duration::Minutes(20), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r02.tray18"), false, 8).ok()); });
+  h.At(Duration::Minutes(25), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r02.tray18"), true, 8).ok()); });
+  h.At(Duration::Minutes(40), [&] {
+    CHECK(RacksOf(h, a) == std::vector<std::string>{"r03"});
+    CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), false, kSpareFault).ok());
+    for (ComponentId t : h.topo.ChildrenOf(h.Id("r01")))  // the healer's way back: reboot (GPUs shut down hot), resume
+      if (h.topo.at(t).kind == Kind::kComputeTray) CHECK((h.sim.RebootNode(t).ok() && h.sim.Resume(t).ok()));
+  });
+  h.At(Duration::Minutes(50), [&] { CHECK(h.sim.RequeueJob(a, "back").ok()); });  // frees the spare rack
+  h.At(Duration::Minutes(55), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r03.tray18"), false, 9).ok()); });
+  h.At(Duration::Minutes(57), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r03.tray18"), true, 9).ok()); });
+  for (int minute = 1; minute < 70; ++minute)
+    h.At(Duration::Minutes(minute) + Duration::Seconds(30), [&h] { CHECK(h.sim.RecountFreeTrays() == ""); });
+  h.clock.RunUntil(Duration::Minutes(70));
+  CHECK(RacksOf(h, a) == std::vector<std::string>{"r01"});
+  CHECK(h.sim.JobStateOf(a) == JobState::kRunning);
+  CHECK(SpareRackActions(h).size() == 1);
+  CHECK(h.sim.RecountFreeTrays() == "");
 }
 
 }  // namespace
