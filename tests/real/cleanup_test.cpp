@@ -7,7 +7,9 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/real/lab.h"
@@ -121,4 +123,68 @@ TEST_CASE("lab cleanup: the next lab removes what a dead test process left") {
   CHECK(fs::exists((*lab)->dir()));
   CHECK(NetnsExists("rclab" + std::to_string(::getpid())));
   RunShell("ip netns del rclab" + tag + " 2>/dev/null; rm -rf " + lab_dir + " " + sshd_dir);
+}
+
+TEST_CASE("lab cleanup: RunNow runs the guard's script once, and the lab's destructor removes what the watcher would") {
+  char tmpl[] = "/tmp/rc-runnow-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, marks = dir + "/marks";
+  {
+    auto guard = rackchaos::ssh::testing::CleanupGuard::Arm("echo ran >> " + marks);
+    REQUIRE(guard.ok());
+    guard->RunNow();
+    CHECK(rackchaos::runner::testing::ReadText(marks) == "ran\n");
+    guard->RunNow();  // disarmed: nothing more
+  }
+  ::usleep(300 * 1000);  // a watcher that was not told "done" would run the script now
+  CHECK(rackchaos::runner::testing::ReadText(marks) == "ran\n");
+  fs::remove_all(dir);
+
+  auto lab = Lab::Start();
+  REQUIRE_MESSAGE(lab.ok(), lab.status().message());
+  const std::string lab_dir = (*lab)->dir(), sshd_dir = (*lab)->sshd().dir() + "/";
+  const std::string netns = "rclab" + std::to_string(::getpid());
+  const pid_t timer = ::fork();  // what a host-side expiry timer looks like: its command line names the lab
+  REQUIRE(timer >= 0);
+  if (timer == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl("/bin/sh", "sh", "-c", "while :; do sleep 1; done", lab_dir.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  REQUIRE(WaitFor([&] { return ProcessMentions(lab_dir); }, 5));
+  lab->reset();
+  int status = 0;
+  CHECK(::waitpid(timer, &status, 0) == timer);
+  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+  CHECK_FALSE(fs::exists(lab_dir));
+  CHECK_FALSE(NetnsExists(netns));
+  CHECK_FALSE(ProcessMentions(sshd_dir));
+}
+
+TEST_CASE("lab cleanup: old-format labs (rclab-XXXXXX, no pid) go once nothing in them changed for the idle time") {
+  using rackchaos::runner::testing::RemoveOldFormatLabs;
+  char tmpl[] = "/tmp/rc-oldlabs-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string parent = tmpl;
+  const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  auto make = [&](const std::string& name, bool fresh_file) {
+    fs::create_directories(parent + "/" + name + "/state/host00");
+    std::ofstream(parent + "/" + name + "/state/host00/gpu0.power_limit") << "600.00\n";
+    for (const auto& e : fs::recursive_directory_iterator(parent + "/" + name)) fs::last_write_time(e.path(), two_hours_ago);
+    fs::last_write_time(parent + "/" + name, two_hours_ago);
+    if (fresh_file) fs::last_write_time(parent + "/" + name + "/state/host00/gpu0.power_limit", fs::file_time_type::clock::now());
+  };
+  make("rclab-Ab3xZ9", false);        // old format, idle two hours: left over
+  make("rclab-Qw7yU1", true);         // old format, a state file written just now: maybe live
+  make("rclab-4242-Ab3xZ9", false);   // the pid format: RemoveStale's, not this function's
+  make("rclab-Ab3x", false);          // not mkdtemp's six characters
+  CHECK(RemoveOldFormatLabs(parent, std::chrono::hours(3)) == 0);  // two hours idle is not three
+  CHECK(RemoveOldFormatLabs(parent, std::chrono::hours(1)) == 1);
+  CHECK_FALSE(fs::exists(parent + "/rclab-Ab3xZ9"));
+  CHECK(fs::exists(parent + "/rclab-Qw7yU1"));
+  CHECK(fs::exists(parent + "/rclab-4242-Ab3xZ9"));
+  CHECK(fs::exists(parent + "/rclab-Ab3x"));
+  fs::remove_all(parent);
 }

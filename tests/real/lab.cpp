@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -75,12 +76,36 @@ std::string LabCleanupScript(const std::string& dir, const std::string& netns) {
   return s + "true";
 }
 
+int RemoveOldFormatLabs(const std::string& dir, std::chrono::seconds idle) {
+  constexpr std::string_view kPrefix = "rclab-";
+  const auto cutoff = fs::file_time_type::clock::now() - idle;
+  std::vector<std::string> stale;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() != kPrefix.size() + 6 || name.compare(0, kPrefix.size(), kPrefix) != 0 ||
+        name.find('-', kPrefix.size()) != std::string::npos || !entry.is_directory(ec) || entry.is_symlink(ec))
+      continue;
+    auto newest = fs::last_write_time(entry.path(), ec);
+    for (auto it = fs::recursive_directory_iterator(entry.path(), fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      std::error_code unreadable;  // a dangling link: no time, not a reason to keep the lab
+      const auto t = fs::last_write_time(it->path(), unreadable);
+      if (!unreadable) newest = std::max(newest, t);
+    }
+    if (!ec && newest < cutoff) stale.push_back(entry.path().string());
+  }
+  for (const std::string& path : stale) ssh::testing::RunScript(LabCleanupScript(path, ""));
+  return static_cast<int>(stale.size());
+}
+
 Status Lab::Build() {
   // Labs of test processes that are gone: their directories (and what mentions them), their namespaces.
   ssh::testing::RemoveStale("/tmp", "rclab-", false, [](const std::string& d) { return LabCleanupScript(d, ""); });
   ssh::testing::RemoveStale("/run/netns", "rclab", true, [](const std::string& ns) {
     return LabCleanupScript("", fs::path(ns).filename().string());
   });
+  RemoveOldFormatLabs("/tmp", std::chrono::hours(1));
   tag_ = std::to_string(::getpid());
   netns_ = "rclab" + tag_;
   std::string tmpl = "/tmp/rclab-" + tag_ + "-XXXXXX";
@@ -120,21 +145,9 @@ Status Lab::Build() {
   return Status::Ok();
 }
 
-Lab::~Lab() {
-  // Processes the hosts left behind (host-side expiry timers) mention the lab directory.
-  if (!dir_.empty()) {
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-      const std::string name = entry.path().filename();
-      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::string cmdline = ReadText(entry.path() / "cmdline");
-      if (cmdline.find(dir_) != std::string::npos && std::stoi(name) != ::getpid()) ::kill(std::stoi(name), SIGKILL);
-    }
-  }
-  if (!netns_.empty()) RunShell("ip netns del " + netns_ + " 2>/dev/null");
-  std::error_code ec;
-  if (!dir_.empty()) fs::remove_all(dir_, ec);
-  guard_.Disarm();
-}
+// The watcher's script (LabCleanupScript): processes the hosts left behind (host-side expiry timers)
+// mention the lab directory; then the namespace and the directory.
+Lab::~Lab() { guard_.RunNow(); }
 
 std::string Lab::Iface(char tray, int n) const { return "rc" + tag_ + tray + std::to_string(n); }
 

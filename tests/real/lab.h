@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -61,6 +62,13 @@ class Lab {
 // The shell commands that remove a lab's directory `dir` and namespace `netns` and kill the processes
 // that mention the directory. Either may be empty.
 std::string LabCleanupScript(const std::string& dir, const std::string& netns);
+
+// Labs from before the pid naming (<dir>/rclab-XXXXXX, mkdtemp's six characters) do not name their test
+// process, so the stale-lab cleanup cannot ask whether it is alive. A lab writes its state files at each
+// action and no lab test runs for an hour, so one in which nothing (the directory or anything in it)
+// changed for `idle` is taken as left over and removed with LabCleanupScript; a newer one may belong to
+// an older checkout's test running now and stays. Returns how many were removed.
+int RemoveOldFormatLabs(const std::string& dir, std::chrono::seconds idle);
 
 // Runs the built rackchaos binary with `args`; stdout+stderr go to `log`. Returns its pid.
 pid_t SpawnRackchaos(const std::vector<std::string>& args, const std::string& log);

@@ -51,13 +51,14 @@ Result<CleanupGuard> CleanupGuard::Arm(const std::string& script) {
     return Status::Unavailable("cannot start the cleanup watcher (/bin/sh)");
   }
   ::waitpid(pid, nullptr, 0);  // the outer sh exits once the watcher runs in the background
-  return CleanupGuard(fds[1]);
+  return CleanupGuard(fds[1], script);
 }
 
 CleanupGuard& CleanupGuard::operator=(CleanupGuard&& other) noexcept {
   if (this != &other) {
     Disarm();
     fd_ = other.fd_;
+    script_ = std::move(other.script_);
     other.fd_ = -1;
   }
   return *this;
@@ -69,6 +70,12 @@ void CleanupGuard::Disarm() {
   [[maybe_unused]] const ssize_t n = ::write(fd_, done, sizeof done - 1);
   ::close(fd_);
   fd_ = -1;
+}
+
+void CleanupGuard::RunNow() {
+  if (fd_ < 0) return;
+  RunScript(script_);  // still armed meanwhile: if the owner dies now, the watcher runs it again (idempotent)
+  Disarm();
 }
 
 std::string KillMentioning(const std::string& text) {

@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "core/status.h"
 
@@ -29,17 +30,21 @@ class CleanupGuard {
   // Starts the watcher for `script` (shell commands; must be safe to run twice and when nothing is left).
   static Result<CleanupGuard> Arm(const std::string& script);
   ~CleanupGuard() { Disarm(); }
-  CleanupGuard(CleanupGuard&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  CleanupGuard(CleanupGuard&& other) noexcept : fd_(other.fd_), script_(std::move(other.script_)) { other.fd_ = -1; }
   CleanupGuard& operator=(CleanupGuard&& other) noexcept;
   CleanupGuard(const CleanupGuard&) = delete;
   CleanupGuard& operator=(const CleanupGuard&) = delete;
 
   // The owner has cleaned up: the watcher exits without running the script. Idempotent.
   void Disarm();
+  // The owner's own cleanup: runs the script now (RunScript) and then disarms, so a fixture's destructor
+  // and the watcher remove the same things. Nothing if not armed.
+  void RunNow();
 
  private:
-  explicit CleanupGuard(int fd) : fd_(fd) {}
+  CleanupGuard(int fd, std::string script) : fd_(fd), script_(std::move(script)) {}
   int fd_ = -1;  // the write end of the pipe the watcher reads; closing it without "done" runs the script
+  std::string script_;
 };
 
 // A shell command that SIGKILLs every process whose command line contains `text` (a plain path, no regex

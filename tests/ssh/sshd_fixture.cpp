@@ -204,13 +204,8 @@ Status SshdFixture::StartSshd(int index, int addresses) {
 
 SshdFixture::~SshdFixture() {
   KillSessions();
-  for (pid_t pid : sshd_pids_) {
-    ::kill(pid, SIGTERM);
-    ::waitpid(pid, nullptr, 0);
-  }
-  std::error_code ec;
-  if (!dir_.empty()) fs::remove_all(dir_, ec);
-  guard_.Disarm();
+  guard_.RunNow();  // the watcher's script (SshdCleanupScript): the servers, then the directory
+  for (pid_t pid : sshd_pids_) ::waitpid(pid, nullptr, 0);
 }
 
 std::vector<HostSpec> SshdFixture::Hosts(const std::string& known_hosts_file, int count) const {
