@@ -51,7 +51,8 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
       events_(events),
       opt_(options),
       report_phases_(rng.Fork("report-phase")),
-      comm_rng_(rng.Fork("comm-jitter")) {
+      comm_rng_(rng.Fork("comm-jitter")),
+      part_phases_(rng.Fork("part-poll-phase")) {
   const RackModel& m = topo_.model();
   full_conductance_ = m.conductance_w_per_k + m.residual_conductance_w_per_k;
   full_tau_s_ = m.gpu_heat_capacity_j_per_k / full_conductance_;

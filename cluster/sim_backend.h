@@ -257,6 +257,10 @@ class SimBackend : public Backend {
   Status SetPump(ComponentId pump, bool failed, FaultId cause);
   double CduFlowOf(const Rack& r) const;
   void PartHealth(ComponentId part, bool ok);  // the part's controller reports it at its next poll
+  // The poll phase of the controller that reports a part's health (a PSU's shelf BMC, a pump's CDU
+  // controller, a DPU's BMC, a spine's fabric manager): drawn from the seeded generator per controller,
+  // so it depends on the seed and the controller only, not on what happened before.
+  Duration PartPollPhase(ComponentId controller) const;
   // sim_spines.cpp: spine switches. A job whose trays span leaf groups sends its cross-leaf traffic over
   // every spine left (ECMP): its scale-out bandwidth is (spines up) / spines, none left hangs it.
   Status SetSpine(ComponentId spine, bool failed, bool taken_out, FaultId cause);
@@ -321,7 +325,8 @@ class SimBackend : public Backend {
   FaultId spine_cause_ = kNoFault;
   std::set<size_t> impaired_racks_;  // racks whose NVLink domain is not HEALTHY through a switch tray or power
   Rng report_phases_;
-  Rng comm_rng_;  // declared after the streams above: its fork changes none of them
+  Rng comm_rng_;     // declared after the streams above: its fork changes none of them
+  Rng part_phases_;  // forked per controller (PartPollPhase)
   double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;
   bool quiet_possible_ = false;      // a GPU at TDP and full flow stays below slowdown
   std::set<ComponentId> loud_gpus_;  // GPUs that are not quiet

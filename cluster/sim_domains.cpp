@@ -252,9 +252,9 @@ Status SimBackend::SetPsus(ComponentId c, bool failed, FaultId cause) {
     if (r.psu_failed[k] == failed) continue;
     r.psu_failed[k] = failed;
     Physics(p, failed ? "psu_failed" : "psu_up", 0, cause);
-    // The shelf's BMC reports the PSU's state (Redfish PowerSupplies Status.Health).
+    // The shelf's BMC reports the PSU's state (Redfish PowerSupplies Status.Health) at its next poll.
     Emit(TelemetrySample{p, Metric::kPsuOk, failed ? 0.0 : 1.0},
-         NextSlot(Duration{}, opt_.telemetry_period, clock_.Now()));
+         NextSlot(PartPollPhase(topo_.at(p).parent), opt_.telemetry_period, clock_.Now()));
   }
   double left = static_cast<double>(std::count(r.psu_failed.begin(), r.psu_failed.end(), false)) * m.psu_kw * 1000;
   double load = m.compute_trays * m.gpus_per_tray * m.gpu_tdp_w;

@@ -18,9 +18,16 @@ double SimBackend::CduFlowOf(const Rack& r) const {
   return std::min(1.0, static_cast<double>(running) / m.cdu_pumps_needed);
 }
 
+Duration SimBackend::PartPollPhase(ComponentId controller) const {
+  Rng own = part_phases_.Fork(std::to_string(controller));
+  return Duration{static_cast<int64_t>(own.Below(static_cast<uint64_t>(opt_.telemetry_period.us)))};
+}
+
 void SimBackend::PartHealth(ComponentId part, bool ok) {
+  // A pump is reported by its CDU's controller; a DPU or a spine by its own.
+  const ComponentId controller = topo_.at(part).kind == Kind::kPump ? topo_.CduOfRack(topo_.RackOf(part)) : part;
   Emit(TelemetrySample{part, Metric::kPartOk, ok ? 1.0 : 0.0},
-       NextSlot(Duration{}, opt_.telemetry_period, clock_.Now()));
+       NextSlot(PartPollPhase(controller), opt_.telemetry_period, clock_.Now()));
 }
 
 Status SimBackend::SetPump(ComponentId pump, bool failed, FaultId cause) {

@@ -244,5 +244,45 @@ TEST_CASE("sim.parts: three tiers - a super-spine slows only the job spanning po
   CHECK(t.Step(b) == doctest::Approx(8.5 + 1.0 + 0.5 * 40 / 39));
 }
 
+// The controllers' poll phases come from the seeded generator (SimBackend::PartPollPhase): a report
+// lands within one 10 s poll of the failure, at a phase that is the same for the same seed, shared by
+// the parts one controller reports (a CDU's two pumps, a shelf's PSUs), and not the same for every seed.
+TEST_CASE("sim.parts: part health reports land at a poll phase drawn from the seed, per controller") {
+  const Time at = Time{Duration::Minutes(5)};
+  auto offsets = [&](uint64_t seed) {  // pump1, pump2, spine02, dpu1, psu1, psu2: time after the failure
+    Harness h(seed, 8, 2);
+    h.sim.Start();
+    const std::vector<std::string> parts = {"r01.cdu.pump1", "r01.cdu.pump2", "spine02", "r01.tray03.dpu1"};
+    h.At(at, [&] {
+      for (size_t k = 0; k < parts.size(); ++k)
+        CHECK(h.sim.SetComponentFailed(h.Id(parts[k]), true, kPartFault + static_cast<FaultId>(k)).ok());
+      CHECK(h.sim.SetComponentFailed(h.Id("r01.shelf1"), true, kPartFault + 9).ok());
+    });
+    h.clock.RunUntil(at + Duration::Seconds(20));
+    std::vector<Duration> out;
+    for (const std::string& p : parts) {
+      auto reports = PartReports(h, h.Id(p));
+      REQUIRE(reports.size() == 1);
+      out.push_back(reports[0].first - at);
+    }
+    for (const char* psu : {"r01.shelf1.psu1", "r01.shelf1.psu2"})
+      for (const auto& [t, s] : h.seen.Of<TelemetrySample>())
+        if (s.metric == Metric::kPsuOk && s.component == h.Id(psu)) out.push_back(t - at);
+    REQUIRE(out.size() == 6);
+    return out;
+  };
+  std::set<int64_t> pump_offsets;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    const std::vector<Duration> o = offsets(seed);
+    CHECK(offsets(seed) == o);  // the same seed, the same phases
+    for (Duration d : o) CHECK((d > Duration{} && d <= Duration::Seconds(10)));
+    CHECK(o[0] == o[1]);  // one CDU controller
+    CHECK(o[4] == o[5]);  // one shelf BMC
+    pump_offsets.insert(o[0].us);
+  }
+  CHECK(pump_offsets.size() > 1);  // a fixed phase would report every seed's failure at the same moment
+}
+
 }  // namespace
 }  // namespace rackchaos::cluster
