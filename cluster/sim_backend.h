@@ -9,6 +9,7 @@
 // Ownership: the topology, clock and sinks are borrowed and must outlive the backend.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -149,6 +150,15 @@ class SimBackend : public Backend {
     // Placement: some DP (PP) group crosses NVLink domains, so that kind sends over the NICs; else over
     // NVLink. Always true for ungrouped jobs. sim_parallel.cpp, NoteGroupFabrics.
     bool dp_cross = true, pp_cross = true;
+    // Per kind of group (kDp, kPp), from the placement: some group stays inside one domain (sends over
+    // NVLink); the pods holding ranks of its groups that span leaf groups (their traffic crosses the
+    // spines); some group spans pods (the super-spines). sim_parallel.cpp, NoteGroupFabrics.
+    struct KindPlacement {
+      bool nvlink = false, spans_pods = false;
+      std::vector<int> spine_pods;
+    };
+    std::array<KindPlacement, 2> kinds;
+    size_t grow_note = SIZE_MAX;  // free trays when it last noted it could not grow back in whole blocks
     Time segment_start{};             // when the current running stretch began
     FaultId cause = kNoFault;         // the fault impairing it now
     FaultId shrink_cause = kNoFault;  // the fault whose requeue left it shrunk
@@ -204,16 +214,33 @@ class SimBackend : public Backend {
   void ReleaseTrays(Job& job);
   // sim_parallel.cpp: placement of grouped jobs (TP and EP blocks inside one NVLink domain).
   bool BlocksInDomains(const std::vector<ComponentId>& trays, int gpus, int block) const;
-  std::vector<ComponentId> PlaceByDomain(int gpus, int block, bool spare_racks_ok) const;
+  std::vector<ComponentId> PlaceByDomain(int gpus, int block, bool spare_racks_ok,
+                                         const std::vector<uint8_t>& free) const;
   int ShrunkGroupedSize(const Job& job, int most) const;
   void NoteGroupFabrics(Job& job) const;
   bool GroupCrosses(const Job& job, int64_t first, int64_t stride, int64_t count) const;
   bool GpuUsesNic(const Job& job, ComponentId gpu_id) const;
+  // A rank's DP and PP groups: bit kDp set when its DP group crosses domains, bit kPp its PP group.
+  // Both for an ungrouped job's GPUs. O(log trays).
+  static constexpr int kDp = 0, kPp = 1;
+  int RankCrossing(const Job& job, ComponentId gpu_id) const;
+  // Each kind's slowest group (sim_parallel.cpp): `ports` the NVLink ports-down pace of its groups
+  // inside one domain, `bw` its slowest group's bandwidth on the fabric each group uses (NVLink ports,
+  // degraded NVLink or NIC links of its ranks, the spines for groups spanning leaf groups).
+  struct KindLinks {
+    double ports = 1, bw = 1;
+    FaultId cause = kNoFault;  // of the slowest link that is not a port down
+    double slow = 1;           // that link's fraction
+  };
+  std::array<KindLinks, 2> GroupLinksOf(const Job& job, double domain_bw) const;
+  double KindSpineShare(const Job& job, int kind, FaultId& cause) const;  // sim_spines.cpp
+  std::vector<ComponentId> PickTrays(const Job& job, int gpus, size_t need, const std::vector<uint8_t>& free) const;
+  bool GrowFits(const Job& job) const;
   bool NicCarriesJob(const Job& job, ComponentId tray, size_t nic) const;
   struct FabricShares {
     double nvlink = 0, scaleout = 0;
   };
-  FabricShares FabricSharesOf(const Job& job) const;
+  FabricShares FabricSharesOf(const Job& job, int cross = -1) const;
   // Keep the indexes below current after a change to a GPU, or to a tray's presence, drain or job.
   void Touch(ComponentId gpu_id);
   void TouchTray(ComponentId tray_id);
@@ -272,6 +299,8 @@ class SimBackend : public Backend {
   // The fraction of scale-out bandwidth the job keeps through the spines (1 when it stays in one leaf
   // group or no spine is lost), with the fault behind it.
   double SpineShare(const Job& job, FaultId& cause) const;
+  template <typename Pods>
+  double PodsShare(const Pods& pods, bool spans_pods, FaultId& cause) const;  // the spines of `pods` left
   void RefreshCrossLeafJobs();
   void SetRackPowered(ComponentId rack, bool powered, FaultId cause);
 

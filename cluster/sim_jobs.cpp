@@ -72,6 +72,15 @@ void SimBackend::GrowShrunkJobs() {
     }
     if (free_count_ + own < need) continue;
     std::string from = std::to_string(j.placed_gpus);
+    if (j.cfg.grouped && !GrowFits(j)) {  // enough trays, not in whole blocks per domain: stay shrunk
+      if (j.grow_note != free_count_)
+        Record(ActionTaken{"grow", kNoComponent, j.id, false,
+                           "stays at " + from + " of " + std::to_string(j.cfg.gpus) + " GPUs: " +
+                               std::to_string(free_count_ + own) + " trays free but not in whole blocks of " +
+                               std::to_string(j.cfg.tp * j.cfg.ep) + " GPUs (tp*ep) per NVLink domain"});
+      j.grow_note = free_count_;
+      continue;
+    }
     j.cause = j.shrink_cause;  // the way back is still that fault's doing
     BackToQueue(j, "growing back from " + from + " GPUs: trays are free again");
     if (!Place(j)) continue;  // cannot happen: counted above
@@ -79,6 +88,7 @@ void SimBackend::GrowShrunkJobs() {
     Record(ActionTaken{"grow", kNoComponent, j.id, true, where + " (was " + from + "), from the last checkpoint"});
     StartAfterOverhead(j, where);
     j.shrink_cause = kNoFault;
+    j.grow_note = SIZE_MAX;
   }
 }
 
@@ -100,22 +110,9 @@ bool SimBackend::Place(Job& job) {
       need = static_cast<size_t>((gpus + per_tray - 1) / per_tray);
     }
   }
-  std::vector<ComponentId> trays;
-  trays.reserve(need);
-  const std::vector<ComponentId>& all = topo_.trays();
   // Regular trays, then hot spare trays; a job whose NVLink domain was lost goes to the spare racks first.
-  static constexpr TrayUse kRegularFirst[] = {TrayUse::kRegular, TrayUse::kHotSpare},
-                           kSpareRackFirst[] = {TrayUse::kSpareRack, TrayUse::kRegular, TrayUse::kHotSpare};
-  for (TrayUse use :
-       job.domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst))
-    for (size_t k = 0; k < all.size() && trays.size() < need; ++k)
-      if (free_[k] && spare_[k] == use) trays.push_back(all[k]);
-  if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
-  const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
-  if (block > 1 && (gpus == job.cfg.gpus || job.cfg.grouped) && !BlocksInDomains(trays, gpus, block)) {
-    trays = PlaceByDomain(gpus, block, job.domain_lost);
-    if (trays.empty()) return false;  // free trays, but not in whole TP/EP blocks per domain: wait
-  }
+  std::vector<ComponentId> trays = PickTrays(job, gpus, need, free_);  // sim_parallel.cpp
+  if (trays.empty()) return false;  // free trays, but not in whole TP/EP blocks per domain: wait
   job.trays = std::move(trays);
   job.placed_gpus = gpus;
   NoteGroupFabrics(job);
@@ -278,18 +275,25 @@ void SimBackend::RefreshJob(JobId id) {
   const CommShares sh = SharesOf(j.cfg);
   const double compute = nom * sh.compute();
   SlowLinks slow = degraded_.empty() ? SlowLinks{} : SlowLinksOf(id);
-  if (spine_share < slow.nic) slow = {slow.nvlink, spine_share, spine_cause};  // sim_spines.cpp
+  if (!j.cfg.grouped && spine_share < slow.nic) slow = {slow.nvlink, spine_share, spine_cause};  // sim_spines.cpp
   const double nvlink_bw = min_nvlink * slow.nvlink;
-  // DP and PP over NVLink when all their groups stay inside one domain (sim_parallel.cpp).
-  const double dp_bw = j.dp_cross ? slow.nic : nvlink_bw, pp_bw = j.pp_cross ? slow.nic : nvlink_bw;
-  const double dp_at = j.dp_cross ? nom * sh.dp : nom * sh.dp / min_nvlink;  // at the ports' pace only
-  const double pp_at = j.pp_cross ? nom * sh.pp : nom * sh.pp / min_nvlink;
+  // DP and PP: each kind at its slowest group, on the fabric each group uses (sim_parallel.cpp).
+  // Ungrouped: DP over the NICs (and the spines).
+  double dp_bw = slow.nic, pp_bw = slow.nic, dp_at = nom * sh.dp, pp_at = nom * sh.pp;  // at the ports' pace
+  if (j.cfg.grouped) {
+    const auto kinds = GroupLinksOf(j, domain_bw);
+    dp_bw = kinds[kDp].bw;
+    pp_bw = kinds[kPp].bw;
+    dp_at = nom * sh.dp / kinds[kDp].ports;
+    pp_at = nom * sh.pp / kinds[kPp].ports;
+    for (const KindLinks& k : kinds)  // the slowest degraded link or spine share that some group waits on
+      if (k.slow < std::min(slow.nvlink, slow.nic)) slow = {slow.nvlink, k.slow, k.cause};
+  }
   double step = compute / min_speed + nom * sh.tp / nvlink_bw + nom * sh.dp / dp_bw + nom * sh.ep / nvlink_bw +
                 nom * sh.pp / pp_bw;
   double compute_penalty = compute / min_speed - compute;
   double link_penalty = nom * sh.tp / min_nvlink - nom * sh.tp + (nom * sh.ep / min_nvlink - nom * sh.ep);
-  if (!j.dp_cross) link_penalty += dp_at - nom * sh.dp;
-  if (!j.pp_cross) link_penalty += pp_at - nom * sh.pp;
+  if (j.cfg.grouped) link_penalty += dp_at - nom * sh.dp + (pp_at - nom * sh.pp);
   double slow_penalty =
       step - compute / min_speed - nom * sh.tp / min_nvlink - dp_at - nom * sh.ep / min_nvlink - pp_at;
   FaultId cause = compute_penalty >= link_penalty ? speed_cause : link_cause;

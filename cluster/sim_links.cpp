@@ -77,13 +77,15 @@ void SimBackend::AddCommTimes(const Job& j, StepReport& r) {
   const double comm_nominal = nom * (sh.nvlink + sh.scaleout);
   const double compute_nominal = nom - comm_nominal;
   std::map<ComponentId, double> slow;  // rank GPU -> its comm time at full speed divided by this
-  for (const auto& [key, d] : degraded_) {
-    const double share = key.second >= 0 ? sh.nvlink : sh.scaleout;
-    if (share <= 0) continue;  // its groups send nothing over that fabric
-    const double t = (comm_nominal - nom * share + nom * share / d.fraction) / std::max(comm_nominal, 1e-9);
-    for (ComponentId g : RanksBehind(key.first, key.second))
-      if (JobOfGpu(g) == j.id && (key.second >= 0 || GpuUsesNic(j, g))) slow[g] = std::max(slow[g], t);
-  }
+  for (const auto& [key, d] : degraded_)
+    for (ComponentId g : RanksBehind(key.first, key.second)) {
+      if (JobOfGpu(g) != j.id) continue;
+      const FabricShares rank = FabricSharesOf(j, RankCrossing(j, g));  // what this rank's groups send where
+      const double share = key.second >= 0 ? rank.nvlink : rank.scaleout;
+      if (share <= 0) continue;  // its groups send nothing over that fabric
+      const double t = (comm_nominal - nom * share + nom * share / d.fraction) / std::max(comm_nominal, 1e-9);
+      slow[g] = std::max(slow[g], t);
+    }
   if (slow.empty() || comm_nominal <= 0) return;
   for (const auto& [g, factor] : slow)
     if (std::find(r.rank_gpus.begin(), r.rank_gpus.end(), g) == r.rank_gpus.end()) {

@@ -8,12 +8,17 @@
 // (tp*pp*ep GPUs) and is placed in whole blocks per domain.
 //
 // Step time: a synchronous step waits for every group, so each kind of group costs its exposed share
-// over the slowest link any group of that kind crosses: TP all-reduce and the MoE all-to-all over NVLink;
-// DP all-reduce and pipeline sends over NVLink when every group of that kind sits inside one domain,
-// else over the scale-out NICs (sim_jobs.cpp, RefreshJob). Only a rank whose DP or PP group crosses
-// domains sends over its NIC: a NIC down or degraded behind any other rank does not touch the job.
+// over its slowest group (sim_jobs.cpp, RefreshJob): TP all-reduce and the MoE all-to-all over NVLink;
+// each DP and each PP group at the slowest link among its own ranks on the fabric it uses: NVLink when
+// it sits inside one domain, else the scale-out NICs (and the spines when it spans leaf groups). Only a
+// rank whose DP or PP group crosses domains sends over its NIC, and a degraded NIC slows only the kinds
+// whose group crosses at that rank: a NIC down or degraded behind any other rank does not touch the job.
+//
+// Cost: NoteGroupFabrics walks the groups once per placement (the pods of groups spanning leaf groups
+// walk their ranks); a recompute looks only at the job's odd GPUs and degraded links, O(log trays) each.
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -85,7 +90,8 @@ bool SimBackend::BlocksInDomains(const std::vector<ComponentId>& trays, int gpus
 // all the job still needs. Regular trays first; hot spares only if the regular ones cannot hold the job;
 // spare racks' trays (sim_spare_racks.cpp) only for a job whose NVLink domain was lost.
 // Returns the trays (sorted), or nothing when no such placement exists now.
-std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spare_racks_ok) const {
+std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spare_racks_ok,
+                                                  const std::vector<uint8_t>& free) const {
   const int per_tray = topo_.model().gpus_per_tray;
   const size_t unit = static_cast<size_t>(std::lcm(block, per_tray) / per_tray);
   const std::vector<ComponentId>& all = topo_.trays();
@@ -96,7 +102,7 @@ std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spa
       const int domain = topo_.DomainOfRack(topo_.at(all[k]).rack);
       std::vector<ComponentId> here;
       for (; k < all.size() && topo_.DomainOfRack(topo_.at(all[k]).rack) == domain; ++k)
-        if (free_[k] && (spare_[k] == TrayUse::kSpareRack ? spare_racks_ok : allow_spares || spare_[k] == TrayUse::kRegular))
+        if (free[k] && (spare_[k] == TrayUse::kSpareRack ? spare_racks_ok : allow_spares || spare_[k] == TrayUse::kRegular))
           here.push_back(all[k]);
       const size_t rest = static_cast<size_t>((left + per_tray - 1) / per_tray);
       const size_t take = here.size() >= rest ? rest : here.size() / unit * unit;
@@ -106,6 +112,40 @@ std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spa
     if (left <= 0) return out;
   }
   return {};
+}
+
+// The trays Place takes for `gpus` GPUs (`need` trays) among `free` (per tray slot): the first free
+// ones, regular before hot spares (spare racks first for a job whose domain was lost); for a grouped job
+// whose blocks that would split, whole blocks per domain. Nothing when that placement does not exist.
+std::vector<ComponentId> SimBackend::PickTrays(const Job& job, int gpus, size_t need,
+                                               const std::vector<uint8_t>& free) const {
+  std::vector<ComponentId> trays;
+  trays.reserve(need);
+  const std::vector<ComponentId>& all = topo_.trays();
+  static constexpr TrayUse kRegularFirst[] = {TrayUse::kRegular, TrayUse::kHotSpare},
+                           kSpareRackFirst[] = {TrayUse::kSpareRack, TrayUse::kRegular, TrayUse::kHotSpare};
+  for (TrayUse use :
+       job.domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst))
+    for (size_t k = 0; k < all.size() && trays.size() < need; ++k)
+      if (free[k] && spare_[k] == use) trays.push_back(all[k]);
+  if (trays.size() < need) return {};
+  if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
+  const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
+  if (block > 1 && (gpus == job.cfg.gpus || job.cfg.grouped) && !BlocksInDomains(trays, gpus, block))
+    return PlaceByDomain(gpus, block, job.domain_lost, free);  // free trays, but maybe not in whole blocks
+  return trays;
+}
+
+// Whether a shrunk job would find its full size again, in whole blocks per domain, once it gives back
+// its own trays (those that are present, booted and undrained).
+bool SimBackend::GrowFits(const Job& job) const {
+  std::vector<uint8_t> free = free_;
+  for (ComponentId tray : job.trays) {
+    const Tray& t = tray_[slot(tray)];
+    free[slot(tray)] = free[slot(tray)] || (t.present && !t.booting && !t.drained);
+  }
+  const int per_tray = topo_.model().gpus_per_tray;
+  return !PickTrays(job, job.cfg.gpus, static_cast<size_t>((job.cfg.gpus + per_tray - 1) / per_tray), free).empty();
 }
 
 // The most GPUs a shrunk grouped job can restart on: a multiple of tp*pp*ep (whole sets of ep
@@ -128,16 +168,34 @@ int SimBackend::ShrunkGroupedSize(const Job& job, int most) const {
   return size >= std::max(c.min_gpus, 1) ? static_cast<int>(size) : 0;
 }
 
-// Which fabric each kind of group sends over, from the placement (JobConfig's rank order): a kind whose
-// groups all sit inside one domain uses NVLink. Ungrouped jobs: DP over the NICs, as always.
+// Which fabric each group sends over, from the placement (JobConfig's rank order): a group inside one
+// domain uses NVLink. Ungrouped jobs: DP over the NICs, as always.
 void SimBackend::NoteGroupFabrics(Job& j) const {
   j.dp_cross = j.pp_cross = true;
+  j.kinds = {};
   if (!j.cfg.grouped || j.placed_gpus <= 0) return;
-  const int64_t tp = j.cfg.tp, pp = j.cfg.pp, dp = j.placed_gpus / (tp * pp);
-  j.dp_cross = j.pp_cross = false;
-  for (int64_t s = 0; s < pp && !j.dp_cross; ++s)
-    for (int64_t t = 0; t < tp && !j.dp_cross; ++t) j.dp_cross = GroupCrosses(j, t + tp * dp * s, tp, dp);
-  for (int64_t r = 0; r < tp * dp && !j.pp_cross; ++r) j.pp_cross = GroupCrosses(j, r, tp * dp, pp);
+  const int64_t tp = j.cfg.tp, pp = j.cfg.pp, dp = j.placed_gpus / (tp * pp), per_tray = topo_.model().gpus_per_tray;
+  auto rack = [&](int64_t r) { return topo_.at(j.trays[static_cast<size_t>(r / per_tray)]).rack; };
+  // One kind: `groups` groups of `count` ranks `stride` apart, the g-th starting at first(g).
+  auto note = [&](Job::KindPlacement& kind, bool& cross, int64_t groups, int64_t count, int64_t stride, auto first) {
+    cross = false;
+    std::vector<uint8_t> pods(static_cast<size_t>(topo_.Pods()), 0);
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t a = first(g), z = a + stride * (count - 1);
+      if (!GroupCrosses(j, a, stride, count)) {
+        kind.nvlink = kind.nvlink || count > 1;
+        continue;
+      }
+      cross = true;
+      if (topo_.LeafGroupOfRack(rack(a)) == topo_.LeafGroupOfRack(rack(z))) continue;
+      kind.spans_pods = kind.spans_pods || topo_.PodOfRack(rack(a)) != topo_.PodOfRack(rack(z));
+      for (int64_t r = a; r <= z; r += stride) pods[static_cast<size_t>(topo_.PodOfRack(rack(r)))] = 1;
+    }
+    for (size_t p = 0; p < pods.size(); ++p)
+      if (pods[p]) kind.spine_pods.push_back(static_cast<int>(p));
+  };
+  note(j.kinds[kDp], j.dp_cross, tp * pp, dp, tp, [&](int64_t g) { return g % tp + tp * dp * (g / tp); });
+  note(j.kinds[kPp], j.pp_cross, tp * dp, pp, tp * dp, [](int64_t g) { return g; });
 }
 
 // A group of `count` ranks, `stride` apart from `first`: ranks fill trays in order and trays are sorted,
@@ -151,17 +209,59 @@ bool SimBackend::GroupCrosses(const Job& j, int64_t first, int64_t stride, int64
   return domain(first) != domain(last);
 }
 
-// True when the GPU is a rank of the job whose DP or PP group crosses NVLink domains (every rank of an
-// ungrouped job). O(log trays).
-bool SimBackend::GpuUsesNic(const Job& j, ComponentId gpu_id) const {
-  if (!j.cfg.grouped) return true;
+int SimBackend::RankCrossing(const Job& j, ComponentId gpu_id) const {
+  constexpr int kBoth = 1 << kDp | 1 << kPp;
+  if (!j.cfg.grouped) return kBoth;
   const std::vector<ComponentId>& ids = j.trays.ids();
   const auto it = std::lower_bound(ids.begin(), ids.end(), topo_.TrayOf(gpu_id));
-  if (it == ids.end() || *it != topo_.TrayOf(gpu_id)) return false;
+  if (it == ids.end() || *it != topo_.TrayOf(gpu_id)) return 0;
   const int64_t rank = (it - ids.begin()) * int64_t{topo_.model().gpus_per_tray} + topo_.at(gpu_id).index;
   const int64_t tp = j.cfg.tp, pp = j.cfg.pp, dp = j.placed_gpus / (tp * pp);
   const int64_t t = rank % tp, d = rank / tp % dp, s = rank / (tp * dp);
-  return GroupCrosses(j, t + tp * dp * s, tp, dp) || GroupCrosses(j, t + tp * d, tp * dp, pp);
+  return (GroupCrosses(j, t + tp * dp * s, tp, dp) ? 1 << kDp : 0) |
+         (GroupCrosses(j, t + tp * d, tp * dp, pp) ? 1 << kPp : 0);
+}
+
+// True when the GPU is a rank of the job whose DP or PP group crosses NVLink domains (every rank of an
+// ungrouped job). O(log trays).
+bool SimBackend::GpuUsesNic(const Job& j, ComponentId gpu_id) const { return RankCrossing(j, gpu_id) != 0; }
+
+// Per kind: min over its groups of each group's slowest link = min over the job's affected ranks of the
+// link on the fabric that rank's group of that kind uses. Only odd GPUs and degraded links are visited.
+std::array<SimBackend::KindLinks, 2> SimBackend::GroupLinksOf(const Job& j, double domain_bw) const {
+  std::array<KindLinks, 2> k;
+  std::array<double, 2> nvlink_slow{1, 1}, nic{1, 1};
+  auto fold = [&k](int kind, double& worst, double f, FaultId c) {
+    worst = std::min(worst, f);
+    if (f < k[kind].slow) {
+      k[kind].slow = f;
+      k[kind].cause = c;
+    }
+  };
+  const RackModel& m = topo_.model();
+  for (ComponentId g : odd_gpus_) {
+    if (JobOfGpu(g) != j.id || !gpu(g).nvlink_down) continue;
+    const double up = static_cast<double>(m.nvlink_links_per_gpu - std::popcount(gpu(g).nvlink_down)) / m.nvlink_links_per_gpu;
+    const int cross = RankCrossing(j, g);
+    for (int kind : {kDp, kPp})
+      if (!(cross >> kind & 1)) k[kind].ports = std::min(k[kind].ports, up);
+  }
+  for (const auto& [key, d] : degraded_)
+    for (ComponentId g : RanksBehind(key.first, key.second)) {
+      if (JobOfGpu(g) != j.id) continue;
+      const int cross = RankCrossing(j, g);
+      for (int kind : {kDp, kPp}) {
+        const bool crosses = cross >> kind & 1, port = key.second >= 0;
+        if (port != crosses) fold(kind, port ? nvlink_slow[kind] : nic[kind], d.fraction, d.cause);
+      }
+    }
+  for (int kind : {kDp, kPp}) {
+    if (j.kinds[kind].nvlink) k[kind].ports = std::min(k[kind].ports, domain_bw);  // adaptive mode, as for TP
+    FaultId spine_cause = kNoFault;
+    fold(kind, nic[kind], KindSpineShare(j, kind, spine_cause), spine_cause);  // groups spanning leaf groups
+    k[kind].bw = std::min(k[kind].ports * nvlink_slow[kind], nic[kind]);
+  }
+  return k;
 }
 
 // Whether the job sends over the tray's NIC `nic`: some rank of the job behind it uses its NIC.
@@ -178,12 +278,15 @@ bool SimBackend::NicCarriesJob(const Job& j, ComponentId tray, size_t nic) const
   return false;
 }
 
-// The exposed shares of a step the job sends over NVLink and over the NICs, after placement.
-SimBackend::FabricShares SimBackend::FabricSharesOf(const Job& j) const {
+// The exposed shares of a step sent over NVLink and over the NICs by a rank whose DP and PP groups
+// cross as `cross` says (RankCrossing); -1: the job's, with a kind over the NICs if any group crosses.
+SimBackend::FabricShares SimBackend::FabricSharesOf(const Job& j, int cross) const {
   const CommShares sh = SharesOf(j.cfg);
-  FabricShares f{sh.nvlink(), (j.dp_cross ? sh.dp : 0) + (j.pp_cross ? sh.pp : 0)};
-  if (!j.dp_cross) f.nvlink += sh.dp;
-  if (!j.pp_cross) f.nvlink += sh.pp;
+  if (cross < 0) cross = (j.dp_cross ? 1 << kDp : 0) | (j.pp_cross ? 1 << kPp : 0);
+  const bool dp = cross >> kDp & 1, pp = cross >> kPp & 1;
+  FabricShares f{sh.nvlink(), (dp ? sh.dp : 0) + (pp ? sh.pp : 0)};
+  if (!dp) f.nvlink += sh.dp;
+  if (!pp) f.nvlink += sh.pp;
   return f;
 }
 

@@ -6,7 +6,8 @@
 // the spine's health at its next poll. With three tiers (topology.h) a spine carries its own pod's traffic and
 // the super-spines carry the traffic between pods, with the same rule one tier up.
 //
-// Cost: a spine change refreshes the jobs that span leaf groups, checking each job's trays once.
+// Cost: a spine change refreshes the jobs that span leaf groups, checking each job's trays once (a
+// grouped job: the pods its spanning groups touch, noted at placement).
 #include <algorithm>
 #include <set>
 
@@ -48,9 +49,16 @@ Status SimBackend::DiagnoseSpine(ComponentId spine) {
 }
 
 // A job spanning leaf groups crosses the spines of every pod it touches; spanning pods, the super-spines.
+// A grouped job: only its DP and PP groups that span leaf groups do (KindSpineShare).
 double SimBackend::SpineShare(const Job& j, FaultId& cause) const {
   const auto& trays = j.trays.ids();
   if ((spines_lost_ == 0 && super_spines_lost_ == 0) || trays.empty()) return 1;
+  if (j.cfg.grouped) {
+    FaultId dp_cause = kNoFault, pp_cause = kNoFault;
+    const double dp = KindSpineShare(j, kDp, dp_cause), pp = KindSpineShare(j, kPp, pp_cause);
+    if (std::min(dp, pp) < 1) cause = dp <= pp ? dp_cause : pp_cause;
+    return std::min(dp, pp);
+  }
   const int group = topo_.LeafGroupOfRack(topo_.at(trays.front()).rack);
   bool spans = false;
   std::set<int> pods;
@@ -59,12 +67,26 @@ double SimBackend::SpineShare(const Job& j, FaultId& cause) const {
     pods.insert(topo_.PodOfRack(topo_.at(t).rack));
   }
   if (!spans) return 1;
+  return PodsShare(pods, pods.size() > 1, cause);
+}
+
+// The share of scale-out bandwidth left to a kind of group (DP or PP) of a grouped job: its groups that
+// span leaf groups cross the spines of the pods their ranks sit in (NoteGroupFabrics), and the
+// super-spines when one spans pods. Groups inside one leaf group, or one domain, cross no spine.
+double SimBackend::KindSpineShare(const Job& j, int kind, FaultId& cause) const {
+  const Job::KindPlacement& k = j.kinds[static_cast<size_t>(kind)];
+  if ((spines_lost_ == 0 && super_spines_lost_ == 0) || k.spine_pods.empty()) return 1;
+  return PodsShare(k.spine_pods, k.spans_pods, cause);
+}
+
+template <typename Pods>
+double SimBackend::PodsShare(const Pods& pods, bool spans_pods, FaultId& cause) const {
   double share = 1;
   for (int p : pods) {
     const double in_pod = topo_.SpinesInPod(p);
     share = std::min(share, (in_pod - static_cast<double>(pod_spines_lost_[static_cast<size_t>(p)])) / in_pod);
   }
-  if (pods.size() > 1 && super_spines_lost_ > 0) {
+  if (spans_pods && super_spines_lost_ > 0) {
     const double total = static_cast<double>(topo_.super_spines().size());
     share = std::min(share, (total - static_cast<double>(super_spines_lost_)) / total);
   }
