@@ -258,7 +258,8 @@ std::array<SimBackend::KindLinks, 2> SimBackend::GroupLinksOf(const Job& j, doub
   for (int kind : {kDp, kPp}) {
     if (j.kinds[kind].nvlink) k[kind].ports = std::min(k[kind].ports, domain_bw);  // adaptive mode, as for TP
     FaultId spine_cause = kNoFault;
-    fold(kind, nic[kind], KindSpineShare(j, kind, spine_cause), spine_cause);  // groups spanning leaf groups
+    const double spine = KindSpineShare(j, kind, spine_cause);  // its groups that span leaf groups
+    fold(kind, nic[kind], spine, spine_cause);
     k[kind].bw = std::min(k[kind].ports * nvlink_slow[kind], nic[kind]);
   }
   return k;

@@ -200,6 +200,111 @@ TEST_CASE("sim.parallel: pipeline sends cross the scale-out NICs only between do
   }
 }
 
+// A mixed job: tp 4 x pp 2 x dp 2 on r01.tray16-18 + r02.tray01 (one TP group per tray). Stage 0
+// (tray16-17) keeps its DP groups inside r01; stage 1 (tray18, r02.tray01) crosses. PP groups pair
+// tray16 with tray18 (inside r01) and tray17 with r02.tray01 (across). 10 s steps: compute 8.2 s, TP 1 s,
+// DP 0.5 s, PP 0.3 s.
+TEST_CASE("sim.parallel: in a mixed job each DP and PP group takes the slowest link of its own fabric") {
+  struct Case {
+    const char* link;
+    int port;  // -1: a NIC
+    double step;
+  };
+  // r01.tray16.gpu2: its DP and PP groups stay in r01, so NVLink slows TP, DP and PP (the whole kind
+  // used to count as scale-out). r01.tray17.nic1: rank 5's DP group (tray16-17) stays in NVLink, its PP
+  // group crosses: only PP waits on the NIC (it used to slow DP too). r01.tray18.nic1: rank 9's DP group
+  // crosses, its PP group (tray16, tray18) does not. r02.tray01.nic1: both cross.
+  for (Case k : {Case{"r01.tray16.gpu2", 7, 8.2 + 1 / 0.25 + 0.5 / 0.25 + 0.3 / 0.25},
+                 Case{"r01.tray17.nic1", -1, 8.2 + 1 + 0.5 + 0.3 / 0.1},
+                 Case{"r01.tray18.nic1", -1, 8.2 + 1 + 0.5 / 0.1 + 0.3},
+                 Case{"r02.tray01.nic1", -1, 8.2 + 1 + 0.5 / 0.1 + 0.3 / 0.1}}) {
+    CAPTURE(k.link);
+    Harness h(42, 2, 0);
+    FillFirstRack(h, 3);
+    JobConfig cfg = Grouped(4, 2, 2);
+    cfg.pp_share = 0.03;
+    JobId job = h.sim.AddJob(cfg).value();
+    h.sim.Start();
+    REQUIRE(TrayNames(h, job) == std::vector<std::string>{"r01.tray16", "r01.tray17", "r01.tray18", "r02.tray01"});
+    const double fraction = k.port < 0 ? 0.1 : 0.25;
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id(k.link), k.port, fraction, 3).ok()); });
+    h.clock.RunUntil(Duration::Minutes(5));
+    auto changes = h.JobChanges(job);
+    REQUIRE(changes.size() == 2);
+    CHECK(changes[1].second.step_time_s == doctest::Approx(k.step));
+    CHECK(changes[1].second.cause == 3);
+  }
+}
+
+// Eight racks, no spares: 4 racks per leaf group. A filler takes r01-r02; tp 4 x pp 2 x dp 36 puts stage
+// 0 on r03-r04 (leaf group 1) and stage 1 on r05-r06 (leaf group 2). DP groups cross racks inside one
+// leaf group (NICs, no spine); every PP group spans the two leaf groups.
+TEST_CASE("sim.parallel: a lost spine slows only the groups that span leaf groups") {
+  for (bool grouped : {true, false}) {
+    CAPTURE(grouped);
+    Harness h(42, 8, 0);
+    JobConfig filler = Job(144);
+    filler.name = "filler";
+    h.sim.AddJob(filler).value();
+    JobConfig cfg = Grouped(4, 2, 36);
+    cfg.pp_share = 0.03;
+    cfg.grouped = grouped;
+    JobId job = h.sim.AddJob(cfg).value();
+    h.sim.Start();
+    REQUIRE(h.topo.LeafGroups() == 2);
+    REQUIRE(h.topo.spines().size() == 4);
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetComponentFailed(h.Id("spine02"), true, 9).ok()); });
+    h.clock.RunUntil(Duration::Minutes(5));
+    auto changes = h.JobChanges(job);
+    REQUIRE(changes.size() == 2);
+    // Grouped: PP at 3/4 of its bandwidth, DP as before. Ungrouped: its scale-out share (DP and PP, as
+    // the job spans leaf groups) at 3/4, and no pipeline share of its own.
+    CHECK(changes[1].second.step_time_s == doctest::Approx(grouped ? 8.2 + 1 + 0.5 + 0.3 / 0.75 : 8.5 + 1 + 0.5 / 0.75));
+    CHECK(changes[1].second.cause == 9);
+  }
+}
+
+// Two racks, no spares, the elastic job of sim_elastic_test.cpp: tp 8 x dp 4 (blocks of 2 trays), shrunk
+// at 10m to 24 GPUs on r01.tray15-16 + r02.tray01-04, with r01.tray17 free. At 20m r02.tray05 comes back:
+// 2 free + 6 own = 8 trays, but the first 8 free would split a block over r01.tray17 and r02.tray01, and
+// whole blocks per domain hold only 6 trays. At 30m r01.tray18 comes back: r01.tray15-18 + r02.tray01-04.
+TEST_CASE("sim.parallel: a shrunk grouped job grows back only in whole blocks per domain") {
+  SimOptions o;
+  o.shrink_elastic = true;
+  Harness h(5, 2, 0, false, o);
+  auto tray = [&](int rack, int n) {
+    return h.Id("r0" + std::to_string(rack) + ".tray" + std::string(n < 10 ? "0" : "") + std::to_string(n));
+  };
+  for (int n = 1; n <= 14; ++n) REQUIRE(h.sim.Drain(tray(1, n), "test").ok());
+  for (int n = 8; n <= 18; ++n) REQUIRE(h.sim.Drain(tray(2, n), "test").ok());
+  JobConfig cfg = Grouped(8, 1, 4);
+  cfg.min_gpus = 16;
+  const JobId job = h.sim.AddJob(cfg).value();
+  h.sim.Start();
+  h.At(Duration::Minutes(10), [&] {
+    for (auto [rack, n] : {std::pair{1, 18}, {2, 5}, {2, 6}, {2, 7}}) REQUIRE(h.sim.Drain(tray(rack, n), "test").ok());
+    REQUIRE(h.sim.RequeueJob(job, "tray18 lost").ok());
+  });
+  h.At(Duration::Minutes(20), [&] { REQUIRE(h.sim.Resume(tray(2, 5)).ok()); });
+  h.clock.RunUntil(Duration::Minutes(25));
+  CHECK(h.sim.JobStateOf(job) == JobState::kRunning);  // not sent back to the queue to wait there
+  CHECK(h.JobChanges(job).back().second.gpus == 24);
+  std::vector<ActionTaken> grow;
+  for (const Event& e : h.events.events())
+    if (const auto* a = std::get_if<ActionTaken>(&e.body); a && a->action == "grow") grow.push_back(*a);
+  REQUIRE(grow.size() == 1);
+  CHECK_FALSE(grow[0].ok);
+  CHECK(grow[0].detail ==
+        "stays at 24 of 32 GPUs: 8 trays free but not in whole blocks of 8 GPUs (tp*ep) per NVLink domain");
+  h.At(Duration::Minutes(30), [&] { REQUIRE(h.sim.Resume(tray(1, 18)).ok()); });
+  h.clock.RunUntil(Duration::Minutes(40));
+  CHECK(h.sim.JobStateOf(job) == JobState::kRunning);
+  CHECK(h.JobChanges(job).back().second.gpus == 32);
+  std::vector<ComponentId> expected = {tray(1, 15), tray(1, 16), tray(1, 17), tray(1, 18),
+                                       tray(2, 1),  tray(2, 2),  tray(2, 3),  tray(2, 4)};
+  CHECK(h.sim.JobTrays(job) == expected);
+}
+
 TEST_CASE("sim.parallel: degrees and shares the simulator refuses, with what would be valid") {
   Harness h(42, 2, 0);
   auto ep = h.sim.AddJob(Grouped(4, 1, 6, 4));
