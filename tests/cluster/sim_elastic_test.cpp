@@ -127,26 +127,34 @@ TEST_CASE("sim elastic: a shrunk job left with fewer whole trays than min_gpus w
 // Two GB200 racks, no spares; only r01.tray15-18 and r02.tray01-07 free. A grouped elastic job of
 // tp 8 x dp 4 (blocks of 2 trays) takes r01.tray15-18 + r02.tray01-04. At 10m r01.tray18 and the three
 // free trays of r02 are drained and the job requeued: 7 trays free, 3 in r01 and 4 in r02.
-TEST_CASE("sim elastic: a shrunk grouped job keeps whole TP blocks inside one NVLink domain") {
-  SimOptions o;
-  o.shrink_elastic = true;
-  Harness h(5, 2, 0, false, o);
-  auto tray = [&](int rack, int n) {
+struct GroupedShrinkRig {
+  GroupedShrinkRig() : h(5, 2, 0, false, ElasticRig::Options(true)) {
+    for (int n = 1; n <= 14; ++n) REQUIRE(h.sim.Drain(Tray(1, n), "test").ok());
+    for (int n = 8; n <= 18; ++n) REQUIRE(h.sim.Drain(Tray(2, n), "test").ok());
+    JobConfig cfg = Job(32);
+    cfg.grouped = true;
+    cfg.tp = 8;
+    cfg.dp = 4;
+    cfg.min_gpus = 16;
+    job = h.sim.AddJob(cfg).value();
+    h.sim.Start();
+    h.clock.CallAt(Duration::Minutes(10), [this] {
+      for (auto [rack, n] : {std::pair{1, 18}, {2, 5}, {2, 6}, {2, 7}}) REQUIRE(h.sim.Drain(Tray(rack, n), "test").ok());
+      REQUIRE(h.sim.RequeueJob(job, "tray18 lost").ok());
+    });
+  }
+  ComponentId Tray(int rack, int n) const {
     return h.Id("r0" + std::to_string(rack) + ".tray" + std::string(n < 10 ? "0" : "") + std::to_string(n));
-  };
-  for (int n = 1; n <= 14; ++n) REQUIRE(h.sim.Drain(tray(1, n), "test").ok());
-  for (int n = 8; n <= 18; ++n) REQUIRE(h.sim.Drain(tray(2, n), "test").ok());
-  JobConfig cfg = Job(32);
-  cfg.grouped = true;
-  cfg.tp = 8;
-  cfg.dp = 4;
-  cfg.min_gpus = 16;
-  const JobId job = h.sim.AddJob(cfg).value();
-  h.sim.Start();
-  h.clock.CallAt(Duration::Minutes(10), [&] {
-    for (auto [rack, n] : {std::pair{1, 18}, {2, 5}, {2, 6}, {2, 7}}) REQUIRE(h.sim.Drain(tray(rack, n), "test").ok());
-    REQUIRE(h.sim.RequeueJob(job, "tray18 lost").ok());
-  });
+  }
+  Harness h;
+  JobId job = kNoJob;
+};
+
+TEST_CASE("sim elastic: a shrunk grouped job keeps whole TP blocks inside one NVLink domain") {
+  GroupedShrinkRig r;
+  Harness& h = r.h;
+  const JobId job = r.job;
+  auto tray = [&](int rack, int n) { return r.Tray(rack, n); };
   h.clock.RunUntil(Duration::Minutes(20));
   // 28 GPUs on the first 7 free trays would put ranks 8-15 on r01.tray17 and r02.tray01, and give dp 3.5.
   // Whole blocks per domain: one in r01 (2 of its 3 trays), two in r02: 24 GPUs, dp 3.
@@ -158,6 +166,33 @@ TEST_CASE("sim elastic: a shrunk grouped job keeps whole TP blocks inside one NV
   CHECK(h.sim.JobTrays(job) == expected);
   CHECK(h.sim.JobStateOf(job) == JobState::kRunning);
   CHECK(h.JobChanges(job).back().second.step_time_s == doctest::Approx(10.0 * 32 / 24));
+}
+
+// The rig above, shrunk at 10m to 24 GPUs on r01.tray15-16 + r02.tray01-04, with r01.tray17 free. At 20m
+// r02.tray05 comes back: 2 free + 6 own = 8 trays, but the first 8 free would split a block over
+// r01.tray17 and r02.tray01, and whole blocks per domain hold only 6 trays. At 30m r01.tray18 comes back:
+// r01.tray15-18 + r02.tray01-04.
+TEST_CASE("sim.parallel: a shrunk grouped job grows back only in whole blocks per domain") {
+  GroupedShrinkRig r;
+  Harness& h = r.h;
+  h.clock.CallAt(Duration::Minutes(20), [&] { REQUIRE(h.sim.Resume(r.Tray(2, 5)).ok()); });
+  h.clock.RunUntil(Duration::Minutes(25));
+  CHECK(h.sim.JobStateOf(r.job) == JobState::kRunning);  // not sent back to the queue to wait there
+  CHECK(h.JobChanges(r.job).back().second.gpus == 24);
+  std::vector<ActionTaken> grow;
+  for (const Event& e : h.events.events())
+    if (const auto* a = std::get_if<ActionTaken>(&e.body); a && a->action == "grow") grow.push_back(*a);
+  REQUIRE(grow.size() == 1);
+  CHECK_FALSE(grow[0].ok);
+  CHECK(grow[0].detail ==
+        "stays at 24 of 32 GPUs: 8 trays free but not in whole blocks of 8 GPUs (tp*ep) per NVLink domain");
+  h.clock.CallAt(Duration::Minutes(30), [&] { REQUIRE(h.sim.Resume(r.Tray(1, 18)).ok()); });
+  h.clock.RunUntil(Duration::Minutes(40));
+  CHECK(h.sim.JobStateOf(r.job) == JobState::kRunning);
+  CHECK(h.JobChanges(r.job).back().second.gpus == 32);
+  std::vector<ComponentId> expected = {r.Tray(1, 15), r.Tray(1, 16), r.Tray(1, 17), r.Tray(1, 18),
+                                       r.Tray(2, 1),  r.Tray(2, 2),  r.Tray(2, 3),  r.Tray(2, 4)};
+  CHECK(h.sim.JobTrays(r.job) == expected);
 }
 
 }  // namespace

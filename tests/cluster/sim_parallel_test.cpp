@@ -218,7 +218,8 @@ TEST_CASE("sim.parallel: in a mixed job each DP and PP group takes the slowest l
                  Case{"r01.tray17.nic1", -1, 8.2 + 1 + 0.5 + 0.3 / 0.1},
                  Case{"r01.tray18.nic1", -1, 8.2 + 1 + 0.5 / 0.1 + 0.3},
                  Case{"r02.tray01.nic1", -1, 8.2 + 1 + 0.5 / 0.1 + 0.3 / 0.1}}) {
-    CAPTURE(k.link);
+    const std::string link = k.link;
+    CAPTURE(link);
     Harness h(42, 2, 0);
     FillFirstRack(h, 3);
     JobConfig cfg = Grouped(4, 2, 2);
@@ -262,47 +263,6 @@ TEST_CASE("sim.parallel: a lost spine slows only the groups that span leaf group
     CHECK(changes[1].second.step_time_s == doctest::Approx(grouped ? 8.2 + 1 + 0.5 + 0.3 / 0.75 : 8.5 + 1 + 0.5 / 0.75));
     CHECK(changes[1].second.cause == 9);
   }
-}
-
-// Two racks, no spares, the elastic job of sim_elastic_test.cpp: tp 8 x dp 4 (blocks of 2 trays), shrunk
-// at 10m to 24 GPUs on r01.tray15-16 + r02.tray01-04, with r01.tray17 free. At 20m r02.tray05 comes back:
-// 2 free + 6 own = 8 trays, but the first 8 free would split a block over r01.tray17 and r02.tray01, and
-// whole blocks per domain hold only 6 trays. At 30m r01.tray18 comes back: r01.tray15-18 + r02.tray01-04.
-TEST_CASE("sim.parallel: a shrunk grouped job grows back only in whole blocks per domain") {
-  SimOptions o;
-  o.shrink_elastic = true;
-  Harness h(5, 2, 0, false, o);
-  auto tray = [&](int rack, int n) {
-    return h.Id("r0" + std::to_string(rack) + ".tray" + std::string(n < 10 ? "0" : "") + std::to_string(n));
-  };
-  for (int n = 1; n <= 14; ++n) REQUIRE(h.sim.Drain(tray(1, n), "test").ok());
-  for (int n = 8; n <= 18; ++n) REQUIRE(h.sim.Drain(tray(2, n), "test").ok());
-  JobConfig cfg = Grouped(8, 1, 4);
-  cfg.min_gpus = 16;
-  const JobId job = h.sim.AddJob(cfg).value();
-  h.sim.Start();
-  h.At(Duration::Minutes(10), [&] {
-    for (auto [rack, n] : {std::pair{1, 18}, {2, 5}, {2, 6}, {2, 7}}) REQUIRE(h.sim.Drain(tray(rack, n), "test").ok());
-    REQUIRE(h.sim.RequeueJob(job, "tray18 lost").ok());
-  });
-  h.At(Duration::Minutes(20), [&] { REQUIRE(h.sim.Resume(tray(2, 5)).ok()); });
-  h.clock.RunUntil(Duration::Minutes(25));
-  CHECK(h.sim.JobStateOf(job) == JobState::kRunning);  // not sent back to the queue to wait there
-  CHECK(h.JobChanges(job).back().second.gpus == 24);
-  std::vector<ActionTaken> grow;
-  for (const Event& e : h.events.events())
-    if (const auto* a = std::get_if<ActionTaken>(&e.body); a && a->action == "grow") grow.push_back(*a);
-  REQUIRE(grow.size() == 1);
-  CHECK_FALSE(grow[0].ok);
-  CHECK(grow[0].detail ==
-        "stays at 24 of 32 GPUs: 8 trays free but not in whole blocks of 8 GPUs (tp*ep) per NVLink domain");
-  h.At(Duration::Minutes(30), [&] { REQUIRE(h.sim.Resume(tray(1, 18)).ok()); });
-  h.clock.RunUntil(Duration::Minutes(40));
-  CHECK(h.sim.JobStateOf(job) == JobState::kRunning);
-  CHECK(h.JobChanges(job).back().second.gpus == 32);
-  std::vector<ComponentId> expected = {tray(1, 15), tray(1, 16), tray(1, 17), tray(1, 18),
-                                       tray(2, 1),  tray(2, 2),  tray(2, 3),  tray(2, 4)};
-  CHECK(h.sim.JobTrays(job) == expected);
 }
 
 TEST_CASE("sim.parallel: degrees and shares the simulator refuses, with what would be valid") {
