@@ -17,6 +17,8 @@
 // Cost: NoteGroupFabrics walks the groups once per placement (the pods of groups spanning leaf groups
 // walk their ranks); a recompute looks only at the job's odd GPUs and degraded links, O(log trays) each.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <numeric>
 #include <span>
 #include <string>
@@ -241,7 +243,8 @@ std::array<SimBackend::KindLinks, 2> SimBackend::GroupLinksOf(const Job& j, doub
   const RackModel& m = topo_.model();
   for (ComponentId g : odd_gpus_) {
     if (JobOfGpu(g) != j.id || !gpu(g).nvlink_down) continue;
-    const double up = static_cast<double>(m.nvlink_links_per_gpu - std::popcount(gpu(g).nvlink_down)) / m.nvlink_links_per_gpu;
+    const int up_links = m.nvlink_links_per_gpu - std::popcount(gpu(g).nvlink_down);
+    const double up = static_cast<double>(up_links) / m.nvlink_links_per_gpu;
     const int cross = RankCrossing(j, g);
     for (int kind : {kDp, kPp})
       if (!(cross >> kind & 1)) k[kind].ports = std::min(k[kind].ports, up);

@@ -139,7 +139,8 @@ struct GroupedShrinkRig {
     job = h.sim.AddJob(cfg).value();
     h.sim.Start();
     h.clock.CallAt(Duration::Minutes(10), [this] {
-      for (auto [rack, n] : {std::pair{1, 18}, {2, 5}, {2, 6}, {2, 7}}) REQUIRE(h.sim.Drain(Tray(rack, n), "test").ok());
+      for (auto [rack, n] : {std::pair{1, 18}, {2, 5}, {2, 6}, {2, 7}})
+        REQUIRE(h.sim.Drain(Tray(rack, n), "test").ok());
       REQUIRE(h.sim.RequeueJob(job, "tray18 lost").ok());
     });
   }

@@ -260,7 +260,8 @@ TEST_CASE("sim.parallel: a lost spine slows only the groups that span leaf group
     REQUIRE(changes.size() == 2);
     // Grouped: PP at 3/4 of its bandwidth, DP as before. Ungrouped: its scale-out share (DP and PP, as
     // the job spans leaf groups) at 3/4, and no pipeline share of its own.
-    CHECK(changes[1].second.step_time_s == doctest::Approx(grouped ? 8.2 + 1 + 0.5 + 0.3 / 0.75 : 8.5 + 1 + 0.5 / 0.75));
+    const double step = grouped ? 8.2 + 1 + 0.5 + 0.3 / 0.75 : 8.5 + 1 + 0.5 / 0.75;
+    CHECK(changes[1].second.step_time_s == doctest::Approx(step));
     CHECK(changes[1].second.cause == 9);
   }
 }
