@@ -21,6 +21,7 @@ enum class Verb {
   kNvlinkPort, kNicLink, kPowerCap, kValve, kTrayPresence,
   kDrain, kResume, kGpuReset, kRequeueJob, kDiagnostic,
   kGpuFailure, kProcessCrash, kReboot, kComponentFailure, kLinkBandwidth, kStorageRead,
+  kStoreRate, kRegionOutage,
 };
 const char* VerbName(Verb v);
 
@@ -57,6 +58,15 @@ class Backend {
   // (`fraction` 0: reads go to the region's object store); 1 restores it.
   virtual Status SetStorageRead(ComponentId, double /*fraction*/, FaultId) {
     return Status::NotSupported("this backend cannot degrade a tray's storage path");
+  }
+  // A region's object store serves at `fraction` [0, 1] of its read rate (0: failed), or its checkpoint
+  // store cannot acknowledge writes (`fraction` 0; 1 restores it).
+  virtual Status SetStoreRate(ComponentId, double /*fraction*/, FaultId) {
+    return Status::NotSupported("this backend cannot degrade a region's object or checkpoint store");
+  }
+  // Every rack of a region goes down together (a site outage), its stores with it; false brings it back.
+  virtual Status SetRegionDown(ComponentId, bool /*down*/, FaultId) {
+    return Status::NotSupported("this backend cannot take a region down");
   }
   // The processes on a GPU die (a software bug): the job using it fails at once.
   virtual Status CrashProcesses(ComponentId, FaultId) {

@@ -186,6 +186,20 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
       b.why.push_back("dpu: fronts " + std::to_string(topo.NicsOfDpu(component).size()) +
                       " NICs of its tray: their GPUs lose scale-out and storage; jobs spanning trays hang on it");
       break;
+    case Kind::kRegion:
+      b.gpus_down = topo.GpusServedBy(component);
+      b.whole_domain = true;
+      b.why.push_back("region: its " + std::to_string(topo.regions()[static_cast<size_t>(c.index)].racks) +
+                      " racks go down together (a site outage): every NVLink domain in it");
+      break;
+    case Kind::kObjectStore:
+      b.why.push_back("object_store: read by the trays of its region whose NVMe cache is lost; their jobs stall on "
+                      "data (hang while it has failed), no GPU loses service");
+      break;
+    case Kind::kCheckpointStore:
+      b.why.push_back("checkpoint_store: acknowledges its region's checkpoint writes; while it has failed its jobs "
+                      "train on without a new checkpoint (rework grows), no GPU loses service");
+      break;
     case Kind::kLeaf: case Kind::kRail: {
       b.gpus_down = topo.GpusServedBy(component);
       int rail = c.kind == Kind::kRail ? c.index : topo.at(c.parent).index;

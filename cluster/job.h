@@ -34,6 +34,10 @@ struct JobConfig {
   // What each GPU reads from the storage path per second of a step at full speed (training samples); the
   // loader prefetches during the step, so a step lasts at least as long as its slowest tray's read.
   double input_gbytes_per_s = 0;
+  // The input streams from the region's object store (sim_regions.cpp), not the trays' NVMe caches.
+  bool input_from_object_store = false;
+  // Its home region (an index into Topology::regions()): placed there first; -1 = the first with room.
+  int region = -1;
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);
   // After the local store acknowledges a checkpoint it is copied to another region in the background

@@ -25,14 +25,16 @@ struct HeartbeatChange {
   Duration period{};
 };
 
-enum class Metric { kGpuTemperature, kGpuPower, kGpuClockFraction, kThermalThrottle, kCoolantFlow, kPsuOk, kLeak, kPartOk };
+enum class Metric { kGpuTemperature, kGpuPower, kGpuClockFraction, kThermalThrottle, kCoolantFlow, kPsuOk, kLeak, kPartOk,
+                    kProbeOk };
 const char* MetricName(Metric m);
 
 // One polled telemetry value (DCGM-like): temperature in C, power in W, clock as a fraction of max,
 // throttle as 0/1 (HW thermal slowdown bit), flow in L/min for a tray's valve, a PSU's health as 1 (OK)
 // or 0 (failed, as the shelf's BMC reports it), a tray zone's leak sensor as 1 (wet) or 0 (dry), a part's
 // health as 1 (OK) or 0 (failed) for a CDU pump (the CDU's controller), a DPU (its BMC) or a spine switch
-// (the fabric manager).
+// (the fabric manager), and a region's health probe as 1 (OK) or 0 (failing) for the region itself, its
+// object store (read throughput below its service level counts as failing) and its checkpoint store.
 struct TelemetrySample {
   ComponentId component = kNoComponent;
   Metric metric = Metric::kGpuTemperature;

@@ -25,6 +25,8 @@ const char* VerbName(Verb v) {
     case Verb::kComponentFailure: return "component_failure";
     case Verb::kLinkBandwidth: return "link_bandwidth";
     case Verb::kStorageRead: return "storage_read";
+    case Verb::kStoreRate: return "store_rate";
+    case Verb::kRegionOutage: return "region_outage";
   }
   return "unknown";
 }
@@ -39,6 +41,7 @@ const char* MetricName(Metric m) {
     case Metric::kPsuOk: return "psu_ok";
     case Metric::kLeak: return "leak_detected";
     case Metric::kPartOk: return "part_ok";
+    case Metric::kProbeOk: return "probe_ok";
   }
   return "unknown";
 }
@@ -85,6 +88,11 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
   for (ComponentId tray : topo_.trays()) spare_.push_back(topo_.at(tray).spare ? TrayUse::kHotSpare : TrayUse::kRegular);
   free_count_ = free_.size();
   if (opt_.spare_racks > 0) MarkSpareRacks();  // sim_spare_racks.cpp
+  // Regions only: no other stream is drawn from, so plans without regions keep every draw.
+  Rng probe_phases = rng_.Fork("probe-phase");
+  for (size_t k = 0; k < topo_.regions().size(); ++k)
+    region_.push_back({1, false, false, kNoFault, kNoFault, kNoFault,
+                       Duration{static_cast<int64_t>(probe_phases.Below(static_cast<uint64_t>(opt_.probe_period.us)))}});
 }
 
 // O(1): these run for every GPU of a job on every refresh and step report.

@@ -44,6 +44,12 @@ struct SimOptions {
   // back to the queue from a lost NVLink domain (switch tray UNHEALTHY, CDU or pumps, power beyond the
   // shelves' redundancy); any other requeue waits for regular trays or hot spares.
   int spare_racks = 0;
+  // With regions (Topology::regions()): the spare racks of each region, its last N racks (spare_racks is
+  // then their sum). Jobs are placed inside one region, their own region first (sim_regions.cpp).
+  std::vector<int> region_spare_racks;
+  // A region's health probe (object store, checkpoint store, the region itself) runs every period, at a
+  // phase drawn per region from the seeded generator [guess: a load balancer's 10 s health check].
+  Duration probe_period = Duration::Seconds(10);
 };
 
 class SimBackend : public Backend {
@@ -69,6 +75,8 @@ class SimBackend : public Backend {
   Status SetComponentFailed(ComponentId component, bool failed, FaultId cause) override;  // sim_domains.cpp
   Status SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) override;
   Status SetStorageRead(ComponentId tray, double fraction, FaultId cause) override;  // sim_storage.cpp
+  Status SetStoreRate(ComponentId store, double fraction, FaultId cause) override;     // sim_regions.cpp
+  Status SetRegionDown(ComponentId region, bool down, FaultId cause) override;        // sim_regions.cpp
   Status Drain(ComponentId tray, const std::string& reason) override;
   Status Resume(ComponentId tray) override;
   Status ResetGpu(ComponentId gpu) override;
@@ -159,6 +167,7 @@ class SimBackend : public Backend {
     };
     std::array<KindPlacement, 2> kinds;
     size_t grow_note = SIZE_MAX;  // free trays when it last noted it could not grow back in whole blocks
+    int region = -1;                  // the region it was last placed in (-1: never placed)
     Time segment_start{};             // when the current running stretch began
     FaultId cause = kNoFault;         // the fault impairing it now
     FaultId shrink_cause = kNoFault;  // the fault whose requeue left it shrunk
@@ -214,8 +223,9 @@ class SimBackend : public Backend {
   void ReleaseTrays(Job& job);
   // sim_parallel.cpp: placement of grouped jobs (TP and EP blocks inside one NVLink domain).
   bool BlocksInDomains(const std::vector<ComponentId>& trays, int gpus, int block) const;
-  std::vector<ComponentId> PlaceByDomain(int gpus, int block, bool spare_racks_ok,
-                                         const std::vector<uint8_t>& free) const;
+  // lo, hi: the tray slots [lo, hi) to take from (one region's, sim_regions.cpp), all by default.
+  std::vector<ComponentId> PlaceByDomain(int gpus, int block, bool spare_racks_ok, const std::vector<uint8_t>& free,
+                                         size_t lo = 0, size_t hi = SIZE_MAX) const;
   int ShrunkGroupedSize(const Job& job, int most) const;
   void NoteGroupFabrics(Job& job) const;
   bool GroupCrosses(const Job& job, int64_t first, int64_t stride, int64_t count) const;
@@ -234,7 +244,8 @@ class SimBackend : public Backend {
   };
   std::array<KindLinks, 2> GroupLinksOf(const Job& job, double domain_bw) const;
   double KindSpineShare(const Job& job, int kind, FaultId& cause) const;  // sim_spines.cpp
-  std::vector<ComponentId> PickTrays(const Job& job, int gpus, size_t need, const std::vector<uint8_t>& free) const;
+  std::vector<ComponentId> PickTrays(const Job& job, int gpus, size_t need, const std::vector<uint8_t>& free,
+                                     size_t lo = 0, size_t hi = SIZE_MAX) const;
   bool GrowFits(const Job& job) const;
   bool NicCarriesJob(const Job& job, ComponentId tray, size_t nic) const;
   struct FabricShares {
@@ -326,7 +337,7 @@ class SimBackend : public Backend {
     double read_s = 0;
     FaultId cause = kNoFault;
   };
-  double ReadRate(const StoragePath& s) const;  // GB/s per GPU
+  double ReadRate(const StoragePath& s, ComponentId tray = kNoComponent) const;  // GB/s per GPU
   DataStall DataStallOf(const Job& job) const;
   void AddStalledRanks(const Job& job, double stall_s, double nominal_compute, StepReport& report);
   void CopyCheckpoint(JobId id);  // starts the far copy of the acknowledged checkpoint
@@ -377,6 +388,23 @@ class SimBackend : public Backend {
   std::vector<TrayUse> spare_;  // per tray slot
   size_t free_count_ = 0;
   size_t free_spare_rack_ = 0;  // free trays of spare racks, within free_count_; kept in step by TouchTray
+  // sim_regions.cpp: per region its object store's share of its read rate, its checkpoint store's
+  // state and whether the whole region is down; the probe reports each at the region's phase.
+  struct RegionState {
+    double object_store = 1;
+    bool checkpoint_failed = false, down = false;
+    FaultId object_cause = kNoFault, checkpoint_cause = kNoFault, down_cause = kNoFault;
+    Duration probe_phase{};
+  };
+  std::vector<RegionState> region_;
+  // Tray slot windows [lo, hi) to place `job` in: the whole cluster without regions; else one per region
+  // that is up, its own region first.
+  std::vector<std::pair<size_t, size_t>> RegionWindows(const Job& job) const;
+  double ObjectStoreShare(ComponentId tray) const;  // 1 without regions
+  DataStall StreamStall(const Job& job) const;      // a job reading its input from the object store
+  FaultId InputLost(const Job& job) const;          // a tray reading from a failed object store: its fault
+  bool CheckpointWriteFails(const Job& job);        // the region's checkpoint store cannot acknowledge
+  void Probe(ComponentId part, bool ok);
   // sim_spare_racks.cpp
   void MarkSpareRacks();
   bool DomainLost(const Job& job) const;  // some rack of its trays lost its NVLink domain

@@ -25,6 +25,7 @@ Result<JobId> SimBackend::AddJob(const JobConfig& config) {
   j.cfg = config;
   j.id = static_cast<JobId>(jobs_.size());
   j.until_ckpt = config.checkpoint_interval;
+  j.region = config.region < static_cast<int>(topo_.regions().size()) ? config.region : -1;
   j.report_phase = Duration{static_cast<int64_t>(report_phases_.Below(static_cast<uint64_t>(opt_.step_report_period.us)))};
   jobs_.push_back(std::move(j));
   return jobs_.back().id;
@@ -111,11 +112,14 @@ bool SimBackend::Place(Job& job) {
     }
   }
   // Regular trays, then hot spare trays; a job whose NVLink domain was lost goes to the spare racks first.
-  std::vector<ComponentId> trays = PickTrays(job, gpus, need, free_);  // sim_parallel.cpp
+  std::vector<ComponentId> trays;
+  for (const auto& [lo, hi] : RegionWindows(job))  // sim_regions.cpp: the whole cluster without regions
+    if (!(trays = PickTrays(job, gpus, need, free_, lo, hi)).empty()) break;  // sim_parallel.cpp
   if (trays.empty()) return false;  // free trays, but not in whole TP/EP blocks per domain: wait
   job.trays = std::move(trays);
   job.placed_gpus = gpus;
   NoteGroupFabrics(job);
+  if (!topo_.regions().empty()) job.region = topo_.RegionOf(job.trays.ids().front());
   if (job.domain_lost) NoteSpareRackUse(job);
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
   int left = gpus;
@@ -236,6 +240,12 @@ void SimBackend::RefreshJob(JobId id) {
     hard = true;
     hard_cause = spine_cause;
     why = "no spine left between its leaf groups";
+  }
+  const FaultId input_cause = hard || region_.empty() ? kNoFault : InputLost(j);  // sim_regions.cpp
+  if (input_cause != kNoFault) {
+    hard = true;
+    hard_cause = input_cause;
+    why = "its data loader waits on a failed object store";
   }
   if (hard) {
     j.fatal = j.fatal || fatal;
@@ -358,6 +368,7 @@ void SimBackend::OnCheckpoint(JobId id) {
   j.ack_timer = clock_.CallAfter(j.cfg.checkpoint_write, [this, id] {
     Job& job = jobs_[id];
     job.ack_timer = 0;
+    if (CheckpointWriteFails(job)) return;  // sim_regions.cpp: not acknowledged, the job trains on
     job.ckpt_steps = job.pending_steps;
     Advance(job);
     job.running_since_ckpt -= job.pending_running;

@@ -93,17 +93,18 @@ bool SimBackend::BlocksInDomains(const std::vector<ComponentId>& trays, int gpus
 // spare racks' trays (sim_spare_racks.cpp) only for a job whose NVLink domain was lost.
 // Returns the trays (sorted), or nothing when no such placement exists now.
 std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spare_racks_ok,
-                                                  const std::vector<uint8_t>& free) const {
+                                                  const std::vector<uint8_t>& free, size_t lo, size_t hi) const {
   const int per_tray = topo_.model().gpus_per_tray;
   const size_t unit = static_cast<size_t>(std::lcm(block, per_tray) / per_tray);
   const std::vector<ComponentId>& all = topo_.trays();
   for (uint8_t allow_spares : {0, 1}) {
     std::vector<ComponentId> out;
     int left = gpus;
-    for (size_t k = 0; k < all.size() && left > 0;) {
+    const size_t end = std::min(hi, all.size());  // the tray slots of one region, or all
+    for (size_t k = lo; k < end && left > 0;) {
       const int domain = topo_.DomainOfRack(topo_.at(all[k]).rack);
       std::vector<ComponentId> here;
-      for (; k < all.size() && topo_.DomainOfRack(topo_.at(all[k]).rack) == domain; ++k)
+      for (; k < end && topo_.DomainOfRack(topo_.at(all[k]).rack) == domain; ++k)
         if (free[k] && (spare_[k] == TrayUse::kSpareRack ? spare_racks_ok : allow_spares || spare_[k] == TrayUse::kRegular))
           here.push_back(all[k]);
       const size_t rest = static_cast<size_t>((left + per_tray - 1) / per_tray);
@@ -120,7 +121,7 @@ std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spa
 // ones, regular before hot spares (spare racks first for a job whose domain was lost); for a grouped job
 // whose blocks that would split, whole blocks per domain. Nothing when that placement does not exist.
 std::vector<ComponentId> SimBackend::PickTrays(const Job& job, int gpus, size_t need,
-                                               const std::vector<uint8_t>& free) const {
+                                               const std::vector<uint8_t>& free, size_t lo, size_t hi) const {
   std::vector<ComponentId> trays;
   trays.reserve(need);
   const std::vector<ComponentId>& all = topo_.trays();
@@ -128,13 +129,13 @@ std::vector<ComponentId> SimBackend::PickTrays(const Job& job, int gpus, size_t 
                            kSpareRackFirst[] = {TrayUse::kSpareRack, TrayUse::kRegular, TrayUse::kHotSpare};
   for (TrayUse use :
        job.domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst))
-    for (size_t k = 0; k < all.size() && trays.size() < need; ++k)
+    for (size_t k = lo; k < std::min(hi, all.size()) && trays.size() < need; ++k)
       if (free[k] && spare_[k] == use) trays.push_back(all[k]);
   if (trays.size() < need) return {};
   if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
   const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
   if (block > 1 && (gpus == job.cfg.gpus || job.cfg.grouped) && !BlocksInDomains(trays, gpus, block))
-    return PlaceByDomain(gpus, block, job.domain_lost, free);  // free trays, but maybe not in whole blocks
+    return PlaceByDomain(gpus, block, job.domain_lost, free, lo, hi);  // free trays, but maybe not in whole blocks
   return trays;
 }
 

@@ -2,7 +2,8 @@
 // that comes back to the queue while a rack it ran on is UNHEALTHY (a switch tray lost in full-bandwidth
 // mode, or power beyond the shelves' redundancy) or short of coolant flow (its CDU or pumps) may be placed
 // on a spare rack's trays, after the regular trays and the hot spares; any other job waits. The scheduler
-// records each move as a `spare_rack` action naming the spare rack.
+// records each move as a `spare_rack` action naming the spare rack. With regions each region keeps its
+// own last N racks (SimOptions::region_spare_racks), and a job tries its own region first.
 //
 // Cost: only plans with spare racks pay anything (one pass over the requeued job's trays).
 #include <set>
@@ -13,13 +14,21 @@ namespace rackchaos::cluster {
 
 void SimBackend::MarkSpareRacks() {
   const auto& racks = topo_.racks();
-  const size_t first = racks.size() - std::min(racks.size(), static_cast<size_t>(opt_.spare_racks));
-  for (size_t k = first; k < racks.size(); ++k)
-    for (ComponentId tray : topo_.ChildrenOf(racks[k]))
-      if (topo_.at(tray).kind == Kind::kComputeTray) {
-        spare_[slot(tray)] = TrayUse::kSpareRack;
-        free_spare_rack_ += free_[slot(tray)];
-      }
+  auto mark = [&](size_t first, size_t end) {
+    for (size_t k = first; k < end; ++k)
+      for (ComponentId tray : topo_.ChildrenOf(racks[k]))
+        if (topo_.at(tray).kind == Kind::kComputeTray) {
+          spare_[slot(tray)] = TrayUse::kSpareRack;
+          free_spare_rack_ += free_[slot(tray)];
+        }
+  };
+  if (topo_.regions().empty() || opt_.region_spare_racks.empty())
+    return mark(racks.size() - std::min(racks.size(), static_cast<size_t>(opt_.spare_racks)), racks.size());
+  for (size_t k = 0; k < topo_.regions().size() && k < opt_.region_spare_racks.size(); ++k) {  // each region's last N
+    const Region& r = topo_.regions()[k];
+    const size_t end = static_cast<size_t>(r.first_rack + r.racks);
+    mark(end - std::min(static_cast<size_t>(r.racks), static_cast<size_t>(opt_.region_spare_racks[k])), end);
+  }
 }
 
 bool SimBackend::DomainLost(const Job& j) const {

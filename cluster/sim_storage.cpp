@@ -34,18 +34,21 @@ Status SimBackend::SetStorageRead(ComponentId tray, double fraction, FaultId cau
   return Status::Ok();
 }
 
-double SimBackend::ReadRate(const StoragePath& s) const {
+double SimBackend::ReadRate(const StoragePath& s, ComponentId tray) const {
   const RackModel& m = topo_.model();
-  return s.fraction > 0 ? m.cache_gbytes_per_s_per_gpu * s.fraction : m.object_store_gbytes_per_s_per_gpu;
+  // The object store's share is its region's (sim_regions.cpp); 1 without regions.
+  return s.fraction > 0 ? m.cache_gbytes_per_s_per_gpu * s.fraction
+                        : m.object_store_gbytes_per_s_per_gpu * ObjectStoreShare(tray);
 }
 
 SimBackend::DataStall SimBackend::DataStallOf(const Job& j) const {
   DataStall d;
   if (j.cfg.input_gbytes_per_s <= 0 || topo_.model().cache_gbytes_per_s_per_gpu <= 0) return d;
   double rate = ReadRate(StoragePath{});
+  if (j.cfg.input_from_object_store) return StreamStall(j);  // sim_regions.cpp
   for (const auto& [tray, path] : storage_)
-    if (tray_[slot(tray)].job == j.id && ReadRate(path) < rate) {
-      rate = ReadRate(path);
+    if (tray_[slot(tray)].job == j.id && ReadRate(path, tray) < rate) {
+      rate = ReadRate(path, tray);
       d.cause = path.cause;
     }
   d.read_s = j.cfg.input_gbytes_per_s * j.cfg.step_time.Seconds() / rate;
@@ -60,7 +63,7 @@ void SimBackend::AddStalledRanks(const Job& j, double stall_s, double nominal_co
   const double slowest = DataStallOf(j).read_s;
   for (const auto& [tray, path] : storage_) {
     if (tray_[slot(tray)].job != j.id) continue;
-    const double wait = std::max(0.0, stall_s - (slowest - step_read / ReadRate(path)));
+    const double wait = std::max(0.0, stall_s - (slowest - step_read / ReadRate(path, tray)));
     if (wait <= 0) continue;
     const int used = tray_[slot(tray)].job_gpus;
     for (ComponentId g : topo_.GpusOfTray(tray)) {

@@ -38,6 +38,9 @@ const char* KindName(Kind kind) {
     case Kind::kSpine: return "spine";
     case Kind::kSuperSpine: return "super_spine";
     case Kind::kNvlinkDomain: return "nvlink_domain";
+    case Kind::kRegion: return "region";
+    case Kind::kObjectStore: return "object_store";
+    case Kind::kCheckpointStore: return "checkpoint_store";
   }
   return "unknown";
 }
@@ -54,7 +57,8 @@ ComponentId Topology::Add(Kind kind, std::string name, ComponentId parent, int r
   return id;
 }
 
-Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_trays_per_rack) {
+Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_trays_per_rack,
+                                 const std::vector<RegionSpec>& regions) {
   if (racks < 1) return Status::Invalid("a cluster needs at least one rack");
   if (spare_trays_per_rack < 0 || spare_trays_per_rack >= model.compute_trays)
     return Status::Invalid("spare_trays must be between 0 and " + std::to_string(model.compute_trays - 1) +
@@ -124,6 +128,7 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
           t.Add(Kind::kLeaf, "rail" + std::to_string(n) + "." + Padded("leaf", g + 1, 2), t.rails_[n],
                 g * t.RacksPerLeaf(), g);
   t.BuildLateParts();
+  if (!regions.empty()) RC_RETURN_IF_ERROR(t.BuildRegions(regions));
   return t;
 }
 
@@ -309,6 +314,16 @@ std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
     // every rack of it. A CDU cools and a rack holds only its own trays.
     case Kind::kSwitchTray: case Kind::kNvlinkDomain: out = GpusOfDomain(DomainOfRack(c.rack)); break;
     case Kind::kCdu: case Kind::kRack: rack_gpus(); break;
+    case Kind::kRegion:
+      for (ComponentId rack : ChildrenOf(id))
+        if (at(rack).kind == Kind::kRack)
+          for (ComponentId tray : ChildrenOf(rack))
+            if (at(tray).kind == Kind::kComputeTray)
+              for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
+      break;
+    // A region's stores cost their jobs stalls and rework, not service (sim_regions.cpp).
+    case Kind::kObjectStore:
+    case Kind::kCheckpointStore: break;
     // Power shelves, PSUs and pumps are redundant: one alone serves no GPU exclusively; a spine is one of
     // several equal paths between leaves.
     case Kind::kPowerShelf:

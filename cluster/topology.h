@@ -6,6 +6,9 @@
 // CDU's pumps ("r01.cdu.pump1"), each tray's BlueField DPUs ("r01.tray03.dpu0") and, for a model whose
 // NVLink domain spans racks (RackModel::domain_racks > 1, GB200 NVL36x2), one component per domain
 // ("nvl01" = r01 + r02). With one rack per domain the rack is the domain and no such component exists.
+// CDU's pumps ("r01.cdu.pump1") and each tray's BlueField DPUs ("r01.tray03.dpu0"). A plan with regions
+// adds, last of all, each region ("east": the parent of its racks) with its object store
+// ("east.objstore") and checkpoint store ("east.ckptstore"); without regions none of these exist.
 //
 // Names follow the physical hierarchy ("r01.tray07.gpu2"); ids are dense indexes in build order, so the
 // same model and counts always give the same ids. Immutable after Build(). NVLink ports are not
@@ -28,7 +31,7 @@
 namespace rackchaos::cluster {
 
 enum class Kind { kRack, kComputeTray, kGpu, kCpu, kNic, kValve, kSwitchTray, kPowerShelf, kPsu, kCdu, kRail, kLeaf,
-                  kPump, kDpu, kSpine, kSuperSpine, kNvlinkDomain };
+                  kPump, kDpu, kSpine, kSuperSpine, kNvlinkDomain, kRegion, kObjectStore, kCheckpointStore };
 const char* KindName(Kind kind);  // "rack", "compute_tray", "gpu", ...
 
 struct Component {
@@ -48,9 +51,24 @@ struct Target {
   int port = -1;
 };
 
+// One region of a cluster: a name and how many consecutive racks (rack numbering runs on across regions).
+struct RegionSpec {
+  std::string name;
+  int racks = 0;
+};
+
+// A built region: its component, its stores and its racks [first_rack, first_rack + racks).
+struct Region {
+  ComponentId id = kNoComponent, object_store = kNoComponent, checkpoint_store = kNoComponent;
+  int first_rack = 0, racks = 0;
+};
+
 class Topology {
  public:
-  static Result<Topology> Build(const RackModel& model, int racks, int spare_trays_per_rack);
+  // `regions` empty: one implicit region and no region components (every id as before regions existed).
+  // Otherwise their racks must add up to `racks`, names be unique and not collide with a component's.
+  static Result<Topology> Build(const RackModel& model, int racks, int spare_trays_per_rack,
+                                const std::vector<RegionSpec>& regions = {});
 
   const RackModel& model() const { return model_; }
   size_t size() const { return components_.size(); }
@@ -117,6 +135,12 @@ class Topology {
   std::vector<ComponentId> NicsOfDpu(ComponentId dpu) const;
   std::optional<ComponentId> GpuByPci(ComponentId tray, std::string_view pci) const;
 
+  // Regions (topology_regions.cpp): empty for a plan without them. RegionOfRack: the index into
+  // regions() of a 0-based rack, 0 when there are none; RegionOf: of any component, -1 for the fabric.
+  const std::vector<Region>& regions() const { return regions_; }
+  int RegionOfRack(int rack) const;
+  int RegionOf(ComponentId id) const;
+
   // GPUs that lose service if `id` fails (through containment and dependencies), sorted.
   std::vector<ComponentId> GpusServedBy(ComponentId id) const;
   // Parent chain from `id` (exclusive) to its rack (inclusive).
@@ -125,6 +149,7 @@ class Topology {
  private:
   ComponentId Add(Kind kind, std::string name, ComponentId parent, int rack, int index);
   void BuildLateParts();
+  Status BuildRegions(const std::vector<RegionSpec>& regions);
 
   RackModel model_;
   std::vector<Component> components_;
@@ -140,6 +165,7 @@ class Topology {
   // looks slots up on every event, and 4 bytes per component stay in cache where Component does not.
   std::vector<uint32_t> tray_slot_, gpu_slot_;
   std::vector<ComponentId> tray_of_;    // per component: TrayOf, resolved once at build
+  std::vector<Region> regions_;
 };
 
 }  // namespace rackchaos::cluster

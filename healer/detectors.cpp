@@ -377,6 +377,15 @@ const std::vector<DetectorInfo>& DetectorTable() {
        "Part status from the CDU's controller (pumps), the DPU's BMC and the fabric manager (spines): a part "
        "reported failed raises a symptom at once; reported OK again clears it.",
        ""},
+      {"region_probe", "regions, object stores and checkpoint stores their health probes report failing",
+       [] {
+         return std::make_unique<HealthReportDetector>("region_probe", cluster::Metric::kProbeOk,
+                                                       SymptomClass::kPartFailed, "health probe failing");
+       },
+       "Each region's health probe (plans with cluster.regions): the region's endpoints reachable, its object "
+       "store's read throughput within its service level, its checkpoint store acknowledging a test write. A probe "
+       "failing raises a symptom at once; passing again clears it.",
+       ""},
   };
   return kTable;
 }

@@ -41,6 +41,7 @@ void Healer::Raise(Symptom s) {
   if (s.cls == SymptomClass::kXid && (s.action == XidAction::kRestartApp || s.action == XidAction::kNone)) return;
   ComponentId tray = topo_.TrayOf(s.component);
   if (tray != kNoComponent && isolated_.count(tray)) return;
+  if (tray != kNoComponent && InFailedOverRegion(tray)) return;  // its region's failover explains it
   pending_.push_back({std::move(s), id});
   if (!window_timer_) window_timer_ = clock_.CallAfter(policy_.correlation_window, [this] { OnWindowClosed(); });
 }
@@ -48,6 +49,28 @@ void Healer::Raise(Symptom s) {
 // A symptom that cleared before the correlation window closed (a link flap) needs no isolation.
 void Healer::Clear(SymptomClass cls, ComponentId component) {
   std::erase_if(pending_, [&](const Pending& p) { return p.symptom.cls == cls && p.symptom.component == component; });
+  if (component == kNoComponent || topo_.at(component).kind != Kind::kRegion || !isolated_.erase(component)) return;
+  Act("resume", component, kNoJob, Status::Ok(), "region reachable again: its racks rejoin the pool as they boot");
+}
+
+bool Healer::InFailedOverRegion(ComponentId tray) const {
+  if (topo_.regions().empty()) return false;
+  return isolated_.count(topo_.regions()[static_cast<size_t>(topo_.RegionOf(tray))].id) > 0;
+}
+
+// A region down: nothing to drain (its racks are dark); its jobs restart in another region from their
+// newest checkpoint there, and symptoms from inside it are explained until its probe passes again.
+void Healer::FailOver(const IsolationDecision& d) {
+  const cluster::Region& r = topo_.regions()[static_cast<size_t>(topo_.RegionOf(d.domain))];
+  Act("failover", d.domain, kNoJob, Status::Ok(),
+      topo_.at(d.domain).name + " unreachable: its jobs restart in another region (" + d.reason + ")");
+  isolated_[d.domain] = {d.domain, {}};
+  if (!policy_.restart_jobs) return;
+  std::set<ComponentId> trays;
+  for (int k = r.first_rack; k < r.first_rack + r.racks; ++k)
+    for (ComponentId t : topo_.ChildrenOf(topo_.racks()[static_cast<size_t>(k)]))
+      if (topo_.at(t).kind == Kind::kComputeTray) trays.insert(t);
+  RestartJobsOn(trays, topo_.at(d.domain).name + " failed over: " + d.reason);
 }
 
 void Healer::OnWindowClosed() {
@@ -147,12 +170,14 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
 bool Healer::IsPart(ComponentId c) const {
   Kind k = topo_.at(c).kind;
   return k == Kind::kSwitchTray || k == Kind::kPsu || k == Kind::kPowerShelf || k == Kind::kLeaf || k == Kind::kRail ||
-         k == Kind::kPump || k == Kind::kSpine || k == Kind::kSuperSpine || k == Kind::kDpu;
+         k == Kind::kPump || k == Kind::kSpine || k == Kind::kSuperSpine || k == Kind::kDpu || k == Kind::kRegion ||
+         k == Kind::kObjectStore || k == Kind::kCheckpointStore;
 }
 
 void Healer::IsolatePart(const IsolationDecision& d) {
   const std::string& name = topo_.at(d.domain).name;
   const Kind kind = topo_.at(d.domain).kind;
+  if (kind == Kind::kRegion) return FailOver(d);
   if (kind != Kind::kSwitchTray && kind != Kind::kSpine && kind != Kind::kSuperSpine) {
     Act("alert", d.domain, kNoJob, Status::Ok(), name + ": replace (" + d.reason + ")");
     return;

@@ -55,6 +55,8 @@ class Healer : public cluster::ObservationSink {
   void Isolate(const IsolationDecision& d, const std::vector<Pending>& batch);
   bool IsPart(ComponentId c) const;
   void IsolatePart(const IsolationDecision& d);
+  void FailOver(const IsolationDecision& d);           // a region: its jobs restart elsewhere
+  bool InFailedOverRegion(ComponentId tray) const;
   bool BreakerAllows(int gpus, const std::string& domain_name);
   void RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason);
   void RestartJob(JobId job, const std::string& reason);

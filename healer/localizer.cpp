@@ -83,6 +83,24 @@ void FabricDomains(const std::vector<Symptom>& symptoms, const cluster::Topology
   }
 }
 
+// A region whose probe fails explains every symptom of its trays (lost heartbeats, its jobs' hangs): it
+// is failed over, not drained (healer.cpp).
+IsolationDecision RegionDown(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, size_t i,
+                             std::vector<bool>& used) {
+  const int region = topo.RegionOf(symptoms[i].component);
+  std::vector<size_t> idx{i};
+  for (size_t j = 0; j < symptoms.size(); ++j) {
+    const ComponentId tray = symptoms[j].component == kNoComponent ? kNoComponent : topo.TrayOf(symptoms[j].component);
+    if (used[j] || j == i || tray == kNoComponent || topo.RegionOf(tray) != region) continue;
+    used[j] = true;
+    idx.push_back(j);
+  }
+  std::sort(idx.begin(), idx.end());
+  return {symptoms[i].component, idx,
+          "region unreachable (" + std::to_string(idx.size() - 1) + " other symptoms inside it): fail its jobs over",
+          false};
+}
+
 // Step 0a: parts that report their own health. A DPU explains the NIC links down behind it (its tray is
 // out of service for multi-tray jobs); a spine or a CDU pump is marked for repair and drains nothing (the
 // spines left carry its traffic; the other pumps carry the flow, and a flow drop beyond the redundancy
@@ -101,6 +119,17 @@ void ReportedParts(const std::vector<Symptom>& symptoms, const cluster::Topology
     }
     if (kind == Kind::kPump) {
       out.push_back({s.component, {i}, "CDU pump reports failed", false});
+      continue;
+    }
+    if (kind == Kind::kObjectStore || kind == Kind::kCheckpointStore) {
+      out.push_back({s.component, {i},
+                     kind == Kind::kObjectStore ? "object store probe failing: reads below its service level"
+                                                : "checkpoint store probe failing: writes not acknowledged",
+                     false});
+      continue;
+    }
+    if (kind == Kind::kRegion) {
+      out.push_back(RegionDown(symptoms, topo, i, used));
       continue;
     }
     if (kind != Kind::kDpu) continue;

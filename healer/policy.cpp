@@ -153,6 +153,9 @@ const char* RepairClassOf(cluster::Kind kind) {
     case cluster::Kind::kPsu: return "power";
     case cluster::Kind::kRack:
     case cluster::Kind::kNvlinkDomain: return "rack";
+    case cluster::Kind::kRegion:
+    case cluster::Kind::kObjectStore:
+    case cluster::Kind::kCheckpointStore: return "rack";
     case cluster::Kind::kComputeTray:
     case cluster::Kind::kCpu: return "tray";
   }

@@ -25,13 +25,19 @@ const Injector& CacheFail();
 const Injector& PumpFail();
 const Injector& SpineFail();
 const Injector& DpuFail();
+const Injector& ObjectStoreDegrade();  // regions.cpp
+const Injector& ObjectStoreFail();
+const Injector& CheckpointStoreFail();
+const Injector& RegionOutage();
 
 const std::vector<const Injector*>& AllInjectors() {
   static const std::vector<const Injector*> kTable = {&LinkDown(), &LinkDegrade(), &GpuThrottle(), &ValveFail(), &TrayPull(),
                                                           &GpuFail(), &ProcessCrash(), &SwitchFail(),
                                                           &CduFail(), &PowerFail(), &Leak(),
                                                           &LeafFail(), &StorageDegrade(), &CacheFail(),
-                                                          &PumpFail(), &SpineFail(), &DpuFail()};
+                                                          &PumpFail(), &SpineFail(), &DpuFail(),
+                                                          &ObjectStoreDegrade(), &ObjectStoreFail(),
+                                                          &CheckpointStoreFail(), &RegionOutage()};
   return kTable;
 }
 

@@ -70,6 +70,7 @@ std::vector<std::vector<ComponentId>> InitialPlacement(const RunSpec& spec) {
   EventLog log;
   cluster::SimOptions options;
   options.spare_racks = spec.spare_racks;
+  options.region_spare_racks = spec.region_spare_racks;
   cluster::SimBackend sim(spec.topology, clock, Rng(spec.seed), log, options);
   std::vector<JobId> ids;
   for (const cluster::JobConfig& job : spec.jobs)

@@ -68,12 +68,26 @@ const std::vector<KeyInfo> kKeys = {
      "A site inventory for real racks; absent = simulated."},
     {"cluster", "spares", T::kMap, kOptional, 0, 0, "no spare racks", "{racks: 1}",
      "Spare capacity beyond the hot spare trays: whole racks kept free for jobs whose NVLink domain is lost."},
+    {"cluster", "regions", T::kList, kOptional, 0, 0, "one region without a name", "[{name: east, racks: 600}]",
+     "Regions of consecutive racks, in order (rack names run on across them: r01..). Each region is a component "
+     "above its racks with an object store (east.objstore) and a checkpoint store (east.ckptstore); jobs run inside "
+     "one region. Instead of racks (or equal to their sum)."},
+    {"cluster", "region_link_gbytes_per_s", T::kInt, kOptional, 1, 100000, "50 [guess: 4 x 100G wavelengths]", "25",
+     "Bandwidth of the link from each region to the next, for the background checkpoint copy "
+     "(workload.jobs[].checkpoint.size_gb)."},
     {"cluster", "fabric", T::kMap, kOptional, 0, 0, "two tiers", "{tiers: 3}",
      "The scale-out fabric above the leaves (docs/failure-domains.md)."},
     {"cluster.fabric", "tiers", T::kInt, kRequired, 2, 3, "", "3",
      "2: leaves and spines (ceil(leaves / 2) spines, every leaf to every spine); 3: pods of 72 leaves (18 leaf "
      "groups of an NVL72 cluster with 4 rails) each with 72 spines, under ceil(spines / 2) super-spines. "
      "A spine then carries its pod's traffic, a super-spine the traffic between pods."},
+    {"cluster.regions[]", "name", T::kString, kRequired, 0, 0, "", "east",
+     "The region's name: a lowercase word (letters, digits, '-', '_'), not a component's name such as r01."},
+    {"cluster.regions[]", "racks", T::kInt, kRequired, 1, 100000, "", "600", "How many racks the region holds."},
+    {"cluster.regions[]", "spares", T::kMap, kOptional, 0, 0, "the cluster's spares", "{racks: 1}",
+     "The region's spare racks (its last N), for jobs whose NVLink domain is lost; they try their own region first."},
+    {"cluster.regions[].spares", "racks", T::kInt, kRequired, 0, 100000, "", "1",
+     "The region's last N racks are its spare racks (fewer than its racks)."},
     {"cluster.spares", "racks", T::kInt, kRequired, 0, 100000, "", "1",
      "The last N racks are spare racks: a job requeued from a lost NVLink domain (switch tray UNHEALTHY, CDU or "
      "pumps, power beyond the shelves' redundancy) moves there when regular trays and hot spares are short; "
@@ -94,6 +108,12 @@ const std::vector<KeyInfo> kKeys = {
     {"workload.jobs[]", "input_mb_per_s", T::kInt, kOptional, 0, 1000000, "0 (no input)", "2000",
      "MB/s each GPU reads from its tray's storage path at full speed (the NVMe cache, or the object store when "
      "the cache is lost). The loader prefetches during a step; a read slower than the step stalls it (docs/jobs.md)."},
+    {"workload.jobs[]", "region", T::kString, kOptional, 0, 0, "the first region with room", "west",
+     "With cluster.regions: the region the job is placed in first (it moves to another only when its own is "
+     "down or full)."},
+    {"workload.jobs[]", "input_from", T::kString, kOptional, 0, 0, "cache", "object_store",
+     "Where the input is read: cache (each tray's NVMe cache) or object_store (streamed from the region's object "
+     "store at the catalogue's object_store rate, so object_store_degrade and object_store_fail reach every rank)."},
     {"workload.jobs[]", "step_time", T::kDuration, kOptional, 0, 0, "10s", "6s", "Compute per step at full speed."},
     {"workload.jobs[]", "checkpoint", T::kMap, kOptional, 0, 0, "", "{interval: 30m, write_time: 40s}",
      "How often the job checkpoints and how long a write takes."},
@@ -134,6 +154,9 @@ const std::vector<KeyInfo> kKeys = {
      "After the local acknowledgement, the background copy to another region (checkpoint size / cross-region "
      "bandwidth, e.g. 4 TB at 40 GB/s: 100s). A tray's local store lost (cache_fail) before it is done loses that "
      "checkpoint: the next restart goes back to the newest complete far copy."},
+    {"workload.jobs[].checkpoint", "size_gb", T::kInt, kOptional, 1, 100000000, "none", "4000",
+     "The checkpoint's size: with regions and no copy_time, the far copy takes size_gb / "
+     "cluster.region_link_gbytes_per_s. A region_outage before it is done loses that checkpoint."},
 
     {"faults[]", "at", T::kDuration, kRequired, 0, 0, "", "30m", "When to inject, from the start of the run."},
     {"faults[]", "kind", T::kString, kRequired, 0, 0, "", "link_down", "An injector name."},

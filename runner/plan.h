@@ -33,10 +33,21 @@ struct PlanValue {
   SourcePos pos;
 };
 
+// cluster.regions[]: a region of consecutive racks (rack names run on across regions: r01..).
+struct RegionPlan {
+  std::string name;
+  int racks = 0;
+  int spare_racks = -1;  // spares.racks; -1 = the cluster's spares.racks
+  SourcePos pos, spares_pos;
+};
+
 struct ClusterSpec {
   std::string model = "gb200-nvl72";  // a catalogue model name
-  int racks = 1;
-  SourcePos racks_pos;                // where `racks` was written (line 0 when absent)
+  int racks = 1;                      // with regions: their sum
+  SourcePos racks_pos;                // where `racks` was written (line 0 = absent)
+  std::vector<RegionPlan> regions;    // empty = one region without a name (no region components)
+  SourcePos regions_pos;
+  int region_link_gbytes_per_s = 50;  // each region to the next, for checkpoint copies [guess]
   int spare_trays = 0;                // per rack: the last N compute trays are kept free as hot spares
   int spare_racks = 0;                // spares.racks: the last N racks, for jobs whose NVLink domain is lost
   int fabric_tiers = 2;               // fabric.tiers: 2 (leaves, spines) or 3 (+ super-spines)
@@ -58,10 +69,14 @@ struct JobSpec {
   SourcePos collectives_pos;
   int input_mb_per_s = 0;  // what each GPU reads from its tray's storage path at full speed; 0 = none
   SourcePos input_pos;
+  bool input_from_object_store = false;  // input_from: object_store (default: cache)
+  PlanValue region;                      // region: a cluster.regions name; empty = the first with room
   Duration step_time = Duration::Seconds(10);          // compute per step at full speed
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);   // until the local store acknowledges
   Duration checkpoint_copy{};                          // then to another region; 0 = not modelled
+  int checkpoint_size_gb = 0;                          // size_gb: copy = size / region link (no copy_time)
+  SourcePos checkpoint_pos;
   Duration restart_overhead = Duration::Minutes(5);    // scheduling, loading, warm-up before the next step
   Duration collective_timeout = Duration::Minutes(10); // NCCL watchdog default (600,000 ms)
   int min_gpus = 0;                                    // elastic.min_gpus; 0 = not elastic

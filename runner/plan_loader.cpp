@@ -235,6 +235,61 @@ class Reader {
 
 std::string Indexed(const std::string& list, size_t i) { return list + "[" + std::to_string(i) + "]"; }
 
+// A spares map ({racks: N}) of the cluster or of one region.
+Status ReadSpares(Reader& r, const Field& f, const std::string& section, int& racks, SourcePos& pos) {
+  pos = r.Pos(f);
+  RC_ASSIGN_OR_RETURN(auto spares, r.Fields(f.value, pos, section, section));
+  RC_RETURN_IF_ERROR(r.Require(spares, pos, section, section));
+  for (const Field& s : spares) {  // only "racks"
+    RC_RETURN_IF_ERROR(r.Read(s, racks));
+    pos = r.Pos(s);
+  }
+  return Status::Ok();
+}
+
+bool RegionNameOk(const std::string& name) {
+  const bool word = !name.empty() && name[0] >= 'a' && name[0] <= 'z' &&
+                    std::all_of(name.begin(), name.end(), [](char c) {
+                      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+                    });
+  const bool rack_like = name.size() > 1 && name[0] == 'r' &&
+                         std::all_of(name.begin() + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return word && !rack_like;
+}
+
+// cluster.regions: a list of {name, racks, spares}; names unique; `racks` becomes their sum.
+Status ReadRegions(Reader& r, const Field& field, ClusterSpec& cluster) {
+  cluster.regions_pos = r.Pos(field);
+  RC_ASSIGN_OR_RETURN(auto items, r.Items(field));
+  if (items.empty()) return ErrorAt(cluster.regions_pos, "regions is empty; give at least one, e.g. [{name: east, racks: 2}]");
+  std::map<std::string, SourcePos> names;
+  for (size_t i = 0; i < items.size(); ++i) {
+    RegionPlan region;
+    region.pos = r.Pos(items[i]);
+    const std::string where = Indexed("cluster.regions", i);
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(items[i], region.pos, "cluster.regions[]", where));
+    RC_RETURN_IF_ERROR(r.Require(fields, region.pos, "cluster.regions[]", where));
+    for (const Field& f : fields) {
+      if (f.key == "name") {
+        RC_RETURN_IF_ERROR(r.Read(f, region.name));
+        if (!RegionNameOk(region.name))
+          return ErrorAt(r.Pos(f), where + ".name '" + region.name + "' is not a region name; use a lowercase word of "
+                                   "letters, digits, '-' or '_' that is not a rack name (e.g. east, eu-west)");
+        auto [first, inserted] = names.emplace(region.name, r.Pos(f));
+        if (!inserted)
+          return ErrorAt(r.Pos(f), "duplicate region name '" + region.name + "' (first at " +
+                                       first->second.ToString() + "); region names must be unique");
+      } else if (f.key == "racks") {
+        RC_RETURN_IF_ERROR(r.Read(f, region.racks));
+      } else {
+        RC_RETURN_IF_ERROR(ReadSpares(r, f, "cluster.regions[].spares", region.spare_racks, region.spares_pos));
+      }
+    }
+    cluster.regions.push_back(std::move(region));
+  }
+  return Status::Ok();
+}
+
 Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
   cluster.pos = r.Pos(field);
   RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, cluster.pos, "cluster", "cluster"));
@@ -242,9 +297,12 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
     if (f.key == "model")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.model));
     else if (f.key == "racks") {
-      cluster.racks_pos = r.Pos(f);
       RC_RETURN_IF_ERROR(r.Read(f, cluster.racks));
-    }
+      cluster.racks_pos = r.Pos(f);
+    } else if (f.key == "regions")
+      RC_RETURN_IF_ERROR(ReadRegions(r, f, cluster));
+    else if (f.key == "region_link_gbytes_per_s")
+      RC_RETURN_IF_ERROR(r.Read(f, cluster.region_link_gbytes_per_s));
     else if (f.key == "spare_trays")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.spare_trays));
     else if (f.key == "inventory")
@@ -256,15 +314,17 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
       RC_RETURN_IF_ERROR(r.Require(fabric, r.Pos(f), "cluster.fabric", "cluster.fabric"));
       for (const Field& t : fabric) RC_RETURN_IF_ERROR(r.Read(t, cluster.fabric_tiers));  // only "tiers"
     } else if (f.key == "spares") {
-      cluster.spares_pos = r.Pos(f);
-      RC_ASSIGN_OR_RETURN(auto spares, r.Fields(f.value, cluster.spares_pos, "cluster.spares", "cluster.spares"));
-      RC_RETURN_IF_ERROR(r.Require(spares, cluster.spares_pos, "cluster.spares", "cluster.spares"));
-      for (const Field& s : spares) {  // only "racks"
-        RC_RETURN_IF_ERROR(r.Read(s, cluster.spare_racks));
-        cluster.spares_pos = r.Pos(s);
-      }
+      RC_RETURN_IF_ERROR(ReadSpares(r, f, "cluster.spares", cluster.spare_racks, cluster.spares_pos));
     }
   }
+  if (cluster.regions.empty()) return Status::Ok();
+  int64_t sum = 0;
+  for (const RegionPlan& region : cluster.regions) sum += region.racks;
+  if (sum > 100000) return ErrorAt(cluster.regions_pos, "the regions hold " + std::to_string(sum) + " racks; at most 100000");
+  if (cluster.racks_pos.line > 0 && cluster.racks != sum)
+    return ErrorAt(cluster.racks_pos, "racks is " + std::to_string(cluster.racks) + " but the regions hold " +
+                                          std::to_string(sum) + "; leave racks out or make it their sum");
+  cluster.racks = static_cast<int>(sum);
   return Status::Ok();
 }
 
@@ -307,6 +367,11 @@ Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec&
   } else {
     RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].checkpoint", where + ".checkpoint"));
     for (const Field& c : fields) {
+      if (c.key == "size_gb") {
+        job.checkpoint_pos = r.Pos(c);
+        RC_RETURN_IF_ERROR(r.Read(c, job.checkpoint_size_gb));
+        continue;
+      }
       RC_RETURN_IF_ERROR(r.Read(c, c.key == "interval"     ? job.checkpoint_interval
                                    : c.key == "copy_time" ? job.checkpoint_copy
                                                           : job.checkpoint_write));
@@ -332,7 +397,16 @@ Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& wh
       RC_RETURN_IF_ERROR(r.Read(f, job.restart_overhead));
     else if (f.key == "collective_timeout")
       RC_RETURN_IF_ERROR(r.Read(f, job.collective_timeout));
-    else if (f.key == "input_mb_per_s") {
+    else if (f.key == "region") {
+      job.region.pos = r.Pos(f);
+      RC_RETURN_IF_ERROR(r.Read(f, job.region.text));
+    } else if (f.key == "input_from") {
+      std::string from;
+      RC_RETURN_IF_ERROR(r.Read(f, from));
+      if (from != "cache" && from != "object_store")
+        return ErrorAt(r.Pos(f), "input_from '" + from + "' is not a source; valid: cache, object_store");
+      job.input_from_object_store = from == "object_store";
+    } else if (f.key == "input_mb_per_s") {
       RC_RETURN_IF_ERROR(r.Read(f, job.input_mb_per_s));
       job.input_pos = r.Pos(f);
     } else

@@ -142,7 +142,8 @@ int CmdReplay(const ReplayArgs& args) {
   auto model = cluster::LoadRackModel(src->plan.cluster.model);
   if (!model.ok()) return Fail(ExitCode::kBadInput, args.cluster + ": " + model.status().message());
   if (Status s = ApplyNvlinkMode(src->plan.cluster, *model); !s.ok()) return Fail(ExitCode::kBadInput, s.message());
-  auto topo = cluster::Topology::Build(*model, src->plan.cluster.racks, src->plan.cluster.spare_trays);
+  auto topo = cluster::Topology::Build(*model, src->plan.cluster.racks, src->plan.cluster.spare_trays,
+                                       RegionSpecs(src->plan.cluster));
   if (!topo.ok()) return Fail(ExitCode::kBadInput, args.cluster + ": " + topo.status().message());
   if (src->plan.jobs.empty()) src->plan.jobs.push_back(DefaultReplayJob(*topo));
 

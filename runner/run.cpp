@@ -197,6 +197,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   cluster::SimOptions sim_options;
   sim_options.shrink_elastic = spec.policy.shrink;  // the scheduler side of remediation.shrink
   sim_options.spare_racks = spec.spare_racks;
+  sim_options.region_spare_racks = spec.region_spare_racks;
   cluster::SimBackend sim(spec.topology, clock, rng.Fork("sim"), events, sim_options);
   for (const auto& j : spec.jobs) {
     auto id = sim.AddJob(j);

@@ -9,6 +9,7 @@
 #include "core/rng.h"
 #include "runner/safety.h"
 #include "runner/selector.h"
+#include "runner/validate_regions.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -37,12 +38,19 @@ std::vector<cluster::Target> Match(const Selector& sel, const cluster::Topology&
   return out;
 }
 
-Result<std::vector<cluster::Target>> Resolve(const FaultSpec& f, const cluster::Topology& topo, Rng& rng) {
+Result<std::vector<cluster::Target>> Resolve(const FaultSpec& f, const injectors::Injector& inj,
+                                             const cluster::Topology& topo, Rng& rng) {
   auto sel = ParseSelector(f.target.text);
   if (!sel.ok()) return At(f.target.pos, sel.status().message());
-  if (sel->is_attribute() && sel->attribute_key() != "kind")
-    return At(f.target.pos, "attribute selector '" + sel->attribute_key() + "=' is not supported yet; use kind=<kind> or a name pattern");
-  std::vector<cluster::Target> matches = Match(*sel, topo);
+  if (sel->is_attribute() && sel->attribute_key() != "kind" && sel->attribute_key() != "region")
+    return At(f.target.pos, "attribute selector '" + sel->attribute_key() +
+                                "=' is not supported; use kind=<kind>, region=<name> or a name pattern");
+  std::vector<cluster::Target> matches;
+  if (sel->is_attribute() && sel->attribute_key() == "region") {
+    RC_ASSIGN_OR_RETURN(matches, MatchRegion(*sel, f, inj, topo));  // validate_regions.cpp
+  } else {
+    matches = Match(*sel, topo);
+  }
   if (matches.empty()) {
     std::vector<std::string> names;
     for (const cluster::Component& c : topo.components()) names.push_back(c.name);
@@ -118,6 +126,7 @@ cluster::JobConfig ToJobConfig(const JobSpec& j) {
   c.collective_timeout = j.collective_timeout;
   c.min_gpus = j.min_gpus;
   c.input_gbytes_per_s = j.input_mb_per_s / 1000.0;
+  c.input_from_object_store = j.input_from_object_store;
   return c;
 }
 
@@ -137,7 +146,7 @@ Status ValidateFaults(const Plan& plan, RunSpec& spec) {
     for (const auto& [key, value] : f.params) raw[key] = value.text;
     auto all = injectors::ParseParams(*inj, raw);
     if (!all.ok()) return At(f.pos, all.status().message());
-    RC_ASSIGN_OR_RETURN(auto targets, Resolve(f, spec.topology, pick_rng));
+    RC_ASSIGN_OR_RETURN(auto targets, Resolve(f, *inj, spec.topology, pick_rng));
     for (const cluster::Target& t : targets) {
       Status s = inj->CheckTarget(spec.topology, t);
       if (!s.ok()) return At(f.target.pos, s.message());
@@ -240,10 +249,12 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   if (!model.ok()) return At(plan.cluster.pos, model.status().message());
   RC_RETURN_IF_ERROR(ApplyNvlinkMode(plan.cluster, *model));
   // A plan with cluster.inventory is checked against its site by ValidateRealPlan (runner/real_run.h).
-  auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays);
+  auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays, RegionSpecs(plan.cluster));
   const bool odd_racks = plan.cluster.racks % model->domain_racks != 0;  // a domain spans domain_racks racks
   if (!topo.ok())
-    return At(odd_racks && plan.cluster.racks_pos.line > 0 ? plan.cluster.racks_pos : plan.cluster.pos,
+    return At(!plan.cluster.regions.empty()                            ? plan.cluster.regions_pos
+              : odd_racks && plan.cluster.racks_pos.line > 0 ? plan.cluster.racks_pos
+                                                             : plan.cluster.pos,
               topo.status().message());
   spec.topology = std::move(*topo);
   spec.spare_racks = plan.cluster.spare_racks;
@@ -252,15 +263,11 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
                                            model->name + " domain spans " + std::to_string(model->domain_racks) +
                                            " racks, so spare racks come in multiples of " +
                                            std::to_string(model->domain_racks));
-  if (spec.spare_racks >= plan.cluster.racks)
-    return At(plan.cluster.spares_pos, "spares.racks " + std::to_string(spec.spare_racks) +
-                                           " leaves no regular rack of " + std::to_string(plan.cluster.racks) +
-                                           "; use at most " + std::to_string(plan.cluster.racks - 1));
+  RC_RETURN_IF_ERROR(CheckSpareRacks(plan, spec));  // validate_regions.cpp: per region, or of the cluster
 
   int free_gpus = 0;
-  const int first_spare_rack = plan.cluster.racks - spec.spare_racks;
   for (ComponentId t : spec.topology.trays())
-    free_gpus += spec.topology.at(t).spare || spec.topology.at(t).rack >= first_spare_rack
+    free_gpus += spec.topology.at(t).spare || IsSpareRack(spec, spec.topology.at(t).rack)
                      ? 0
                      : spec.topology.model().gpus_per_tray;
   int asked = 0;
@@ -274,6 +281,8 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
     asked += j.gpus;
     spec.jobs.push_back(ToJobConfig(j));
     RC_RETURN_IF_ERROR(CheckJobShape(j, spec.jobs.back(), spec.topology.model()));
+    RC_RETURN_IF_ERROR(SetCopyTime(plan.cluster, j, spec.jobs.back()));
+    RC_RETURN_IF_ERROR(CheckJobFitsRegion(j, spec.jobs.back(), spec));
     if (asked > free_gpus)
       return At(j.pos, "the jobs ask for " + std::to_string(asked) + " GPUs but the cluster has " +
                            std::to_string(free_gpus) + " outside its spare trays" +

@@ -31,7 +31,8 @@ struct ResolvedFault {
 struct RunSpec {
   uint64_t seed = 1;
   cluster::Topology topology;
-  int spare_racks = 0;  // cluster.spares.racks (cluster::SimOptions::spare_racks)
+  int spare_racks = 0;  // cluster.spares.racks (cluster::SimOptions::spare_racks); with regions their sum
+  std::vector<int> region_spare_racks;  // per region (cluster::SimOptions::region_spare_racks)
   std::vector<cluster::JobConfig> jobs;
   std::vector<ResolvedFault> faults;  // in injection order (time, then plan order)
   healer::Policy policy;
@@ -49,6 +50,9 @@ struct ValidateOptions {
 // Sets the model's NVLink partition mode from the plan's cluster.nvlink_mode ("" keeps the model's), and
 // its scale-out fabric tiers from cluster.fabric.tiers.
 Status ApplyNvlinkMode(const ClusterSpec& cluster, cluster::RackModel& model);
+
+// The plan's regions as the topology takes them (empty without cluster.regions).
+std::vector<cluster::RegionSpec> RegionSpecs(const ClusterSpec& cluster);
 
 // Also runs the static safety check (runner/safety.h) when the plan has a safety: section.
 Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options);

@@ -32,7 +32,7 @@ const Injector& Find(const char* name) {
 
 TEST_CASE("the table lists the injectors in a fixed order") {
   const auto& all = AllInjectors();
-  REQUIRE(all.size() == 17);
+  REQUIRE(all.size() == 21);
   CHECK(all[0]->name() == "link_down");
   CHECK(all[1]->name() == "link_degrade");
   CHECK(all[2]->name() == "gpu_throttle");
@@ -50,8 +50,10 @@ TEST_CASE("the table lists the injectors in a fixed order") {
   CHECK(all[14]->name() == "pump_fail");
   CHECK(all[15]->name() == "spine_fail");
   CHECK(all[16]->name() == "dpu_fail");
+  CHECK(all[17]->name() == "object_store_degrade");
+  CHECK(all[20]->name() == "region_outage");
   CHECK(InjectorNames() ==
-        "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail, pump_fail, spine_fail, dpu_fail");
+        "link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail, pump_fail, spine_fail, dpu_fail, object_store_degrade, object_store_fail, checkpoint_store_fail, region_outage");
   for (const Injector* i : all) {
     CHECK(FindInjector(i->name()) == i);
     CHECK_FALSE(i->summary().empty());
@@ -71,6 +73,10 @@ TEST_CASE("each injector needs the backend verbs it calls") {
   CHECK(Find("tray_pull").verbs() == std::vector<Verb>{Verb::kTrayPresence});
   CHECK(Find("storage_degrade").verbs() == std::vector<Verb>{Verb::kStorageRead});
   CHECK(Find("cache_fail").verbs() == std::vector<Verb>{Verb::kStorageRead});
+  CHECK(Find("object_store_degrade").verbs() == std::vector<Verb>{Verb::kStoreRate});
+  CHECK(Find("object_store_fail").verbs() == std::vector<Verb>{Verb::kStoreRate});
+  CHECK(Find("checkpoint_store_fail").verbs() == std::vector<Verb>{Verb::kStoreRate});
+  CHECK(Find("region_outage").verbs() == std::vector<Verb>{Verb::kRegionOutage});
 }
 
 // --------------------------------------------------------------------------- parameters

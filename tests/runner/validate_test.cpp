@@ -60,7 +60,7 @@ TEST_CASE("pick modes choose among matches, deterministically from the seed") {
 TEST_CASE("errors name the line and column and what would be valid") {
   auto kind = Validate("link_dwn", "r01.tray01.nic0");
   REQUIRE_FALSE(kind.ok());
-  CHECK(kind.status().message() == "t.yaml:9:11: unknown fault kind 'link_dwn'; known kinds: link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail, pump_fail, spine_fail, dpu_fail");
+  CHECK(kind.status().message() == "t.yaml:9:11: unknown fault kind 'link_dwn'; known kinds: link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail, pump_fail, spine_fail, dpu_fail, object_store_degrade, object_store_fail, checkpoint_store_fail, region_outage");
 
   auto target = Validate("tray_pull", "r01.tray33");
   REQUIRE_FALSE(target.ok());
