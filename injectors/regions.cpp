@@ -69,9 +69,9 @@ class RegionInjector : public Injector {
   std::string_view name() const override { return text_.name; }
   std::string_view summary() const override { return text_.summary; }
   std::string_view targets() const override {
-    return what_ == What::kOutage ? "a region (east)" : what_ == What::kCheckpointFail
-                                                            ? "a region's checkpoint store (east.ckptstore)"
-                                                            : "a region's object store (east.objstore)";
+    return what_ == What::kOutage           ? "a region (east) of a plan with cluster.regions"
+           : what_ == What::kCheckpointFail ? "a region's checkpoint store (east.ckptstore)"
+                                            : "a region's object store (east.objstore)";
   }
   std::string_view simulation() const override { return text_.simulation; }
   std::string_view real_mode() const override { return text_.real_mode; }

@@ -32,6 +32,10 @@ struct Regions {
     REQUIRE_MESSAGE(id.has_value(), "no component ", std::string(name));
     return *id;
   }
+  template <typename Fn>
+  void At(Time at, Fn fn) {
+    clock.CallAt(at, std::move(fn));
+  }
   std::vector<std::string> RacksOf(JobId job) const {
     std::vector<std::string> out;
     for (ComponentId t : sim.JobTrays(job)) {

@@ -42,6 +42,7 @@ TEST_CASE("explain: every injector and detector carries its explanation") {
   }
 }
 
+// The rack is a region of its own (east), so that region faults' examples have their target too.
 TEST_CASE("explain: the example fault of every injector validates on a GB200 NVL72 rack") {
   for (const injectors::Injector* i : injectors::AllInjectors()) {
     auto text = runner::Explain(std::string(i->name()));
@@ -49,7 +50,7 @@ TEST_CASE("explain: the example fault of every injector validates on a GB200 NVL
     size_t at = text->find("  - {at: ");
     REQUIRE_MESSAGE(at != std::string::npos, *text);
     std::string plan =
-        "name: t\ncluster: {model: gb200-nvl72, racks: 1, spare_trays: 2}\n"
+        "name: t\ncluster: {model: gb200-nvl72, regions: [{name: east, racks: 1}], spare_trays: 2}\n"
         "workload: {jobs: [{name: j, gpus: 64}]}\nfaults:\n" +
         text->substr(at);
     auto spec = ValidateText(plan);

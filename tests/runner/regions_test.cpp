@@ -78,28 +78,28 @@ TEST_CASE("regions: bad region input names file:line:column and what would be va
     CHECK(spec.status().message() == want);
   };
   check(With(kPlan, "{name: west, racks: 3,", "{name: east, racks: 3,"),
-        "t.yaml:6:13: duplicate region name 'east' (first at t.yaml:5:13); region names must be unique");
+        "t.yaml:6:14: duplicate region name 'east' (first at t.yaml:5:14); region names must be unique");
   check(With(kPlan, "{name: east, racks: 2}", "{name: east, racks: 0}"),
-        "t.yaml:5:26: racks: '0' is out of range; expected an integer from 1 to 100000 (e.g. racks: 600)");
+        "t.yaml:5:27: racks: '0' is out of range; expected an integer from 1 to 100000 (e.g. racks: 600)");
   check(With(kPlan, "{name: east,", "{name: r7,"),
-        "t.yaml:5:13: cluster.regions[0].name 'r7' is not a region name; use a lowercase word of letters, digits, "
+        "t.yaml:5:14: cluster.regions[0].name 'r7' is not a region name; use a lowercase word of letters, digits, "
         "'-' or '_' that is not a rack name (e.g. east, eu-west)");
   check(With(kPlan, "  regions:", "  racks: 4\n  regions:"),
         "t.yaml:4:10: racks is 4 but the regions hold 5; leave racks out or make it their sum");
   check(With(kPlan, "{racks: 1}", "{racks: 3}"),
-        "t.yaml:6:43: spares.racks 3 leaves region 'west' no regular rack of its 3; use at most 2");
+        "t.yaml:6:46: spares.racks 3 leaves region 'west' no regular rack of its 3; use at most 2");
   check(With(kPlan, "gpus: 72,", "gpus: 216,"),
         "t.yaml:10:7: job 'j' asks for 216 GPUs but a job runs inside one region and the largest, east, has 144 "
         "outside its spares; make the job smaller or the region bigger");
   CHECK(Fault("region_outage", "region=north").status().message() ==
-        "t.yaml:12:48: target 'region=north': no region named 'north'; the plan's regions: east, west");
+        "t.yaml:12:44: target 'region=north': no region named 'north'; the plan's regions: east, west");
   check(With(kPlan, "{name: j, gpus: 72,", "{name: j, region: north, gpus: 72,"),
-        "t.yaml:10:23: no region named 'north'; the plan's regions: east, west");
+        "t.yaml:10:25: no region named 'north'; the plan's regions: east, west");
   check(With(kPlan, "{name: j, gpus: 72,", "{name: j, region: west, gpus: 180,"),
-        "t.yaml:10:22: job 'j' asks for 180 GPUs but its region west has 144 outside its spares; choose a bigger "
+        "t.yaml:10:25: job 'j' asks for 180 GPUs but its region west has 144 outside its spares; choose a bigger "
         "region or make the job smaller");
   CHECK(Fault("region_outage", "r01").status().message() ==
-        "t.yaml:12:48: region_outage needs a region (e.g. east); r01 is a rack");
+        "t.yaml:12:44: region_outage needs a region (e.g. east); r01 is a rack");
 }
 
 TEST_CASE("regions: checkpoint.size_gb needs a second region; without regions nothing changes") {
@@ -107,7 +107,7 @@ TEST_CASE("regions: checkpoint.size_gb needs a second region; without regions no
   auto spec = Validate(With(one, "TARGET", "r01.tray01"));
   REQUIRE_FALSE(spec.ok());
   CHECK(spec.status().message() ==
-        "t.yaml:9:36: checkpoint.size_gb times the copy to another region, and the plan has one region; add a "
+        "t.yaml:9:49: checkpoint.size_gb times the copy to another region, and the plan has one region; add a "
         "second region to cluster.regions or set checkpoint.copy_time");
   auto plain = Validate(R"(name: t
 cluster: {racks: 2}
