@@ -193,8 +193,8 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
                       " racks go down together (a site outage): every NVLink domain in it");
       break;
     case Kind::kObjectStore:
-      b.why.push_back("object_store: read by the trays of its region whose NVMe cache is lost; their jobs stall on "
-                      "data (hang while it has failed), no GPU loses service");
+      b.why.push_back("object_store: read by its region's jobs with input_from: object_store and by its trays whose "
+                      "NVMe cache is lost; those jobs stall on data (hang while it has failed), no GPU loses service");
       break;
     case Kind::kCheckpointStore:
       b.why.push_back("checkpoint_store: acknowledges its region's checkpoint writes; while it has failed its jobs "
