@@ -282,7 +282,7 @@ TEST_CASE("healer.detectors: the table lists every detector once, in its documen
     CHECK(d->name() == info.name);
   }
   CHECK(names == std::vector<std::string>{"heartbeat", "xid", "link_state", "thermal", "straggler", "slow_link",
-                                          "job_failure", "power", "part_health"});
+                                          "job_failure", "power", "part_health", "region_probe"});
 }
 
 }  // namespace

@@ -107,7 +107,7 @@ TEST_CASE("an unknown key names the valid ones and the nearest") {
                                        "(did you mean 'faults'?)");
   CHECK(Error("name: x\ncluster:\n  rakcs: 2\n") ==
         "plan.yaml:3:3: unknown key 'rakcs' in cluster; expected one of: model, racks, spare_trays, nvlink_mode, "
-        "inventory, spares, fabric "
+        "inventory, spares, regions, region_link_gbytes_per_s, fabric "
         "(did you mean 'racks'?)");
   CHECK(Error("name: x\nzzzzzzzzzz: 1\n").find("(did you mean") == std::string::npos);
 }
@@ -248,6 +248,11 @@ TEST_CASE("every example in the key table is accepted") {
       yaml = "name: x\ncluster:\n  fabric:\n    " + entry;
     else if (k.section == "cluster.spares")
       yaml = "name: x\ncluster:\n  racks: 2\n  spares:\n    " + entry;
+    else if (k.section == "cluster.regions[]")
+      yaml = std::string("name: x\ncluster:\n  regions:\n    - ") + (k.key == "name" ? "" : "name: east\n      ") +
+             (k.key == "racks" ? "" : "racks: 2\n      ") + entry;
+    else if (k.section == "cluster.regions[].spares")
+      yaml = "name: x\ncluster:\n  regions:\n    - name: east\n      racks: 2\n      spares:\n        " + entry;
     else if (k.section == "chaos.classes")
       yaml = "name: x\nchaos:\n  catalogue: llama3\n  classes:\n    " + entry;
     else if (k.section == "workload.jobs[]")
