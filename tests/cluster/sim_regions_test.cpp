@@ -123,7 +123,7 @@ TEST_CASE("sim.regions: a job from a lost domain takes its own region's spare ra
   CHECK(h.RacksOf(b) == std::vector<std::string>{"r04"});  // west's spare, not east's r02
 }
 
-TEST_CASE("sim.regions: a region outage loses the checkpoints not yet copied; the job restarts in the next region") {
+TEST_CASE("sim.regions: a region outage loses the checkpoints not yet copied and the job restarts in the next region") {
   Regions h;
   JobConfig cfg = Job(72);
   cfg.checkpoint_interval = Duration::Minutes(20);
@@ -158,7 +158,7 @@ TEST_CASE("sim.regions: a region outage loses the checkpoints not yet copied; th
   CHECK(probed);
 }
 
-TEST_CASE("sim.regions: a failed checkpoint store acknowledges nothing; the job trains on") {
+TEST_CASE("sim.regions: a failed checkpoint store acknowledges nothing while the job trains on") {
   Regions h;
   JobConfig cfg = Job(72);
   cfg.checkpoint_interval = Duration::Minutes(10);

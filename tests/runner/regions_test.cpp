@@ -102,7 +102,7 @@ TEST_CASE("regions: bad region input names file:line:column and what would be va
         "t.yaml:12:44: region_outage needs a region (e.g. east); r01 is a rack");
 }
 
-TEST_CASE("regions: checkpoint.size_gb needs a second region; without regions nothing changes") {
+TEST_CASE("regions: checkpoint.size_gb needs a second region and region=NAME needs regions") {
   const std::string one = With(With(kPlan, "    - {name: west, racks: 3, spares: {racks: 1}}\n", ""), "KIND", "tray_pull");
   auto spec = Validate(With(one, "TARGET", "r01.tray01"));
   REQUIRE_FALSE(spec.ok());
