@@ -87,11 +87,10 @@ class RegionInjector : public Injector {
   }
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
-    if (topo.at(t.component).kind == text_.kind && t.port < 0) return Status::Ok();
-    std::string hint = topo.regions().empty() ? "; the plan has no regions (cluster.regions)" : "";
-    return Status::Invalid(std::string(name()) + " needs a " + cluster::KindName(text_.kind) + " (e.g. " +
-                           text_.example + "); " + topo.TargetName(t) + " is a " +
-                           cluster::KindName(topo.at(t.component).kind) + hint);
+    const char* wanted = what_ == What::kOutage ? "a region" : what_ == What::kCheckpointFail
+                                                                  ? "a region's checkpoint store"
+                                                                  : "a region's object store";
+    return NeedKind(name(), text_.kind, wanted, text_.example, topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Params& p,
