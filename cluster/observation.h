@@ -101,6 +101,10 @@ class ObservationSink {
  public:
   virtual ~ObservationSink() = default;
   virtual void OnObservation(const Observation& obs) = 0;
+  // True once this sink has stopped the run (the safety watch, once an abort condition tripped). The
+  // run loop stops after the timer that did it; a backend that delivers several observations from one
+  // timer stops there too, so every sink sees what it would have seen with a timer per observation.
+  virtual bool StopsRun() const { return false; }
 };
 
 }  // namespace rackchaos::cluster

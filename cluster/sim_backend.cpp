@@ -84,6 +84,8 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
   spine_failed_.assign(topo_.spines().size() + topo_.super_spines().size(), false);
   spine_out_.assign(spine_failed_.size(), false);
   pod_spines_lost_.assign(static_cast<size_t>(topo_.Pods()), 0);
+  seat_.resize(topo_.trays().size());
+  usable_.assign(topo_.trays().size(), 1);
   free_.assign(topo_.trays().size(), 1);
   for (ComponentId tray : topo_.trays()) spare_.push_back(topo_.at(tray).spare ? TrayUse::kHotSpare : TrayUse::kRegular);
   free_count_ = free_.size();
@@ -95,12 +97,9 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
                        Duration{static_cast<int64_t>(probe_phases.Below(static_cast<uint64_t>(opt_.probe_period.us)))}});
 }
 
-// O(1): these run for every GPU of a job on every refresh and step report.
-size_t SimBackend::slot(ComponentId tray) const { return topo_.TraySlot(tray); }
-size_t SimBackend::gslot(ComponentId id) const { return topo_.GpuSlot(id); }
 
 JobId SimBackend::JobOfGpu(ComponentId gpu_id) const {
-  const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];
+  const Seat& t = seat_[slot(topo_.TrayOf(gpu_id))];
   return t.job != kNoJob && topo_.at(gpu_id).index < t.job_gpus ? t.job : kNoJob;
 }
 
@@ -116,11 +115,13 @@ void SimBackend::Touch(ComponentId gpu_id) {
 void SimBackend::TouchTray(ComponentId tray_id) {
   size_t k = slot(tray_id);
   const Tray& t = tray_[k];
-  uint8_t free = t.present && !t.booting && !t.drained && t.job == kNoJob;
-  free_count_ = free_count_ + free - free_[k];
-  // Spare racks only: this runs for every tray of a placement, and spare_ is one more cache line per tray.
-  if (opt_.spare_racks > 0 && spare_[k] == TrayUse::kSpareRack) free_spare_rack_ = free_spare_rack_ + free - free_[k];
-  free_[k] = free;
+  const uint8_t usable = t.present && !t.booting && !t.drained;
+  if (usable != usable_[k] && seat_[k].job != kNoJob) {  // its job will not get it back on a restart
+    if (usable) jobs_[seat_[k].job].lost_seats.erase(tray_id);
+    else jobs_[seat_[k].job].lost_seats.insert(tray_id);
+  }
+  usable_[k] = usable;
+  UpdateFree(k);
 }
 
 void SimBackend::Emit(ObservationBody body, Time at) {
@@ -128,6 +129,16 @@ void SimBackend::Emit(ObservationBody body, Time at) {
   clock_.CallAt(at, [this, body = std::move(body)]() mutable {
     Observation obs{clock_.Now(), std::move(body)};
     for (ObservationSink* s : sinks_) s->OnObservation(obs);
+  });
+}
+
+void SimBackend::EmitSamples(std::vector<TelemetrySample> samples, Time at) {
+  clock_.CallAt(at, [this, samples = std::move(samples)] {
+    for (const TelemetrySample& sample : samples) {
+      const Observation obs{clock_.Now(), sample};
+      for (ObservationSink* s : sinks_) s->OnObservation(obs);
+      if (std::any_of(sinks_.begin(), sinks_.end(), [](const ObservationSink* s) { return s->StopsRun(); })) return;
+    }
   });
 }
 
@@ -192,7 +203,7 @@ Status SimBackend::ApplyNicLink(ComponentId nic, bool up, FaultId cause) {
   else
     nic_down_trays_.erase(topo_.TrayOf(nic));
   Emit(LinkStateChange{nic, -1, up}, NextSlot(t.poll_phase, opt_.link_poll_period, clock_.Now()));
-  if (t.job != kNoJob) RefreshJob(t.job);
+  if (JobId job = seat_[slot(topo_.TrayOf(nic))].job; job != kNoJob) RefreshJob(job);
   return Status::Ok();
 }
 
@@ -281,7 +292,7 @@ void SimBackend::ApplyTrayPresent(ComponentId tray_id, const Holds<ComponentId>:
   TouchTray(tray_id);
   for (ComponentId g : topo_.GpusOfTray(tray_id)) UpdateThermal(g);
   UpdateDomainHealth(topo_.RackOf(tray_id));
-  if (t.job != kNoJob) RefreshJob(t.job);
+  if (JobId job = seat_[slot(tray_id)].job; job != kNoJob) RefreshJob(job);
 }
 
 // The node boots for the model's boot time; then its GPUs come back cold and reset and it beats again.
@@ -315,7 +326,7 @@ Status SimBackend::RebootNode(ComponentId tray_id) {
   HeartbeatsStopped(tray_id);
   Boot(tray_id);
   TouchTray(tray_id);
-  if (t.job != kNoJob) RefreshJob(t.job);
+  if (JobId job = seat_[slot(tray_id)].job; job != kNoJob) RefreshJob(job);
   return Status::Ok();
 }
 

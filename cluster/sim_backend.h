@@ -50,6 +50,9 @@ struct SimOptions {
   // A region's health probe (object store, checkpoint store, the region itself) runs every period, at a
   // phase drawn per region from the seeded generator [guess: a load balancer's 10 s health check].
   Duration probe_period = Duration::Seconds(10);
+  // A requeued job that gets back all its trays but a few touches only those (sim_restart.cpp), with
+  // the same result as releasing and placing every tray. Tests turn it off to compare the two.
+  bool restart_in_place = true;
 };
 
 class SimBackend : public Backend {
@@ -94,6 +97,8 @@ class SimBackend : public Backend {
   const std::vector<ComponentId>& JobTrays(JobId job) const { return jobs_[job].trays.ids(); }
   // The job a GPU runs, kNoJob if none. O(1).
   JobId JobOfGpu(ComponentId gpu) const;
+  // How many requeues took the restart-in-place path (SimOptions::restart_in_place).
+  int RestartsInPlace() const { return restarts_in_place_; }
   bool TrayDrained(ComponentId tray) const { return tray_[slot(tray)].drained; }
   // The free-tray counts TouchTray keeps in step, recounted from the trays themselves: "" when they
   // agree, else what differs. O(trays): for tests.
@@ -131,10 +136,6 @@ class SimBackend : public Backend {
     FaultId valve_cause = kNoFault, presence_cause = kNoFault;
     Duration hb_phase{}, poll_phase{};
     TimerId telemetry_timer = 0, boot_timer = 0;
-    JobId job = kNoJob;
-    int job_gpus = 0;  // GPUs of this tray the job uses (the first ones; a job's last tray may be partial)
-    double carry = 0;  // what earlier jobs left on the tray's quiet GPUs above idle, at `carry_at`
-    Time carry_at{};
     std::vector<bool> nic_up;
     std::vector<FaultId> nic_cause;
   };
@@ -178,15 +179,39 @@ class SimBackend : public Backend {
     Duration running_total{}, ack_total{}, pending_total{}, remote_total{}, copying_total{};
     double remote_steps = 0, copying_steps = 0;
     TimerId copy_timer = 0;  // not stopped with the job: the copy of an acknowledged checkpoint goes on
+    // Restarts in place (sim_restart.cpp): each release whose carry the kept trays still owe, and the
+    // job's trays that are not usable now (drained, gone or booting), which it will not get back.
+    struct CarryStep {
+      Time at;
+      double residual;
+    };
+    std::vector<CarryStep> carry_log;
+    std::set<ComponentId> lost_seats;
+    int spare_trays = 0;  // hot spare trays among its trays
     TimerId ckpt_timer = 0, ack_timer = 0, timeout_timer = 0, start_timer = 0, report_timer = 0;
   };
 
-  size_t slot(ComponentId tray) const;
-  size_t gslot(ComponentId gpu) const;
+  // Who sits on a tray, per tray slot, apart from Tray: a restart of a 25,000-tray job walks these for
+  // every tray, and 24 bytes a tray stay in cache where Tray (phases, timers, two vectors) does not.
+  struct Seat {
+    JobId job = kNoJob;
+    int32_t job_gpus = 0;  // GPUs of this tray the job uses (the first ones; a job's last tray may be partial)
+    double carry = 0;      // what earlier jobs left on the tray's quiet GPUs above idle, at `carry_at`
+    Time carry_at{};
+    uint32_t settled = 0;  // how many steps of its job's carry_log are in `carry` (SettleCarry)
+  };
+
+  // O(1), inline: these run for every GPU of a job on every refresh and step report.
+  size_t slot(ComponentId tray) const { return topo_.TraySlot(tray); }
+  size_t gslot(ComponentId gpu) const { return topo_.GpuSlot(gpu); }
   Gpu& gpu(ComponentId id) { return gpu_[gslot(id)]; }
   const Gpu& gpu(ComponentId id) const { return gpu_[gslot(id)]; }
   Tray& tray_of(ComponentId id) { return tray_[slot(topo_.TrayOf(id))]; }
   void Emit(ObservationBody body, Time at);
+  // Emits the samples in order as one timer (a telemetry tick's): the same observations at the same
+  // instant as a timer each, without a heap entry and a std::function per sample. Delivery stops once a
+  // sink stops the run (ObservationSink::StopsRun), where the run loop would have stopped.
+  void EmitSamples(std::vector<TelemetrySample> samples, Time at);
   void Record(EventBody body) { events_.Record({clock_.Now(), std::move(body)}); }
   void Physics(ComponentId c, const char* what, double value, FaultId cause);
   Time NextSlot(Duration phase, Duration period, Time after) const;
@@ -244,8 +269,10 @@ class SimBackend : public Backend {
   };
   std::array<KindLinks, 2> GroupLinksOf(const Job& job, double domain_bw) const;
   double KindSpineShare(const Job& job, int kind, FaultId& cause) const;  // sim_spines.cpp
+  // Trays from slots [lo, hi) only (a region's window: sim_regions.cpp). `regular` (optional) gets how
+  // many of the trays are regular ones; 0 when the domain rule placed them.
   std::vector<ComponentId> PickTrays(const Job& job, int gpus, size_t need, const std::vector<uint8_t>& free,
-                                     size_t lo = 0, size_t hi = SIZE_MAX) const;
+                                     size_t lo = 0, size_t hi = SIZE_MAX, size_t* regular = nullptr) const;
   bool GrowFits(const Job& job) const;
   bool NicCarriesJob(const Job& job, ComponentId tray, size_t nic) const;
   struct FabricShares {
@@ -255,6 +282,23 @@ class SimBackend : public Backend {
   // Keep the indexes below current after a change to a GPU, or to a tray's presence, drain or job.
   void Touch(ComponentId gpu_id);
   void TouchTray(ComponentId tray_id);
+  // Seats `job` (kNoJob: nobody) on the tray in slot k and keeps free_ and the jobs' lost_seats
+  // current. A tray left by a job must have its carry settled first. O(1) but for lost seats.
+  void SeatJob(size_t k, JobId job, int gpus);
+  void UpdateFree(size_t k) {
+    const uint8_t free = usable_[k] && seat_[k].job == kNoJob;
+    free_count_ = free_count_ + free - free_[k];
+    if (opt_.spare_racks > 0 && spare_[k] == TrayUse::kSpareRack) free_spare_rack_ = free_spare_rack_ + free - free_[k];
+    free_[k] = free;
+  }
+  // sim_restart.cpp: a requeued job that gets back all its trays but a few touches only those.
+  // Applies the carry steps of the seat's job that the seat has not taken yet (a restart in place
+  // leaves them pending on the trays it kept): the same arithmetic, in the same order, as applying
+  // each at its release. Const: a cache, called before the carry is read.
+  void SettleCarry(size_t k) const;
+  // RequeueJob's fast path; false (nothing changed) when the job does not qualify.
+  bool RestartInPlace(Job& job, const std::string& detail);
+  void StopForRequeue(Job& job, const std::string& detail);
 
   // sim_domains.cpp: rack-level parts (switch trays, CDU, power) and what they do to trays and jobs.
   struct Rack {
@@ -384,8 +428,10 @@ class SimBackend : public Backend {
   // What a tray is kept for: regular work, a hot spare (cluster.spare_trays), or a spare rack's tray
   // (cluster.spares.racks: only for jobs whose NVLink domain was lost; sim_spare_racks.cpp).
   enum class TrayUse : uint8_t { kRegular, kHotSpare, kSpareRack };
-  std::vector<uint8_t> free_;   // per tray slot: present, booted, undrained, no job
-  std::vector<TrayUse> spare_;  // per tray slot
+  mutable std::vector<Seat> seat_;  // per tray slot
+  std::vector<uint8_t> usable_;     // per tray slot: present, booted, undrained
+  std::vector<uint8_t> free_;       // per tray slot: usable and no job
+  std::vector<TrayUse> spare_;      // per tray slot
   size_t free_count_ = 0;
   size_t free_spare_rack_ = 0;  // free trays of spare racks, within free_count_; kept in step by TouchTray
   // sim_regions.cpp: per region its object store's share of its read rate, its checkpoint store's
@@ -405,6 +451,7 @@ class SimBackend : public Backend {
   FaultId InputLost(const Job& job) const;          // a tray reading from a failed object store: its fault
   bool CheckpointWriteFails(const Job& job);        // the region's checkpoint store cannot acknowledge
   void Probe(ComponentId part, bool ok);
+  int restarts_in_place_ = 0;
   // sim_spare_racks.cpp
   void MarkSpareRacks();
   bool DomainLost(const Job& job) const;  // some rack of its trays lost its NVLink domain

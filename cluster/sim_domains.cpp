@@ -104,7 +104,7 @@ std::set<JobId> SimBackend::JobsInDomain(ComponentId rack) const {
   const size_t first = FirstRackOfDomain(topo_, rack);
   for (size_t k = first; k < first + static_cast<size_t>(topo_.DomainRacks()); ++k)
     for (ComponentId tray : topo_.ChildrenOf(topo_.racks()[k]))
-      if (topo_.at(tray).kind == Kind::kComputeTray && tray_[slot(tray)].job != kNoJob) jobs.insert(tray_[slot(tray)].job);
+      if (topo_.at(tray).kind == Kind::kComputeTray && seat_[slot(tray)].job != kNoJob) jobs.insert(seat_[slot(tray)].job);
   return jobs;
 }
 
@@ -113,7 +113,7 @@ void SimBackend::DomainImpact(JobId id, bool& unhealthy, double& bandwidth, Faul
     ComponentId rack = topo_.racks()[k];
     bool uses = false;
     for (ComponentId tray : topo_.ChildrenOf(rack))
-      uses = uses || (topo_.at(tray).kind == Kind::kComputeTray && tray_[slot(tray)].job == id);
+      uses = uses || (topo_.at(tray).kind == Kind::kComputeTray && seat_[slot(tray)].job == id);
     if (!uses) continue;
     FaultId why = DomainCause(rack);
     double bw = DomainBandwidth(rack);

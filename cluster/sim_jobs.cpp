@@ -112,10 +112,12 @@ bool SimBackend::Place(Job& job) {
     }
   }
   // Regular trays, then hot spare trays; a job whose NVLink domain was lost goes to the spare racks first.
+  size_t regular = 0;  // how many of them are regular trays (the rest are spares): sim_restart.cpp
   std::vector<ComponentId> trays;
   for (const auto& [lo, hi] : RegionWindows(job))  // sim_regions.cpp: the whole cluster without regions
-    if (!(trays = PickTrays(job, gpus, need, free_, lo, hi)).empty()) break;  // sim_parallel.cpp
+    if (!(trays = PickTrays(job, gpus, need, free_, lo, hi, &regular)).empty()) break;  // sim_parallel.cpp
   if (trays.empty()) return false;  // free trays, but not in whole TP/EP blocks per domain: wait
+  job.spare_trays = static_cast<int>(trays.size() - regular);
   job.trays = std::move(trays);
   job.placed_gpus = gpus;
   NoteGroupFabrics(job);
@@ -124,11 +126,8 @@ bool SimBackend::Place(Job& job) {
   job.env = ThermalState{idle_steady_c_, clock_.Now(), idle_steady_c_, full_tau_s_};
   int left = gpus;
   for (ComponentId tray : job.trays) {
-    Tray& t = tray_[slot(tray)];
-    t.job = job.id;
-    t.job_gpus = std::min(left, per_tray);
-    left -= t.job_gpus;
-    TouchTray(tray);
+    SeatJob(slot(tray), job.id, std::min(left, per_tray));
+    left -= std::min(left, per_tray);
   }
   return true;
 }
@@ -137,16 +136,10 @@ void SimBackend::ReleaseTrays(Job& job) {
   std::vector<ComponentId> loud;
   for (ComponentId g : loud_gpus_)
     if (JobOfGpu(g) == job.id) loud.push_back(g);
-  ThermalRelease(job);
-  TrayList trays = std::move(job.trays);
+  ThermalRelease(job);  // also gives the trays back (their seats and free_)
   job.trays = {};
   job.placed_gpus = 0;
-  for (ComponentId tray : trays) {
-    Tray& t = tray_[slot(tray)];
-    t.job = kNoJob;
-    t.job_gpus = 0;
-    TouchTray(tray);
-  }
+  job.spare_trays = 0;
   for (ComponentId g : loud) UpdateThermal(g);
 }
 
@@ -216,8 +209,8 @@ void SimBackend::RefreshJob(JobId id) {
     break;
   }
   for (auto it = nic_down_trays_.begin(); !hard && it != nic_down_trays_.end(); ++it) {
+    if (seat_[slot(*it)].job != id) continue;
     const Tray& t = tray_[slot(*it)];
-    if (t.job != id) continue;
     for (size_t n = 0; n < t.nic_up.size(); ++n)
       if (!t.nic_up[n] && NicCarriesJob(j, *it, n)) {  // a rank whose groups stay in NVLink does not care
         hard = true;
@@ -396,6 +389,7 @@ Status SimBackend::RequeueJob(JobId id, const std::string& reason) {
   Job& j = jobs_[id];
   if (j.state == JobState::kFinished) return Status::Invalid("job '" + j.cfg.name + "' has finished");
   if (j.state == JobState::kQueued) return Status::Ok();
+  if (RestartInPlace(j, "requeued: " + reason)) return Status::Ok();  // sim_restart.cpp
   BackToQueue(j, "requeued: " + reason);
   PlaceQueuedJobs();
   return Status::Ok();
@@ -404,6 +398,11 @@ Status SimBackend::RequeueJob(JobId id, const std::string& reason) {
 // Back to the queue from the last checkpoint; a job placed but not started yet (restarting) just gives
 // its trays back.
 void SimBackend::BackToQueue(Job& j, const std::string& detail) {
+  StopForRequeue(j, detail);
+  ReleaseTrays(j);
+}
+
+void SimBackend::StopForRequeue(Job& j, const std::string& detail) {
   Duration lost{};
   if (j.state != JobState::kRestarting) {
     Advance(j);
@@ -415,7 +414,6 @@ void SimBackend::BackToQueue(Job& j, const std::string& detail) {
   StopTimers(j);
   SetJobState(j, JobState::kQueued, j.cause, detail, lost);
   j.domain_lost = opt_.spare_racks > 0 && DomainLost(j);
-  ReleaseTrays(j);
 }
 
 // Lists the ranks off nominal speed, each with its own jitter, and summarizes the others: their median

@@ -34,7 +34,7 @@ Status SimBackend::SetLinkBandwidth(ComponentId c, int port, double fraction, Fa
   Physics(c, "link_bandwidth", s.value, why);
   for (ComponentId g : RanksBehind(c, port))  // a NIC's GPUs lose that much scale-out bandwidth
     if (g != c) Physics(g, "link_bandwidth", s.value, why);
-  if (JobId job = comp.kind == Kind::kGpu ? JobOfGpu(c) : tray_of(c).job; job != kNoJob) RefreshJob(job);
+  if (JobId job = comp.kind == Kind::kGpu ? JobOfGpu(c) : seat_[slot(topo_.TrayOf(c))].job; job != kNoJob) RefreshJob(job);
   return Status::Ok();
 }
 

@@ -121,21 +121,29 @@ std::vector<ComponentId> SimBackend::PlaceByDomain(int gpus, int block, bool spa
 // ones, regular before hot spares (spare racks first for a job whose domain was lost); for a grouped job
 // whose blocks that would split, whole blocks per domain. Nothing when that placement does not exist.
 std::vector<ComponentId> SimBackend::PickTrays(const Job& job, int gpus, size_t need,
-                                               const std::vector<uint8_t>& free, size_t lo, size_t hi) const {
+                                               const std::vector<uint8_t>& free, size_t lo, size_t hi,
+                                               size_t* regular) const {
   std::vector<ComponentId> trays;
   trays.reserve(need);
   const std::vector<ComponentId>& all = topo_.trays();
   static constexpr TrayUse kRegularFirst[] = {TrayUse::kRegular, TrayUse::kHotSpare},
                            kSpareRackFirst[] = {TrayUse::kSpareRack, TrayUse::kRegular, TrayUse::kHotSpare};
+  size_t regulars = 0;
   for (TrayUse use :
-       job.domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst))
+       job.domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst)) {
+    const size_t before = trays.size();
     for (size_t k = lo; k < std::min(hi, all.size()) && trays.size() < need; ++k)
       if (free[k] && spare_[k] == use) trays.push_back(all[k]);
+    if (use == TrayUse::kRegular) regulars = trays.size() - before;
+  }
+  if (regular) *regular = regulars;
   if (trays.size() < need) return {};
   if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
   const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
-  if (block > 1 && (gpus == job.cfg.gpus || job.cfg.grouped) && !BlocksInDomains(trays, gpus, block))
+  if (block > 1 && (gpus == job.cfg.gpus || job.cfg.grouped) && !BlocksInDomains(trays, gpus, block)) {
+    if (regular) *regular = 0;  // not known: no restart in place (sim_restart.cpp)
     return PlaceByDomain(gpus, block, job.domain_lost, free, lo, hi);  // free trays, but maybe not in whole blocks
+  }
   return trays;
 }
 
@@ -273,7 +281,7 @@ std::array<SimBackend::KindLinks, 2> SimBackend::GroupLinksOf(const Job& j, doub
 bool SimBackend::NicCarriesJob(const Job& j, ComponentId tray, size_t nic) const {
   if (!j.cfg.grouped) return true;  // ungrouped: any NIC of its trays (the model before groups)
   const RackModel& m = topo_.model();
-  const int job_gpus = tray_[slot(tray)].job_gpus;
+  const int job_gpus = seat_[slot(tray)].job_gpus;
   for (ComponentId g : topo_.GpusOfTray(tray)) {
     const int k = topo_.at(g).index;
     if (k < job_gpus && static_cast<size_t>(k * m.nics_per_tray / std::max(1, m.gpus_per_tray)) == nic &&

@@ -64,7 +64,7 @@ FaultId SimBackend::InputLost(const Job& j) const {
     return r.object_store <= 0 ? r.object_cause : kNoFault;
   }
   for (const auto& [tray, path] : storage_)
-    if (path.fraction <= 0 && tray_[slot(tray)].job == j.id) {
+    if (path.fraction <= 0 && seat_[slot(tray)].job == j.id) {
       const RegionState& r = region_[static_cast<size_t>(topo_.RegionOf(tray))];
       if (r.object_store <= 0) return r.object_cause;
     }
@@ -106,8 +106,8 @@ Status SimBackend::SetStoreRate(ComponentId store, double fraction, FaultId caus
   // Only jobs streaming from this store or with a tray whose cache is lost notice.
   std::vector<JobId> jobs;
   for (const auto& [tray, path] : storage_)
-    if (path.fraction <= 0 && topo_.RegionOf(tray) == c.index && tray_[slot(tray)].job != kNoJob)
-      jobs.push_back(tray_[slot(tray)].job);
+    if (path.fraction <= 0 && topo_.RegionOf(tray) == c.index && seat_[slot(tray)].job != kNoJob)
+      jobs.push_back(seat_[slot(tray)].job);
   for (const Job& j : jobs_)
     if (j.cfg.input_from_object_store && j.region == c.index) jobs.push_back(j.id);
   std::sort(jobs.begin(), jobs.end());

@@ -58,7 +58,7 @@ std::string SimBackend::RecountFreeTrays() const {
   std::string out;
   for (size_t k = 0; k < tray_.size(); ++k) {
     const Tray& t = tray_[k];
-    const bool is_free = t.present && !t.booting && !t.drained && t.job == kNoJob;
+    const bool is_free = t.present && !t.booting && !t.drained && seat_[k].job == kNoJob;
     if (is_free != (free_[k] != 0)) out += "tray slot " + std::to_string(k) + " free_ is stale; ";
     free += is_free;
     free_spare_rack += is_free && opt_.spare_racks > 0 && spare_[k] == TrayUse::kSpareRack;

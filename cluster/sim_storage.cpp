@@ -28,7 +28,7 @@ Status SimBackend::SetStorageRead(ComponentId tray, double fraction, FaultId cau
   else
     storage_.erase(tray);
   Physics(tray, s.held ? "storage_read" : "storage_read_up", s.value, s.held ? s.cause : cause);
-  const JobId job = tray_[slot(tray)].job;
+  const JobId job = seat_[slot(tray)].job;
   if (job != kNoJob && fraction <= 0) LoseLocalCheckpoint(jobs_[job], tray, cause);
   if (job != kNoJob) RefreshJob(job);
   return Status::Ok();
@@ -47,7 +47,7 @@ SimBackend::DataStall SimBackend::DataStallOf(const Job& j) const {
   double rate = ReadRate(StoragePath{});
   if (j.cfg.input_from_object_store) return StreamStall(j);  // sim_regions.cpp
   for (const auto& [tray, path] : storage_)
-    if (tray_[slot(tray)].job == j.id && ReadRate(path, tray) < rate) {
+    if (seat_[slot(tray)].job == j.id && ReadRate(path, tray) < rate) {
       rate = ReadRate(path, tray);
       d.cause = path.cause;
     }
@@ -62,10 +62,10 @@ void SimBackend::AddStalledRanks(const Job& j, double stall_s, double nominal_co
   const double step_read = j.cfg.input_gbytes_per_s * j.cfg.step_time.Seconds();
   const double slowest = DataStallOf(j).read_s;
   for (const auto& [tray, path] : storage_) {
-    if (tray_[slot(tray)].job != j.id) continue;
+    if (seat_[slot(tray)].job != j.id) continue;
     const double wait = std::max(0.0, stall_s - (slowest - step_read / ReadRate(path, tray)));
     if (wait <= 0) continue;
-    const int used = tray_[slot(tray)].job_gpus;
+    const int used = seat_[slot(tray)].job_gpus;
     for (ComponentId g : topo_.GpusOfTray(tray)) {
       if (topo_.at(g).index >= used) break;
       if (std::find(r.rank_gpus.begin(), r.rank_gpus.end(), g) != r.rank_gpus.end()) continue;

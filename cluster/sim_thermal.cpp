@@ -23,7 +23,9 @@ double SimBackend::Decay(Time since, Time now) const {
 double SimBackend::Temperature(ComponentId gpu_id, Time now) const {
   const Gpu& g = gpu(gpu_id);
   if (!g.quiet) return TemperatureAt(g.thermal, now);
-  const Tray& t = tray_[slot(topo_.TrayOf(gpu_id))];
+  const size_t k = slot(topo_.TrayOf(gpu_id));
+  SettleCarry(k);
+  const Seat& t = seat_[k];
   JobId job = JobOfGpu(gpu_id);
   double env = job != kNoJob ? TemperatureAt(jobs_[job].env, now) : idle_steady_c_;
   return env + t.carry * Decay(t.carry_at, now) + g.off * Decay(g.off_at, now);
@@ -44,7 +46,8 @@ void SimBackend::JobPowerChanged(Job& job) {
 }
 
 // The job leaves its trays: what its reference trajectory holds above idle stays on their quiet GPUs
-// and decays from here (per tray, or per GPU on a partly used tray). Not-quiet GPUs are re-solved.
+// and decays from here (per tray, or per GPU on a partly used tray), and the trays are free again. The
+// caller re-solves the GPUs that are not quiet. One pass over the job's seats (a restart of a big job).
 void SimBackend::ThermalRelease(Job& job) {
   Time now = clock_.Now();
   double residual = TemperatureAt(job.env, now) - idle_steady_c_;
@@ -57,18 +60,21 @@ void SimBackend::ThermalRelease(Job& job) {
     return memo;
   };
   for (ComponentId tray : job.trays) {
-    Tray& t = tray_[slot(tray)];
+    const size_t k = slot(tray);
+    SettleCarry(k);
+    Seat& t = seat_[k];
     if (t.job_gpus == per_tray) {
       t.carry = t.carry * decay(t.carry_at) + residual;
       t.carry_at = now;
-      continue;
+    } else {
+      for (ComponentId g : topo_.GpusOfTray(tray)) {
+        Gpu& s = gpu(g);
+        if (!s.quiet || topo_.at(g).index >= t.job_gpus) continue;
+        s.off = s.off * Decay(s.off_at, now) + residual;
+        s.off_at = now;
+      }
     }
-    for (ComponentId g : topo_.GpusOfTray(tray)) {
-      Gpu& s = gpu(g);
-      if (!s.quiet || topo_.at(g).index >= t.job_gpus) continue;
-      s.off = s.off * Decay(s.off_at, now) + residual;
-      s.off_at = now;
-    }
+    SeatJob(k, kNoJob, 0);
   }
 }
 
@@ -185,14 +191,17 @@ void SimBackend::OnTelemetryTick(ComponentId tray_id) {
   if (!t.present || t.booting) return;  // an unreachable node exports nothing
   Time now = clock_.Now();
   const RackModel& m = topo_.model();
-  Emit(TelemetrySample{topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, TrayFlow(tray_id) * m.tray_flow_l_per_min}, now);
+  std::vector<TelemetrySample> samples;
+  samples.reserve(1 + 3 * static_cast<size_t>(m.gpus_per_tray));
+  samples.push_back({topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, TrayFlow(tray_id) * m.tray_flow_l_per_min});
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const Gpu& s = gpu(g);
     if (s.shutdown) continue;  // off the bus: no samples
-    Emit(TelemetrySample{g, Metric::kGpuTemperature, std::round(Temperature(g, now) * 10) / 10}, now);
-    Emit(TelemetrySample{g, Metric::kThermalThrottle, s.throttling ? 1.0 : 0.0}, now);
-    Emit(TelemetrySample{g, Metric::kGpuPower, std::round(PowerOf(g))}, now);
+    samples.push_back({g, Metric::kGpuTemperature, std::round(Temperature(g, now) * 10) / 10});
+    samples.push_back({g, Metric::kThermalThrottle, s.throttling ? 1.0 : 0.0});
+    samples.push_back({g, Metric::kGpuPower, std::round(PowerOf(g))});
   }
+  EmitSamples(std::move(samples), now);
   if (ThermallyActive(tray_id)) WatchTelemetry(tray_id);
 }
 

@@ -47,7 +47,6 @@ const char* KindName(Kind kind) {
 
 ComponentId Topology::Add(Kind kind, std::string name, ComponentId parent, int rack, int index) {
   auto id = static_cast<ComponentId>(components_.size());
-  by_name_.emplace(name, id);
   components_.push_back({id, kind, std::move(name), parent, rack, index, false, ""});
   children_.emplace_back();
   tray_slot_.push_back(kNoSlot);
@@ -81,7 +80,6 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
   for (auto* v : {&t.tray_slot_, &t.gpu_slot_, &t.tray_of_}) v->reserve(total);
   t.components_.reserve(total);
   t.children_.reserve(total);
-  t.by_name_.reserve(total);
   for (int r = 0; r < racks; ++r) {
     std::string rname = Padded("r", r + 1, rack_width);
     ComponentId rack = t.Add(Kind::kRack, rname, kNoComponent, r, r);
@@ -195,8 +193,13 @@ std::vector<ComponentId> Topology::NicsOfDpu(ComponentId dpu) const {
 }
 
 std::optional<ComponentId> Topology::Find(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
-  if (it == by_name_.end()) return std::nullopt;
+  NameIndex& index = *by_name_;
+  std::call_once(index.built, [&] {
+    index.ids.reserve(components_.size());
+    for (const Component& c : components_) index.ids.emplace(c.name, c.id);
+  });
+  auto it = index.ids.find(std::string(name));
+  if (it == index.ids.end()) return std::nullopt;
   return it->second;
 }
 
@@ -222,12 +225,6 @@ std::string Topology::TargetName(const Target& t) const {
   std::string n = at(t.component).name;
   if (t.port >= 0) n += ".nvlink" + std::to_string(t.port);
   return n;
-}
-
-std::span<const ComponentId> Topology::GpusOfTray(ComponentId tray) const {
-  if (tray >= components_.size() || TraySlot(tray) == kNoSlot) return {};
-  size_t per = static_cast<size_t>(model_.gpus_per_tray);
-  return std::span<const ComponentId>(tray_gpus_).subspan(TraySlot(tray) * per, per);
 }
 
 ComponentId Topology::RackOf(ComponentId id) const { return racks_[at(id).rack]; }

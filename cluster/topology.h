@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -83,7 +85,11 @@ class Topology {
   const std::vector<ComponentId>& trays() const { return trays_; }
   const std::vector<ComponentId>& gpus() const { return gpus_; }
   const std::vector<ComponentId>& ChildrenOf(ComponentId id) const { return children_[id]; }
-  std::span<const ComponentId> GpusOfTray(ComponentId tray) const;
+  std::span<const ComponentId> GpusOfTray(ComponentId tray) const {
+    if (tray >= components_.size() || TraySlot(tray) == kNoSlot) return {};
+    const size_t per = static_cast<size_t>(model_.gpus_per_tray);
+    return std::span<const ComponentId>(tray_gpus_).subspan(TraySlot(tray) * per, per);
+  }
   // Its compute tray; kNoComponent if none (also for kNoComponent or an id out of range).
   ComponentId TrayOf(ComponentId id) const { return id < tray_of_.size() ? tray_of_[id] : kNoComponent; }
   // Dense positions: a tray's index in trays(), a GPU's in gpus(); kNoSlot for other kinds. O(1).
@@ -154,7 +160,14 @@ class Topology {
   RackModel model_;
   std::vector<Component> components_;
   std::vector<std::vector<ComponentId>> children_;
-  std::unordered_map<std::string, ComponentId> by_name_;
+  // Names to ids, built on the first Find: the simulator never looks a name up (a plan's targets and
+  // the real-mode paths do), and 500,000 hashed names were a tenth of a 1,778-rack run. Copies share
+  // it (they have the same components); call_once makes the first Find safe from any thread.
+  struct NameIndex {
+    std::once_flag built;
+    std::unordered_map<std::string, ComponentId> ids;
+  };
+  std::shared_ptr<NameIndex> by_name_ = std::make_shared<NameIndex>();
   std::vector<ComponentId> racks_, trays_, gpus_;
   std::vector<ComponentId> tray_gpus_;  // per tray (by tray index in trays_) its GPUs, contiguous
   std::vector<ComponentId> tray_valve_, gpu_nic_, rack_cdu_;

@@ -43,18 +43,22 @@ class VirtualClock : public Clock {
   size_t pending() const { return pending_; }
 
  private:
-  // Each timer's function lives in its heap entry (no per-timer map node); a cancelled one stays in the
-  // heap, marked not live, until it reaches the top.
+  // The heap holds small plain entries; each timer's function waits in a slot of fns_ (reused once
+  // run), so sifting moves 24 bytes, not a std::function. A cancelled timer stays in the heap, marked
+  // not live, until it reaches the top.
   struct Entry {
     Time at;
     TimerId id;  // ids grow, so they order same-time timers by scheduling order
-    std::function<void()> fn;
+    uint32_t fn;  // its slot in fns_
   };
   static bool Later(const Entry& a, const Entry& b) { return a.at != b.at ? a.at > b.at : a.id > b.id; }
+  std::function<void()> TakeFn(uint32_t slot);
   Time now_{};
   TimerId next_id_ = 1;
   bool stopped_ = false;
   std::vector<Entry> heap_;           // a min-heap on (at, id)
+  std::vector<std::function<void()>> fns_;
+  std::vector<uint32_t> free_fns_;    // slots of fns_ not in use
   std::vector<bool> live_ = {false};  // by id: scheduled, and neither run nor cancelled yet
   size_t pending_ = 0;
 };

@@ -32,6 +32,7 @@ class Watch : public cluster::ObservationSink {
   bool has_continuous_gates() const;
 
   void OnObservation(const cluster::Observation& obs) override;
+  bool StopsRun() const override { return tripped(); }
   // After each fault applied or reverted, with how many are applied now.
   void OnFaultsActive(size_t active, Time now);
   // Evaluates the continuous gates every `period` on the metrics of `events` so far. `events` and

@@ -1,0 +1,116 @@
+// Restarts in place (cluster/sim_restart.cpp): a requeued job that gets back all its trays but the lost
+// ones must end up exactly where, and exactly as warm as, a full release and placement would leave it.
+// Each test runs the same script twice, with SimOptions::restart_in_place on and off, and compares.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/cluster/sim_harness.h"
+
+namespace rackchaos::cluster {
+namespace {
+
+using namespace testing;
+
+// What a run leaves that a restart could change: every job event, every physics event and every GPU's
+// temperature at a few instants after the restarts.
+struct Outcome {
+  std::vector<std::string> job_events, physics;
+  std::vector<double> temperatures;
+  std::vector<ComponentId> trays;
+  int in_place = 0;
+};
+
+// Two racks (16 regular trays and 2 hot spares each); a 96-GPU job on 24 trays: r01.tray01-16 and
+// r02.tray01-08. Requeues after a drain, after a tray pull (its GPUs get trajectories of their own)
+// and with nothing changed, then a watchdog timeout that releases everything.
+Outcome RunScript(bool in_place) {
+  SimOptions options;
+  options.restart_in_place = in_place;
+  Harness h(7, 2, 2, false, options);
+  JobId job = h.sim.AddJob(Job(96)).value();
+  h.sim.Start();
+  Outcome out;
+  auto sample = [&] {
+    for (ComponentId g : h.topo.gpus()) out.temperatures.push_back(h.sim.GpuTemperature(g));
+  };
+  h.At(Duration::Hours(2), [&] {
+    CHECK(h.sim.Drain(h.Id("r01.tray03"), "isolated").ok());
+    CHECK(h.sim.RequeueJob(job, "tray drained").ok());
+  });
+  h.At(Duration::Hours(2) + Duration::Minutes(30), sample);
+  h.At(Duration::Hours(3), [&] {
+    CHECK(h.sim.SetTrayPresent(h.Id("r01.tray07"), false, 3).ok());
+    CHECK(h.sim.RequeueJob(job, "tray pulled").ok());
+  });
+  h.At(Duration::Hours(3) + Duration::Minutes(20), [&] { CHECK(h.sim.RequeueJob(job, "again").ok()); });
+  h.At(Duration::Hours(4), sample);
+  h.At(Duration::Hours(4) + Duration::Minutes(1), [&] {  // a GPU dies: the job hangs, times out, lets go
+    CHECK(h.sim.SetGpuFailed(h.Id("r01.tray10.gpu1"), true, 79, 4).ok());
+  });
+  h.At(Duration::Hours(5), sample);
+  h.clock.RunUntil(Duration::Hours(6));
+  sample();
+  for (const Event& e : h.events.events()) {
+    if (const auto* j = std::get_if<JobChanged>(&e.body))
+      out.job_events.push_back(std::to_string(e.at.us) + " " + JobStateName(j->state) + " " + j->detail + " " +
+                               std::to_string(j->trays.size()) + " " + std::to_string(j->steps));
+    if (const auto* p = std::get_if<PhysicsChanged>(&e.body))
+      out.physics.push_back(std::to_string(e.at.us) + " " + std::to_string(p->component) + " " + p->what + " " +
+                            std::to_string(p->value));
+  }
+  out.trays = h.sim.JobTrays(job);
+  out.in_place = h.sim.RestartsInPlace();
+  if (in_place) {  // the first requeue kept 23 trays and took the first free regular one, r02.tray09
+    const auto& changes = h.JobChanges(job);
+    bool saw = false;
+    for (const auto& [at, c] : changes)
+      if (at == Duration::Hours(2) && c.state == JobState::kRestarting) {
+        saw = true;
+        CHECK_FALSE(c.trays.Contains(h.Id("r01.tray03")));
+        CHECK(c.trays.Contains(h.Id("r02.tray09")));
+        CHECK(c.trays.size() == 24);
+      }
+    CHECK(saw);
+  }
+  return out;
+}
+
+TEST_CASE("sim.restart: in place gives the same trays, events and temperatures as a full release") {
+  const Outcome fast = RunScript(true), full = RunScript(false);
+  CHECK(fast.in_place == 3);
+  CHECK(full.in_place == 0);
+  CHECK(fast.trays == full.trays);
+  CHECK(fast.job_events == full.job_events);
+  CHECK(fast.physics == full.physics);
+  REQUIRE(fast.temperatures.size() == full.temperatures.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < fast.temperatures.size(); ++i) differ += fast.temperatures[i] != full.temperatures[i];
+  CHECK(differ == 0);  // bit for bit, not within a tolerance
+}
+
+TEST_CASE("sim.restart: a job with another one waiting restarts in full (the other may take its trays)") {
+  Harness h(7, 1, 2);
+  JobId small = h.sim.AddJob(Job(8)).value();  // 2 trays
+  JobId big = h.sim.AddJob(Job(64)).value();   // 16 trays: 14 regular and 2 spares are left, it waits
+  h.sim.Start();
+  REQUIRE(h.sim.JobStateOf(big) == JobState::kQueued);
+  h.At(Duration::Hours(1), [&] { CHECK(h.sim.RequeueJob(small, "test").ok()); });
+  h.clock.RunUntil(Duration::Hours(2));
+  CHECK(h.sim.RestartsInPlace() == 0);
+  CHECK(h.sim.JobStateOf(small) == JobState::kRunning);
+}
+
+TEST_CASE("sim.restart: a job whose last tray is partly used restarts in full") {
+  Harness h(7, 1, 2);
+  JobId odd = h.sim.AddJob(Job(10)).value();  // 2 trays and half of a third
+  h.sim.Start();
+  h.At(Duration::Hours(1), [&] { CHECK(h.sim.RequeueJob(odd, "test").ok()); });
+  h.clock.RunUntil(Duration::Hours(2));
+  CHECK(h.sim.RestartsInPlace() == 0);
+  CHECK(h.sim.JobStateOf(odd) == JobState::kRunning);
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster
