@@ -184,6 +184,7 @@ class SimBackend : public Backend {
     struct CarryStep {
       Time at;
       double residual;
+      double decay;  // Decay(the previous step's `at`, at): the exp every tray kept since then shares
     };
     std::vector<CarryStep> carry_log;
     std::set<ComponentId> lost_seats;
@@ -452,6 +453,8 @@ class SimBackend : public Backend {
   bool CheckpointWriteFails(const Job& job);        // the region's checkpoint store cannot acknowledge
   void Probe(ComponentId part, bool ok);
   int restarts_in_place_ = 0;
+  mutable Time settle_since_{}, settle_at_{};  // SettleCarry's last Decay(since, at), for trays seated together
+  mutable double settle_decay_ = 1;
   // sim_spare_racks.cpp
   void MarkSpareRacks();
   bool DomainLost(const Job& job) const;  // some rack of its trays lost its NVLink domain

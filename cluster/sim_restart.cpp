@@ -38,7 +38,16 @@ void SimBackend::SettleCarry(size_t k) const {
   const std::vector<Job::CarryStep>& log = jobs_[s.job].carry_log;
   for (; s.settled < log.size(); ++s.settled) {
     const Job::CarryStep& step = log[s.settled];
-    s.carry = s.carry * Decay(s.carry_at, step.at) + step.residual;
+    double decay = step.decay;  // the same value Decay() gives for the same two instants: one exp per step
+    if (s.settled == 0 || s.carry_at != log[s.settled - 1].at) {
+      if (s.carry_at != settle_since_ || step.at != settle_at_) {
+        settle_since_ = s.carry_at;
+        settle_at_ = step.at;
+        settle_decay_ = Decay(s.carry_at, step.at);
+      }
+      decay = settle_decay_;
+    }
+    s.carry = s.carry * decay + step.residual;
     s.carry_at = step.at;
   }
 }
@@ -103,7 +112,8 @@ bool SimBackend::RestartInPlace(Job& j, const std::string& detail) {
     if (JobOfGpu(g) == j.id) loud.push_back(g);
   StopForRequeue(j, detail);
   const Time now = clock_.Now();
-  j.carry_log.push_back({now, TemperatureAt(j.env, now) - idle_steady_c_});
+  const double since_last = j.carry_log.empty() ? 1 : Decay(j.carry_log.back().at, now);
+  j.carry_log.push_back({now, TemperatureAt(j.env, now) - idle_steady_c_, since_last});
   for (ComponentId tray : left) {
     const size_t k = slot(tray);
     SettleCarry(k);  // takes this release's step too

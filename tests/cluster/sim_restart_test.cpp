@@ -39,7 +39,10 @@ Outcome RunScript(bool in_place) {
     CHECK(h.sim.Drain(h.Id("r01.tray03"), "isolated").ok());
     CHECK(h.sim.RequeueJob(job, "tray drained").ok());
   });
-  h.At(Duration::Hours(2) + Duration::Minutes(30), sample);
+  // Soon after each restart, while what the job left on its trays has not decayed away yet.
+  for (Duration after : {Duration::Seconds(1), Duration::Seconds(20), Duration::Seconds(90)})
+    for (Duration restart : {Duration::Hours(2), Duration::Hours(3), Duration::Hours(3) + Duration::Minutes(20)})
+      h.At(restart + after, sample);
   h.At(Duration::Hours(3), [&] {
     CHECK(h.sim.SetTrayPresent(h.Id("r01.tray07"), false, 3).ok());
     CHECK(h.sim.RequeueJob(job, "tray pulled").ok());
@@ -93,7 +96,7 @@ TEST_CASE("sim.restart: in place gives the same trays, events and temperatures a
 TEST_CASE("sim.restart: a job with another one waiting restarts in full (the other may take its trays)") {
   Harness h(7, 1, 2);
   JobId small = h.sim.AddJob(Job(8)).value();  // 2 trays
-  JobId big = h.sim.AddJob(Job(64)).value();   // 16 trays: 14 regular and 2 spares are left, it waits
+  JobId big = h.sim.AddJob(Job(68)).value();   // 17 trays: 14 regular and 2 spares are left, it waits
   h.sim.Start();
   REQUIRE(h.sim.JobStateOf(big) == JobState::kQueued);
   h.At(Duration::Hours(1), [&] { CHECK(h.sim.RequeueJob(small, "test").ok()); });
