@@ -125,6 +125,7 @@ bool SimBackend::RestartInPlace(Job& j, const std::string& detail) {
   for (ComponentId g : loud) UpdateThermal(g);
   for (ComponentId tray : joined) SeatJob(slot(tray), j.id, per_tray);
   j.trays = std::move(next);
+  NoteGroupFabrics(j);  // as Place() does
   StartAfterOverhead(j, "placed on " + std::to_string(j.trays.size()) + " trays");
   GrowShrunkJobs();
   ++restarts_in_place_;
