@@ -2,6 +2,7 @@
 // and checkpoint store beneath it. Appended after every other part, so a plan's racks, trays, GPUs and
 // fabric keep the ids they have without regions; only the racks' parent changes (to their region).
 #include <algorithm>
+#include <unordered_map>
 
 #include "cluster/topology.h"
 
@@ -21,13 +22,21 @@ Status Topology::BuildRegions(const std::vector<RegionSpec>& regions) {
   if (total != static_cast<int>(racks_.size()))
     return Status::Invalid("the regions hold " + std::to_string(total) + " racks but the cluster has " +
                            std::to_string(racks_.size()));
+  // The regions' names against every other name and each other, in one pass: Find() would build the
+  // name index before the regions are in it (it is built once, lazily).
+  std::unordered_map<std::string, const RegionSpec*> wanted;
+  for (const RegionSpec& spec : regions)
+    for (const std::string& name : {spec.name, spec.name + ".objstore", spec.name + ".ckptstore"})
+      if (!wanted.emplace(name, &spec).second)
+        return Status::Invalid("region name '" + spec.name + "' is already the name of a component or region (" +
+                               name + "); choose another, e.g. east, west, eu-1");
+  for (const Component& c : components_)
+    if (auto hit = wanted.find(c.name); hit != wanted.end())
+      return Status::Invalid("region name '" + hit->second->name + "' is already the name of a component or region (" +
+                             c.name + "); choose another, e.g. east, west, eu-1");
   int first = 0;
   for (size_t k = 0; k < regions.size(); ++k) {
     const RegionSpec& spec = regions[k];
-    for (const std::string& name : {spec.name, spec.name + ".objstore", spec.name + ".ckptstore"})
-      if (Find(name))
-        return Status::Invalid("region name '" + spec.name + "' is already the name of a component or region (" + name +
-                               "); choose another, e.g. east, west, eu-1");
     const int index = static_cast<int>(k);
     Region r;
     r.id = Add(Kind::kRegion, spec.name, kNoComponent, first, index);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/cluster/sim_harness.h"
@@ -197,6 +198,38 @@ TEST_CASE("sim.regions: a job streaming from its object store slows with it and 
   CHECK(seen[2].first == JobState::kHung);
   CHECK(seen[3].first == JobState::kRunning);
   CHECK(seen[3].second == doctest::Approx(nominal));
+}
+
+// A restart in place (cluster/sim_restart.cpp) picks what Place() would: the free trays of the job's own
+// region, not east's lower-numbered free trays. Same trays and events with it on and off.
+TEST_CASE("sim.regions: a restart in place stays in the job's region as a full placement does") {
+  auto run = [](bool in_place) {
+    SimOptions options;
+    options.restart_in_place = in_place;
+    Regions h(options);
+    JobConfig cfg = Job(64);
+    cfg.region = 1;  // west: r03-r04; east's trays stay free
+    const JobId job = h.sim.AddJob(cfg).value();
+    h.sim.Start();
+    h.At(Duration::Hours(1), [&] {
+      CHECK(h.sim.Drain(h.Id("r03.tray02"), "isolated").ok());
+      CHECK(h.sim.RequeueJob(job, "tray drained").ok());
+    });
+    h.clock.RunUntil(Duration::Hours(2));
+    std::vector<std::string> changes;
+    for (const Event& e : h.events.events())
+      if (const auto* c = std::get_if<JobChanged>(&e.body); c && c->job == job)
+        changes.push_back(std::to_string(e.at.us) + " " + JobStateName(c->state) + " " + c->detail + " " +
+                          std::to_string(c->trays.size()));
+    return std::tuple{h.sim.JobTrays(job), h.RacksOf(job), changes, h.sim.RestartsInPlace()};
+  };
+  const auto [fast_trays, fast_racks, fast_changes, fast_in_place] = run(true);
+  const auto [full_trays, full_racks, full_changes, full_in_place] = run(false);
+  CHECK(fast_in_place == 1);
+  CHECK(full_in_place == 0);
+  CHECK(fast_racks == std::vector<std::string>{"r03"});
+  CHECK(fast_trays == full_trays);
+  CHECK(fast_changes == full_changes);
 }
 
 }  // namespace
