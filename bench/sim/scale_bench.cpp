@@ -1,5 +1,6 @@
-// Simulator scale benchmark: for each rack count R, a cluster of R gb200-nvl72 racks, a fleet of jobs
-// (one of min(100,000, 80% of the GPUs) in whole trays, then 1k-8k GPU jobs up to 90% of the GPUs),
+// Simulator scale benchmark: for each rack count R, a cluster of R gb200-nvl72 racks (in 3 regions from
+// 3 racks up), a fleet of jobs (one of min(100,000, 80% of the GPUs) in whole trays, then 1k-8k GPU jobs
+// up to 90% of the GPUs),
 // the llama3 chaos catalogue at scale 1 over 30 simulated days and the default healer, run through the
 // same ValidatePlan + ExecuteRun pipeline as `rackchaos run` (report store included).
 //
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/log.h"
@@ -59,6 +61,18 @@ runner::Plan FleetPlan(int racks, uint64_t seed, int days) {
   plan.duration = Duration::Hours(24 * days);
   plan.cluster.model = "gb200-nvl72";
   plan.cluster.racks = racks;
+  // Three regions from 3 racks up (issue 3: "1,778 racks in 3 regions"). A job runs inside one region,
+  // so the first holds the big job (80% of the GPUs) and the others a tenth each: 1,424 + 177 + 177 at
+  // 1,778 racks. Jobs name no region: each takes the first with room.
+  if (racks >= 3) {
+    const int small = std::max(1, racks / 10);
+    for (const auto& [name, n] : {std::pair<const char*, int>{"east", racks - 2 * small}, {"central", small}, {"west", small}}) {
+      runner::RegionPlan region;
+      region.name = name;
+      region.racks = n;
+      plan.cluster.regions.push_back(region);
+    }
+  }
   const int gpus = racks * 72, per_tray = 4;
   auto whole_trays = [&](int n) { return n / per_tray * per_tray; };
   int big = whole_trays(std::min(100000, gpus * 8 / 10));
