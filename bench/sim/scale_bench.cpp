@@ -1,5 +1,5 @@
 // Simulator scale benchmark: for each rack count R, a cluster of R gb200-nvl72 racks (in 3 regions from
-// 3 racks up), a fleet of jobs (one of min(100,000, 80% of the GPUs) in whole trays, then 1k-8k GPU jobs
+// 10 racks up), a fleet of jobs (one of min(100,000, 80% of the GPUs) in whole trays, then 1k-8k GPU jobs
 // up to 90% of the GPUs),
 // the llama3 chaos catalogue at scale 1 over 30 simulated days and the default healer, run through the
 // same ValidatePlan + ExecuteRun pipeline as `rackchaos run` (report store included).
@@ -61,10 +61,11 @@ runner::Plan FleetPlan(int racks, uint64_t seed, int days) {
   plan.duration = Duration::Hours(24 * days);
   plan.cluster.model = "gb200-nvl72";
   plan.cluster.racks = racks;
-  // Three regions from 3 racks up (issue 3: "1,778 racks in 3 regions"). A job runs inside one region,
+  // Three regions from 10 racks up (issue 3: "1,778 racks in 3 regions"). A job runs inside one region,
   // so the first holds the big job (80% of the GPUs) and the others a tenth each: 1,424 + 177 + 177 at
-  // 1,778 racks. Jobs name no region: each takes the first with room.
-  if (racks >= 3) {
+  // 1,778 racks. Below 10 racks the two small regions would leave the first too small for the big job.
+  // Jobs name no region: each takes the first with room.
+  if (racks >= 10) {
     const int small = std::max(1, racks / 10);
     for (const auto& [name, n] : {std::pair<const char*, int>{"east", racks - 2 * small}, {"central", small}, {"west", small}}) {
       runner::RegionPlan region;

@@ -192,7 +192,7 @@ TEST_CASE("reports.topology: version 9 indexes components by parent, which the s
   }
   auto store = ReportStore::Open(path);  // migrates a version 8 file
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  CHECK(TopologyInt(path, "PRAGMA user_version") == 9);
+  CHECK(TopologyInt(path, "PRAGMA user_version") == LatestSchemaVersion());
   CHECK(TopologyInt(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_parent'") == 1);
   Db db = OpenTopologyTestDb(path);
   auto plan = db.Prepare("EXPLAIN QUERY PLAN SELECT c.id FROM components c WHERE c.run_id = 1 AND c.parent_id = 5",
