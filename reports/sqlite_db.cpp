@@ -57,11 +57,14 @@ void Stmt::Finalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 
 void Stmt::Bind(int index, int64_t value) { sqlite3_bind_int64(stmt_.get(), index, value); }
 void Stmt::Bind(int index, double value) { sqlite3_bind_double(stmt_.get(), index, value); }
+// SQLite binds a null pointer as NULL: an empty view with no data (std::string_view{}) is "" here.
 void Stmt::Bind(int index, std::string_view value) {
-  sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(stmt_.get(), index, value.data() ? value.data() : "", static_cast<int>(value.size()),
+                    SQLITE_TRANSIENT);
 }
 void Stmt::BindStatic(int index, std::string_view value) {
-  sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+  sqlite3_bind_text(stmt_.get(), index, value.data() ? value.data() : "", static_cast<int>(value.size()),
+                    SQLITE_STATIC);
 }
 void Stmt::BindNull(int index) { sqlite3_bind_null(stmt_.get(), index); }
 void Stmt::Bind(int index, std::optional<int64_t> value) {

@@ -17,6 +17,9 @@ namespace {
 // WAL lets renderers read while the runner writes, and with synchronous=NORMAL a committed batch
 // survives a process crash (only an OS crash can lose the last commits, never corrupt the file).
 Status ConfigureForWriting(Db& db) {
+  // Also what ends a brand-new file's first phase (below): the switch's commit, still in rollback mode
+  // with synchronous=NORMAL, syncs the file, so what that phase wrote without syncing is on disk.
+  RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = NORMAL", "setting synchronous=NORMAL"));
   RC_ASSIGN_OR_RETURN(Stmt wal, db.Prepare("PRAGMA journal_mode = WAL", "switching to WAL"));
   RC_ASSIGN_OR_RETURN(bool row, wal.Step("switching to WAL"));
   std::string mode = row ? wal.Text(0) : "";
@@ -24,15 +27,15 @@ Status ConfigureForWriting(Db& db) {
     return Status::IoError("switching report '" + db.path() + "' to WAL: journal mode stayed '" +
                            mode + "'");
   }
-  RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = NORMAL", "setting synchronous=NORMAL"));
-  // The first 1,778-rack run of a database writes 500,000 component rows into three b-trees: with
-  // SQLite's default 2 MiB page cache their pages are read back from the file again and again. Pages
-  // are allocated as used.
-  RC_RETURN_IF_ERROR(db.Exec("PRAGMA cache_size = -65536", "setting a 64 MiB page cache"));
   // Checkpoint every 64 MiB of WAL rather than every 4 MiB: pages written by several event batches
   // (b-tree interior pages, the last leaf of each table) are then copied to the database once.
   return db.Exec("PRAGMA wal_autocheckpoint = 16384", "setting the WAL checkpoint interval");
 }
+
+// The first 1,778-rack run of a database writes 500,000 component rows into three b-trees: with
+// SQLite's default 2 MiB page cache their pages are read back from the file again and again. Pages
+// are allocated as used.
+Status SetCacheSize(Db& db) { return db.Exec("PRAGMA cache_size = -65536", "setting a 64 MiB page cache"); }
 
 bool IsFinalStatus(const std::string& s) {
   return s == "passed" || s == "failed" || s == "error" || s == "interrupted" || s == "aborted";
@@ -49,6 +52,13 @@ std::string PlanHash(std::string_view plan_text) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
+}
+
+Status ReportStore::State::EnsureWal() {
+  if (!wal_pending) return Status::Ok();
+  RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  wal_pending = false;
+  return Status::Ok();
 }
 
 Result<Stmt*> ReportStore::State::Cached(const char* sql, std::string_view what) {
@@ -74,10 +84,18 @@ Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions
   db.SetBusyTimeout(options.busy_timeout_ms);
   // Check the version before touching anything, so a newer or foreign file is left exactly as it was.
   RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
-  RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  RC_RETURN_IF_ERROR(SetCacheSize(db));
+  // A brand-new file (no schema yet) stays in rollback-journal mode without syncs until its first run's
+  // components are stored (State::EnsureWal): a 1,778-rack cluster's 50 MB of rows are then written
+  // once, not into the WAL and again by its checkpoint. Pages beyond a file's old end need no journal,
+  // and a killed process leaves the journal of the open transaction, which the next open rolls back.
+  const bool fresh = version == 0;
+  if (fresh) RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = OFF", "setting synchronous=OFF"));
+  else RC_RETURN_IF_ERROR(ConfigureForWriting(db));
   if (version < LatestSchemaVersion()) RC_RETURN_IF_ERROR(Migrate(db, SchemaMigrations()));
   auto state = std::make_unique<State>();
   state->db = std::move(db);
+  state->wal_pending = fresh;
   return ReportStore(std::move(state));
 }
 
@@ -108,7 +126,17 @@ Result<ReportStore> ReportStore::OpenReadOnly(const std::string& path, const Ope
   // (an archive, another user's report) cannot even be read: SQLite must create the -shm first. With no
   // -shm there is no writer, so reading it as an immutable file is safe.
   std::error_code ec;
-  if (!checked.ok() && checked.status().code() == StatusCode::kIoError && path.rfind("file:", 0) != 0 &&
+  const bool plain_path = path.rfind("file:", 0) != 0;
+  // A rollback journal left by a writer killed in a brand-new file's first phase (Open) must be rolled
+  // back before the file is read, and only a read-write connection can: reading it as immutable would
+  // ignore the journal and could see half a transaction.
+  if (!checked.ok() && checked.status().code() == StatusCode::kIoError && plain_path &&
+      std::filesystem::exists(path + "-journal", ec)) {
+    return Status::Invalid("report '" + path + "' has the rollback journal of a writer that was killed ('" + path +
+                           "-journal'); open it read-write once to roll it back (`rackchaos report` does, where it "
+                           "may write)");
+  }
+  if (!checked.ok() && checked.status().code() == StatusCode::kIoError && plain_path &&
       !std::filesystem::exists(path + "-shm", ec)) {
     RC_ASSIGN_OR_RETURN(db, Db::Open(ImmutableUri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI));
     checked = CheckSchemaVersion(db, SchemaMigrations());
@@ -133,7 +161,13 @@ ReportStore::ReportStore(ReportStore&&) noexcept = default;
 ReportStore& ReportStore::operator=(ReportStore&&) noexcept = default;
 // Statements must be finalized before the connection closes: State declares db first, so the cache
 // (declared after it) is destroyed first.
-ReportStore::~ReportStore() = default;
+ReportStore::~ReportStore() {
+  // A brand-new file whose writer stored no components still ends in WAL mode, synced.
+  if (state_ && state_->wal_pending) {
+    state_->cache.clear();
+    (void)state_->EnsureWal();
+  }
+}
 
 const std::string& ReportStore::path() const { return state_->db.path(); }
 
@@ -164,23 +198,40 @@ Result<int64_t> ReportStore::BeginRun(const RunInfo& info) {
 }
 
 Status ReportStore::AddComponents(int64_t run, const std::vector<ComponentRow>& components) {
+  const std::vector<ComponentRef> refs = RefsTo(components);
+  return AddComponentRefs(run, refs, std::nullopt);
+}
+
+Status ReportStore::AddComponents(int64_t run, std::span<const ComponentRef> components, std::string_view serial_prefix) {
+  return AddComponentRefs(run, components, serial_prefix);
+}
+
+Status ReportStore::AddComponentRefs(int64_t run, std::span<const ComponentRef> rows,
+                                     std::optional<std::string_view> serial_prefix) {
   const std::string what = ForRun("adding components to", run);
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
-  if (components.empty()) return txn.Commit(what);
+  if (rows.empty()) return txn.Commit(what);
   RC_ASSIGN_OR_RETURN(Stmt* had, state_->Cached("SELECT topology_id FROM run_topologies WHERE run_id = ?", what));
   had->Bind(1, run);
   RC_ASSIGN_OR_RETURN(bool has_topology, had->Step(what));
   std::optional<int64_t> old_topology;
   if (has_topology) old_topology = had->Int(0);
   had->Reset();
-  // Rows added to a run that has some: the run gets the topology of all of them.
+  // Rows added to a run that has some: the run gets the topology of all of them, serials spelled out.
   std::vector<ComponentRow> all;
+  std::vector<ComponentRef> all_refs;
   if (old_topology) {
     RC_ASSIGN_OR_RETURN(all, ReadComponents(run));
-    all.insert(all.end(), components.begin(), components.end());
+    for (const ComponentRef& c : rows) {
+      const bool built = serial_prefix && c.serial.empty();
+      all.push_back({c.id, std::string(c.name), std::string(c.kind), c.parent,
+                     built ? std::string(*serial_prefix) + std::string(c.name) : std::string(c.serial)});
+    }
+    all_refs = RefsTo(all);
   }
-  RC_ASSIGN_OR_RETURN(int64_t topology, StoreTopology(state_->db, old_topology ? all : components, what));
+  const ComponentList stored = old_topology ? ComponentList{all_refs, std::nullopt} : ComponentList{rows, serial_prefix};
+  RC_ASSIGN_OR_RETURN(int64_t topology, StoreTopology(state_->db, stored, what));
   RC_ASSIGN_OR_RETURN(Stmt* link, state_->Cached(
       "INSERT OR REPLACE INTO run_topologies(run_id, topology_id) VALUES (?, ?)", what));
   link->Bind(1, run);
@@ -196,11 +247,13 @@ Status ReportStore::AddComponents(int64_t run, const std::vector<ComponentRow>& 
       RC_RETURN_IF_ERROR(drop.Run(what));
     }
   }
-  return txn.Commit(what);
+  RC_RETURN_IF_ERROR(txn.Commit(what));
+  return state_->EnsureWal();
 }
 
 Status ReportStore::AddJobs(int64_t run, const std::vector<JobRow>& jobs) {
   const std::string what = ForRun("adding jobs to", run);
+  RC_RETURN_IF_ERROR(state_->EnsureWal());
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
@@ -223,6 +276,7 @@ Status ReportStore::FinishRun(int64_t run, const std::string& status, int exit_c
     return Status::Invalid(what + ": status '" + status +
                            "' is not one of passed, failed, error, interrupted, aborted");
   }
+  RC_RETURN_IF_ERROR(state_->EnsureWal());
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
       "UPDATE runs SET status = ?, exit_code = ?, ended_wall = ?, failed_reason = ? WHERE id = ?",

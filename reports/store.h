@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,17 @@ struct ComponentRow {
   std::string kind;    // "gpu", "compute_tray", ...
   ComponentId parent = kNoComponent;
   std::string serial;
+};
+
+// A component row that refers to text it does not own (the topology's names, KindName's literals): what
+// the simulator hands AddComponents, without copying 500,000 names and building as many serials. With a
+// serial prefix (AddComponents below), an empty serial stands for that prefix followed by the name.
+struct ComponentRef {
+  ComponentId id = kNoComponent;
+  std::string_view name;
+  std::string_view kind;
+  ComponentId parent = kNoComponent;
+  std::string_view serial;
 };
 
 struct JobRow {
@@ -143,10 +155,12 @@ std::string PlanHash(std::string_view plan_text);
 
 class ReportStore {
  public:
-  // Opens or creates the database at `path` and migrates it to the current schema.
+  // Opens or creates the database at `path` and migrates it to the current schema. The file is in WAL
+  // mode, except a brand-new one until its first components are stored (reports/store.cpp).
   static Result<ReportStore> Open(const std::string& path, const OpenOptions& options = {});
   // Opens an existing database without writing to it. Fails with kNotFound if absent, and with
-  // kInvalidArgument if its schema is older than this build (open it read-write once to migrate).
+  // kInvalidArgument if its schema is older than this build or a killed writer left its rollback
+  // journal (open it read-write once to migrate it or roll the journal back).
   // Write calls on a read-only store fail with kIoError.
   static Result<ReportStore> OpenReadOnly(const std::string& path, const OpenOptions& options = {});
 
@@ -164,6 +178,9 @@ class ReportStore {
   // copy (reports/topology_store.h): the first run of a cluster in a file pays for its rows, later
   // runs for a digest of them. A repeated id fails with kInternal naming the row.
   Status AddComponents(int64_t run, const std::vector<ComponentRow>& components);
+  // The same rows by reference: a row with an empty serial has `serial_prefix` followed by its name
+  // (stored and digested exactly as that text would be). The text must outlive the call.
+  Status AddComponents(int64_t run, std::span<const ComponentRef> components, std::string_view serial_prefix);
   Status AddJobs(int64_t run, const std::vector<JobRow>& jobs);
   // Appends events after those already stored for the run (seq continues), each as one row of the
   // typed table of its type. FaultReverted also sets reverted_us on the open fault row.
@@ -206,6 +223,7 @@ class ReportStore {
 
  private:
   explicit ReportStore(std::unique_ptr<State> state);
+  Status AddComponentRefs(int64_t run, std::span<const ComponentRef> rows, std::optional<std::string_view> serial_prefix);
   std::unique_ptr<State> state_;
 };
 

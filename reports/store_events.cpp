@@ -325,6 +325,7 @@ Status ReportStore::AppendEvents(int64_t run, const std::vector<Event>& events) 
   const std::string what = ForRun("appending events to", run);
   // One transaction per batch: a million inserts then cost one fsync, and a failed batch leaves
   // nothing half-written.
+  RC_RETURN_IF_ERROR(state_->EnsureWal());
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   RC_ASSIGN_OR_RETURN(Stmt* last, state_->Cached(Sql().last_seq.c_str(), what));

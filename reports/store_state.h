@@ -17,6 +17,9 @@ namespace rackchaos::reports {
 struct ReportStore::State {
   Db db;
   bool read_only = false;
+  // A brand-new file before its first components are stored: rollback journal, synchronous=OFF
+  // (ReportStore::Open). Every write other than BeginRun and AddComponents calls EnsureWal first.
+  bool wal_pending = false;
   // Prepared statements reused across calls, keyed by the address of their static SQL text: a
   // million-event batch then prepares each statement once.
   std::map<const char*, Stmt> cache;
@@ -32,6 +35,8 @@ struct ReportStore::State {
 
   // The cached statement for `sql` (a string literal or other static text), prepared on first use.
   Result<Stmt*> Cached(const char* sql, std::string_view what);
+  // Switches a brand-new file to WAL and synchronous=NORMAL (syncing what it holds); a no-op after.
+  Status EnsureWal();
   // kNotFound unless the run exists.
   Status RequireRun(int64_t run, std::string_view what);
 };

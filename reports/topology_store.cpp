@@ -46,18 +46,33 @@ class TopologyHash {
   uint64_t a_ = 0x243f6a8885a308d3ULL, b_ = 0x13198a2e03707344ULL;
 };
 
-// The serial prefix of a topology: what the first row's serial has before its name ("SIM-gb200-nvl72-"),
-// or "" when it does not end with its name.
-std::string SerialPrefix(const std::vector<ComponentRow>& rows) {
-  if (rows.empty()) return "";
-  const ComponentRow& c = rows.front();
-  if (!c.serial.ends_with(c.name)) return "";
-  return c.serial.substr(0, c.serial.size() - c.name.size());
-}
+// How a topology's serials are stored: `prefix` is what the first row's serial has before its name
+// ("SIM-gb200-nvl72-"), or "" when it does not end with its name; a serial that is the prefix followed
+// by the row's name is stored as NULL. Rows whose serial is derived (ComponentList::derived_prefix) are
+// told apart without building their text.
+class SerialRule {
+ public:
+  explicit SerialRule(const ComponentList& t) : given_(t.derived_prefix) {
+    if (t.rows.empty()) return;
+    const ComponentRef& c = t.rows.front();
+    if (IsGiven(c)) prefix_ = *given_;
+    else if (c.serial.ends_with(c.name)) prefix_ = c.serial.substr(0, c.serial.size() - c.name.size());
+  }
+  std::string_view prefix() const { return prefix_; }
+  // The serial is the prefix followed by the name: stored as NULL.
+  bool Derived(const ComponentRef& c) const {
+    if (IsGiven(c)) return *given_ == prefix_;
+    return c.serial.size() == prefix_.size() + c.name.size() && c.serial.starts_with(prefix_) &&
+           c.serial.ends_with(c.name);
+  }
+  // The serial is derived from the prefix given with the rows: its text is built when needed.
+  bool IsGiven(const ComponentRef& c) const { return given_ && c.serial.empty(); }
+  std::string Built(const ComponentRef& c) const { return std::string(*given_) + std::string(c.name); }
 
-bool DerivedSerial(const ComponentRow& c, const std::string& prefix) {
-  return c.serial.size() == prefix.size() + c.name.size() && c.serial.starts_with(prefix) && c.serial.ends_with(c.name);
-}
+ private:
+  std::optional<std::string_view> given_;
+  std::string_view prefix_;
+};
 
 std::string ComponentInsertSql(int rows) {
   std::string sql =
@@ -66,33 +81,35 @@ std::string ComponentInsertSql(int rows) {
   return sql;
 }
 
-// Text is bound without copying: the rows outlive the statement's step.
-void BindComponentRow(Stmt& stmt, int p, int64_t topology, const ComponentRow& c, const std::string& prefix) {
+// Text is bound without copying (the rows outlive the statement's step), except a serial built here.
+void BindComponentRow(Stmt& stmt, int p, int64_t topology, const ComponentRef& c, const SerialRule& serials) {
   stmt.Bind(p, topology);
   BindId(stmt, p + 1, c.id, kNoComponent);
   stmt.BindStatic(p + 2, c.name);
   stmt.BindStatic(p + 3, c.kind);
   BindId(stmt, p + 4, c.parent, kNoComponent);
-  if (DerivedSerial(c, prefix))
+  if (serials.Derived(c))
     stmt.BindNull(p + 5);
+  else if (serials.IsGiven(c))
+    stmt.Bind(p + 5, std::string_view(serials.Built(c)));  // copied by SQLite
   else
     stmt.BindStatic(p + 5, c.serial);
 }
 
-Status InsertTopologyRows(Db& db, int64_t topology, const std::vector<ComponentRow>& rows, const std::string& prefix,
-                  const std::string& what) {
+Status InsertTopologyRows(Db& db, int64_t topology, std::span<const ComponentRef> rows, const SerialRule& serials,
+                          const std::string& what) {
   RC_ASSIGN_OR_RETURN(Stmt one, db.Prepare(ComponentInsertSql(1), what));
   // One row alone; a failure names the row: "<what> (<name>) in report ...".
-  auto insert_one = [&](const ComponentRow& c) -> Status {
-    BindComponentRow(one, 1, topology, c, prefix);
+  auto insert_one = [&](const ComponentRef& c) -> Status {
+    BindComponentRow(one, 1, topology, c, serials);
     Status s = one.Run(what);
-    return s.ok() ? s : Status(s.code(), what + " (" + c.name + ")" + s.message().substr(what.size()));
+    return s.ok() ? s : Status(s.code(), what + " (" + std::string(c.name) + ")" + s.message().substr(what.size()));
   };
   size_t done = 0;
   if (rows.size() >= kComponentsPerInsert) {
     RC_ASSIGN_OR_RETURN(Stmt many, db.Prepare(ComponentInsertSql(kComponentsPerInsert), what));
     for (; rows.size() - done >= kComponentsPerInsert; done += kComponentsPerInsert) {
-      for (int r = 0; r < kComponentsPerInsert; ++r) BindComponentRow(many, 1 + 6 * r, topology, rows[done + r], prefix);
+      for (int r = 0; r < kComponentsPerInsert; ++r) BindComponentRow(many, 1 + 6 * r, topology, rows[done + r], serials);
       // A statement that broke a constraint left none of its rows: insert them one by one to name the
       // row at fault. Other errors (I/O, full disk) may have ended the transaction: report them as they are.
       Status s = many.Run(what);
@@ -107,38 +124,57 @@ Status InsertTopologyRows(Db& db, int64_t topology, const std::vector<ComponentR
 
 }  // namespace
 
-std::string TopologyDigest(const std::vector<ComponentRow>& rows) {
+std::vector<ComponentRef> RefsTo(const std::vector<ComponentRow>& rows) {
+  std::vector<ComponentRef> refs;
+  refs.reserve(rows.size());
+  for (const ComponentRow& c : rows) refs.push_back({c.id, c.name, c.kind, c.parent, c.serial});
+  return refs;
+}
+
+std::string TopologyDigest(const ComponentList& t) {
   TopologyHash d;
-  const std::string prefix = SerialPrefix(rows);
-  d.Add(prefix);
-  for (const ComponentRow& c : rows) {
+  const SerialRule serials(t);
+  d.Add(serials.prefix());
+  for (const ComponentRef& c : t.rows) {
     d.Add((static_cast<uint64_t>(c.id) << 32) | c.parent);
     d.Add(c.name);
     d.Add(c.kind);
-    if (DerivedSerial(c, prefix))
+    if (serials.Derived(c))
       d.Add(uint64_t{0x5e71a1});  // the serial is the prefix and the name
+    else if (serials.IsGiven(c))
+      d.Add(serials.Built(c));
     else
       d.Add(c.serial);
   }
-  return d.Hex(rows.size());
+  return d.Hex(t.rows.size());
 }
 
-Result<int64_t> StoreTopology(Db& db, const std::vector<ComponentRow>& rows, const std::string& what) {
-  const std::string digest = TopologyDigest(rows);
+std::string TopologyDigest(const std::vector<ComponentRow>& rows) {
+  const std::vector<ComponentRef> refs = RefsTo(rows);
+  return TopologyDigest(ComponentList{refs, std::nullopt});
+}
+
+Result<int64_t> StoreTopology(Db& db, const ComponentList& t, const std::string& what) {
+  const std::string digest = TopologyDigest(t);
   RC_ASSIGN_OR_RETURN(Stmt find, db.Prepare("SELECT id FROM topologies WHERE digest = ?", what));
   find.Bind(1, digest);
   RC_ASSIGN_OR_RETURN(bool found, find.Step(what));
   if (found) return find.Int(0);
-  const std::string prefix = SerialPrefix(rows);
+  const SerialRule serials(t);
   RC_ASSIGN_OR_RETURN(Stmt add,
                       db.Prepare("INSERT INTO topologies(digest, serial_prefix, components) VALUES (?, ?, ?)", what));
   add.Bind(1, digest);
-  add.Bind(2, prefix);
-  add.Bind(3, static_cast<int64_t>(rows.size()));
+  add.Bind(2, serials.prefix());
+  add.Bind(3, static_cast<int64_t>(t.rows.size()));
   RC_RETURN_IF_ERROR(add.Run(what));
   int64_t id = sqlite3_last_insert_rowid(db.handle());
-  RC_RETURN_IF_ERROR(InsertTopologyRows(db, id, rows, prefix, what));
+  RC_RETURN_IF_ERROR(InsertTopologyRows(db, id, t.rows, serials, what));
   return id;
+}
+
+Result<int64_t> StoreTopology(Db& db, const std::vector<ComponentRow>& rows, const std::string& what) {
+  const std::vector<ComponentRef> refs = RefsTo(rows);
+  return StoreTopology(db, ComponentList{refs, std::nullopt}, what);
 }
 
 Status StoreTopologiesOnce(Db& db) {

@@ -10,7 +10,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -19,13 +22,26 @@
 
 namespace rackchaos::reports {
 
+// A component list by reference. With `derived_prefix`, a row whose serial is empty has that prefix
+// followed by its name; without, every serial is as given.
+struct ComponentList {
+  std::span<const ComponentRef> rows;
+  std::optional<std::string_view> derived_prefix;
+};
+
+// References to `rows` (which must outlive them), every serial as given.
+std::vector<ComponentRef> RefsTo(const std::vector<ComponentRow>& rows);
+
 // Identifies a component list: a 128-bit digest of its ids, names, kinds, parents and serials, in
 // order, and its length ("<32 hex digits>-<rows>"). Not cryptographic: reports are not a trust boundary.
+// The same rows give the same digest whether their serials are spelled out or derived.
+std::string TopologyDigest(const ComponentList& rows);
 std::string TopologyDigest(const std::vector<ComponentRow>& rows);
 
 // The id of the topology with exactly these rows; inserts it unless the database already has one
 // with the same digest. Runs inside the caller's transaction. A row that breaks a constraint (a
 // repeated id) fails with kInternal naming the row: "<what> (<name>)<SQLite's message>".
+Result<int64_t> StoreTopology(Db& db, const ComponentList& rows, const std::string& what);
 Result<int64_t> StoreTopology(Db& db, const std::vector<ComponentRow>& rows, const std::string& what);
 
 // The migration step to version 8: creates the three tables, moves each run's rows of the

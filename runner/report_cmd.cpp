@@ -26,7 +26,8 @@ int FailWith(const Status& s) {
 }
 
 // Reading never needs a write, except once: a database from an older rackchaos is migrated in
-// place (the schema only grows), so that old reports stay readable.
+// place (the schema only grows), so that old reports stay readable, and the rollback journal of a
+// writer killed while it created the file is rolled back (OpenReadOnly says both as kInvalidArgument).
 Result<reports::ReportStore> OpenForReading(const std::string& path) {
   auto store = reports::ReportStore::OpenReadOnly(path);
   if (store.ok() || store.status().code() != StatusCode::kInvalidArgument) return store;

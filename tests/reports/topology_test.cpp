@@ -118,6 +118,43 @@ TEST_CASE("reports.topology: runs of one cluster share one stored copy - each ru
   CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 3);
 }
 
+// What the simulator hands the store (runner/run.cpp): names by reference, serials derived from a prefix.
+TEST_CASE("reports.topology: rows by reference with derived serials are stored and digested as spelled-out rows") {
+  TempDir dir;
+  const std::string path = dir.File("r.db");
+  auto store = ReportStore::Open(path);
+  REQUIRE(store.ok());
+  const std::vector<ComponentRow> rows = SimRackRows();  // derived serials but the bought part's (7)
+  std::vector<ComponentRef> refs = RefsTo(rows);
+  for (ComponentRef& r : refs)
+    if (r.id != 7) r.serial = {};
+  const std::string prefix = "SIM-gb200-nvl72-";
+  CHECK(TopologyDigest(ComponentList{refs, prefix}) == TopologyDigest(rows));
+  CHECK(TopologyDigest(ComponentList{refs, std::string_view("SIM-gb300-nvl72-")}) != TopologyDigest(rows));
+  int64_t runs[3];
+  for (int64_t& run : runs) run = *store->BeginRun(t::SampleRunInfo());
+  REQUIRE(store->AddComponents(runs[0], refs, prefix).ok());
+  REQUIRE(store->AddComponents(runs[1], rows).ok());
+  CHECK(SameComponentRows(*store->ReadComponents(runs[0]), rows));
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 1);  // the spelled-out copy shares it
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topology_components WHERE serial IS NULL") == 199);
+
+  // The first row's serial is the bought one: the others' derived serials do not follow the prefix the
+  // first row gives (none), so they are stored spelled out, as the same rows spelled out would be.
+  std::vector<ComponentRef> bought_first(refs.begin() + 7, refs.end());
+  std::vector<ComponentRow> spelled(rows.begin() + 7, rows.end());
+  CHECK(TopologyDigest(ComponentList{bought_first, prefix}) == TopologyDigest(spelled));
+  REQUIRE(store->AddComponents(runs[2], bought_first, prefix).ok());
+  CHECK(SameComponentRows(*store->ReadComponents(runs[2]), spelled));
+  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 2);
+  // More rows by reference for a run that has some: its serials are built for the combined topology.
+  const std::vector<ComponentRef> extra{{500, "r01.extra", "nic", 3, {}}};
+  REQUIRE(store->AddComponents(runs[0], extra, prefix).ok());
+  auto now = store->ReadComponents(runs[0]);
+  REQUIRE(now->size() == 201);
+  CHECK(now->back().serial == "SIM-gb200-nvl72-r01.extra");
+}
+
 TEST_CASE("reports.topology: version 8 moves the rows of a version 7 components table into shared topologies") {
   TempDir dir;
   const std::string path = dir.File("v7.db");
