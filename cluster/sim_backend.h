@@ -455,6 +455,16 @@ class SimBackend : public Backend {
   int restarts_in_place_ = 0;
   mutable Time settle_since_{}, settle_at_{};  // SettleCarry's last Decay(since, at), for trays seated together
   mutable double settle_decay_ = 1;
+  // SettleCarry's last whole settle: trays kept together since a restart owe the same steps from the
+  // same carry, so a full release of a 25,000-tray job walks the steps once per distinct carry, not per tray.
+  struct SettleMemo {
+    JobId job = kNoJob;
+    uint32_t from = 0, to = 0;
+    uint64_t carry_bits = 0;  // the carry before, bit for bit
+    Time carry_at{}, at{};
+    double carry = 0;  // after
+  };
+  mutable SettleMemo settle_memo_;
   // sim_spare_racks.cpp
   void MarkSpareRacks();
   bool DomainLost(const Job& job) const;  // some rack of its trays lost its NVLink domain

@@ -14,6 +14,7 @@
 // Only the plain case takes this path; anything else (spare racks, TP/EP blocks, a partial last tray,
 // hot spares, a shrunk job, another job waiting) releases and places in full as before.
 #include <algorithm>
+#include <bit>
 
 #include "cluster/sim_backend.h"
 
@@ -36,6 +37,17 @@ void SimBackend::SettleCarry(size_t k) const {
   Seat& s = seat_[k];
   if (s.job == kNoJob) return;
   const std::vector<Job::CarryStep>& log = jobs_[s.job].carry_log;
+  if (s.settled >= log.size()) return;
+  // The same job, steps and carry as the last settle (the log only grows): the same result, bit for bit.
+  SettleMemo& m = settle_memo_;
+  const uint64_t bits = std::bit_cast<uint64_t>(s.carry);
+  if (m.job == s.job && m.from == s.settled && m.to == log.size() && m.carry_at == s.carry_at && m.carry_bits == bits) {
+    s.carry = m.carry;
+    s.carry_at = m.at;
+    s.settled = m.to;
+    return;
+  }
+  m = SettleMemo{s.job, s.settled, static_cast<uint32_t>(log.size()), bits, s.carry_at, {}, 0};
   for (; s.settled < log.size(); ++s.settled) {
     const Job::CarryStep& step = log[s.settled];
     double decay = step.decay;  // the same value Decay() gives for the same two instants: one exp per step
@@ -50,6 +62,8 @@ void SimBackend::SettleCarry(size_t k) const {
     s.carry = s.carry * decay + step.residual;
     s.carry_at = step.at;
   }
+  m.carry = s.carry;
+  m.at = s.carry_at;
 }
 
 bool SimBackend::RestartInPlace(Job& j, const std::string& detail) {

@@ -16,6 +16,12 @@ using cluster::Kind;
 
 constexpr Duration kTransient = Duration::Seconds(60);
 
+// Every tray of `few` is in `many` (both sorted): a few drained trays are looked up, more are merged.
+bool Holds(const std::vector<ComponentId>& many, const std::vector<ComponentId>& few) {
+  if (few.size() > 8) return std::includes(many.begin(), many.end(), few.begin(), few.end());
+  return std::all_of(few.begin(), few.end(), [&](ComponentId t) { return std::binary_search(many.begin(), many.end(), t); });
+}
+
 struct FaultFacts {
   FaultMetrics m;
   cluster::Target target;
@@ -24,30 +30,34 @@ struct FaultFacts {
   std::set<ComponentId> direct_gpus;
   std::set<ComponentId> part_racks;  // racks of the rack-wide parts it changed (switch tray, CDU, rack power)
   // Trays whose GPUs lost service with it (drained, or the placement of a job it interrupted), sorted
-  // and unique: a 100k-GPU placement is merged as a tray list, not inserted GPU by GPU.
-  std::vector<ComponentId> collateral_trays;
+  // and unique: a 100k-GPU placement is merged as a tray list, not inserted GPU by GPU. Usually one
+  // placement holds them all (the drained trays are in it): then `collateral_shared` is that event's
+  // own list, not a 100 KB copy per fault; otherwise `collateral_own` holds the union.
+  std::vector<ComponentId> collateral_own;
+  const std::vector<ComponentId>* collateral_shared = nullptr;
   const std::vector<ComponentId>* last_merged = nullptr;
   bool needs_isolation = false;
+
+  const std::vector<ComponentId>& collateral_trays() const {
+    return collateral_shared ? *collateral_shared : collateral_own;
+  }
 
   // `sorted_trays` must outlive the metrics pass when `keep` (an event's own list) is set.
   void AddCollateral(const std::vector<ComponentId>& sorted_trays, bool keep) {
     // The same placement as the last event: a shared list is the same object, found in O(1).
     if (last_merged && (last_merged == &sorted_trays || *last_merged == sorted_trays)) return;
     last_merged = keep ? &sorted_trays : nullptr;
-    // Usually a few drained trays meet a placement of thousands: copy it and insert the few.
-    if (collateral_trays.size() <= 8) {
-      std::vector<ComponentId> merged(sorted_trays.begin(), sorted_trays.end());
-      for (ComponentId t : collateral_trays)
-        if (auto at = std::lower_bound(merged.begin(), merged.end(), t); at == merged.end() || *at != t)
-          merged.insert(at, t);
-      collateral_trays = std::move(merged);
+    const std::vector<ComponentId>& have = collateral_trays();
+    if (keep && Holds(sorted_trays, have)) {
+      collateral_shared = &sorted_trays;
+      collateral_own.clear();
       return;
     }
     std::vector<ComponentId> merged;
-    merged.reserve(collateral_trays.size() + sorted_trays.size());
-    std::set_union(collateral_trays.begin(), collateral_trays.end(), sorted_trays.begin(), sorted_trays.end(),
-                   std::back_inserter(merged));
-    collateral_trays = std::move(merged);
+    merged.reserve(have.size() + sorted_trays.size());
+    std::set_union(have.begin(), have.end(), sorted_trays.begin(), sorted_trays.end(), std::back_inserter(merged));
+    collateral_own = std::move(merged);
+    collateral_shared = nullptr;
   }
 };
 
@@ -362,9 +372,10 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       f.m.time_to_recover = *f.m.reverted - f.m.injected;
     f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
     size_t collateral = 0;
-    for (ComponentId t : f.collateral_trays) collateral += topo.GpusOfTray(t).size();
+    const std::vector<ComponentId>& trays = f.collateral_trays();
+    for (ComponentId t : trays) collateral += topo.GpusOfTray(t).size();
     for (ComponentId g : f.direct_gpus)  // direct damage is not collateral
-      collateral -= std::binary_search(f.collateral_trays.begin(), f.collateral_trays.end(), topo.TrayOf(g));
+      collateral -= std::binary_search(trays.begin(), trays.end(), topo.TrayOf(g));
     f.m.gpus_collateral = static_cast<int>(collateral);
     if (needed) {
       ++needing;
