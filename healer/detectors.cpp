@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 
+#include "healer/by_component.h"
 #include "healer/detector.h"
 
 namespace rackchaos::healer {
@@ -154,9 +154,9 @@ class ThermalDetector : public Detector {
     int before = 0;       // hot polls in a row before this one
     bool raised = false;  // this streak already raised its symptom
   };
-  // Looked up per sample, never walked: hashed.
-  std::unordered_map<ComponentId, int> streak_;  // coolant flow, per valve
-  std::unordered_map<ComponentId, Poll> polls_;  // temperature and throttle, per GPU
+  // Looked up per sample, never walked: an array by component id.
+  ByComponent<int> streak_;   // coolant flow, per valve
+  ByComponent<Poll> polls_;  // temperature and throttle, per GPU
 };
 
 // A rank that is a robust outlier in every step report for a whole window, in one of two series:

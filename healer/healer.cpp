@@ -243,8 +243,7 @@ bool Healer::Reboot(ComponentId tray, const std::string& why) {
 
 // The tray's coolant flows: its last flow reading (if any) was not low.
 bool Healer::CoolingOk(ComponentId tray) const {
-  auto it = flow_low_.find(topo_.ValveOfTray(tray));
-  return it == flow_low_.end() || !it->second;
+  return !flow_low_.Get(topo_.ValveOfTray(tray));
 }
 
 void Healer::Diagnose(ComponentId tray) {

@@ -7,15 +7,16 @@
 // Every detection, isolation and action is recorded as an event. Single-threaded, on the run's clock.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <set>
-#include <unordered_map>
 #include <vector>
 
 #include "cluster/backend.h"
 #include "core/event.h"
+#include "healer/by_component.h"
 #include "healer/detector.h"
 #include "healer/localizer.h"
 #include "healer/policy.h"
@@ -85,7 +86,7 @@ class Healer : public cluster::ObservationSink {
   std::deque<std::pair<Time, int>> breaker_;               // isolations in the window: when, GPUs
   std::map<JobId, TrayList> job_trays_;                    // the scheduler's view
   std::map<JobId, JobState> job_state_;
-  std::unordered_map<ComponentId, bool> flow_low_;         // by valve: its last coolant-flow reading was low
+  ByComponent<uint8_t> flow_low_;                          // by valve: its last coolant-flow reading was low
 };
 
 }  // namespace rackchaos::healer
