@@ -222,7 +222,7 @@ class SimBackend : public Backend {
   void OnThermalCrossing(ComponentId gpu_id);
   void WatchTelemetry(ComponentId tray);
   void OnTelemetryTick(ComponentId tray);
-  bool ThermallyActive(ComponentId tray) const;
+  bool ThermallyActive(ComponentId tray, const std::vector<double>& temps) const;
   double GpuDemand(ComponentId gpu_id) const;
   double Temperature(ComponentId gpu_id, Time now) const;
   double PowerOf(ComponentId gpu_id) const;

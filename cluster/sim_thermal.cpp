@@ -165,14 +165,15 @@ void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
   }
 }
 
-bool SimBackend::ThermallyActive(ComponentId tray_id) const {
+// `temps`: each GPU's temperature now, in GpusOfTray order (the tick's samples, computed once).
+bool SimBackend::ThermallyActive(ComponentId tray_id, const std::vector<double>& temps) const {
   if (TrayFlow(tray_id) < 1) return true;
-  Time now = clock_.Now();
+  size_t i = 0;
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const Gpu& s = gpu(g);
     if (s.throttling || s.shutdown) return true;
     double steady = s.quiet ? topo_.model().inlet_c + GpuDemand(g) / full_conductance_ : s.thermal.steady_c;
-    if (std::fabs(Temperature(g, now) - steady) > 0.5) return true;
+    if (std::fabs(temps[i++] - steady) > 0.5) return true;
   }
   return false;
 }
@@ -194,15 +195,18 @@ void SimBackend::OnTelemetryTick(ComponentId tray_id) {
   std::vector<TelemetrySample> samples;
   samples.reserve(1 + 3 * static_cast<size_t>(m.gpus_per_tray));
   samples.push_back({topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, TrayFlow(tray_id) * m.tray_flow_l_per_min});
+  std::vector<double> temps;
+  temps.reserve(static_cast<size_t>(m.gpus_per_tray));
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const Gpu& s = gpu(g);
+    temps.push_back(Temperature(g, now));
     if (s.shutdown) continue;  // off the bus: no samples
-    samples.push_back({g, Metric::kGpuTemperature, std::round(Temperature(g, now) * 10) / 10});
+    samples.push_back({g, Metric::kGpuTemperature, std::round(temps.back() * 10) / 10});
     samples.push_back({g, Metric::kThermalThrottle, s.throttling ? 1.0 : 0.0});
     samples.push_back({g, Metric::kGpuPower, std::round(PowerOf(g))});
   }
   EmitSamples(std::move(samples), now);
-  if (ThermallyActive(tray_id)) WatchTelemetry(tray_id);
+  if (ThermallyActive(tray_id, temps)) WatchTelemetry(tray_id);
 }
 
 }  // namespace rackchaos::cluster

@@ -3,10 +3,13 @@
 // delay is measured, not configured. Found through one explicit name -> factory table.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cluster/observation.h"
@@ -46,7 +49,18 @@ class Detector {
   virtual ~Detector() = default;
   virtual std::string_view name() const = 0;
   virtual void OnObservation(const cluster::Observation& obs, DetectorContext& ctx) = 0;
+  // The one kind of observation it reads (an ObservationBody index, see KindOf), or kAllKinds (the
+  // default). The healer hands each detector only the observations of its kind, in table order: a
+  // month of a fleet is two million observations, most of them telemetry samples only two detectors read.
+  static constexpr size_t kAllKinds = SIZE_MAX;
+  virtual size_t reads() const { return kAllKinds; }
 };
+
+// The ObservationBody index of T (cluster::TelemetrySample, ...), for Detector::reads.
+template <typename T>
+size_t KindOf() {
+  return cluster::ObservationBody(std::in_place_type<T>).index();
+}
 
 struct DetectorInfo {
   std::string name;

@@ -22,6 +22,7 @@ const T* As(const Observation& obs) {
 class HeartbeatDetector : public Detector {
  public:
   std::string_view name() const override { return "heartbeat"; }
+  size_t reads() const override { return KindOf<cluster::HeartbeatChange>(); }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* hb = As<cluster::HeartbeatChange>(obs);
     if (!hb) return;
@@ -53,6 +54,7 @@ class HeartbeatDetector : public Detector {
 class XidDetector : public Detector {
  public:
   std::string_view name() const override { return "xid"; }
+  size_t reads() const override { return KindOf<cluster::KernelLogLine>(); }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* log = As<cluster::KernelLogLine>(obs);
     if (!log) return;
@@ -68,6 +70,7 @@ class XidDetector : public Detector {
 class LinkStateDetector : public Detector {
  public:
   std::string_view name() const override { return "link_state"; }
+  size_t reads() const override { return KindOf<cluster::LinkStateChange>(); }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* link = As<cluster::LinkStateChange>(obs);
     if (!link) return;
@@ -90,6 +93,7 @@ class LinkStateDetector : public Detector {
 class ThermalDetector : public Detector {
  public:
   std::string_view name() const override { return "thermal"; }
+  size_t reads() const override { return KindOf<cluster::TelemetrySample>(); }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* s = As<cluster::TelemetrySample>(obs);
     if (!s) return;
@@ -173,6 +177,7 @@ class OutlierDetector : public Detector {
  public:
   explicit OutlierDetector(bool comm) : comm_(comm) {}
   std::string_view name() const override { return comm_ ? "slow_link" : "straggler"; }
+  size_t reads() const override { return KindOf<cluster::StepReport>(); }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* r = As<cluster::StepReport>(obs);
     if (!r) return;
@@ -219,6 +224,7 @@ class OutlierDetector : public Detector {
 class JobFailureDetector : public Detector {
  public:
   std::string_view name() const override { return "job_failure"; }
+  size_t reads() const override { return KindOf<cluster::JobStatus>(); }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* js = As<cluster::JobStatus>(obs);
     if (!js || js->state != JobState::kFailed) return;
@@ -235,6 +241,7 @@ class HealthReportDetector : public Detector {
   HealthReportDetector(std::string_view name, cluster::Metric metric, SymptomClass cls, std::string text)
       : name_(name), metric_(metric), cls_(cls), text_(std::move(text)) {}
   std::string_view name() const override { return name_; }
+  size_t reads() const override { return KindOf<cluster::TelemetrySample>(); }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* s = As<cluster::TelemetrySample>(obs);
     if (!s || s->metric != metric_) return;

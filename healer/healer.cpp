@@ -10,7 +10,12 @@ Healer::Healer(const cluster::Topology& topo, Clock& clock, cluster::Backend& ba
     : topo_(topo), clock_(clock), backend_(backend), events_(events), policy_(std::move(policy)),
       ctx_{topo_, clock_, policy_, [this](Symptom s) { Raise(std::move(s)); },
            [this](SymptomClass cls, ComponentId c) { Clear(cls, c); }} {
-  for (const DetectorInfo& info : DetectorTable()) detectors_.push_back(info.make());
+  for (const DetectorInfo& info : DetectorTable()) {
+    detectors_.push_back(info.make());
+    for (size_t kind = 0; kind < readers_.size(); ++kind)
+      if (detectors_.back()->reads() == kind || detectors_.back()->reads() == Detector::kAllKinds)
+        readers_[kind].push_back(detectors_.back().get());
+  }
 }
 
 void Healer::OnObservation(const cluster::Observation& obs) {
@@ -21,7 +26,7 @@ void Healer::OnObservation(const cluster::Observation& obs) {
   if (const auto* diag = std::get_if<cluster::DiagnosticResult>(&obs.body)) OnDiagnostic(*diag);
   if (const auto* s = std::get_if<cluster::TelemetrySample>(&obs.body); s && s->metric == cluster::Metric::kCoolantFlow)
     flow_low_[s->component] = s->value < topo_.model().tray_flow_l_per_min * (1 - policy_.thermal_flow_drop);
-  for (auto& d : detectors_) d->OnObservation(obs, ctx_);
+  for (Detector* d : readers_[obs.body.index()]) d->OnObservation(obs, ctx_);
 }
 
 void Healer::Act(const char* action, ComponentId c, JobId job, Status s, const std::string& detail) {

@@ -7,11 +7,13 @@
 // Every detection, isolation and action is recorded as an event. Single-threaded, on the run's clock.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <set>
+#include <variant>
 #include <vector>
 
 #include "cluster/backend.h"
@@ -77,6 +79,8 @@ class Healer : public cluster::ObservationSink {
   EventSink& events_;
   Policy policy_;
   std::vector<std::unique_ptr<Detector>> detectors_;
+  // By observation kind (ObservationBody index): the detectors that read it, in table order.
+  std::array<std::vector<Detector*>, std::variant_size_v<cluster::ObservationBody>> readers_;
   DetectorContext ctx_;
 
   DetectionId next_detection_ = 1;

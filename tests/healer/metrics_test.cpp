@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "tests/healer/test_util.h"
@@ -86,6 +87,20 @@ TEST_CASE("healer.metrics: detect, isolate and recover times, blast radius and r
   CHECK(m.impacts[0].stalled == Sec(160));
   CHECK(m.impacts[0].rework == Min(10));
   CHECK(m.impacts[0].slowdown_hours == doctest::Approx(64 / 3600.0));
+}
+
+TEST_CASE("healer.metrics: a fault's collateral is the union of its drains and every placement it interrupted") {
+  // After the restart on trays 04 and 05 the same fault hangs the job again: tray05 joins 03 and 04.
+  std::vector<Event> events = BaseRun();
+  events.push_back({Min(20), Job(JobState::kHung, 420, 0, 0, 1, {Id("r01.tray04"), Id("r01.tray05")})});
+  const FaultMetrics& f = Fault(ComputeMetrics(events, Topo(), kJobs, Min(60)), 1);
+  CHECK(f.gpus_collateral == 11);  // trays 03, 04 and 05, minus the GPU
+  // A drain outside the placements it interrupted (tray03 leaves the job's list) still counts.
+  std::vector<Event> apart = BaseRun();
+  for (Event& e : apart)
+    if (auto* c = std::get_if<JobChanged>(&e.body); c && c->trays.Contains(Id("r01.tray03")))
+      c->trays = std::vector<ComponentId>{Id("r01.tray04")};
+  CHECK(Fault(ComputeMetrics(apart, Topo(), kJobs, Min(60)), 1).gpus_collateral == 7);  // trays 03 and 04
 }
 
 TEST_CASE("healer.metrics: ETTR and goodput of the job") {
