@@ -51,7 +51,7 @@ class Detector {
   virtual void OnObservation(const cluster::Observation& obs, DetectorContext& ctx) = 0;
   // The one kind of observation it reads (an ObservationBody index, see KindOf), or kAllKinds (the
   // default). The healer hands each detector only the observations of its kind, in table order: a
-  // month of a fleet is two million observations, most of them telemetry samples only two detectors read.
+  // month of a fleet is two million observations, most of them telemetry samples that 4 of 11 detectors read.
   static constexpr size_t kAllKinds = SIZE_MAX;
   virtual size_t reads() const { return kAllKinds; }
 };
