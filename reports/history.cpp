@@ -10,36 +10,44 @@
 namespace rackchaos::reports {
 namespace {
 
-// The component with the serial and everything under it, per run. The serial is found in the topology
-// tables (reports/topology_store.h) through their indexes: stored as it is, or as the topology's serial
-// prefix followed by the name (`components.serial` computes it, so a search on it reads every row).
+// The component with the serial and everything under it, per topology. The serial is found in the
+// topology tables (reports/topology_store.h) through their indexes: stored as it is, or as the topology's
+// serial prefix followed by the name (`components.serial` computes it, so a search on it reads every
+// row; CROSS JOIN keeps `topologies` outside so the name is looked up, not scanned for). The walk goes
+// down each topology once by (topology_id, parent_id) (index topology_components_by_parent); runs meet
+// it through run_topologies, and each count tests its few rows against it (`IN`: one sorted list per
+// query, not a scan of a region's 460,000 rows per fault).
 constexpr const char* kSubtree =
-    "WITH RECURSIVE sub(run_id, id) AS ("
-    "  SELECT r.run_id, c.id FROM topology_components c JOIN run_topologies r ON r.topology_id = c.topology_id"
-    "    WHERE c.serial = ?1"
-    "  UNION SELECT r.run_id, c.id FROM topologies t"
+    "WITH RECURSIVE tsub(topology_id, id) AS ("
+    "  SELECT c.topology_id, c.id FROM topology_components c WHERE c.serial = ?1"
+    "  UNION SELECT t.id, c.id FROM topologies t CROSS"
     "    JOIN topology_components c ON c.topology_id = t.id AND c.name = substr(?1, length(t.serial_prefix) + 1)"
-    "    JOIN run_topologies r ON r.topology_id = t.id"
     "    WHERE c.serial IS NULL AND substr(?1, 1, length(t.serial_prefix)) = t.serial_prefix"
-    "  UNION SELECT c.run_id, c.id FROM components c JOIN sub s ON c.run_id = s.run_id AND c.parent_id = s.id) ";
+    "  UNION SELECT c.topology_id, c.id FROM tsub s"
+    "    JOIN topology_components c ON c.topology_id = s.topology_id AND c.parent_id = s.id) ";
+#define RC_UNDER(topology, id) " AND (+" topology ", +" id ") IN (SELECT topology_id, id FROM tsub)"
 
+// faults_by_id is named: without statistics SQLite reads a run's faults by primary key for each metric.
 constexpr const char* kRunsSql =
     "SELECT r.id, r.plan_name, r.started_wall, r.status, r.seed,"
-    " (SELECT count(*) FROM faults f JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id"
-    "    WHERE f.run_id = r.id),"
-    " (SELECT count(*) FROM isolations i JOIN sub s ON s.run_id = i.run_id AND s.id = i.component_id"
-    "    WHERE i.run_id = r.id),"
-    " (SELECT count(*) FROM fault_metrics m JOIN faults f ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
-    "    JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id WHERE m.run_id = r.id AND m.ttr_us IS NULL),"
-    " (SELECT max(m.ttr_us) FROM fault_metrics m JOIN faults f ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
-    "    JOIN sub s ON s.run_id = f.run_id AND s.id = f.target_id WHERE m.run_id = r.id)"
-    " FROM runs r WHERE r.id IN (SELECT run_id FROM sub) ORDER BY r.id";
+    " (SELECT count(*) FROM faults f WHERE f.run_id = r.id" RC_UNDER("rt.topology_id", "f.target_id") "),"
+    " (SELECT count(*) FROM isolations i WHERE i.run_id = r.id" RC_UNDER("rt.topology_id", "i.component_id") "),"
+    " (SELECT count(*) FROM fault_metrics m JOIN faults f INDEXED BY faults_by_id"
+    "    ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
+    "    WHERE m.run_id = r.id AND m.ttr_us IS NULL" RC_UNDER("rt.topology_id", "f.target_id") "),"
+    " (SELECT max(m.ttr_us) FROM fault_metrics m JOIN faults f INDEXED BY faults_by_id"
+    "    ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
+    "    WHERE m.run_id = r.id" RC_UNDER("rt.topology_id", "f.target_id") ")"
+    " FROM runs r JOIN run_topologies rt ON rt.run_id = r.id"
+    " WHERE rt.topology_id IN (SELECT topology_id FROM tsub) ORDER BY r.id";
 
 // Isolations a fault explains (not false isolations), with the isolated component's serial.
 constexpr const char* kFaultySql =
     "SELECT DISTINCT c.name, c.serial, f.run_id FROM faulty_isolations f"
     " JOIN components c ON c.run_id = f.run_id AND c.name = f.component";
-constexpr const char* kFaultyUnderSql = " JOIN sub s ON s.run_id = c.run_id AND s.id = c.id";
+constexpr const char* kFaultyUnderSql =
+    " JOIN run_topologies rt ON rt.run_id = c.run_id WHERE 1" RC_UNDER("rt.topology_id", "c.id");
+#undef RC_UNDER
 
 Status ReadRuns(Db& db, const std::string& serial, RackHistory& h) {
   const std::string what = "reading the history of serial '" + serial + "'";
