@@ -16,6 +16,7 @@
 
 #include "reports/sqlite_db.h"
 #include "reports/store.h"
+#include "reports/topology_store.h"
 #include "tests/reports/test_util.h"
 
 using namespace rackchaos;
@@ -47,7 +48,59 @@ std::vector<ComponentRow> FreshRows(uint32_t n) {
   return rows;
 }
 
+// The secondary indexes of topology_components, by name with their SQL.
+std::string FreshIndexes(Db& db) {
+  auto stmt = db.Prepare("SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'index' AND "
+                         "tbl_name = 'topology_components' AND sql IS NOT NULL ORDER BY name", "indexes");
+  REQUIRE_MESSAGE(stmt.ok(), stmt.status().ToString());
+  std::string out;
+  for (;;) {
+    auto row = stmt->Step("indexes");
+    REQUIRE(row.ok());
+    if (!*row) return out;
+    out += stmt->Text(0) + "\n";
+  }
+}
+
+const std::string kFreshIndexes =
+    "topology_components_by_name: CREATE INDEX topology_components_by_name ON topology_components(topology_id, name)\n"
+    "topology_components_by_parent: CREATE INDEX topology_components_by_parent ON "
+    "topology_components(topology_id, parent_id)\n"
+    "topology_components_by_serial: CREATE INDEX topology_components_by_serial ON topology_components(serial) "
+    "WHERE serial IS NOT NULL\n";
+
 }  // namespace
+
+// A file's first large topology is indexed after its rows (reports/topology_store.cpp): the same indexes
+// in the end, with every row in them, whether the rows came first or not.
+TEST_CASE("reports.store: a new file's first topology is indexed after its rows, with the same indexes") {
+  TempDir dir;
+  std::vector<ComponentRow> rows = FreshRows(20000);
+  for (ComponentRow& c : rows) c.serial = "SN" + std::to_string(c.id);  // stored as given: all in the serial index
+  auto first = ReportStore::Open(dir.File("first.db"));
+  REQUIRE(first.ok());
+  REQUIRE(first->BeginRun(t::SampleRunInfo()).ok());
+  REQUIRE(first->AddComponents(1, rows).ok());
+  auto later = ReportStore::Open(dir.File("later.db"));
+  REQUIRE(later.ok());
+  for (int i = 0; i < 2; ++i) REQUIRE(later->BeginRun(t::SampleRunInfo()).ok());
+  REQUIRE(later->AddComponents(1, t::SampleComponents()).ok());
+  REQUIRE(later->AddComponents(2, rows).ok());  // not the file's first topology: indexes kept throughout
+  CHECK(FreshIndexes(first->db()) == kFreshIndexes);
+  CHECK(FreshIndexes(later->db()) == kFreshIndexes);
+  for (const char* sql : {"SELECT count(*) FROM topology_components INDEXED BY topology_components_by_name "
+                          "WHERE topology_id = 1 AND name > ''",
+                          "SELECT count(*) FROM topology_components INDEXED BY topology_components_by_parent "
+                          "WHERE topology_id = 1 AND parent_id >= 0",
+                          "SELECT count(*) FROM topology_components INDEXED BY topology_components_by_serial "
+                          "WHERE serial IS NOT NULL"}) {
+    CAPTURE(sql);
+    CHECK(*first->db().QueryInt(sql, "count") == (std::string(sql).find("parent") != std::string::npos ? 20000 - 40 : 20000));
+  }
+  CHECK(first->ReadComponents(1)->size() == rows.size());
+  CHECK(TopologyDigest(*first->ReadComponents(1)) == TopologyDigest(*later->ReadComponents(2)));
+  CHECK(*first->db().QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
+}
 
 TEST_CASE("reports.store: a brand-new file switches to WAL once its first components are stored") {
   TempDir dir;
@@ -138,6 +191,8 @@ TEST_CASE("reports.store: a writer killed while storing a new file's first compo
     REQUIRE(check.ok());
     REQUIRE(*check->Step("integrity"));
     CHECK(check->Text(0) == "ok");
+    // The secondary indexes dropped for the first topology's rows came back with the rollback.
+    CHECK(FreshIndexes(rw->db()) == kFreshIndexes);
     CHECK(FreshJournalMode(path) == "wal");
     // And the rest of the run can still be stored.
     CHECK(rw->AddComponents(1, t::SampleComponents()).ok());

@@ -3,13 +3,16 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reports/compare.h"
 #include "reports/history.h"
 #include "reports/merge.h"
 #include "reports/store.h"
+#include "reports/topology_store.h"
 #include "tests/reports/test_util.h"
 
 using namespace rackchaos;
@@ -20,13 +23,17 @@ namespace t = rackchaos::reports::testing;
 namespace {
 
 // The sample run with its one fault's TTR set (or absent) and its own start time.
+// With `derived_prefix`, the components' serials are that prefix followed by their names (stored as NULL).
 int64_t AddRun(ReportStore& store, std::optional<Duration> ttr, const std::string& started,
-               double precision = 0.5) {
+               double precision = 0.5, std::optional<std::string_view> derived_prefix = std::nullopt) {
   RunInfo info = t::SampleRunInfo();
   info.started_wall = started;
   auto run = store.BeginRun(info);
   REQUIRE(run.ok());
-  REQUIRE(store.AddComponents(*run, t::SampleComponents()).ok());
+  const std::vector<ComponentRow> rows = t::SampleComponents();
+  std::vector<ComponentRef> refs = RefsTo(rows);
+  for (ComponentRef& c : refs) c.serial = {};
+  REQUIRE((derived_prefix ? store.AddComponents(*run, refs, *derived_prefix) : store.AddComponents(*run, rows)).ok());
   REQUIRE(store.AddJobs(*run, t::SampleJobs()).ok());
   REQUIRE(store.AppendEvents(*run, t::SampleEvents()).ok());
   RunMetrics m = t::SampleMetrics();
@@ -212,4 +219,44 @@ TEST_CASE("reports.history: runs that touched a serial, counts under it, lemons"
   CHECK(tray->runs[0].faults == 0);
   CHECK(tray->runs[0].isolations == 1);
   CHECK(ReadRackHistory(*store, "NOPE")->runs.empty());
+}
+
+// The walk goes down each topology once and meets the runs after: runs of two topologies, one with its
+// serials derived from a prefix (stored as NULL), each found by its own serials only.
+TEST_CASE("reports.history: serials derived from a topology's prefix and runs of two topologies") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  AddRun(*store, Duration::Seconds(100), "2025-01-01T00:00:00Z");
+  AddRun(*store, Duration::Seconds(30), "2025-01-02T00:00:00Z", 0.5, "SIM-x-");
+  AddRun(*store, std::nullopt, "2025-01-03T00:00:00Z", 0.5, "SIM-x-");
+  CHECK(*store->db().QueryInt("SELECT count(*) FROM topologies", "count") == 2);
+  auto rack = ReadRackHistory(*store, "SIM-x-r01");
+  REQUIRE(rack.ok());
+  REQUIRE(rack->runs.size() == 2);
+  CHECK(rack->runs[0].run == 2);
+  CHECK(rack->runs[1].run == 3);
+  CHECK(rack->runs[0].faults == 1);
+  CHECK(rack->runs[0].isolations == 2);
+  CHECK(rack->runs[0].unrecovered == 0);
+  CHECK(rack->runs[1].unrecovered == 1);
+  CHECK(*rack->runs[0].ttr_max_s == 30);
+  CHECK_FALSE(rack->runs[1].ttr_max_s);
+  REQUIRE(rack->offenders.size() == 1);
+  CHECK(rack->offenders[0].serial == "SIM-x-r01.tray03");
+  CHECK(rack->offenders[0].runs == std::vector<int64_t>{2, 3});
+  auto spelled = ReadRackHistory(*store, "RK-001", 1);
+  REQUIRE(spelled.ok());
+  REQUIRE(spelled->runs.size() == 1);
+  CHECK(spelled->runs[0].run == 1);
+  REQUIRE(spelled->offenders.size() == 1);
+  CHECK(spelled->offenders[0].serial == "TR-003");
+  auto tray = ReadRackHistory(*store, "SIM-x-r01.tray05");
+  REQUIRE(tray.ok());
+  REQUIRE(tray->runs.size() == 2);
+  CHECK(tray->runs[1].faults == 0);
+  CHECK(tray->runs[1].isolations == 1);
+  CHECK(ReadRackHistory(*store, "SIM-x-r01.tray03.gpu2")->runs.size() == 2);
+  CHECK(ReadRackHistory(*store, "SIM-y-r01")->runs.empty());
+  CHECK(ReadRackHistory(*store, "SIM-x-")->runs.empty());
 }
