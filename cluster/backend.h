@@ -38,6 +38,15 @@ class Backend {
   virtual Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) = 0;
   virtual Result<double> GetValveOpening(ComponentId valve) = 0;
   virtual Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) = 0;
+  // A value fault's revert ends what `cause` set with SetPowerCap (SetValveOpening). `baseline` is the
+  // value the injector read before applying it: a backend that keeps no holds (real hosts) sets it back;
+  // the simulator releases the fault's own hold (cluster/holds.h), whatever value another fault holds.
+  virtual Status ReleasePowerCap(ComponentId gpu, double baseline, FaultId cause) {
+    return SetPowerCap(gpu, baseline, cause);
+  }
+  virtual Status ReleaseValveOpening(ComponentId valve, double baseline, FaultId cause) {
+    return SetValveOpening(valve, baseline, cause);
+  }
   virtual Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) = 0;
   // A GPU fails (falls off the bus, double-bit ECC, GSP error: the driver prints Xid `xid`) or is repaired.
   virtual Status SetGpuFailed(ComponentId, bool /*failed*/, int /*xid*/, FaultId) {

@@ -11,15 +11,15 @@
 // pulled); between equal values the oldest hold gives the cause. Releasing a hold leaves the others in
 // force, so reverting one of two overlapping faults keeps the state at the other's value. The first
 // hold saves the value the state had without holds (the site's own setting, `unheld`); the last
-// release gives it back. Each hold also keeps the state's value when it was placed (`Before`): an
-// injector reverts a value state by setting the baseline it read then, which releases the hold.
+// release gives it back. A fault's revert releases its hold explicitly, by its id (for a power cap or a
+// valve, Backend::ReleasePowerCap / ReleaseValveOpening): never inferred from the value it sets, so two
+// faults setting one value, or a fault setting the baseline, cannot release another's hold.
 //
 // Cost: a map lookup per change; only held states have an entry. Not thread-safe (the run's thread).
 #pragma once
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <vector>
 
 #include "core/ids.h"
@@ -37,13 +37,13 @@ class Holds {
   };
 
   // Places the hold of (holder, cause) on `key` at `value`, or moves it there. `now` is the state's
-  // value now: the hold's Before, and the unheld value if this is the key's first hold.
+  // value now: the unheld value if this is the key's first hold.
   State Place(const Key& key, ComponentId holder, FaultId cause, double value, double now) {
     auto it = entries_.try_emplace(key, Entry{now, {}}).first;
     if (Hold* h = Find(it->second, holder, cause))
       h->value = value;
     else
-      it->second.holds.push_back({holder, cause, value, now});
+      it->second.holds.push_back({holder, cause, value});
     return Worst(it->second);
   }
 
@@ -65,19 +65,11 @@ class Holds {
     return Worst(it->second);
   }
 
-  // The state's value when the hold of (holder, cause) was placed; nothing if there is no such hold.
-  std::optional<double> Before(const Key& key, ComponentId holder, FaultId cause) {
-    auto it = entries_.find(key);
-    if (it == entries_.end()) return std::nullopt;
-    const Hold* h = Find(it->second, holder, cause);
-    return h ? std::optional<double>(h->before) : std::nullopt;
-  }
-
  private:
   struct Hold {
     ComponentId holder;
     FaultId cause;
-    double value, before;
+    double value;
   };
   struct Entry {
     double unheld;

@@ -214,21 +214,29 @@ Result<double> SimBackend::GetPowerCap(ComponentId gpu_id) {
 
 Status SimBackend::SetPowerCap(ComponentId gpu_id, double watts, FaultId cause) {
   if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
-  Gpu& g = gpu(gpu_id);
   const double w = std::clamp(watts, topo_.model().gpu_min_power_w, topo_.model().gpu_tdp_w);
-  // A fault's revert sets the baseline it read before capping (cluster/holds.h): that releases its hold;
-  // another limit moves it. No fault: the site's own limit.
-  const auto before = cap_holds_.Before(gpu_id, gpu_id, cause);
-  const auto s = cause == kNoFault    ? cap_holds_.SetUnheld(gpu_id, w)
-                 : before == w ? cap_holds_.Release(gpu_id, gpu_id, cause, g.cap_w)
-                               : cap_holds_.Place(gpu_id, gpu_id, cause, w, g.cap_w);
+  // A fault places or moves its hold (cluster/holds.h) until ReleasePowerCap; no fault: the site's own limit.
+  ApplyPowerCap(gpu_id,
+                cause == kNoFault ? cap_holds_.SetUnheld(gpu_id, w)
+                                  : cap_holds_.Place(gpu_id, gpu_id, cause, w, gpu(gpu_id).cap_w),
+                cause);
+  return Status::Ok();
+}
+
+Status SimBackend::ReleasePowerCap(ComponentId gpu_id, double, FaultId cause) {
+  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
+  ApplyPowerCap(gpu_id, cap_holds_.Release(gpu_id, gpu_id, cause, gpu(gpu_id).cap_w), cause);
+  return Status::Ok();
+}
+
+void SimBackend::ApplyPowerCap(ComponentId gpu_id, const Holds<ComponentId>::State& s, FaultId cause) {
+  Gpu& g = gpu(gpu_id);
   const FaultId why = s.held ? s.cause : cause;
   g.cap_w = s.value;
   g.cap_cause = g.cap_w < g.baseline_cap_w ? why : kNoFault;
   Physics(gpu_id, "power_cap", g.cap_w, why);
   UpdateThermal(gpu_id);
   if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
-  return Status::Ok();
 }
 
 Result<double> SimBackend::GetValveOpening(ComponentId valve) {
@@ -239,12 +247,16 @@ Result<double> SimBackend::GetValveOpening(ComponentId valve) {
 Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId cause) {
   if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
   const double f = std::clamp(fraction, 0.0, 1.0), now = tray_of(valve).valve;
-  const auto before = valve_holds_.Before(valve, valve, cause);  // as for the power cap above
+  // As for the power cap above: a fault's hold until ReleaseValveOpening, else the site's own setting.
   ApplyValve(valve,
-             cause == kNoFault ? valve_holds_.SetUnheld(valve, f)
-             : before == f     ? valve_holds_.Release(valve, valve, cause, now)
-                               : valve_holds_.Place(valve, valve, cause, f, now),
+             cause == kNoFault ? valve_holds_.SetUnheld(valve, f) : valve_holds_.Place(valve, valve, cause, f, now),
              cause);
+  return Status::Ok();
+}
+
+Status SimBackend::ReleaseValveOpening(ComponentId valve, double, FaultId cause) {
+  if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
+  ApplyValve(valve, valve_holds_.Release(valve, valve, cause, tray_of(valve).valve), cause);
   return Status::Ok();
 }
 

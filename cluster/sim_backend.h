@@ -72,6 +72,8 @@ class SimBackend : public Backend {
   Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) override;
   Result<double> GetValveOpening(ComponentId valve) override;
   Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) override;
+  Status ReleasePowerCap(ComponentId gpu, double baseline, FaultId cause) override;
+  Status ReleaseValveOpening(ComponentId valve, double baseline, FaultId cause) override;
   Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
   Status SetGpuFailed(ComponentId gpu, bool failed, int xid, FaultId cause) override;
   Status CrashProcesses(ComponentId gpu, FaultId cause) override;
@@ -335,6 +337,7 @@ class SimBackend : public Backend {
   // The tray is present while nothing holds it out (a tray_pull, its rack's power); `state` from presence_holds_.
   void ApplyTrayPresent(ComponentId tray, const Holds<ComponentId>::State& state, FaultId cause);
   void ApplyValve(ComponentId valve, const Holds<ComponentId>::State& state, FaultId cause);  // from valve_holds_
+  void ApplyPowerCap(ComponentId gpu, const Holds<ComponentId>::State& state, FaultId cause);  // from cap_holds_
   // sim_pumps.cpp: the CDU's pumps; its flow is 0 while the CDU itself is failed, else the running
   // pumps over those needed (at most 1).
   Status SetPump(ComponentId pump, bool failed, FaultId cause);

@@ -23,7 +23,7 @@ class GpuThrottleInjector : public Injector {
   std::string_view simulation() const override {
     return "The GPU's power limit is set to power_cap (or share x TDP), clamped to the model's minimum "
            "power; its speed becomes (cap/TDP)^(1/3) of full clock and a synchronous job runs at its pace. "
-           "Revert restores the recorded baseline limit.";
+           "Revert ends this fault's cap: the baseline limit comes back, or another fault's lower cap still in force.";
   }
   std::string_view real_mode() const override {
     return "Inventory action gpu_throttle, a value action: baseline prints the current limit in W "
@@ -55,7 +55,7 @@ class GpuThrottleInjector : public Injector {
 
   Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied& a,
                 FaultId fault) const override {
-    return b.SetPowerCap(t.component, a.baseline, fault);
+    return b.ReleasePowerCap(t.component, a.baseline, fault);
   }
 };
 

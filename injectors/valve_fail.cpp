@@ -24,7 +24,8 @@ class ValveFailInjector : public Injector {
   std::string_view simulation() const override {
     return "The valve closes to `opening`; coolant flow and die-to-coolant conductance fall with it. GPU "
            "temperature follows a first-order model: the GPUs throttle at the model's slowdown temperature "
-           "and shut down at its shutdown temperature. Revert reopens the valve to its baseline.";
+           "and shut down at its shutdown temperature. Revert ends this fault's hold: the valve reopens to its "
+           "baseline unless a leak or another valve_fail still holds it.";
   }
   std::string_view real_mode() const override {
     return "Inventory action valve_fail, a value action: baseline prints the valve's current opening in "
@@ -62,7 +63,7 @@ class ValveFailInjector : public Injector {
 
   Status Revert(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Applied& a,
                 FaultId fault) const override {
-    return b.SetValveOpening(ValveOf(topo, t), a.baseline, fault);
+    return b.ReleaseValveOpening(ValveOf(topo, t), a.baseline, fault);
   }
 };
 

@@ -1,6 +1,6 @@
 // Overlapping faults on one shared state (cluster/holds.h): the worst value held wins, and reverting one
 // of two faults leaves the other's value in force, whichever is reverted first. Each fault is applied and
-// reverted as its injector does (a value state reverts to the baseline it read before applying).
+// reverted as its injector does (a value fault releases its own hold, by its id).
 #include <doctest/doctest.h>
 
 #include "tests/cluster/sim_harness.h"
@@ -52,24 +52,45 @@ TEST_CASE("sim.holds: two gpu_throttle caps on one GPU - the lower holds, the ba
     h.sim.Start();
     ComponentId gpu = h.Id("r01.tray05.gpu1");
     CHECK(h.sim.SetPowerCap(gpu, 900, kNoFault).ok());  // the site's own limit
-    // As gpu_throttle does: read the baseline, cap; revert to that baseline.
+    // As gpu_throttle does: read the baseline, cap; revert by releasing its own cap.
     const double base_a = h.sim.GetPowerCap(gpu).value();
     CHECK(h.sim.SetPowerCap(gpu, 400, 3).ok());
     const double base_b = h.sim.GetPowerCap(gpu).value();
     CHECK(h.sim.SetPowerCap(gpu, 700, 4).ok());  // a milder cap does not lift the first
     CHECK(h.sim.GetPowerCap(gpu).value() == 400);
     if (first_reverted_first) {
-      CHECK(h.sim.SetPowerCap(gpu, base_a, 3).ok());
+      CHECK(h.sim.ReleasePowerCap(gpu, base_a, 3).ok());
       CHECK(h.sim.GetPowerCap(gpu).value() == 700);
-      CHECK(h.sim.SetPowerCap(gpu, base_b, 4).ok());
+      CHECK(h.sim.ReleasePowerCap(gpu, base_b, 4).ok());
     } else {
-      CHECK(h.sim.SetPowerCap(gpu, base_b, 4).ok());
+      CHECK(h.sim.ReleasePowerCap(gpu, base_b, 4).ok());
       CHECK(h.sim.GetPowerCap(gpu).value() == 400);
-      CHECK(h.sim.SetPowerCap(gpu, base_a, 3).ok());
+      CHECK(h.sim.ReleasePowerCap(gpu, base_a, 3).ok());
     }
     CHECK(h.sim.GetPowerCap(gpu).value() == 900);
     CHECK(h.Physics("power_cap", gpu).back().second.value == 900);
   }
+}
+
+// A revert names its fault (ReleasePowerCap): two caps at one value, and a cap at the baseline value,
+// each end only their own hold. (Inferred from the value, the cap at the baseline was never released
+// and the first fault's revert to 1200 W was taken for a new cap at 600 W.)
+TEST_CASE("sim.holds: two caps at one value and one at the baseline - each release ends only its own hold") {
+  Harness h;
+  h.sim.Start();
+  ComponentId gpu = h.Id("r01.tray05.gpu1");
+  CHECK(h.sim.SetPowerCap(gpu, 600, 3).ok());
+  CHECK(h.sim.SetPowerCap(gpu, 600, 4).ok());
+  CHECK(h.sim.SetPowerCap(gpu, 1200, 5).ok());  // TDP, the baseline: a hold like any other
+  CHECK(h.sim.ReleasePowerCap(gpu, 600, 5).ok());
+  CHECK(h.sim.GetPowerCap(gpu).value() == 600);
+  CHECK(h.sim.ReleasePowerCap(gpu, 1200, 3).ok());
+  CHECK(h.sim.GetPowerCap(gpu).value() == 600);  // fault 4 still holds it
+  CHECK(h.Physics("power_cap", gpu).back().second.cause == 4);
+  CHECK(h.sim.ReleasePowerCap(gpu, 600, 4).ok());
+  CHECK(h.sim.GetPowerCap(gpu).value() == 1200);
+  CHECK(h.sim.ReleasePowerCap(gpu, 600, 4).ok());  // released twice: nothing changes
+  CHECK(h.sim.GetPowerCap(gpu).value() == 1200);
 }
 
 TEST_CASE("sim.holds: valve_fail and a leak on one valve - shut until both end, then the baseline opening") {
@@ -90,12 +111,12 @@ TEST_CASE("sim.holds: valve_fail and a leak on one valve - shut until both end, 
       CHECK(h.sim.GetValveOpening(valve).value() == 0);
       CHECK(h.sim.SetComponentFailed(valve, false, kLeak).ok());
       CHECK(h.sim.GetValveOpening(valve).value() == doctest::Approx(0.5));  // valve_fail still holds
-      CHECK(h.sim.SetValveOpening(valve, baseline, kValve).ok());
+      CHECK(h.sim.ReleaseValveOpening(valve, baseline, kValve).ok());
     } else {
       valve_fail();
       CHECK(h.sim.SetComponentFailed(valve, true, kLeak).ok());
       CHECK(h.sim.GetValveOpening(valve).value() == 0);
-      CHECK(h.sim.SetValveOpening(valve, baseline, kValve).ok());
+      CHECK(h.sim.ReleaseValveOpening(valve, baseline, kValve).ok());
       CHECK(h.sim.GetValveOpening(valve).value() == 0);  // the leak still holds it shut
       CHECK(h.sim.SetComponentFailed(valve, false, kLeak).ok());
     }

@@ -268,6 +268,23 @@ TEST_CASE("valve_fail closes a tray's valve and reopens it to its baseline") {
   CHECK(h.sim.GetValveOpening(valve).value() == doctest::Approx(0.15));
 }
 
+// A revert releases its own fault's hold whatever value it would set back: one fault on a tray and on
+// its valve (two targets, one valve) reopens it however its targets are reverted (cluster/holds.h).
+TEST_CASE("valve_fail on a tray and its valve in one fault - reverted in apply order, the valve reopens") {
+  Harness h;
+  h.sim.Start();
+  const Injector& inj = Find("valve_fail");
+  ComponentId valve = h.Id("r01.tray08.valve");
+  Target tray = Resolve(h, "r01.tray08"), same = Resolve(h, "r01.tray08.valve");
+  auto first = inj.Apply(h.sim, h.topo, tray, {{"opening", 0.5}}, 6);
+  auto second = inj.Apply(h.sim, h.topo, same, {{"opening", 0.5}}, 6);  // reads 50% as its baseline
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(inj.Revert(h.sim, h.topo, tray, *first, 6).ok());
+  CHECK(inj.Revert(h.sim, h.topo, same, *second, 6).ok());
+  CHECK(h.sim.GetValveOpening(valve).value() == 1);
+}
+
 TEST_CASE("link_down takes an NVLink port down and back up, the job's step time follows") {
   Harness h;
   cluster::JobConfig cfg = Job(4);
