@@ -62,6 +62,17 @@ struct FaultFacts {
 };
 
 bool Active(const FaultFacts& f, Time t) { return f.m.injected <= t; }
+// In force at `t`: injected and not yet reverted.
+bool InForce(const FaultFacts& f, Time t) { return Active(f, t) && (!f.m.reverted || t < *f.m.reverted); }
+
+// Which of two faults injected by `t` a symptom seen at `t` shows: one in force over one reverted; of two
+// in force the earlier injected; of two reverted the later reverted (a symptom is detected up to a poll
+// and a detection rule after it shows, so it may land just after its fault's revert).
+bool Better(const FaultFacts& a, const FaultFacts& b, Time t) {
+  const bool in_a = InForce(a, t), in_b = InForce(b, t);
+  if (in_a != in_b) return in_a;
+  return in_a ? a.m.injected < b.m.injected : *a.m.reverted > *b.m.reverted;
+}
 
 // A symptom or isolation on `c` relates to a fault if it sits on what the fault changed or in the same tray.
 bool Related(const FaultFacts& f, const cluster::Topology& topo, ComponentId c) {
@@ -113,18 +124,21 @@ class FaultIndex {
   Lists by_part_, by_tray_, by_part_rack_, by_tray_rack_;
 };
 
-// The earliest-injected fault that changed `c` itself, else the earliest the event relates to, or nullptr;
-// among faults injected at once, the lowest id. (Six shelves failing at once: each PSU's symptom is its
-// own shelf's fault's, not the first one's.)
+// The fault in force at `t` that changed `c` itself, else one in force the event relates to, else the
+// last reverted of those (Better: among several in force the earliest injected; at once, the lowest id),
+// or nullptr. A fault reverted before another was injected on the part never takes the later one's
+// symptoms. (Six shelves failing at once: each PSU's symptom is its own shelf's fault's.)
 FaultFacts* Attribute(const FaultIndex& index, const cluster::Topology& topo, ComponentId c, Time t) {
-  FaultFacts* best = nullptr;
+  FaultFacts* own = nullptr;
   if (c != kNoComponent)
     for (FaultFacts* f : index.Changed(c))
-      if (Active(*f, t) && (!best || f->m.injected < best->m.injected)) best = f;
-  if (best) return best;
+      if (Active(*f, t) && (!own || Better(*f, *own, t))) own = f;
+  if (own && InForce(*own, t)) return own;
+  FaultFacts* near = nullptr;
   for (FaultFacts* f : index.Candidates(c))
-    if (Active(*f, t) && Related(*f, topo, c) && (!best || f->m.injected < best->m.injected)) best = f;
-  return best;
+    if (Active(*f, t) && Related(*f, topo, c) && (!near || Better(*f, *near, t))) near = f;
+  if (near && InForce(*near, t)) return near;
+  return own ? own : near;
 }
 
 bool CorrectIsolation(const FaultFacts& f, const cluster::Topology& topo, ComponentId domain) {

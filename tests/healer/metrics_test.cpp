@@ -176,6 +176,27 @@ TEST_CASE("healer.metrics: a fault that changed a GPU and was never isolated is 
   CHECK(f2.jobs_touched == 0);
 }
 
+// Two faults on one GPU, one after the other: a detection goes to the fault active on the part then,
+// not to the earliest ever injected there; one that lands just after a revert (a poll's delay) goes to
+// the fault just reverted.
+TEST_CASE("healer.metrics: a detection is credited to the fault active on its part - not to one reverted") {
+  const ComponentId g = Id("r01.tray06.gpu0");
+  const std::vector<Event> events = {
+      {Min(1), PhysicsChanged{g, "power_cap", 600, 1}},
+      {Min(1), FaultInjected{1, "gpu_throttle", g, -1, "r01.tray06.gpu0", "power_cap=600W"}},
+      {Min(5), PhysicsChanged{g, "power_cap", 1200, 1}},
+      {Min(5), FaultReverted{1, ""}},
+      {Min(5) + Sec(10), Detected{1, "straggler", g, "slow rank"}},
+      {Min(20), PhysicsChanged{g, "power_cap", 500, 2}},
+      {Min(20), FaultInjected{2, "gpu_throttle", g, -1, "r01.tray06.gpu0", "power_cap=500W"}},
+      {Min(21), Detected{2, "straggler", g, "slow rank"}},
+  };
+  RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  REQUIRE(m.faults.size() == 2);
+  CHECK(Fault(m, 1).time_to_detect == Duration::Seconds(250));  // 5m10s - 1m
+  CHECK(Fault(m, 2).time_to_detect == Duration::Minutes(1));
+}
+
 TEST_CASE("healer.metrics: a fault that only moved a valve open needs no isolation") {
   std::vector<Event> events = BaseRun();
   const ComponentId valve = Id("r01.tray09.valve");
