@@ -125,5 +125,42 @@ TEST_CASE("healer.domains: NVL36x2 - a switch tray of r01 drains both racks of i
   }
 }
 
+// A region failover drains nothing and uses none of the circuit breaker's budget (docs/policies.md, "The
+// circuit breaker"): with room for one tray's 4 GPUs in the window, east fails over, and a GPU failing
+// under the job in west afterwards still gets its tray drained.
+TEST_CASE("healer.domains: a region failover leaves the circuit breaker's budget to the isolations after it") {
+  auto model = cluster::LoadRackModel("gb200-nvl72");
+  REQUIRE(model.ok());
+  auto built = cluster::Topology::Build(*model, 4, 0, {{"east", 2}, {"west", 2}});
+  REQUIRE(built.ok());
+  const cluster::Topology topo = std::move(built).value();
+  VirtualClock clock;
+  EventLog log;
+  cluster::SimBackend sim(topo, clock, Rng(3), log);
+  Policy policy = testing::Shipped("default");
+  policy.breaker_max_share = 4.0 / 288;
+  Healer healer(topo, clock, sim, log, policy);
+  sim.Subscribe(&healer);
+  JobId job = sim.AddJob(Job64()).value();
+  sim.Start();
+  clock.CallAt(Duration::Minutes(10), [&] { CHECK(sim.SetRegionDown(*topo.Find("east"), true, 1).ok()); });
+  clock.RunUntil(Duration::Minutes(40));
+  REQUIRE(sim.JobStateOf(job) == JobState::kRunning);
+  const ComponentId tray = sim.JobTrays(job).front();
+  REQUIRE(topo.RegionOf(tray) == 1);
+  CHECK(sim.SetGpuFailed(topo.GpusOfTray(tray).front(), true, 79, 2).ok());
+  clock.RunUntil(Duration::Minutes(50));
+  std::vector<std::string> failovers, drains, alerts;
+  for (const Event& e : log.events())
+    if (const auto* a = std::get_if<ActionTaken>(&e.body)) {
+      if (a->action == "failover") failovers.push_back(topo.at(a->component).name);
+      if (a->action == "drain") drains.push_back(topo.at(a->component).name);
+      if (a->action == "alert" && a->detail.find("circuit breaker") != std::string::npos) alerts.push_back(a->detail);
+    }
+  CHECK(failovers == std::vector<std::string>{"east"});
+  CHECK(drains == std::vector<std::string>{topo.at(tray).name});
+  CHECK(alerts.empty());
+}
+
 }  // namespace
 }  // namespace rackchaos::healer
