@@ -78,7 +78,7 @@ void SpineLoss(const Topology& topo, ComponentId spine, BlastRadius& b) {
     if (topo.PodOfRack(topo.at(g).rack) == pod) pod_gpus.push_back(g);
   if (spines <= 1) {
     b.gpus_down = std::move(pod_gpus);
-    b.why.push_back("spine: the only path out of its leaf groups; jobs spanning them hang");
+    b.why.push_back("spine: the only path out of its leaf groups; jobs whose DP or PP groups span them hang");
     return;
   }
   b.gpus_slowed = std::move(pod_gpus);
@@ -86,7 +86,7 @@ void SpineLoss(const Topology& topo, ComponentId spine, BlastRadius& b) {
   b.slowed_link = "cross-leaf scale-out";
   b.cross_leaf_only = true;
   b.why.push_back("spine: traffic between leaf groups re-routes over the other " + std::to_string(spines - 1) +
-                  " spines: jobs spanning leaf groups keep " + std::to_string(spines - 1) + "/" +
+                  " spines: jobs whose DP or PP groups span leaf groups keep " + std::to_string(spines - 1) + "/" +
                   std::to_string(spines) + " of their scale-out bandwidth");
 }
 
@@ -168,8 +168,9 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
       const int ss = static_cast<int>(topo.super_spines().size());
       if (topo.Pods() < 2 || ss < 2) {
         if (topo.Pods() >= 2) b.gpus_down = topo.gpus();
-        b.why.push_back(topo.Pods() < 2 ? "super_spine: one pod: no traffic crosses a super-spine"
-                                         : "super_spine: the only path between pods; jobs spanning them hang");
+        b.why.push_back(topo.Pods() < 2
+                            ? "super_spine: one pod: no traffic crosses a super-spine"
+                            : "super_spine: the only path between pods; jobs whose DP or PP groups span them hang");
         break;
       }
       b.gpus_slowed = topo.gpus();
@@ -177,8 +178,8 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
       b.slowed_link = "cross-pod scale-out";
       b.cross_pod_only = true;
       b.why.push_back("super_spine: traffic between pods re-routes over the other " + std::to_string(ss - 1) +
-                      " super-spines: jobs spanning pods keep " + std::to_string(ss - 1) + "/" + std::to_string(ss) +
-                      " of their scale-out bandwidth");
+                      " super-spines: jobs whose DP or PP groups span pods keep " + std::to_string(ss - 1) + "/" +
+                      std::to_string(ss) + " of their scale-out bandwidth");
       break;
     }
     case Kind::kDpu:

@@ -21,10 +21,12 @@
 //                and every GPU of the rack heats (as the CDU)
 //   dpu          the GPUs behind the NICs it fronts lose scale-out (and storage): as a NIC loss each
 //   spine        with two or more leaf groups, every GPU keeps (S-1)/S of its cross-leaf scale-out
-//                bandwidth (ECMP re-routes over the other spines): only jobs spanning leaf groups slow;
+//                bandwidth (ECMP re-routes over the other spines): only jobs whose DP or PP groups span
+//                leaf groups slow;
 //                with one leaf group nothing crosses a spine; a lone spine is a single point of failure.
 //                With three tiers a spine carries its pod's traffic only (its pod's GPUs, 1/S_pod)
-//   super_spine  three tiers, two or more pods: jobs spanning pods keep (SS-1)/SS of their scale-out
+//   super_spine  three tiers, two or more pods: jobs whose DP or PP groups span pods keep (SS-1)/SS of
+//                their scale-out
 #pragma once
 
 #include <cstddef>

@@ -97,6 +97,18 @@ class SimBackend : public Backend {
   JobState JobStateOf(JobId job) const { return jobs_[job].state; }
   double JobSteps(JobId job) const;
   const std::vector<ComponentId>& JobTrays(JobId job) const { return jobs_[job].trays.ids(); }
+  // The spines a job's traffic crosses at its placement, the rule a lost spine slows it by (sim_spines.cpp):
+  // per kind of group, the pods whose spines carry its groups that span leaf groups, and whether one
+  // spans pods (the super-spines). A grouped job: only its DP and PP groups that span leaf groups;
+  // else the whole job, when its trays span leaf groups.
+  struct SpineCrossing {
+    struct Groups {
+      std::vector<int> pods;  // sorted; empty: these groups cross no spine
+      bool spans_pods = false;
+    };
+    Groups dp, pp;  // a job without parallelism: all its scale-out traffic as dp
+  };
+  SpineCrossing JobSpineCrossing(JobId job) const { return CrossingOf(jobs_[job]); }
   // The job a GPU runs, kNoJob if none. O(1).
   JobId JobOfGpu(ComponentId gpu) const;
   // How many requeues took the restart-in-place path (SimOptions::restart_in_place).
@@ -358,8 +370,12 @@ class SimBackend : public Backend {
   // The fraction of scale-out bandwidth the job keeps through the spines (1 when it stays in one leaf
   // group or no spine is lost), with the fault behind it.
   double SpineShare(const Job& job, FaultId& cause) const;
+  SpineCrossing CrossingOf(const Job& job) const;
+  double GroupsShare(const SpineCrossing::Groups& groups, FaultId& cause) const;  // 1 when they cross no spine
   template <typename Pods>
   double PodsShare(const Pods& pods, bool spans_pods, FaultId& cause) const;  // the spines of `pods` left
+  template <typename Pods>
+  FaultId LostSpineCause(const Pods& pods, bool spans_pods) const;
   void RefreshCrossLeafJobs();
   void SetRackPowered(ComponentId rack, bool powered, FaultId cause);
 
@@ -410,7 +426,7 @@ class SimBackend : public Backend {
   std::vector<bool> spine_failed_, spine_out_;  // spines, then super-spines (SpineIndex)
   size_t spines_lost_ = 0, super_spines_lost_ = 0;
   std::vector<size_t> pod_spines_lost_;
-  FaultId spine_cause_ = kNoFault;
+  std::map<size_t, FaultId> spine_causes_;  // failed spines (SpineIndex) and their faults, until repaired
   std::set<size_t> impaired_racks_;  // racks whose NVLink domain is not HEALTHY through a switch tray or power
   Rng report_phases_;
   Rng comm_rng_;     // declared after the streams above: its fork changes none of them

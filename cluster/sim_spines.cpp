@@ -9,7 +9,6 @@
 // Cost: a spine change refreshes the jobs that span leaf groups, checking each job's trays once (a
 // grouped job: the pods its spanning groups touch, noted at placement).
 #include <algorithm>
-#include <set>
 
 #include "cluster/sim_backend.h"
 
@@ -23,10 +22,11 @@ Status SimBackend::SetSpine(ComponentId spine, bool failed, bool taken_out, Faul
   if (failed != was_failed) {
     Physics(spine, failed ? "failed" : "repaired", 0, cause);
     PartHealth(spine, !failed);
-    if (failed) spine_cause_ = cause;
+    if (failed) spine_causes_[k] = cause;
   }
   if (taken_out != was_out) Physics(spine, taken_out ? "taken_out" : "returned", 0, kNoFault);
   const bool lost = failed || taken_out;
+  if (!lost) spine_causes_.erase(k);  // back in service: its fault no longer slows anyone
   if (lost == was_lost) return Status::Ok();
   size_t& count = topo_.at(spine).kind == Kind::kSuperSpine ? super_spines_lost_ : spines_lost_;
   count = lost ? count + 1 : count - 1;
@@ -49,34 +49,54 @@ Status SimBackend::DiagnoseSpine(ComponentId spine) {
 }
 
 // A job spanning leaf groups crosses the spines of every pod it touches; spanning pods, the super-spines.
-// A grouped job: only its DP and PP groups that span leaf groups do (KindSpineShare).
+// A grouped job: only its DP and PP groups that span leaf groups do (CrossingOf, KindSpineShare).
 double SimBackend::SpineShare(const Job& j, FaultId& cause) const {
+  if ((spines_lost_ == 0 && super_spines_lost_ == 0) || j.trays.ids().empty()) return 1;
+  const SpineCrossing c = CrossingOf(j);
+  FaultId dp_cause = kNoFault, pp_cause = kNoFault;
+  const double dp = GroupsShare(c.dp, dp_cause), pp = GroupsShare(c.pp, pp_cause);
+  if (std::min(dp, pp) < 1) cause = dp <= pp ? dp_cause : pp_cause;
+  return std::min(dp, pp);
+}
+
+// The one rule for which spines a job crosses: the simulator slows it by it, `rackchaos blast` reports
+// by it (runner/blast_cmd.cpp). A grouped job: from its placement's groups (NoteGroupFabrics); else all
+// of its scale-out traffic, as DP, when its trays span leaf groups.
+SimBackend::SpineCrossing SimBackend::CrossingOf(const Job& j) const {
+  SpineCrossing c;
   const auto& trays = j.trays.ids();
-  if ((spines_lost_ == 0 && super_spines_lost_ == 0) || trays.empty()) return 1;
+  if (trays.empty()) return c;
   if (j.cfg.grouped) {
-    FaultId dp_cause = kNoFault, pp_cause = kNoFault;
-    const double dp = KindSpineShare(j, kDp, dp_cause), pp = KindSpineShare(j, kPp, pp_cause);
-    if (std::min(dp, pp) < 1) cause = dp <= pp ? dp_cause : pp_cause;
-    return std::min(dp, pp);
+    for (int kind : {kDp, kPp}) {
+      const Job::KindPlacement& k = j.kinds[static_cast<size_t>(kind)];
+      (kind == kDp ? c.dp : c.pp) = {k.spine_pods, k.spans_pods};
+    }
+    return c;
   }
   const int group = topo_.LeafGroupOfRack(topo_.at(trays.front()).rack);
   bool spans = false;
-  std::set<int> pods;
   for (ComponentId t : trays) {
     spans = spans || topo_.LeafGroupOfRack(topo_.at(t).rack) != group;
-    pods.insert(topo_.PodOfRack(topo_.at(t).rack));
+    c.dp.pods.push_back(topo_.PodOfRack(topo_.at(t).rack));
   }
-  if (!spans) return 1;
-  return PodsShare(pods, pods.size() > 1, cause);
+  std::sort(c.dp.pods.begin(), c.dp.pods.end());
+  c.dp.pods.erase(std::unique(c.dp.pods.begin(), c.dp.pods.end()), c.dp.pods.end());
+  if (!spans) c.dp.pods.clear();
+  c.dp.spans_pods = c.dp.pods.size() > 1;
+  return c;
 }
 
-// The share of scale-out bandwidth left to a kind of group (DP or PP) of a grouped job: its groups that
-// span leaf groups cross the spines of the pods their ranks sit in (NoteGroupFabrics), and the
-// super-spines when one spans pods. Groups inside one leaf group, or one domain, cross no spine.
+// The share of scale-out bandwidth left to a kind of group (DP or PP) of a job: its groups that span
+// leaf groups cross the spines of the pods their ranks sit in, and the super-spines when one spans pods.
+// Groups inside one leaf group, or one domain, cross no spine.
 double SimBackend::KindSpineShare(const Job& j, int kind, FaultId& cause) const {
-  const Job::KindPlacement& k = j.kinds[static_cast<size_t>(kind)];
-  if ((spines_lost_ == 0 && super_spines_lost_ == 0) || k.spine_pods.empty()) return 1;
-  return PodsShare(k.spine_pods, k.spans_pods, cause);
+  if (spines_lost_ == 0 && super_spines_lost_ == 0) return 1;
+  const SpineCrossing c = CrossingOf(j);
+  return GroupsShare(kind == kDp ? c.dp : c.pp, cause);
+}
+
+double SimBackend::GroupsShare(const SpineCrossing::Groups& g, FaultId& cause) const {
+  return g.pods.empty() ? 1 : PodsShare(g.pods, g.spans_pods, cause);
 }
 
 template <typename Pods>
@@ -90,8 +110,24 @@ double SimBackend::PodsShare(const Pods& pods, bool spans_pods, FaultId& cause) 
     const double total = static_cast<double>(topo_.super_spines().size());
     share = std::min(share, (total - static_cast<double>(super_spines_lost_)) / total);
   }
-  if (share < 1) cause = spine_cause_;
+  if (share < 1) cause = LostSpineCause(pods, spans_pods);
   return share;
+}
+
+// The fault behind a lost spine the traffic crosses (of `pods`, or a super-spine when it spans pods):
+// a failed one first, else one the healer still keeps out after its repair; the lowest-numbered of
+// those. None when only spines taken out without a fault (a false isolation) are lost.
+template <typename Pods>
+FaultId SimBackend::LostSpineCause(const Pods& pods, bool spans_pods) const {
+  const size_t spines = topo_.spines().size();
+  for (bool failed_only : {true, false})
+    for (const auto& [k, fault] : spine_causes_) {
+      const bool crossed = k >= spines
+                               ? spans_pods
+                               : std::find(pods.begin(), pods.end(), topo_.PodOfSpine(topo_.spines()[k])) != pods.end();
+      if (crossed && fault != kNoFault && (spine_failed_[k] || !failed_only)) return fault;
+    }
+  return kNoFault;
 }
 
 void SimBackend::RefreshCrossLeafJobs() {

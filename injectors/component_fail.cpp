@@ -168,11 +168,12 @@ const Injector& SpineFail() {
       {"spine_fail",
        "fail a scale-out spine switch: traffic between leaf groups re-routes over the other spines",
        "a spine switch (spine02), or a super-spine (superspine01) of a three-tier fabric",
-       "The fabric manager reports the spine down at its next poll. Every job whose trays span two or more leaf "
-       "groups sends its cross-leaf traffic over the spines left (ECMP): it keeps (S - lost) / S of its scale-out "
-       "bandwidth and its steps grow by its scale-out share; with no spine left it hangs. Jobs inside one leaf "
-       "group are untouched. With cluster.fabric.tiers 3 a spine carries only its pod's traffic, and a super-spine "
-       "the traffic between pods (jobs spanning pods keep (SS - lost) / SS). Revert repairs the spine.",
+       "The fabric manager reports the spine down at its next poll. A job's DP or PP groups that span two or "
+       "more leaf groups (a job without parallelism: the job, if its trays do) send their traffic over the "
+       "spines left (ECMP): they keep (S - lost) / S of their scale-out bandwidth and the steps grow by that "
+       "kind's share; with no spine left the job hangs. Groups inside one leaf group are untouched. With "
+       "cluster.fabric.tiers 3 a spine carries only its pod's traffic, and a super-spine the traffic of groups "
+       "spanning pods (they keep (SS - lost) / SS). Revert repairs the spine.",
        "Not available on real racks: a spine is failed in a lab by shutting its ports from the switch CLI, which "
        "no inventory action covers yet.",
        {Kind::kSpine, Kind::kSuperSpine},

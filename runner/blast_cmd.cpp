@@ -50,22 +50,24 @@ size_t CountIn(const std::vector<ComponentId>& sorted, const std::vector<Compone
   return n;
 }
 
-// A placement's traffic crosses the spines when its trays sit behind two or more leaf groups (and the
-// super-spines when they sit in two or more pods).
-bool SpansLeafGroups(const Topology& t, const std::vector<ComponentId>& trays) {
-  for (ComponentId tray : trays)
-    if (t.LeafGroupOfRack(t.at(tray).rack) != t.LeafGroupOfRack(t.at(trays.front()).rack)) return true;
-  return false;
-}
-bool SpansPods(const Topology& t, const std::vector<ComponentId>& trays) {
-  for (ComponentId tray : trays)
-    if (t.PodOfRack(t.at(tray).rack) != t.PodOfRack(t.at(trays.front()).rack)) return true;
-  return false;
+// The kinds of a job's groups whose traffic crosses the lost spine (the simulator's rule: groups that span
+// leaf groups in its pod; for a super-spine, groups that span pods) and spend a share of the step on it:
+// "DP", "PP", "DP and PP", or "" when the spine's loss does not slow the job.
+std::string KindsSlowed(const Topology& t, const cluster::BlastRadius& b, const Placed& p,
+                        const cluster::JobConfig& job) {
+  const cluster::CommShares shares = cluster::SharesOf(job);
+  auto crosses = [&](const cluster::SimBackend::SpineCrossing::Groups& g, double share) {
+    if (share <= 0) return false;
+    if (b.cross_pod_only) return g.spans_pods;
+    return std::binary_search(g.pods.begin(), g.pods.end(), t.PodOfSpine(b.component));
+  };
+  const bool dp = crosses(p.spines.dp, shares.dp), pp = crosses(p.spines.pp, shares.pp);
+  return dp && pp ? "DP and PP" : dp ? "DP" : pp ? "PP" : "";
 }
 
 }  // namespace
 
-std::vector<std::vector<ComponentId>> InitialPlacement(const RunSpec& spec) {
+std::vector<Placed> InitialPlacement(const RunSpec& spec) {
   VirtualClock clock;
   EventLog log;
   cluster::SimOptions options;
@@ -76,8 +78,8 @@ std::vector<std::vector<ComponentId>> InitialPlacement(const RunSpec& spec) {
   for (const cluster::JobConfig& job : spec.jobs)
     if (auto id = sim.AddJob(job); id.ok()) ids.push_back(*id);
   sim.Start();  // places the jobs at time zero; nothing runs
-  std::vector<std::vector<ComponentId>> out;
-  for (JobId id : ids) out.push_back(sim.JobTrays(id));
+  std::vector<Placed> out;
+  for (JobId id : ids) out.push_back({sim.JobTrays(id), sim.JobSpineCrossing(id)});
   return out;
 }
 
@@ -101,27 +103,31 @@ Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target_n
   auto trays_slowed = cluster::TraysOfGpus(t, b.gpus_slowed);
   char frac[32];
   std::snprintf(frac, sizeof frac, "%.1f%%", b.slowed_bandwidth * 100);
-  out += std::string("  reduced ") + b.slowed_link + " bandwidth: " + std::to_string(b.gpus_slowed.size()) +
-         " GPUs on " + std::to_string(trays_slowed.size()) + " trays" +
-         (b.gpus_slowed.empty() ? "" : std::string(", at ") + frac) +
-         (b.cross_leaf_only ? " for traffic between leaf groups (jobs inside one group are untouched)" : "") +
-         (b.cross_pod_only ? " for traffic between pods (jobs inside one pod are untouched)" : "") + "\n";
+  out +=
+      std::string("  reduced ") + b.slowed_link + " bandwidth: " + std::to_string(b.gpus_slowed.size()) + " GPUs on " +
+      std::to_string(trays_slowed.size()) + " trays" + (b.gpus_slowed.empty() ? "" : std::string(", at ") + frac) +
+      (b.cross_leaf_only ? " for traffic between leaf groups (only jobs whose DP or PP groups span them slow)" : "") +
+      (b.cross_pod_only ? " for traffic between pods (only jobs whose DP or PP groups span pods slow)" : "") + "\n";
   if (!b.cross_leaf_only && !b.cross_pod_only) ListByTray(t, b.gpus_slowed, out);
   auto placement = InitialPlacement(spec);
   std::string jobs;
   size_t hit = 0;
   for (size_t j = 0; j < placement.size(); ++j) {
     std::vector<ComponentId> gpus;
-    for (ComponentId tray : placement[j])
+    for (ComponentId tray : placement[j].trays)
       for (ComponentId g : t.GpusOfTray(tray))
         if (static_cast<int>(gpus.size()) < spec.jobs[j].gpus) gpus.push_back(g);
     size_t down = CountIn(b.gpus_down, gpus), slowed = CountIn(b.gpus_slowed, gpus);
-    if ((b.cross_leaf_only && !SpansLeafGroups(t, placement[j])) || (b.cross_pod_only && !SpansPods(t, placement[j])))
-      down = slowed = 0;
+    const bool spine = b.cross_leaf_only || b.cross_pod_only;
+    const std::string kinds = spine ? KindsSlowed(t, b, placement[j], spec.jobs[j]) : "";
+    if (spine && kinds.empty()) down = slowed = 0;
     if (!down && !slowed) continue;
     ++hit;
     jobs += "    " + spec.jobs[j].name + " (" + std::to_string(gpus.size()) + " GPUs): ";
     if (down) jobs += std::to_string(down) + " GPUs out of service - the job hangs and restarts from its checkpoint";
+    else if (spine)
+      jobs += "its " + kinds + " traffic crosses it, " + std::to_string(slowed) + " GPUs at reduced " + b.slowed_link +
+              " bandwidth - the job slows";
     else
       jobs += std::to_string(slowed) + " GPUs at reduced " + b.slowed_link + " bandwidth - the job slows";
     jobs += "\n";

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/sim_backend.h"
 #include "runner/validate.h"
 
 namespace rackchaos::runner {
@@ -17,8 +18,13 @@ struct BlastArgs {
   size_t threshold = 72;  // spof only: more GPUs than this (or a whole NVLink domain) qualifies
 };
 
-// Per job of `spec`, the trays it is placed on when the run starts (empty if it stays queued).
-std::vector<std::vector<ComponentId>> InitialPlacement(const RunSpec& spec);
+// Per job of `spec`, the trays it is placed on when the run starts (empty if it stays queued) and the
+// spines its groups cross there (the simulator's rule, SimBackend::JobSpineCrossing).
+struct Placed {
+  std::vector<ComponentId> trays;
+  cluster::SimBackend::SpineCrossing spines;
+};
+std::vector<Placed> InitialPlacement(const RunSpec& spec);
 
 // The report texts; `target` must resolve in spec.topology (NotFound with examples otherwise).
 Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target);

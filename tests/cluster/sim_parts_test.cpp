@@ -108,6 +108,25 @@ TEST_CASE("sim.parts: a lost spine slows only the job spanning leaf groups, by i
   CHECK(h.JobChanges(narrow).size() == 1);
 }
 
+// The fault behind a job's spine slowdown is a fault on a spine lost now: not one repaired since, and
+// none for a spine the healer took out.
+TEST_CASE("sim.parts: a spine slowdown is charged to a fault on a spine still lost") {
+  Harness h(42, 8, 2);
+  JobId wide = h.sim.AddJob(Job(448)).value();
+  h.sim.Start();
+  ComponentId a = h.Id("spine02"), b = h.Id("spine03");
+  CHECK(h.sim.SetComponentFailed(a, true, kPartFault).ok());
+  CHECK(h.sim.SetComponentFailed(b, true, kPartFault + 1).ok());
+  CHECK(h.sim.SetComponentFailed(b, false, kPartFault + 1).ok());
+  h.clock.RunUntil(Duration::Minutes(1));
+  CHECK(h.JobChanges(wide).back().second.cause == kPartFault);  // spine03's fault is over
+  CHECK(h.sim.SetComponentFailed(a, false, kPartFault).ok());
+  CHECK(h.sim.Drain(b, "test").ok());  // taken out, no fault
+  h.clock.RunUntil(Duration::Minutes(2));
+  CHECK(h.JobChanges(wide).back().second.step_time_s == doctest::Approx(8.5 + 1.0 + 0.5 * 4 / 3));
+  CHECK(h.JobChanges(wide).back().second.cause == kNoFault);
+}
+
 TEST_CASE("sim.parts: every spine lost hangs the job spanning leaf groups") {
   Harness h(42, 8, 2);
   JobId wide = h.sim.AddJob(Job(512)).value();
