@@ -37,6 +37,7 @@ struct FaultFacts {
   const std::vector<ComponentId>* collateral_shared = nullptr;
   const std::vector<ComponentId>* last_merged = nullptr;
   bool needs_isolation = false;
+  bool lasting = false;  // changed some part for longer than an instant (not only a crashed process)
 
   const std::vector<ComponentId>& collateral_trays() const {
     return collateral_shared ? *collateral_shared : collateral_own;
@@ -62,16 +63,18 @@ struct FaultFacts {
 };
 
 bool Active(const FaultFacts& f, Time t) { return f.m.injected <= t; }
-// In force at `t`: injected and not yet reverted.
-bool InForce(const FaultFacts& f, Time t) { return Active(f, t) && (!f.m.reverted || t < *f.m.reverted); }
+// When its effect ended: a crashed process's at once, else at its revert (none: still in force).
+std::optional<Time> Ended(const FaultFacts& f) { return f.lasting ? f.m.reverted : f.m.injected; }
+// In force at `t`: injected and its effect not yet over.
+bool InForce(const FaultFacts& f, Time t) { return Active(f, t) && (!Ended(f) || t < *Ended(f)); }
 
-// Which of two faults injected by `t` a symptom seen at `t` shows: one in force over one reverted; of two
-// in force the earlier injected; of two reverted the later reverted (a symptom is detected up to a poll
-// and a detection rule after it shows, so it may land just after its fault's revert).
+// Which of two faults injected by `t` a symptom seen at `t` shows: one in force over one over; of two in
+// force the earlier injected; of two over the later ended (a symptom is detected up to a poll and a
+// detection rule after it shows, so it may land just after its fault's revert).
 bool Better(const FaultFacts& a, const FaultFacts& b, Time t) {
   const bool in_a = InForce(a, t), in_b = InForce(b, t);
   if (in_a != in_b) return in_a;
-  return in_a ? a.m.injected < b.m.injected : *a.m.reverted > *b.m.reverted;
+  return in_a ? a.m.injected < b.m.injected : *Ended(a) > *Ended(b);
 }
 
 // A symptom or isolation on `c` relates to a fault if it sits on what the fault changed or in the same tray.
@@ -125,7 +128,7 @@ class FaultIndex {
 };
 
 // The fault in force at `t` that changed `c` itself, else one in force the event relates to, else the
-// last reverted of those (Better: among several in force the earliest injected; at once, the lowest id),
+// last ended of those (Better: among several in force the earliest injected; at once, the lowest id),
 // or nullptr. A fault reverted before another was injected on the part never takes the later one's
 // symptoms. (Six shelves failing at once: each PSU's symptom is its own shelf's fault's.)
 FaultFacts* Attribute(const FaultIndex& index, const cluster::Topology& topo, ComponentId c, Time t) {
@@ -266,6 +269,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       if (pc->cause == kNoFault || !faults.count(pc->cause)) continue;
       FaultFacts& f = faults[pc->cause];
       f.affected.insert(pc->component);
+      f.lasting = f.lasting || pc->what != "process_crash";
       // Changes that take no part out of service: a valve setting (its GPUs' throttling is recorded on
       // them), restorations, and a crashed process (software: nothing to isolate).
       if (pc->what == "valve_opening" || pc->what.ends_with("_up") || pc->what == "inserted" ||

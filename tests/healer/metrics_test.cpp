@@ -190,11 +190,20 @@ TEST_CASE("healer.metrics: a detection is credited to the fault active on its pa
       {Min(20), PhysicsChanged{g, "power_cap", 500, 2}},
       {Min(20), FaultInjected{2, "gpu_throttle", g, -1, "r01.tray06.gpu0", "power_cap=500W"}},
       {Min(21), Detected{2, "straggler", g, "slow rank"}},
+      {Min(25), FaultReverted{2, ""}},
+      // A crashed process is over at once (never reverted): the GPU failing later takes its own symptom.
+      {Min(30), PhysicsChanged{g, "process_crash", 0, 3}},
+      {Min(30), FaultInjected{3, "process_crash", g, -1, "r01.tray06.gpu0", ""}},
+      {Min(40), PhysicsChanged{g, "failed", 79, 4}},
+      {Min(40), FaultInjected{4, "gpu_fail", g, -1, "r01.tray06.gpu0", "xid=79"}},
+      {Min(40) + Sec(2), Detected{3, "xid", g, "Xid 79"}},
   };
   RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
-  REQUIRE(m.faults.size() == 2);
+  REQUIRE(m.faults.size() == 4);
   CHECK(Fault(m, 1).time_to_detect == Duration::Seconds(250));  // 5m10s - 1m
   CHECK(Fault(m, 2).time_to_detect == Duration::Minutes(1));
+  CHECK_FALSE(Fault(m, 3).time_to_detect.has_value());
+  CHECK(Fault(m, 4).time_to_detect == Duration::Seconds(2));
 }
 
 TEST_CASE("healer.metrics: a fault that only moved a valve open needs no isolation") {
