@@ -270,7 +270,7 @@ TEST_CASE("valve_fail closes a tray's valve and reopens it to its baseline") {
 
 // A revert releases its own fault's hold whatever value it would set back: one fault on a tray and on
 // its valve (two targets, one valve) reopens it however its targets are reverted (cluster/holds.h).
-TEST_CASE("valve_fail on a tray and its valve in one fault - reverted in apply order, the valve reopens") {
+TEST_CASE("injectors: valve_fail on a tray and its valve in one fault - reverted in apply order, the valve reopens") {
   Harness h;
   h.sim.Start();
   const Injector& inj = Find("valve_fail");
