@@ -45,6 +45,9 @@ struct JobConfig {
   // is done loses that checkpoint: the job falls back to the newest complete far copy. 0 = not
   // modelled: the local acknowledgement is durable.
   Duration checkpoint_copy{};
+  // checkpoint.size_gb: with SimOptions::region_link_gbytes_per_s, the copy shares the region's link
+  // with the other copies in flight (checkpoint_copy is then its time alone).
+  double checkpoint_size_gb = 0;
   Duration restart_overhead = Duration::Minutes(5);
   Duration collective_timeout = Duration::Minutes(10);  // NCCL watchdog default (600,000 ms)
 };

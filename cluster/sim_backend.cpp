@@ -93,8 +93,9 @@ SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, E
   // Regions only: no other stream is drawn from, so plans without regions keep every draw.
   Rng probe_phases = rng_.Fork("probe-phase");
   for (size_t k = 0; k < topo_.regions().size(); ++k)
-    region_.push_back({1, false, false, kNoFault, kNoFault, kNoFault,
+    region_.push_back({1, false, false, kNoFault, kNoFault,
                        Duration{static_cast<int64_t>(probe_phases.Below(static_cast<uint64_t>(opt_.probe_period.us)))}});
+  links_.resize(topo_.regions().size());
 }
 
 

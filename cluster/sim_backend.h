@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +51,12 @@ struct SimOptions {
   // A region's health probe (object store, checkpoint store, the region itself) runs every period, at a
   // phase drawn per region from the seeded generator [guess: a load balancer's 10 s health check].
   Duration probe_period = Duration::Seconds(10);
+  // cluster.region_link_gbytes_per_s: the link from each region to the next, shared by the far copies
+  // of checkpoints with a size (JobConfig::checkpoint_size_gb); 0 = each copy takes checkpoint_copy.
+  double region_link_gbytes_per_s = 0;
+  // cluster.object_store_gbytes_per_s: each region's object store read capacity, shared by the jobs
+  // streaming from it (sim_region_link.cpp); 0 = unlimited (each GPU reads at the catalogue's rate).
+  double object_store_gbytes_per_s = 0;
   // A requeued job that gets back all its trays but a few touches only those (sim_restart.cpp), with
   // the same result as releasing and placing every tray. Tests turn it off to compare the two.
   bool restart_in_place = true;
@@ -193,6 +200,11 @@ class SimBackend : public Backend {
     Duration running_total{}, ack_total{}, pending_total{}, remote_total{}, copying_total{};
     double remote_steps = 0, copying_steps = 0;
     TimerId copy_timer = 0;  // not stopped with the job: the copy of an acknowledged checkpoint goes on
+    bool copy_on_link = false;  // the far copy in flight shares the region link (sim_region_link.cpp)
+    // Of running_since_ckpt, what the newest snapshot would have kept had the failed checkpoint store
+    // acknowledged it, and that store's fault (sim_regions.cpp): rework charged to the store.
+    Duration unsafe_running{};
+    FaultId unsafe_cause = kNoFault;
     // Restarts in place (sim_restart.cpp): each release whose carry the kept trays still owe, and the
     // job's trays that are not usable now (drained, gone or booting), which it will not get back.
     struct CarryStep {
@@ -378,6 +390,7 @@ class SimBackend : public Backend {
   FaultId LostSpineCause(const Pods& pods, bool spans_pods) const;
   void RefreshCrossLeafJobs();
   void SetRackPowered(ComponentId rack, bool powered, FaultId cause);
+  void ApplyRackPower(ComponentId rack, const Holds<ComponentId>::State& state, FaultId cause);  // power_holds_' state
 
   // sim_links.cpp: links up at a fraction of their line rate
   struct Degraded {
@@ -441,7 +454,10 @@ class SimBackend : public Backend {
   // else its leaf, rail or DPU), a link's bandwidth, a tray's storage path, a GPU's power cap, a valve's
   // opening, a tray's presence (the tray for a tray_pull, its rack for a power loss). The plain state
   // beside each (nic_up, degraded_, storage_, cap_w, valve, present) is the worst hold's value.
+  // Also a rack's power (held off by the rack for its PSUs, by its region for an outage), a region's
+  // outage and a store's rate (held by the store, one hold per fault): sim_domains.cpp, sim_regions.cpp.
   Holds<ComponentId> nic_holds_, storage_holds_, cap_holds_, valve_holds_, presence_holds_;
+  Holds<ComponentId> power_holds_, region_holds_, store_holds_;
   Holds<std::pair<ComponentId, int>> bandwidth_holds_;
   std::map<std::pair<ComponentId, int>, Degraded> degraded_;  // (NIC, -1) or (GPU, NVLink port)
   std::map<ComponentId, StoragePath> storage_;                // trays whose storage path is impaired
@@ -459,7 +475,7 @@ class SimBackend : public Backend {
   struct RegionState {
     double object_store = 1;
     bool checkpoint_failed = false, down = false;
-    FaultId object_cause = kNoFault, checkpoint_cause = kNoFault, down_cause = kNoFault;
+    FaultId object_cause = kNoFault, checkpoint_cause = kNoFault;  // the worst hold's (store_holds_)
     Duration probe_phase{};
   };
   std::vector<RegionState> region_;
@@ -469,7 +485,30 @@ class SimBackend : public Backend {
   double ObjectStoreShare(ComponentId tray) const;  // 1 without regions
   DataStall StreamStall(const Job& job) const;      // a job reading its input from the object store
   FaultId InputLost(const Job& job) const;          // a tray reading from a failed object store: its fault
-  bool CheckpointWriteFails(const Job& job);        // the region's checkpoint store cannot acknowledge
+  bool CheckpointWriteFails(Job& job);              // the region's checkpoint store cannot acknowledge
+  void ChargeUnsafeWork(Job& job, JobChanged& change);  // a restart's rework the failed store added
+  // sim_region_link.cpp: the far copies in flight on each region's link to the next, and the object
+  // store's read capacity shared by the jobs streaming from it.
+  struct LinkFlow {
+    JobId job;
+    double left_gb;
+  };
+  struct RegionLink {
+    std::vector<LinkFlow> flows;  // in the order they started
+    Time since{};                 // when flows' bytes left were last settled
+    TimerId timer = 0;            // the flow with the fewest bytes left ends
+  };
+  std::vector<RegionLink> links_;  // per region, to the next
+  bool CopiesOverLink(const Job& job) const;
+  void SettleLink(RegionLink& link);
+  void ScheduleLink(size_t k);
+  void StartLinkCopy(Job& job);
+  void CancelLinkCopy(Job& job);
+  void OnLinkCopyDone(size_t k);
+  void FarCopyDone(JobId id);  // sim_storage.cpp
+  std::optional<double> ObjectStoreFairShare(const Job& job) const;
+  std::set<JobId> reading_;  // jobs streaming from an object store, running or hung
+  void ObjectStoreReadersChanged(const Job& job);
   void Probe(ComponentId part, bool ok);
   int restarts_in_place_ = 0;
   mutable Time settle_since_{}, settle_at_{};  // SettleCarry's last Decay(since, at), for trays seated together

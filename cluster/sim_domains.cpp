@@ -258,10 +258,20 @@ Status SimBackend::SetPsus(ComponentId c, bool failed, FaultId cause) {
   }
   double left = static_cast<double>(std::count(r.psu_failed.begin(), r.psu_failed.end(), false)) * m.psu_kw * 1000;
   double load = m.compute_trays * m.gpus_per_tray * m.gpu_tdp_w;
-  bool powered = left >= load;
-  if (!powered) r.power_cause = cause;
-  if (powered != r.powered) SetRackPowered(topo_.RackOf(c), powered, cause);
+  // The rack holds its own power off (cluster/holds.h), the newest PSU fault as the cause; a region
+  // outage holding it too keeps it dark after the PSUs are repaired.
+  const ComponentId rack = topo_.RackOf(c);
+  auto s = power_holds_.ReleaseHolder(rack, rack, 1);
+  if (left < load) s = power_holds_.Place(rack, rack, cause, 0, 1);
+  ApplyRackPower(rack, s, cause);
   return Status::Ok();
+}
+
+void SimBackend::ApplyRackPower(ComponentId rack, const Holds<ComponentId>::State& s, FaultId cause) {
+  Rack& r = rack_of(rack);
+  if (s.held) r.power_cause = s.cause;
+  if (r.powered != s.held) return;
+  SetRackPowered(rack, !s.held, s.held ? s.cause : cause);
 }
 
 // Power lost: every tray of the rack goes dark as if pulled (heartbeats stop, GPUs are gone, jobs

@@ -149,6 +149,7 @@ void SimBackend::StartRunning(Job& job) {
   job.last_update = job.segment_start = clock_.Now();
   job.step_time_s = 0;  // forces RefreshJob to report the new speed
   RefreshJob(job.id);
+  if (job.cfg.input_from_object_store) ObjectStoreReadersChanged(job);  // sim_region_link.cpp
 }
 
 void SimBackend::Advance(Job& job) {
@@ -181,10 +182,13 @@ void SimBackend::SetJobState(Job& job, JobState state, FaultId cause, const std:
   }
   job.state = state;
   job.cause = cause;
-  Record(JobChanged{job.id, state, job.steps, job.step_time_s, state == JobState::kRunning ? job.speed : 0,
-                    job.placed_gpus, lost, cause, detail, job.trays});
+  JobChanged change{job.id, state, job.steps, job.step_time_s, state == JobState::kRunning ? job.speed : 0,
+                    job.placed_gpus, lost, cause, detail, job.trays};
+  ChargeUnsafeWork(job, change);  // sim_regions.cpp: a failed checkpoint store's share of the rework
+  Record(std::move(change));
   Emit(JobStatus{job.id, state, job.trays, detail}, clock_.Now());
   if (was_running != (state == JobState::kRunning)) JobPowerChanged(job);
+  if (job.cfg.input_from_object_store) ObjectStoreReadersChanged(job);  // sim_region_link.cpp, if it stopped
 }
 
 // Re-derives a running or hung job's condition from its GPUs and links after any change to them.

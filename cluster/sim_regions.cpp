@@ -52,7 +52,8 @@ SimBackend::DataStall SimBackend::StreamStall(const Job& j) const {
     share = region_[static_cast<size_t>(j.region)].object_store;
     d.cause = region_[static_cast<size_t>(j.region)].object_cause;
   }
-  const double rate = topo_.model().object_store_gbytes_per_s_per_gpu * share;
+  double rate = topo_.model().object_store_gbytes_per_s_per_gpu * share;
+  if (auto fair = ObjectStoreFairShare(j)) rate = std::min(rate, *fair);  // sim_region_link.cpp
   d.read_s = rate > 0 ? j.cfg.input_gbytes_per_s * j.cfg.step_time.Seconds() / rate : 0;  // 0: InputLost hangs it
   return d;
 }
@@ -71,13 +72,29 @@ FaultId SimBackend::InputLost(const Job& j) const {
   return kNoFault;
 }
 
-bool SimBackend::CheckpointWriteFails(const Job& j) {
+// At the acknowledgement of a snapshot. A failed write leaves the work since the last acknowledged
+// checkpoint unsafe: the part this snapshot would have kept is the store's rework at the next restart.
+bool SimBackend::CheckpointWriteFails(Job& j) {
   if (region_.empty() || j.region < 0) return false;
   const RegionState& r = region_[static_cast<size_t>(j.region)];
-  if (!r.checkpoint_failed) return false;
+  if (!r.checkpoint_failed) {
+    j.unsafe_running = {};
+    j.unsafe_cause = kNoFault;
+    return false;
+  }
+  j.unsafe_running = j.pending_running;
+  j.unsafe_cause = r.checkpoint_cause;
   Physics(topo_.regions()[static_cast<size_t>(j.region)].checkpoint_store, "checkpoint_write_failed", j.steps,
           r.checkpoint_cause);
   return true;
+}
+
+void SimBackend::ChargeUnsafeWork(Job& j, JobChanged& change) {
+  if (change.lost_work <= Duration{} || j.unsafe_running <= Duration{}) return;
+  change.store_lost_work = std::min(change.lost_work, j.unsafe_running);
+  change.store_cause = j.unsafe_cause;
+  j.unsafe_running = {};
+  j.unsafe_cause = kNoFault;
 }
 
 void SimBackend::Probe(ComponentId part, bool ok) {
@@ -92,17 +109,19 @@ Status SimBackend::SetStoreRate(ComponentId store, double fraction, FaultId caus
     return Status::Invalid(c.name + " is a " + KindName(c.kind) + ", not a region's object or checkpoint store");
   if (!(fraction >= 0) || fraction > 1) return Status::Invalid("store rate must be from 0 to 100%");
   RegionState& r = region_[static_cast<size_t>(c.index)];
+  // Two faults on one store overlap: the worst rate held wins, the last release gives 100% back.
+  const auto s = fraction >= 1 ? store_holds_.Release(store, store, cause, 1) : store_holds_.Place(store, store, cause, fraction, 1);
   if (c.kind == Kind::kCheckpointStore) {
-    r.checkpoint_failed = fraction < 1;
-    r.checkpoint_cause = fraction < 1 ? cause : kNoFault;
-    Physics(store, fraction < 1 ? "checkpoint_store_failed" : "checkpoint_store_up", fraction, cause);
-    Probe(store, fraction >= 1);
+    r.checkpoint_failed = s.held;
+    r.checkpoint_cause = s.cause;
+    Physics(store, s.held ? "checkpoint_store_failed" : "checkpoint_store_up", s.value, cause);
+    Probe(store, !s.held);
     return Status::Ok();
   }
-  r.object_store = fraction;
-  r.object_cause = fraction < 1 ? cause : kNoFault;
-  Physics(store, fraction >= 1 ? "object_store_up" : "object_store_read", fraction, cause);
-  Probe(store, fraction >= 1);
+  r.object_store = s.value;
+  r.object_cause = s.cause;
+  Physics(store, s.held ? "object_store_read" : "object_store_up", s.value, cause);
+  Probe(store, !s.held);
   // Only jobs streaming from this store or with a tray whose cache is lost notice.
   std::vector<JobId> jobs;
   for (const auto& [tray, path] : storage_)
@@ -120,28 +139,26 @@ Status SimBackend::SetRegionDown(ComponentId region, bool down, FaultId cause) {
   const Component& c = topo_.at(region);
   if (c.kind != Kind::kRegion) return Status::Invalid(c.name + " is a " + KindName(c.kind) + ", not a region");
   RegionState& r = region_[static_cast<size_t>(c.index)];
-  if (r.down == down) return Status::Ok();
-  r.down = down;
-  r.down_cause = down ? cause : kNoFault;
-  Physics(region, down ? "region_down" : "region_up", 0, cause);
+  // Two outages of one region overlap: it stays down until the last is reverted (cluster/holds.h).
+  const bool was_down = r.down;
+  r.down = (down ? region_holds_.Place(region, region, cause, 0, 1) : region_holds_.Release(region, region, cause, 1)).held;
   const Region& reg = topo_.regions()[static_cast<size_t>(c.index)];
-  if (down)  // the region's checkpoint store goes with it: what was not copied yet is lost
-    for (Job& j : jobs_)
-      if (j.region == c.index && j.state != JobState::kQueued && j.state != JobState::kFinished)
-        LoseLocalCheckpoint(j, reg.checkpoint_store, cause);
+  if (r.down != was_down) {
+    Physics(region, down ? "region_down" : "region_up", 0, cause);
+    if (down)  // the region's checkpoint store goes with it: what was not copied yet is lost
+      for (Job& j : jobs_)
+        if (j.region == c.index && j.state != JobState::kQueued && j.state != JobState::kFinished)
+          LoseLocalCheckpoint(j, reg.checkpoint_store, cause);
+  }
+  // The region holds each rack's power off beside the rack's own PSUs: a rack comes back when neither does.
   for (int k = reg.first_rack; k < reg.first_rack + reg.racks; ++k) {
     const ComponentId rack = topo_.racks()[static_cast<size_t>(k)];
-    Rack& rs = rack_[static_cast<size_t>(k)];
-    if (down && rs.powered) {
-      rs.power_cause = cause;
-      SetRackPowered(rack, false, cause);
-    } else if (!down && !rs.powered && rs.power_cause == cause) {
-      SetRackPowered(rack, true, cause);
-      rs.power_cause = kNoFault;
-    }
+    ApplyRackPower(rack, down ? power_holds_.Place(rack, region, cause, 0, 1) : power_holds_.Release(rack, region, cause, 1),
+                   cause);
   }
-  Probe(region, !down);
-  if (!down) PlaceQueuedJobs();
+  if (r.down == was_down) return Status::Ok();
+  Probe(region, !r.down);
+  if (!r.down) PlaceQueuedJobs();
   return Status::Ok();
 }
 

@@ -76,19 +76,29 @@ void SimBackend::AddStalledRanks(const Job& j, double stall_s, double nominal_co
   }
 }
 
-// The far copy runs after the local acknowledgement; when it is done, a newer acknowledged checkpoint
-// (written meanwhile) is copied next.
+// The far copy runs after the local acknowledgement, one at a time; when it is done, a newer
+// acknowledged checkpoint (written meanwhile) is copied next. With a size it shares the region's link
+// (sim_region_link.cpp), else it takes checkpoint_copy.
 void SimBackend::CopyCheckpoint(JobId id) {
   Job& j = jobs_[id];
+  if (j.copy_on_link) return;  // the newer checkpoint follows when the copy in flight is done
   j.copying_steps = j.ckpt_steps;
   j.copying_total = j.ack_total;
+  if (CopiesOverLink(j)) {
+    StartLinkCopy(j);
+    return;
+  }
   j.copy_timer = clock_.CallAfter(j.cfg.checkpoint_copy, [this, id] {
-    Job& job = jobs_[id];
-    job.copy_timer = 0;
-    job.remote_steps = job.copying_steps;
-    job.remote_total = job.copying_total;
-    if (job.ack_total > job.remote_total) CopyCheckpoint(id);
+    jobs_[id].copy_timer = 0;
+    FarCopyDone(id);
   });
+}
+
+void SimBackend::FarCopyDone(JobId id) {
+  Job& job = jobs_[id];
+  job.remote_steps = job.copying_steps;
+  job.remote_total = job.copying_total;
+  if (job.ack_total > job.remote_total) CopyCheckpoint(id);
 }
 
 // A tray of the job lost its local store with the job's checkpoint shards on it: the acknowledged
@@ -101,6 +111,7 @@ void SimBackend::LoseLocalCheckpoint(Job& j, ComponentId tray, FaultId cause) {
   if (j.ack_total <= j.remote_total) return;  // the far region has the newest acknowledged checkpoint
   if (j.copy_timer) clock_.Cancel(j.copy_timer);
   j.copy_timer = 0;
+  CancelLinkCopy(j);
   j.running_since_ckpt += j.ack_total - j.remote_total;
   j.ckpt_steps = j.remote_steps;
   j.ack_total = j.remote_total;

@@ -79,6 +79,10 @@ struct JobChanged {
   FaultId cause = kNoFault; // the fault behind the change, if any (ground truth)
   std::string detail;       // e.g. placement, or why it hung
   TrayList trays;           // where it runs (running, restarting); empty otherwise; shared, not copied
+  // Of lost_work, what the newest checkpoint would have kept had its store acknowledged it: charged to
+  // the store's fault (store_cause), the rest to `cause` (healer/metrics.cpp). Not stored in reports.
+  Duration store_lost_work{};
+  FaultId store_cause = kNoFault;
 };
 
 // A job wrote a checkpoint that was acknowledged.

@@ -1,62 +1,17 @@
 // Regions in the topology and the simulator: two GB200 NVL72 regions, east (r01-r02) and west (r03-r04),
-// no hot spare trays unless a test says so.
+// no hot spare trays unless a test says so (tests/cluster/regions_harness.h).
 #include <doctest/doctest.h>
 
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "tests/cluster/sim_harness.h"
+#include "tests/cluster/regions_harness.h"
 
 namespace rackchaos::cluster {
 namespace {
 
 using namespace testing;
-
-constexpr FaultId kRegionFault = 31;
-
-Topology TwoRegions(int east = 2, int west = 2) {
-  auto model = LoadRackModel("gb200-nvl72");
-  REQUIRE(model.ok());
-  auto topo = Topology::Build(*model, east + west, 0, {{"east", east}, {"west", west}});
-  REQUIRE(topo.ok());
-  return std::move(topo).value();
-}
-
-struct Regions {
-  explicit Regions(SimOptions options = {}, uint64_t seed = 42)
-      : topo(TwoRegions()), sim(topo, clock, Rng(seed), events, options) {
-    sim.Subscribe(&seen);
-  }
-  ComponentId Id(std::string_view name) const {
-    auto id = topo.Find(name);
-    REQUIRE_MESSAGE(id.has_value(), "no component ", std::string(name));
-    return *id;
-  }
-  template <typename Fn>
-  void At(Time at, Fn fn) {
-    clock.CallAt(at, std::move(fn));
-  }
-  std::vector<std::string> RacksOf(JobId job) const {
-    std::vector<std::string> out;
-    for (ComponentId t : sim.JobTrays(job)) {
-      const std::string& r = topo.at(topo.RackOf(t)).name;
-      if (out.empty() || out.back() != r) out.push_back(r);
-    }
-    return out;
-  }
-  size_t PhysicsCount(std::string_view what) const {
-    size_t n = 0;
-    for (const Event& e : events.events())
-      if (const auto* p = std::get_if<PhysicsChanged>(&e.body)) n += p->what == what;
-    return n;
-  }
-  Topology topo;
-  VirtualClock clock;
-  EventLog events;
-  SimBackend sim;
-  Recorder seen;
-};
 
 TEST_CASE("topology.regions: a region is the parent of its racks, with its stores, and moves no other id") {
   Topology plain = BuildTopology(4, 0), t = TwoRegions();
