@@ -191,13 +191,24 @@ JobWalk WalkJob(const JobInfo& info, const Changes& changes, const std::vector<F
   if (changes.empty()) return w;
   Time start = changes.front().first;
   Duration running{}, lost{};
+  std::vector<FaultId> rework_only;  // store faults charged rework at a restart they did not cause
   for (size_t i = 0; i < changes.size(); ++i) {
     const auto& [t, c] = changes[i];
     Time next = i + 1 < changes.size() ? changes[i + 1].first : end;
     Duration dt = next - t;
     if (c->lost_work > Duration{}) {
       lost += c->lost_work;
-      if (cause[i] != kNoFault) w.impacts[cause[i]].rework += c->lost_work;
+      // A failed checkpoint store's share: the work its unacknowledged checkpoint would have kept.
+      const Duration unsafe = c->store_cause != kNoFault ? std::min(c->store_lost_work, c->lost_work) : Duration{};
+      if (unsafe > Duration{}) {
+        w.impacts[c->store_cause].rework += unsafe;
+        if (c->store_cause != cause[i]) rework_only.push_back(c->store_cause);
+      }
+      if (cause[i] != kNoFault) w.impacts[cause[i]].rework += c->lost_work - unsafe;
+    }
+    if (!Impaired(*c)) {  // running at full speed again: recovered from that extra rework
+      for (FaultId f : rework_only) w.recovered_at[f] = t;
+      rework_only.clear();
     }
     if (c->state == JobState::kRunning) running += dt;
     if (i > 0 && changes[i - 1].second->state == JobState::kRunning && c->state != JobState::kRunning)

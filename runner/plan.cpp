@@ -74,7 +74,11 @@ const std::vector<KeyInfo> kKeys = {
      "one region. Instead of racks (or equal to their sum)."},
     {"cluster", "region_link_gbytes_per_s", T::kInt, kOptional, 1, 100000, "50 [guess: 4 x 100G wavelengths]", "25",
      "Bandwidth of the link from each region to the next, for the background checkpoint copy "
-     "(workload.jobs[].checkpoint.size_gb)."},
+     "(workload.jobs[].checkpoint.size_gb). The copies in flight over it share it equally."},
+    {"cluster", "object_store_gbytes_per_s", T::kInt, kOptional, 1, 10000000, "1000 [guess: no published figure]",
+     "200",
+     "Read capacity of each region's object store, shared by the jobs streaming from it "
+     "(workload.jobs[].input_from: object_store): beyond it they stall on data."},
     {"cluster", "fabric", T::kMap, kOptional, 0, 0, "two tiers", "{tiers: 3}",
      "The scale-out fabric above the leaves (docs/failure-domains.md)."},
     {"cluster.fabric", "tiers", T::kInt, kRequired, 2, 3, "", "3",

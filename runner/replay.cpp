@@ -272,6 +272,40 @@ std::string CommentText(const std::string& s) {
   return out;
 }
 
+// The cluster section: the model, racks or regions (with their spare racks and the link between them).
+void ClusterYaml(std::ostream& y, const ClusterSpec& c) {
+  y << "cluster:\n  model: " << Quote(c.model) << "\n";
+  if (c.regions.empty()) y << "  racks: " << c.racks << "\n";
+  else {
+    y << "  regions:\n";
+    for (const RegionPlan& r : c.regions) {
+      y << "    - {name: " << Quote(r.name) << ", racks: " << r.racks;
+      if (r.spare_racks >= 0) y << ", spares: {racks: " << r.spare_racks << "}";
+      y << "}\n";
+    }
+    y << "  region_link_gbytes_per_s: " << c.region_link_gbytes_per_s << "\n  object_store_gbytes_per_s: "
+      << c.object_store_gbytes_per_s << "\n";
+  }
+  if (c.spare_racks > 0) y << "  spares: {racks: " << c.spare_racks << "}\n";
+  y << "  spare_trays: " << c.spare_trays << "\n\n";
+}
+
+// One job of workload.jobs, with its home region, input and far checkpoint copy when it has them.
+void JobYaml(std::ostream& y, const JobSpec& j) {
+  y << "    - name: " << Quote(j.name) << "\n      gpus: " << j.gpus << "\n      parallelism: {tp: " << j.tp
+    << ", pp: " << j.pp << ", dp: " << (j.dp ? j.dp : j.gpus / std::max(1, j.tp * j.pp)) << ", ep: " << j.ep
+    << "}\n      step_time: " << Secs(j.step_time) << "\n      checkpoint: {interval: " << Secs(j.checkpoint_interval)
+    << ", write_time: " << Secs(j.checkpoint_write);
+  if (j.checkpoint_copy > Duration{}) y << ", copy_time: " << Secs(j.checkpoint_copy);
+  if (j.checkpoint_size_gb > 0) y << ", size_gb: " << j.checkpoint_size_gb;
+  y << "}\n      restart_overhead: " << Secs(j.restart_overhead) << "\n      collective_timeout: "
+    << Secs(j.collective_timeout) << "\n";
+  if (j.min_gpus > 0) y << "      elastic: {min_gpus: " << j.min_gpus << "}\n";
+  if (!j.region.text.empty()) y << "      region: " << Quote(j.region.text) << "\n";
+  if (j.input_mb_per_s > 0) y << "      input_mb_per_s: " << j.input_mb_per_s << "\n";
+  if (j.input_from_object_store) y << "      input_from: object_store\n";
+}
+
 }  // namespace
 
 ReplayTimeline BuildReplayTimeline(const incident::Incident& incident, const cluster::Topology& topo,
@@ -302,17 +336,9 @@ std::string ReplayPlanYaml(const ReplayTimeline& t, const ReplayPlanOptions& o) 
   if (!o.description.empty()) y << "description: " << Quote(o.description) << "\n";
   y << "seed: " << o.seed << "\n";
   y << "duration: " << Secs(o.lead.Seconds() + t.span + o.tail.Seconds()) << "\n\n";
-  y << "cluster:\n  model: " << Quote(o.cluster.model) << "\n  racks: " << o.cluster.racks
-    << "\n  spare_trays: " << o.cluster.spare_trays << "\n\n";
+  ClusterYaml(y, o.cluster);
   y << "workload:\n  jobs:\n";
-  for (const JobSpec& j : o.jobs) {
-    y << "    - name: " << Quote(j.name) << "\n      gpus: " << j.gpus << "\n      parallelism: {tp: " << j.tp
-      << ", pp: " << j.pp << ", dp: " << (j.dp ? j.dp : j.gpus / std::max(1, j.tp * j.pp)) << ", ep: " << j.ep
-      << "}\n      step_time: " << Secs(j.step_time) << "\n      checkpoint: {interval: " << Secs(j.checkpoint_interval)
-      << ", write_time: " << Secs(j.checkpoint_write) << "}\n      restart_overhead: " << Secs(j.restart_overhead)
-      << "\n      collective_timeout: " << Secs(j.collective_timeout) << "\n";
-    if (j.min_gpus > 0) y << "      elastic: {min_gpus: " << j.min_gpus << "}\n";
-  }
+  for (const JobSpec& j : o.jobs) JobYaml(y, j);
   y << "\nfaults:" << (t.faults.empty() ? " []\n" : "\n");
   for (const ReplayFault& f : t.faults) {
     y << "  # " << CommentText(f.source);

@@ -200,6 +200,8 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   sim_options.shrink_elastic = spec.policy.shrink;  // the scheduler side of remediation.shrink
   sim_options.spare_racks = spec.spare_racks;
   sim_options.region_spare_racks = spec.region_spare_racks;
+  sim_options.region_link_gbytes_per_s = spec.region_link_gbytes_per_s;
+  sim_options.object_store_gbytes_per_s = spec.object_store_gbytes_per_s;
   cluster::SimBackend sim(spec.topology, clock, rng.Fork("sim"), events, sim_options);
   for (const auto& j : spec.jobs) {
     auto id = sim.AddJob(j);

@@ -264,6 +264,10 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
                                            " racks, so spare racks come in multiples of " +
                                            std::to_string(model->domain_racks));
   RC_RETURN_IF_ERROR(CheckSpareRacks(plan, spec));  // validate_regions.cpp: per region, or of the cluster
+  if (!plan.cluster.regions.empty()) {  // the regions' shared link and object stores (sim_region_link.cpp)
+    spec.region_link_gbytes_per_s = plan.cluster.region_link_gbytes_per_s;
+    spec.object_store_gbytes_per_s = plan.cluster.object_store_gbytes_per_s;
+  }
 
   int free_gpus = 0;
   for (ComponentId t : spec.topology.trays())

@@ -92,6 +92,7 @@ Status SetCopyTime(const ClusterSpec& cluster, const JobSpec& job, cluster::JobC
                                       "; add a second region to cluster.regions or set checkpoint.copy_time");
   config.checkpoint_copy =
       Duration::FromSecondsF(static_cast<double>(job.checkpoint_size_gb) / cluster.region_link_gbytes_per_s);
+  config.checkpoint_size_gb = job.checkpoint_size_gb;  // the copy shares the link with the others in flight
   return Status::Ok();
 }
 

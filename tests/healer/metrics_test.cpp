@@ -349,3 +349,25 @@ TEST_CASE("healer.metrics: a fault that needed isolation and got none has not re
 
 }  // namespace
 }  // namespace rackchaos::healer
+
+// Fault 2 fails the region's checkpoint store at 5m: the 10m checkpoint is never acknowledged. Fault 1 (BaseRun's cap) makes the healer requeue the job at 15m20s, which throws away
+// 15m20s of work; 10m of it (what the 10m checkpoint would have kept) is the store's doing.
+TEST_CASE("healer.metrics: the rework a failed checkpoint store added is charged to it, the rest to the restart's fault") {
+  std::vector<Event> events = BaseRun();
+  const ComponentId store = Id("r01.tray05");  // any part: the metrics look only at causes here
+  events.insert(events.begin() + 1, {Min(5), FaultInjected{2, "checkpoint_store_fail", store, -1, "east.ckptstore", ""}});
+  for (Event& e : events)
+    if (auto* c = std::get_if<JobChanged>(&e.body); c && c->state == JobState::kQueued) {
+      c->lost_work = Min(15) + Sec(20);
+      c->store_lost_work = Min(10);
+      c->store_cause = 2;
+    }
+  RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  CHECK(Fault(m, 1).rework == Min(5) + Sec(20));
+  CHECK(Fault(m, 2).rework == Min(10));
+  CHECK(Fault(m, 2).jobs_touched == 1);
+  CHECK(Fault(m, 2).jobs_interrupted == 0);
+  CHECK(Fault(m, 2).gpu_hours_lost == doctest::Approx(8 * 600 / 3600.0));
+  CHECK(Fault(m, 2).time_to_recover == Min(18) - Min(5));  // running at full speed again after the restart
+  CHECK(m.jobs[0].productive == Min(42));  // 15m20s + 42m running, 15m20s of it redone
+}

@@ -177,6 +177,51 @@ TEST_CASE("replay: the exported plan keeps each job's elastic min_gpus") {
   CHECK_MESSAGE(spec.ok(), spec.status().message());
 }
 
+TEST_CASE("replay: the exported plan keeps the regions, each job's region, input and far copy") {
+  auto plan = rr::ParsePlan(R"(name: two-regions
+duration: 1h
+cluster:
+  model: gb200-nvl72
+  regions:
+    - {name: east, racks: 2, spares: {racks: 1}}
+    - {name: west, racks: 1}
+  region_link_gbytes_per_s: 25
+  object_store_gbytes_per_s: 300
+workload:
+  jobs:
+    - {name: a, gpus: 72, region: west, input_mb_per_s: 300, input_from: object_store,
+       checkpoint: {interval: 20m, write_time: 30s, size_gb: 4000}}
+    - {name: b, gpus: 36, checkpoint: {interval: 20m, write_time: 30s, copy_time: 5m}}
+)",
+                            "src.yaml");
+  REQUIRE_MESSAGE(plan.ok(), plan.status().message());
+  rr::ReplayPlanOptions o;
+  o.cluster = plan->cluster;
+  o.jobs = plan->jobs;
+  const std::string text = rr::ReplayPlanYaml(rr::ReplayTimeline{}, o);
+  auto back = rr::ParsePlan(text, "replay.yaml");
+  REQUIRE_MESSAGE(back.ok(), back.status().message() << "\n" << text);
+  REQUIRE(back->cluster.regions.size() == 2);
+  CHECK(back->cluster.regions[0].name == "east");
+  CHECK(back->cluster.regions[0].racks == 2);
+  CHECK(back->cluster.regions[0].spare_racks == 1);
+  CHECK(back->cluster.regions[1].spare_racks == -1);
+  CHECK(back->cluster.racks == 3);
+  CHECK(back->cluster.region_link_gbytes_per_s == 25);
+  CHECK(back->cluster.object_store_gbytes_per_s == 300);
+  REQUIRE(back->jobs.size() == 2);
+  CHECK(back->jobs[0].region.text == "west");
+  CHECK(back->jobs[0].input_mb_per_s == 300);
+  CHECK(back->jobs[0].input_from_object_store);
+  CHECK(back->jobs[0].checkpoint_size_gb == 4000);
+  CHECK(back->jobs[1].region.text.empty());
+  CHECK_FALSE(back->jobs[1].input_from_object_store);
+  CHECK(back->jobs[1].checkpoint_copy == rackchaos::Duration::Minutes(5));
+  auto spec = rr::ValidatePlan(*back, {});
+  REQUIRE_MESSAGE(spec.ok(), spec.status().message() << "\n" << text);
+  CHECK(spec->topology.regions().size() == 2);
+}
+
 TEST_CASE("replay: sample incident xid79-gpu-off-bus") {
   auto topo = Gb200();
   auto inc = FromFiles("scenarios/incidents/xid79-gpu-off-bus", {"kernel.log", "slurmctld.log"});
