@@ -52,6 +52,13 @@ TEST_CASE("regions: a plan's regions build the topology, spares per region, copy
   CHECK(spec->region_spare_racks == std::vector<int>{0, 1});
   CHECK(spec->spare_racks == 1);
   CHECK(spec->jobs[0].checkpoint_copy == Duration::Seconds(150));  // 6000 GB at 40 GB/s
+  CHECK(spec->jobs[0].checkpoint_size_gb == 6000);                 // shares the link with other copies
+  CHECK(spec->region_link_gbytes_per_s == 40);
+  CHECK(spec->object_store_gbytes_per_s == 1000);                  // the [guess] default
+  auto small = Validate(With(With(With(kPlan, "region_link_gbytes_per_s: 40", "object_store_gbytes_per_s: 25"), "KIND",
+                                  "region_outage"), "TARGET", "east"));
+  REQUIRE_MESSAGE(small.ok(), small.status().message());
+  CHECK(small->object_store_gbytes_per_s == 25);
   REQUIRE(spec->faults.size() == 1);
   CHECK(spec->faults[0].target.component == spec->topology.regions()[0].id);
   CHECK(spec->jobs[0].region == -1);
