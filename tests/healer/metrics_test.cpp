@@ -347,11 +347,9 @@ TEST_CASE("healer.metrics: a fault that needed isolation and got none has not re
   CHECK_FALSE(Fault(m, 1).time_to_recover.has_value());
 }
 
-}  // namespace
-}  // namespace rackchaos::healer
-
-// Fault 2 fails the region's checkpoint store at 5m: the 10m checkpoint is never acknowledged. Fault 1 (BaseRun's cap) makes the healer requeue the job at 15m20s, which throws away
-// 15m20s of work; 10m of it (what the 10m checkpoint would have kept) is the store's doing.
+// Fault 2 fails the region's checkpoint store at 5m: the 10m checkpoint is never acknowledged. Fault 1
+// (BaseRun's cap) makes the healer requeue the job at 15m20s, which throws away 15m20s of work; 10m of
+// it (what the 10m checkpoint would have kept) is the store's doing.
 TEST_CASE("healer.metrics: the rework a failed checkpoint store added is charged to it, the rest to the restart's fault") {
   std::vector<Event> events = BaseRun();
   const ComponentId store = Id("r01.tray05");  // any part: the metrics look only at causes here
@@ -371,3 +369,6 @@ TEST_CASE("healer.metrics: the rework a failed checkpoint store added is charged
   CHECK(Fault(m, 2).time_to_recover == Min(18) - Min(5));  // running at full speed again after the restart
   CHECK(m.jobs[0].productive == Min(42));  // 15m20s + 42m running, 15m20s of it redone
 }
+
+}  // namespace
+}  // namespace rackchaos::healer
