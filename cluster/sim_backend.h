@@ -177,15 +177,16 @@ class SimBackend : public Backend {
     bool fatal = false;  // hung on a lost GPU/tray: only a restart helps
     bool started_once = false;
     bool domain_lost = false;         // requeued from a lost NVLink domain: spare racks may take it
-    // Placement: some DP (PP) group crosses NVLink domains, so that kind sends over the NICs; else over
-    // NVLink. Always true for ungrouped jobs. sim_parallel.cpp, NoteGroupFabrics.
-    bool dp_cross = true, pp_cross = true;
-    // Per kind of group (kDp, kPp), from the placement: some group stays inside one domain (sends over
-    // NVLink); the pods holding ranks of its groups that span leaf groups (their traffic crosses the
-    // spines); some group spans pods (the super-spines). sim_parallel.cpp, NoteGroupFabrics.
+    // Per kind of group (kDp, kPp) of a grouped job, from the placement (sim_parallel.cpp,
+    // NoteGroupFabrics): the NVLink domains holding a group that stays inside one domain (it sends over
+    // NVLink) and those holding a rank of a group that crosses domains (its NVLink hop there, then the
+    // NICs), both sorted; the pods holding ranks of its groups that span leaf groups (their traffic
+    // crosses the spines); some group spans pods (the super-spines).
     struct KindPlacement {
-      bool nvlink = false, spans_pods = false;
+      std::vector<int> nvlink_domains, hop_domains;
+      bool spans_pods = false;
       std::vector<int> spine_pods;
+      bool crosses() const { return !hop_domains.empty(); }
     };
     std::array<KindPlacement, 2> kinds;
     size_t grow_note = SIZE_MAX;  // free trays when it last noted it could not grow back in whole blocks
@@ -294,7 +295,7 @@ class SimBackend : public Backend {
     FaultId cause = kNoFault;  // of the slowest link that is not a port down
     double slow = 1;           // that link's fraction
   };
-  std::array<KindLinks, 2> GroupLinksOf(const Job& job, double domain_bw) const;
+  std::array<KindLinks, 2> GroupLinksOf(const Job& job) const;
   double KindSpineShare(const Job& job, int kind, FaultId& cause) const;  // sim_spines.cpp
   // Trays from slots [lo, hi) only (a region's window: sim_regions.cpp). `regular` (optional) gets how
   // many of the trays are regular ones; 0 when the domain rule placed them.
@@ -347,6 +348,9 @@ class SimBackend : public Backend {
   // What the job's NVLink domains do to it: `unhealthy` (a domain lost its partition) or the lowest
   // bandwidth fraction among them, with the fault behind it. Cost: the impaired racks only.
   void DomainImpact(JobId id, bool& unhealthy, double& bandwidth, FaultId& cause) const;
+  // The lowest NVLink bandwidth fraction among `domains` (sorted domain indexes), with the fault behind
+  // it; 1 when none of them is impaired. Cost: the impaired racks only.
+  double DomainsBandwidth(const std::vector<int>& domains, FaultId& cause) const;
   void UpdateDomainHealth(ComponentId rack);
   Status SetSwitchTray(ComponentId sw, bool failed, bool taken_out, FaultId cause);
   Status TakeSwitchTrayOut(ComponentId sw, bool out);  // the healer's Drain / Resume of a switch tray

@@ -129,6 +129,19 @@ void SimBackend::DomainImpact(JobId id, bool& unhealthy, double& bandwidth, Faul
   }
 }
 
+double SimBackend::DomainsBandwidth(const std::vector<int>& domains, FaultId& cause) const {
+  double bw = 1;
+  for (size_t k : impaired_racks_) {
+    if (!std::binary_search(domains.begin(), domains.end(), topo_.DomainOfRack(static_cast<int>(k)))) continue;
+    const ComponentId rack = topo_.racks()[k];
+    if (const double b = DomainBandwidth(rack); b < bw) {
+      bw = b;
+      cause = DomainCause(rack);
+    }
+  }
+  return bw;
+}
+
 Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause) {
   const Rack& r = rack_of(c);
   switch (topo_.at(c).kind) {

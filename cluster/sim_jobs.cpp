@@ -288,7 +288,7 @@ void SimBackend::RefreshJob(JobId id) {
   // Ungrouped: DP over the NICs (and the spines).
   double dp_bw = slow.nic, pp_bw = slow.nic, dp_at = nom * sh.dp, pp_at = nom * sh.pp;  // at the ports' pace
   if (j.cfg.grouped) {
-    const auto kinds = GroupLinksOf(j, domain_bw);
+    const auto kinds = GroupLinksOf(j);  // each kind at the domains its own groups use
     dp_bw = kinds[kDp].bw;
     pp_bw = kinds[kPp].bw;
     dp_at = nom * sh.dp / kinds[kDp].ports;

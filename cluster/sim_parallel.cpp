@@ -10,15 +10,19 @@
 // Step time: a synchronous step waits for every group, so each kind of group costs its exposed share
 // over its slowest group (sim_jobs.cpp, RefreshJob): TP all-reduce and the MoE all-to-all over NVLink;
 // each DP and each PP group at the slowest link among its own ranks on the fabric it uses: NVLink when
-// it sits inside one domain, else the scale-out NICs (and the spines when it spans leaf groups). Only a
-// rank whose DP or PP group crosses domains sends over its NIC, and a degraded NIC slows only the kinds
-// whose group crosses at that rank: a NIC down or degraded behind any other rank does not touch the job.
+// it sits inside one domain (at that domain's bandwidth in adaptive mode), else the slower of the
+// scale-out NICs (and the spines when it spans leaf groups) and its NVLink hop inside each domain it
+// spans. Only a rank whose DP or PP group crosses domains sends over its NIC, and a degraded NIC slows
+// only the kinds whose group crosses at that rank: a NIC down or degraded behind any other rank does
+// not touch the job. An impaired domain slows only the groups with ranks in it.
 //
-// Cost: NoteGroupFabrics walks the groups once per placement (the pods of groups spanning leaf groups
-// walk their ranks); a recompute looks only at the job's odd GPUs and degraded links, O(log trays) each.
+// Cost: NoteGroupFabrics walks the groups once per placement (a crossing group jumps from domain to
+// domain; the pods of groups spanning leaf groups walk their ranks); a recompute looks only at the job's
+// odd GPUs, degraded links and impaired racks, O(log trays) each.
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <string>
@@ -180,33 +184,50 @@ int SimBackend::ShrunkGroupedSize(const Job& job, int most) const {
 }
 
 // Which fabric each group sends over, from the placement (JobConfig's rank order): a group inside one
-// domain uses NVLink. Ungrouped jobs: DP over the NICs, as always.
+// domain uses NVLink there; a group across domains uses the NICs and an NVLink hop in every domain
+// holding one of its ranks. Ungrouped jobs: DP over the NICs, as always (nothing noted).
 void SimBackend::NoteGroupFabrics(Job& j) const {
-  j.dp_cross = j.pp_cross = true;
   j.kinds = {};
   if (!j.cfg.grouped || j.placed_gpus <= 0) return;
   const int64_t tp = j.cfg.tp, pp = j.cfg.pp, dp = j.placed_gpus / (tp * pp), per_tray = topo_.model().gpus_per_tray;
-  auto rack = [&](int64_t r) { return topo_.at(j.trays[static_cast<size_t>(r / per_tray)]).rack; };
+  const std::vector<ComponentId>& trays = j.trays.ids();
+  auto rack = [&](int64_t r) { return topo_.at(trays[static_cast<size_t>(r / per_tray)]).rack; };
+  // The job's ranks by domain (trays are sorted): domain dom[i] holds ranks [starts[i], starts[i + 1]).
+  std::vector<int64_t> starts;
+  std::vector<int> dom;
+  for (size_t t = 0; t < trays.size(); ++t)
+    if (const int d = topo_.DomainOfRack(topo_.at(trays[t]).rack); dom.empty() || dom.back() != d) {
+      starts.push_back(static_cast<int64_t>(t) * per_tray);
+      dom.push_back(d);
+    }
   // One kind: `groups` groups of `count` ranks `stride` apart, the g-th starting at first(g).
-  auto note = [&](Job::KindPlacement& kind, bool& cross, int64_t groups, int64_t count, int64_t stride, auto first) {
-    cross = false;
+  auto note = [&](Job::KindPlacement& kind, int64_t groups, int64_t count, int64_t stride, auto first) {
     std::vector<uint8_t> pods(static_cast<size_t>(topo_.Pods()), 0);
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t a = first(g), z = a + stride * (count - 1);
       if (!GroupCrosses(j, a, stride, count)) {
-        kind.nvlink = kind.nvlink || count > 1;
+        if (count > 1) kind.nvlink_domains.push_back(topo_.DomainOfRack(rack(a)));
         continue;
       }
-      cross = true;
+      for (int64_t r = a; r <= z;) {  // each domain holding a rank: jump to the group's first rank past it
+        const size_t i = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) - 1;
+        kind.hop_domains.push_back(dom[i]);
+        if (i + 1 == starts.size()) break;
+        r = a + (starts[i + 1] - a + stride - 1) / stride * stride;
+      }
       if (topo_.LeafGroupOfRack(rack(a)) == topo_.LeafGroupOfRack(rack(z))) continue;
       kind.spans_pods = kind.spans_pods || topo_.PodOfRack(rack(a)) != topo_.PodOfRack(rack(z));
       for (int64_t r = a; r <= z; r += stride) pods[static_cast<size_t>(topo_.PodOfRack(rack(r)))] = 1;
     }
+    for (std::vector<int>* v : {&kind.nvlink_domains, &kind.hop_domains}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
     for (size_t p = 0; p < pods.size(); ++p)
       if (pods[p]) kind.spine_pods.push_back(static_cast<int>(p));
   };
-  note(j.kinds[kDp], j.dp_cross, tp * pp, dp, tp, [&](int64_t g) { return g % tp + tp * dp * (g / tp); });
-  note(j.kinds[kPp], j.pp_cross, tp * dp, pp, tp * dp, [](int64_t g) { return g; });
+  note(j.kinds[kDp], tp * pp, dp, tp, [&](int64_t g) { return g % tp + tp * dp * (g / tp); });
+  note(j.kinds[kPp], tp * dp, pp, tp * dp, [](int64_t g) { return g; });
 }
 
 // A group of `count` ranks, `stride` apart from `first`: ranks fill trays in order and trays are sorted,
@@ -237,13 +258,25 @@ int SimBackend::RankCrossing(const Job& j, ComponentId gpu_id) const {
 // ungrouped job). O(log trays).
 bool SimBackend::GpuUsesNic(const Job& j, ComponentId gpu_id) const { return RankCrossing(j, gpu_id) != 0; }
 
-// Per kind: min over its groups of each group's slowest link = min over the job's affected ranks of the
-// link on the fabric that rank's group of that kind uses. Only odd GPUs and degraded links are visited.
-std::array<SimBackend::KindLinks, 2> SimBackend::GroupLinksOf(const Job& j, double domain_bw) const {
+// NVLink over scale-out bandwidth per GPU (GB200: 900 GB/s against a 400 Gb/s NIC, 18); without
+// both numbers NVLink is never a crossing group's bottleneck.
+static double NvlinkOverNic(const RackModel& m) {
+  const double nic = m.nic_gbit_per_s / 8 * m.nics_per_tray / std::max(1, m.gpus_per_tray);
+  return nic > 0 && m.nvlink_gbytes_per_s > 0 ? m.nvlink_gbytes_per_s / nic : std::numeric_limits<double>::max();
+}
+
+// Per kind: min over its groups of each group's slowest link. A group inside one domain: the NVLink
+// ports and degraded ports of its ranks, at its domain's bandwidth (adaptive mode). A group across
+// domains: min(its ranks' NICs and spines, its NVLink hop: ports, degraded ports and bandwidth of the
+// domains it spans), each against the nominal bottleneck (NVLink is a multiple of the NIC). Ranks are
+// folded by whether their own group of the kind crosses; only odd GPUs and degraded links are visited.
+std::array<SimBackend::KindLinks, 2> SimBackend::GroupLinksOf(const Job& j) const {
   std::array<KindLinks, 2> k;
-  std::array<double, 2> nvlink_slow{1, 1}, nic{1, 1};
-  auto fold = [&k](int kind, double& worst, double f, FaultId c) {
-    worst = std::min(worst, f);
+  // [kind][0: groups inside one domain, 1: groups across domains]
+  double ports[2][2] = {{1, 1}, {1, 1}}, nvlink_slow[2][2] = {{1, 1}, {1, 1}};
+  FaultId nvlink_cause[2][2] = {{kNoFault, kNoFault}, {kNoFault, kNoFault}};
+  std::array<double, 2> nic{1, 1};
+  auto fold = [&k](int kind, double f, FaultId c) {
     if (f < k[kind].slow) {
       k[kind].slow = f;
       k[kind].cause = c;
@@ -252,27 +285,42 @@ std::array<SimBackend::KindLinks, 2> SimBackend::GroupLinksOf(const Job& j, doub
   const RackModel& m = topo_.model();
   for (ComponentId g : odd_gpus_) {
     if (JobOfGpu(g) != j.id || !gpu(g).nvlink_down) continue;
-    const int up_links = m.nvlink_links_per_gpu - std::popcount(gpu(g).nvlink_down);
-    const double up = static_cast<double>(up_links) / m.nvlink_links_per_gpu;
+    const double up = static_cast<double>(m.nvlink_links_per_gpu - std::popcount(gpu(g).nvlink_down)) / m.nvlink_links_per_gpu;
     const int cross = RankCrossing(j, g);
-    for (int kind : {kDp, kPp})
-      if (!(cross >> kind & 1)) k[kind].ports = std::min(k[kind].ports, up);
+    for (int kind : {kDp, kPp}) ports[kind][cross >> kind & 1] = std::min(ports[kind][cross >> kind & 1], up);
   }
   for (const auto& [key, d] : degraded_)
     for (ComponentId g : RanksBehind(key.first, key.second)) {
       if (JobOfGpu(g) != j.id) continue;
       const int cross = RankCrossing(j, g);
       for (int kind : {kDp, kPp}) {
-        const bool crosses = cross >> kind & 1, port = key.second >= 0;
-        if (port != crosses) fold(kind, port ? nvlink_slow[kind] : nic[kind], d.fraction, d.cause);
+        const int crosses = cross >> kind & 1;
+        if (key.second >= 0 && d.fraction < nvlink_slow[kind][crosses]) {
+          nvlink_slow[kind][crosses] = d.fraction;
+          nvlink_cause[kind][crosses] = d.cause;
+        } else if (key.second < 0 && crosses) {
+          nic[kind] = std::min(nic[kind], d.fraction);
+          fold(kind, d.fraction, d.cause);
+        }
       }
     }
+  const double ratio = NvlinkOverNic(m), nominal = std::min(1.0, ratio);
+  auto hop = [&](double nvlink) { return std::min(1.0, ratio * nvlink) / nominal; };  // a crossing group's pace
   for (int kind : {kDp, kPp}) {
-    if (j.kinds[kind].nvlink) k[kind].ports = std::min(k[kind].ports, domain_bw);  // adaptive mode, as for TP
+    const Job::KindPlacement& place = j.kinds[static_cast<size_t>(kind)];
+    FaultId unused = kNoFault;  // a domain's cause is the job's NVLink cause (RefreshJob)
+    const bool impaired = !impaired_racks_.empty();
+    const double inside = ports[kind][0] * (impaired ? DomainsBandwidth(place.nvlink_domains, unused) : 1);
+    const double across = ports[kind][1] * (impaired ? DomainsBandwidth(place.hop_domains, unused) : 1);
+    fold(kind, nvlink_slow[kind][0], nvlink_cause[kind][0]);
+    if (hop(across) > 0) fold(kind, hop(across * nvlink_slow[kind][1]) / hop(across), nvlink_cause[kind][1]);
     FaultId spine_cause = kNoFault;
     const double spine = KindSpineShare(j, kind, spine_cause);  // its groups that span leaf groups
-    fold(kind, nic[kind], spine, spine_cause);
-    k[kind].bw = std::min(k[kind].ports * nvlink_slow[kind], nic[kind]);
+    nic[kind] = std::min(nic[kind], spine);
+    fold(kind, spine, spine_cause);
+    k[kind].ports = std::min(inside, place.crosses() ? hop(across) : 1.0);
+    k[kind].bw = std::min(inside * nvlink_slow[kind][0],
+                          std::min(nic[kind], ratio * across * nvlink_slow[kind][1]) / nominal);
   }
   return k;
 }
@@ -295,7 +343,9 @@ bool SimBackend::NicCarriesJob(const Job& j, ComponentId tray, size_t nic) const
 // cross as `cross` says (RankCrossing); -1: the job's, with a kind over the NICs if any group crosses.
 SimBackend::FabricShares SimBackend::FabricSharesOf(const Job& j, int cross) const {
   const CommShares sh = SharesOf(j.cfg);
-  if (cross < 0) cross = (j.dp_cross ? 1 << kDp : 0) | (j.pp_cross ? 1 << kPp : 0);
+  if (cross < 0)
+    cross = !j.cfg.grouped ? 1 << kDp | 1 << kPp
+                           : (j.kinds[kDp].crosses() ? 1 << kDp : 0) | (j.kinds[kPp].crosses() ? 1 << kPp : 0);
   const bool dp = cross >> kDp & 1, pp = cross >> kPp & 1;
   FabricShares f{sh.nvlink(), (dp ? sh.dp : 0) + (pp ? sh.pp : 0)};
   if (!dp) f.nvlink += sh.dp;

@@ -237,6 +237,73 @@ TEST_CASE("sim.parallel: in a mixed job each DP and PP group takes the slowest l
   }
 }
 
+// Adaptive mode, the mixed job above (stage 0 inside r01, stage 1 across r01 and r02): a switch tray
+// lost in r02 slows TP there (8/9) but no DP or PP group inside r01; one lost in r01 slows them all
+// (a crossing group's NVLink hop in r01 at 8/9 x 900 GB/s stays far above its 50 GB/s NIC).
+TEST_CASE("sim.parallel: adaptive mode slows only the groups inside the domain that lost a switch tray") {
+  struct Case {
+    const char* sw;
+    double step;
+  };
+  for (Case k : {Case{"r02.switch1", 8.2 + 1 / (8.0 / 9) + 0.5 + 0.3},
+                 Case{"r01.switch1", 8.2 + (1 + 0.5 + 0.3) / (8.0 / 9)}}) {
+    const std::string sw = k.sw;
+    CAPTURE(sw);
+    Harness h(42, 2, 0, /*adaptive=*/true);
+    FillFirstRack(h, 3);
+    JobConfig cfg = Grouped(4, 2, 2);
+    cfg.pp_share = 0.03;
+    JobId job = h.sim.AddJob(cfg).value();
+    h.sim.Start();
+    REQUIRE(TrayNames(h, job) == std::vector<std::string>{"r01.tray16", "r01.tray17", "r01.tray18", "r02.tray01"});
+    h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetComponentFailed(h.Id(k.sw), true, 5).ok()); });
+    h.clock.RunUntil(Duration::Minutes(5));
+    auto changes = h.JobChanges(job);
+    REQUIRE(changes.size() == 2);
+    CHECK(changes[1].second.step_time_s == doctest::Approx(k.step));
+    CHECK(changes[1].second.cause == 5);
+  }
+}
+
+// tp 4 x dp 2 over r01.tray18 and r02.tray01: its one DP group crosses, and its ring also runs over
+// NVLink inside each domain, so it goes at min(NIC, NVLink hop). With 400 Gb/s NICs (50 GB/s against
+// 900 GB/s of NVLink per GPU) an adaptive domain at 8/9 leaves the NIC the bottleneck; with NICs as
+// fast as NVLink (7,200 Gb/s) the hop becomes it. An NVLink port at 2% of a crossing rank: 18 GB/s.
+TEST_CASE("sim.parallel: a group crossing domains runs at its slowest NVLink hop or NIC") {
+  struct Case {
+    double nic_gbit;
+    const char* link;  // a switch tray, or a GPU whose NVLink port 3 drops to 2%
+    double step;
+  };
+  for (Case k : {Case{400, "r02.switch1", 8.5 + 1 / (8.0 / 9) + 0.5},
+                 Case{7200, "r02.switch1", 8.5 + (1 + 0.5) / (8.0 / 9)},
+                 Case{400, "r02.tray01.gpu1", 8.5 + 1 / 0.02 + 0.5 / (0.02 * 18)}}) {
+    const std::string link = k.link;
+    CAPTURE(link);
+    CAPTURE(k.nic_gbit);
+    auto model = LoadRackModel("gb200-nvl72");
+    REQUIRE(model.ok());
+    model->adaptive_bandwidth = true;
+    model->nic_gbit_per_s = k.nic_gbit;
+    auto topo = Topology::Build(*model, 2, 0);
+    REQUIRE(topo.ok());
+    Harness h(std::move(topo).value(), 42);
+    JobId job = PlaceGrouped(h, Grouped(4, 1, 2), /*across=*/true);
+    REQUIRE(TrayNames(h, job) == std::vector<std::string>{"r01.tray18", "r02.tray01"});
+    const ComponentId id = h.Id(k.link);
+    h.At(Duration::Minutes(1), [&] {
+      CHECK((h.topo.at(id).kind == Kind::kGpu ? h.sim.SetLinkBandwidth(id, 3, 0.02, 5)
+                                              : h.sim.SetComponentFailed(id, true, 5))
+                .ok());
+    });
+    h.clock.RunUntil(Duration::Minutes(5));
+    auto changes = h.JobChanges(job);
+    REQUIRE(changes.size() == 2);
+    CHECK(changes[1].second.step_time_s == doctest::Approx(k.step));
+    CHECK(changes[1].second.cause == 5);
+  }
+}
+
 // Eight racks, no spares: 4 racks per leaf group. A filler takes r01-r02; tp 4 x pp 2 x dp 36 puts stage
 // 0 on r03-r04 (leaf group 1) and stage 1 on r05-r06 (leaf group 2). DP groups cross racks inside one
 // leaf group (NICs, no spine); every PP group spans the two leaf groups.
