@@ -40,6 +40,14 @@ struct RackModel {
   double conductance_w_per_k = 0;           // die to coolant at full valve opening
   double residual_conductance_w_per_k = 0;  // with the valve shut
   double tray_flow_l_per_min = 0;
+  // NVLink switch trays on the same liquid loop (optional section switch_tray; power 0 = not modelled):
+  // cluster/sim_switch_thermal.cpp, the GPUs' first-order model with the switch tray's own numbers.
+  double switch_power_w = 0;
+  double switch_slowdown_c = 0;
+  double switch_shutdown_c = 0;
+  double switch_heat_capacity_j_per_k = 0;
+  double switch_conductance_w_per_k = 0;           // to the coolant at full valve opening and CDU flow
+  double switch_residual_conductance_w_per_k = 0;  // with the valve shut
   // The CDU's pumps: `cdu_pumps` installed, `cdu_pumps_needed` of them carry full flow (N+1: needed =
   // pumps - 1). Optional keys cooling.pumps / cooling.pumps_needed; 0 pumps = no pump components.
   int cdu_pumps = 0;

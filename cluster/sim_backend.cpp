@@ -241,13 +241,15 @@ void SimBackend::ApplyPowerCap(ComponentId gpu_id, const Holds<ComponentId>::Sta
 }
 
 Result<double> SimBackend::GetValveOpening(ComponentId valve) {
+  if (topo_.at(valve).kind == Kind::kSwitchTray) return SwitchValve(valve);  // sim_switch_thermal.cpp
   if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
   return tray_of(valve).valve;
 }
 
 Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId cause) {
-  if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
-  const double f = std::clamp(fraction, 0.0, 1.0), now = tray_of(valve).valve;
+  const bool sw = topo_.at(valve).kind == Kind::kSwitchTray;  // its own valve: sim_switch_thermal.cpp
+  if (topo_.at(valve).kind != Kind::kValve && !sw) return Status::Invalid(topo_.at(valve).name + " is not a valve");
+  const double f = std::clamp(fraction, 0.0, 1.0), now = sw ? SwitchValve(valve) : tray_of(valve).valve;
   // As for the power cap above: a fault's hold until ReleaseValveOpening, else the site's own setting.
   ApplyValve(valve,
              cause == kNoFault ? valve_holds_.SetUnheld(valve, f) : valve_holds_.Place(valve, valve, cause, f, now),
@@ -256,12 +258,14 @@ Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId c
 }
 
 Status SimBackend::ReleaseValveOpening(ComponentId valve, double, FaultId cause) {
-  if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
-  ApplyValve(valve, valve_holds_.Release(valve, valve, cause, tray_of(valve).valve), cause);
+  const bool sw = topo_.at(valve).kind == Kind::kSwitchTray;  // its own valve: sim_switch_thermal.cpp
+  if (topo_.at(valve).kind != Kind::kValve && !sw) return Status::Invalid(topo_.at(valve).name + " is not a valve");
+  ApplyValve(valve, valve_holds_.Release(valve, valve, cause, sw ? SwitchValve(valve) : tray_of(valve).valve), cause);
   return Status::Ok();
 }
 
 void SimBackend::ApplyValve(ComponentId valve, const Holds<ComponentId>::State& s, FaultId cause) {
+  if (topo_.at(valve).kind == Kind::kSwitchTray) return ApplySwitchValve(valve, s, cause);
   ComponentId tray = topo_.TrayOf(valve);
   Tray& t = tray_[slot(tray)];
   const FaultId why = s.held ? s.cause : cause;

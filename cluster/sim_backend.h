@@ -99,6 +99,7 @@ class SimBackend : public Backend {
 
   // Inspection for tests and summaries.
   double GpuTemperature(ComponentId gpu) const;
+  double SwitchTemperature(ComponentId switch_tray) const;  // sim_switch_thermal.cpp
   double GpuSpeed(ComponentId gpu) const;
   bool GpuAlive(ComponentId gpu) const;
   JobState JobStateOf(JobId job) const { return jobs_[job].state; }
@@ -331,6 +332,7 @@ class SimBackend : public Backend {
   // sim_domains.cpp: rack-level parts (switch trays, CDU, power) and what they do to trays and jobs.
   struct Rack {
     uint64_t switch_failed = 0, switch_out = 0;  // bit per switch tray: failed; taken out by the healer
+    uint64_t switch_hot = 0;                     // bit per switch tray: thermal shutdown (sim_switch_thermal.cpp)
     FaultId switch_cause = kNoFault, cdu_cause = kNoFault, power_cause = kNoFault;
     double cdu_flow = 1;  // fraction of nominal coolant flow the CDU's pumps deliver
     bool cdu_failed = false;
@@ -353,6 +355,26 @@ class SimBackend : public Backend {
   double DomainsBandwidth(const std::vector<int>& domains, FaultId& cause) const;
   void UpdateDomainHealth(ComponentId rack);
   Status SetSwitchTray(ComponentId sw, bool failed, bool taken_out, FaultId cause);
+  // After a switch tray's failed, out or hot bit changed: if it was lost and is back, or the reverse,
+  // its ports on every GPU of its rack, the domain's health and the jobs of the domain.
+  void SwitchPositionChanged(ComponentId sw, bool was_lost);
+  // sim_switch_thermal.cpp: switch trays' temperature (a switch tray stands for its own valve).
+  struct SwitchHeat {
+    ThermalState th;
+    double valve = 1;
+    TimerId timer = 0;
+    bool slow = false, hot = false;
+    FaultId cause = kNoFault;  // the cooling fault heating it
+  };
+  std::vector<SwitchHeat> switch_heat_;  // per rack x switch tray; empty until a switch tray's flow first changes
+  SwitchHeat& HeatOf(ComponentId sw);
+  double SwitchConductance(ComponentId sw, double valve) const;
+  double SwitchValve(ComponentId sw) const;
+  void UpdateRackSwitchThermal(ComponentId rack, FaultId cause);
+  void UpdateSwitchThermal(ComponentId sw, FaultId cause);
+  void OnSwitchCrossing(ComponentId sw);
+  void SetSwitchHot(ComponentId sw, bool hot, FaultId cause);
+  void ApplySwitchValve(ComponentId sw, const Holds<ComponentId>::State& state, FaultId cause);
   Status TakeSwitchTrayOut(ComponentId sw, bool out);  // the healer's Drain / Resume of a switch tray
   Status DiagnoseSwitchTray(ComponentId sw);
   Status SetCdu(ComponentId cdu, double flow, FaultId cause);

@@ -38,7 +38,7 @@ uint64_t SimBackend::DomainSwitchesLost(ComponentId rack) const {
   uint64_t lost = 0;
   const size_t first = FirstRackOfDomain(topo_, rack);
   for (size_t k = first; k < first + static_cast<size_t>(topo_.DomainRacks()); ++k)
-    lost |= rack_[k].switch_failed | rack_[k].switch_out;
+    lost |= rack_[k].switch_failed | rack_[k].switch_out | rack_[k].switch_hot;
   return lost;
 }
 
@@ -74,7 +74,7 @@ FaultId SimBackend::DomainCause(ComponentId rack) const {
   for (size_t k = first; k < end; ++k)
     if (!rack_[k].powered) return rack_[k].power_cause;
   for (size_t k = first; k < end; ++k)
-    if (rack_[k].switch_failed | rack_[k].switch_out) return rack_[k].switch_cause;
+    if (rack_[k].switch_failed | rack_[k].switch_out | rack_[k].switch_hot) return rack_[k].switch_cause;
   return rack_[first].switch_cause;
 }
 
@@ -175,15 +175,21 @@ Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause)
 Status SimBackend::SetSwitchTray(ComponentId sw, bool failed, bool taken_out, FaultId cause) {
   Rack& r = rack_of(sw);
   const uint64_t bit = uint64_t{1} << topo_.at(sw).index;
-  const bool was_failed = r.switch_failed & bit, was_lost = (r.switch_failed | r.switch_out) & bit;
+  const bool was_failed = r.switch_failed & bit, was_lost = (r.switch_failed | r.switch_out | r.switch_hot) & bit;
   r.switch_failed = failed ? r.switch_failed | bit : r.switch_failed & ~bit;
   r.switch_out = taken_out ? r.switch_out | bit : r.switch_out & ~bit;
   if (failed != was_failed) {
     Physics(sw, failed ? "failed" : "repaired", 0, cause);
     if (failed) r.switch_cause = cause;
   }
-  const bool lost = (r.switch_failed | r.switch_out) & bit;
-  if (lost == was_lost) return Status::Ok();
+  SwitchPositionChanged(sw, was_lost);
+  return Status::Ok();
+}
+
+void SimBackend::SwitchPositionChanged(ComponentId sw, bool was_lost) {
+  const Rack& r = rack_of(sw);
+  const bool lost = (r.switch_failed | r.switch_out | r.switch_hot) >> topo_.at(sw).index & 1;
+  if (lost == was_lost) return;
   const RackModel& m = topo_.model();
   const ComponentId rack = topo_.RackOf(sw);
   const std::set<JobId> jobs = JobsInDomain(rack);  // its domain's health reaches every rack of it
@@ -198,7 +204,6 @@ Status SimBackend::SetSwitchTray(ComponentId sw, bool failed, bool taken_out, Fa
   }
   UpdateDomainHealth(rack);
   for (JobId j : jobs) RefreshJob(j);
-  return Status::Ok();
 }
 
 Status SimBackend::TakeSwitchTrayOut(ComponentId sw, bool out) {
@@ -211,7 +216,8 @@ Status SimBackend::TakeSwitchTrayOut(ComponentId sw, bool out) {
 // A switch tray's self-test (NVOS/NMX health): passes when the tray itself works.
 Status SimBackend::DiagnoseSwitchTray(ComponentId sw) {
   clock_.CallAfter(topo_.model().diagnostic_time, [this, sw] {
-    bool failed = (rack_of(sw).switch_failed >> topo_.at(sw).index) & 1;
+    const Rack& r = rack_of(sw);
+    const bool failed = ((r.switch_failed | r.switch_hot) >> topo_.at(sw).index) & 1;  // a hot one is off too
     Emit(DiagnosticResult{sw, !failed,
                           failed ? "NVSwitch trays: " + topo_.at(sw).name + " not responding" : "all checks passed"},
          clock_.Now());
@@ -233,6 +239,7 @@ Status SimBackend::SetCdu(ComponentId cdu, double flow, FaultId cause) {
     for (ComponentId g : topo_.GpusOfTray(tray)) UpdateThermal(g);
     WatchTelemetry(tray);
   }
+  UpdateRackSwitchThermal(topo_.RackOf(cdu), cause);  // sim_switch_thermal.cpp
   return Status::Ok();
 }
 
@@ -299,6 +306,7 @@ void SimBackend::SetRackPowered(ComponentId rack, bool powered, FaultId cause) {
     const auto s = powered ? presence_holds_.ReleaseHolder(tray, rack, 1) : presence_holds_.Place(tray, rack, cause, 0, 1);
     ApplyTrayPresent(tray, s, cause);
   }
+  UpdateRackSwitchThermal(rack, kNoFault);  // its switch trays stop (or start) drawing power
   UpdateDomainHealth(rack);
   if (topo_.DomainRacks() > 1)  // the other racks' jobs lose (or regain) the domain's partition too
     for (JobId j : JobsInDomain(rack)) RefreshJob(j);

@@ -285,9 +285,11 @@ std::array<SimBackend::KindLinks, 2> SimBackend::GroupLinksOf(const Job& j) cons
   const RackModel& m = topo_.model();
   for (ComponentId g : odd_gpus_) {
     if (JobOfGpu(g) != j.id || !gpu(g).nvlink_down) continue;
-    const double up = static_cast<double>(m.nvlink_links_per_gpu - std::popcount(gpu(g).nvlink_down)) / m.nvlink_links_per_gpu;
-    const int cross = RankCrossing(j, g);
-    for (int kind : {kDp, kPp}) ports[kind][cross >> kind & 1] = std::min(ports[kind][cross >> kind & 1], up);
+    const int up_links = m.nvlink_links_per_gpu - std::popcount(gpu(g).nvlink_down), cross = RankCrossing(j, g);
+    for (int kind : {kDp, kPp}) {
+      double& p = ports[kind][cross >> kind & 1];
+      p = std::min(p, static_cast<double>(up_links) / m.nvlink_links_per_gpu);
+    }
   }
   for (const auto& [key, d] : degraded_)
     for (ComponentId g : RanksBehind(key.first, key.second)) {

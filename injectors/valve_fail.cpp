@@ -17,15 +17,19 @@ std::string Percent(double f) {
 class ValveFailInjector : public Injector {
  public:
   std::string_view name() const override { return "valve_fail"; }
-  std::string_view summary() const override { return "close a compute tray's coolant valve to an opening (default 0%)"; }
+  std::string_view summary() const override {
+    return "close a compute or NVLink switch tray's coolant valve to an opening (default 0%)";
+  }
   std::string_view targets() const override {
-    return "a compute tray's coolant valve (r01.tray08.valve)";
+    return "a compute tray's coolant valve (r01.tray08.valve), or an NVLink switch tray's (r01.switch3)";
   }
   std::string_view simulation() const override {
     return "The valve closes to `opening`; coolant flow and die-to-coolant conductance fall with it. GPU "
            "temperature follows a first-order model: the GPUs throttle at the model's slowdown temperature "
-           "and shut down at its shutdown temperature. Revert ends this fault's hold: the valve reopens to its "
-           "baseline unless a leak or another valve_fail still holds it.";
+           "and shut down at its shutdown temperature. A switch tray heats by the same model with its own "
+           "numbers (catalogue switch_tray) and is lost at shutdown, as if pulled, until it has cooled. Revert "
+           "ends this fault's hold: the valve reopens to its baseline unless a leak or another valve_fail still "
+           "holds it.";
   }
   std::string_view real_mode() const override {
     return "Inventory action valve_fail, a value action: baseline prints the valve's current opening in "
@@ -40,16 +44,18 @@ class ValveFailInjector : public Injector {
   }
   std::vector<cluster::Verb> verbs() const override { return {cluster::Verb::kValve}; }
 
-  // A tray stands for its valve, so "r01.tray08" and "r01.tray08.valve" both work.
+  // A tray stands for its valve, so "r01.tray08" and "r01.tray08.valve" both work; a switch tray's
+  // valve has no component of its own, the switch tray stands for it.
   static ComponentId ValveOf(const cluster::Topology& topo, const cluster::Target& t) {
     if (topo.at(t.component).kind == cluster::Kind::kValve) return t.component;
     if (topo.at(t.component).kind == cluster::Kind::kComputeTray) return topo.ValveOfTray(t.component);
+    if (topo.at(t.component).kind == cluster::Kind::kSwitchTray) return t.component;
     return kNoComponent;
   }
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
     if (t.port < 0 && ValveOf(topo, t) != kNoComponent) return Status::Ok();
-    return WrongTarget(name(), "a valve or a compute tray", "r01.tray08.valve", topo, t);
+    return WrongTarget(name(), "a valve, a compute tray or an NVLink switch tray", "r01.tray08.valve", topo, t);
   }
 
   Result<Applied> Apply(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Params& p,

@@ -141,7 +141,7 @@ TEST_CASE("the same scenario and seed give the same events and observations") {
   CHECK(count("thermal_slowdown") >= 4);
   CHECK(count(" hung ") >= 2);
   CHECK(count(" restarting ") == 1);
-  CHECK(count("nvlink_domain_UNHEALTHY") == 1);
+  CHECK(count("nvlink_domain_UNHEALTHY") == 2);  // r01.switch3 at 100 min; the CDU's switch trays overheat at ~113 min
   CHECK(count("cdu_flow") == 2);
   CHECK(count("ckpt ") >= 4);
   CHECK(a.heartbeats.size() == 2);  // tray05: lost, and back after its boot

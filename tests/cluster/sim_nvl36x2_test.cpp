@@ -121,15 +121,20 @@ TEST_CASE("sim.nvl36x2: power and cooling stay per rack") {
     CHECK(h.JobChanges(jobs[1]).back().second.cause == kPairFault);
     CHECK(h.sim.JobStateOf(jobs[2]) == JobState::kRunning);
   }
-  SUBCASE("a CDU heats only its own rack: the pair is DEGRADED, the other rack's job keeps full speed") {
+  SUBCASE("a CDU heats its own rack: the pair is DEGRADED until that rack's switch trays shut down, then UNHEALTHY") {
     Harness h = Pairs();
     const auto jobs = OnePerRack(h);
     h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), true, kPairFault).ok()); });
-    h.clock.RunUntil(Duration::Minutes(30));
+    h.clock.RunUntil(Duration::Minutes(10) + Duration::Seconds(30));  // GPUs trip in seconds, switch trays later
     CHECK(h.sim.DomainHealthOf(h.Id("r02")) == Health::kDegraded);
     CHECK(h.sim.JobStateOf(jobs[0]) != JobState::kRunning);
     CHECK(h.sim.JobStateOf(jobs[1]) == JobState::kRunning);
     CHECK(h.JobChanges(jobs[1]).size() == 1);
+    h.clock.RunUntil(Duration::Minutes(15));  // r01's switch trays are lost, the pair's partition with them
+    CHECK(h.sim.DomainHealthOf(h.Id("r02")) == Health::kUnhealthy);
+    CHECK(h.sim.JobStateOf(jobs[1]) == JobState::kHung);
+    CHECK(h.JobChanges(jobs[1]).back().second.cause == kPairFault);
+    CHECK(h.sim.JobStateOf(jobs[2]) == JobState::kRunning);  // the other pair
   }
 }
 

@@ -204,6 +204,25 @@ TEST_CASE("sim.parallel: pipeline sends cross the scale-out NICs only between do
 // (tray16-17) keeps its DP groups inside r01; stage 1 (tray18, r02.tray01) crosses. PP groups pair
 // tray16 with tray18 (inside r01) and tray17 with r02.tray01 (across). 10 s steps: compute 8.2 s, TP 1 s,
 // DP 0.5 s, PP 0.3 s.
+JobId PlaceMixed(Harness& h) {
+  FillFirstRack(h, 3);
+  JobConfig cfg = Grouped(4, 2, 2);
+  cfg.pp_share = 0.03;
+  JobId job = h.sim.AddJob(cfg).value();
+  h.sim.Start();
+  REQUIRE(TrayNames(h, job) == std::vector<std::string>{"r01.tray16", "r01.tray17", "r01.tray18", "r02.tray01"});
+  return job;
+}
+
+// Runs to 5 min; the job changed speed once, for fault `cause`: its new step time.
+double StepAfterFault(Harness& h, JobId job, FaultId cause) {
+  h.clock.RunUntil(Duration::Minutes(5));
+  auto changes = h.JobChanges(job);
+  REQUIRE(changes.size() == 2);
+  CHECK(changes[1].second.cause == cause);
+  return changes[1].second.step_time_s;
+}
+
 TEST_CASE("sim.parallel: in a mixed job each DP and PP group takes the slowest link of its own fabric") {
   struct Case {
     const char* link;
@@ -221,19 +240,10 @@ TEST_CASE("sim.parallel: in a mixed job each DP and PP group takes the slowest l
     const std::string link = k.link;
     CAPTURE(link);
     Harness h(42, 2, 0);
-    FillFirstRack(h, 3);
-    JobConfig cfg = Grouped(4, 2, 2);
-    cfg.pp_share = 0.03;
-    JobId job = h.sim.AddJob(cfg).value();
-    h.sim.Start();
-    REQUIRE(TrayNames(h, job) == std::vector<std::string>{"r01.tray16", "r01.tray17", "r01.tray18", "r02.tray01"});
+    JobId job = PlaceMixed(h);
     const double fraction = k.port < 0 ? 0.1 : 0.25;
     h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(h.Id(k.link), k.port, fraction, 3).ok()); });
-    h.clock.RunUntil(Duration::Minutes(5));
-    auto changes = h.JobChanges(job);
-    REQUIRE(changes.size() == 2);
-    CHECK(changes[1].second.step_time_s == doctest::Approx(k.step));
-    CHECK(changes[1].second.cause == 3);
+    CHECK(StepAfterFault(h, job, 3) == doctest::Approx(k.step));
   }
 }
 
@@ -250,18 +260,9 @@ TEST_CASE("sim.parallel: adaptive mode slows only the groups inside the domain t
     const std::string sw = k.sw;
     CAPTURE(sw);
     Harness h(42, 2, 0, /*adaptive=*/true);
-    FillFirstRack(h, 3);
-    JobConfig cfg = Grouped(4, 2, 2);
-    cfg.pp_share = 0.03;
-    JobId job = h.sim.AddJob(cfg).value();
-    h.sim.Start();
-    REQUIRE(TrayNames(h, job) == std::vector<std::string>{"r01.tray16", "r01.tray17", "r01.tray18", "r02.tray01"});
+    JobId job = PlaceMixed(h);
     h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetComponentFailed(h.Id(k.sw), true, 5).ok()); });
-    h.clock.RunUntil(Duration::Minutes(5));
-    auto changes = h.JobChanges(job);
-    REQUIRE(changes.size() == 2);
-    CHECK(changes[1].second.step_time_s == doctest::Approx(k.step));
-    CHECK(changes[1].second.cause == 5);
+    CHECK(StepAfterFault(h, job, 5) == doctest::Approx(k.step));
   }
 }
 
@@ -296,11 +297,7 @@ TEST_CASE("sim.parallel: a group crossing domains runs at its slowest NVLink hop
                                               : h.sim.SetComponentFailed(id, true, 5))
                 .ok());
     });
-    h.clock.RunUntil(Duration::Minutes(5));
-    auto changes = h.JobChanges(job);
-    REQUIRE(changes.size() == 2);
-    CHECK(changes[1].second.step_time_s == doctest::Approx(k.step));
-    CHECK(changes[1].second.cause == 5);
+    CHECK(StepAfterFault(h, job, 5) == doctest::Approx(k.step));
   }
 }
 

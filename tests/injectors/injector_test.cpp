@@ -175,7 +175,7 @@ TEST_CASE("CheckTarget accepts the kinds each fault applies to and names the oth
 
   s = ok("valve_fail", "r01.cdu");
   CHECK(s.message() ==
-        "valve_fail needs a valve or a compute tray (e.g. r01.tray08.valve); r01.cdu is a cdu");
+        "valve_fail needs a valve, a compute tray or an NVLink switch tray (e.g. r01.tray08.valve); r01.cdu is a cdu");
   CHECK_FALSE(ok("valve_fail", "r01.tray08.gpu0").ok());
 
   s = ok("tray_pull", "r01.tray11.gpu0");

@@ -72,7 +72,7 @@ TEST_CASE("errors name the line and column and what would be valid") {
 
   auto wrong = Validate("valve_fail", "r01.tray01.gpu0");
   REQUIRE_FALSE(wrong.ok());
-  CHECK(wrong.status().message().find("valve_fail needs a valve or a compute tray") != std::string::npos);
+  CHECK(wrong.status().message().find("valve_fail needs a valve, a compute tray or an NVLink switch tray") != std::string::npos);
 
   auto too_many = Validate("tray_pull", "r01.tray0[1-2]", "count:5");
   REQUIRE_FALSE(too_many.ok());

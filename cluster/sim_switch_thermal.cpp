@@ -1,0 +1,128 @@
+// NVLink switch trays' temperature: the first-order model of cluster/thermal.h, solved in closed form
+// between events, as for GPUs.
+//
+// A switch tray sits on its rack's liquid loop like a compute tray (RACK-FACTS: NVSwitch is liquid
+// cooled): its conductance is residual + full x its own valve's opening x the CDU's flow, and it draws
+// the catalogue's switch_tray.power_w while its rack has power. A change of flow or power retargets its
+// trajectory and schedules the next threshold crossing. At the slowdown temperature it records
+// `thermal_slowdown` and keeps its bandwidth ([guess]: how an NVSwitch throttles is unpublished); at
+// the shutdown temperature it is lost as if pulled (its ports go down on every GPU, domain health as for
+// a failed switch tray), stops drawing power and cools. It comes back once it has cooled to its
+// slowdown temperature with a flow that would hold it below slowdown at full power.
+//
+// Cost: nothing until a rack's flow or power or a switch tray's valve changes; then that rack's switch
+// trays, O(1) each. A model without a switch_tray section (power 0) is not modelled at all.
+#include <algorithm>
+
+#include "cluster/sim_backend.h"
+
+namespace rackchaos::cluster {
+
+namespace {
+constexpr double kEpsC = 1e-6;  // a crossing is scheduled a microsecond past its level
+// The switch tray's slot in switch_heat_ (rack-major, as the Rack bits).
+size_t HeatSlot(const Topology& t, ComponentId sw) {
+  return static_cast<size_t>(t.at(sw).rack * t.model().switch_trays + t.at(sw).index);
+}
+}  // namespace
+
+SimBackend::SwitchHeat& SimBackend::HeatOf(ComponentId sw) {
+  const RackModel& m = topo_.model();
+  if (switch_heat_.empty()) {  // every switch tray at its steady state at full flow since time zero
+    const double g = m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k;
+    const double steady = m.inlet_c + m.switch_power_w / g;
+    switch_heat_.assign(rack_.size() * static_cast<size_t>(m.switch_trays),
+                        SwitchHeat{ThermalState{steady, Time{}, steady, m.switch_heat_capacity_j_per_k / g}});
+  }
+  return switch_heat_[HeatSlot(topo_, sw)];
+}
+
+double SimBackend::SwitchConductance(ComponentId sw, double valve) const {
+  const RackModel& m = topo_.model();
+  return m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k * valve * rack_of(sw).cdu_flow;
+}
+
+double SimBackend::SwitchValve(ComponentId sw) const {
+  return switch_heat_.empty() ? 1 : switch_heat_[HeatSlot(topo_, sw)].valve;
+}
+
+double SimBackend::SwitchTemperature(ComponentId sw) const {
+  const RackModel& m = topo_.model();
+  if (switch_heat_.empty()) return m.inlet_c + m.switch_power_w / SwitchConductance(sw, 1);  // never changed
+  return TemperatureAt(switch_heat_[HeatSlot(topo_, sw)].th, clock_.Now());
+}
+
+// Every switch tray of the rack after its CDU's flow or its power changed.
+void SimBackend::UpdateRackSwitchThermal(ComponentId rack, FaultId cause) {
+  if (topo_.model().switch_power_w <= 0) return;
+  for (ComponentId c : topo_.ChildrenOf(rack))
+    if (topo_.at(c).kind == Kind::kSwitchTray) UpdateSwitchThermal(c, cause);
+}
+
+void SimBackend::ApplySwitchValve(ComponentId sw, const Holds<ComponentId>::State& s, FaultId cause) {
+  if (topo_.model().switch_power_w <= 0) return;
+  HeatOf(sw).valve = s.value;
+  const FaultId why = s.held ? s.cause : cause;
+  Physics(sw, "valve_opening", s.value, why);
+  UpdateSwitchThermal(sw, why);
+}
+
+// Restarts the trajectory for the current power and flow and schedules its next crossing: slowdown
+// (heating), shutdown (heating while slow), slowdown from above (cooling: recovered, or back in service
+// after a shutdown when the flow would now hold it below slowdown).
+void SimBackend::UpdateSwitchThermal(ComponentId sw, FaultId cause) {
+  const RackModel& m = topo_.model();
+  SwitchHeat& h = HeatOf(sw);
+  const double g = SwitchConductance(sw, h.valve);
+  const double power = rack_of(sw).powered && !h.hot ? m.switch_power_w : 0;
+  h.th = Retarget(h.th, clock_.Now(), power, g, m.switch_heat_capacity_j_per_k, m.inlet_c);
+  if (cause != kNoFault && g < m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k) h.cause = cause;
+  if (h.timer) clock_.Cancel(h.timer);
+  h.timer = 0;
+  std::optional<Time> next;
+  if (h.hot) {
+    if (m.inlet_c + m.switch_power_w / g < m.switch_slowdown_c)
+      next = TemperatureAt(h.th, clock_.Now()) <= m.switch_slowdown_c ? clock_.Now()
+                                                                      : TimeToReach(h.th, m.switch_slowdown_c);
+  } else {
+    next = TimeToReach(h.th, h.slow ? m.switch_shutdown_c : m.switch_slowdown_c);
+    if (!next && h.slow) next = TimeToReach(h.th, m.switch_slowdown_c);  // cooling back below slowdown
+  }
+  if (next) h.timer = clock_.CallAt(*next, [this, sw] { OnSwitchCrossing(sw); });
+}
+
+void SimBackend::OnSwitchCrossing(ComponentId sw) {
+  const RackModel& m = topo_.model();
+  SwitchHeat& h = HeatOf(sw);
+  h.timer = 0;
+  const double t = TemperatureAt(h.th, clock_.Now());
+  if (h.hot) {
+    h.hot = h.slow = false;
+    Physics(sw, "thermal_recovered", t, h.cause);
+    SetSwitchHot(sw, false, h.cause);
+  } else if (!h.slow && t >= m.switch_slowdown_c - kEpsC) {
+    h.slow = true;
+    Physics(sw, "thermal_slowdown", t, h.cause);
+  } else if (h.slow && t >= m.switch_shutdown_c - kEpsC) {
+    h.hot = true;
+    Physics(sw, "thermal_shutdown", t, h.cause);
+    SetSwitchHot(sw, true, h.cause);
+  } else if (h.slow && t <= m.switch_slowdown_c + kEpsC) {
+    h.slow = false;
+    Physics(sw, "thermal_recovered", t, h.cause);
+  }
+  UpdateSwitchThermal(sw, kNoFault);
+}
+
+// A shut-down switch tray is lost like a failed one (sim_domains.cpp); it is kept apart from
+// switch_failed so a repair and a cool-down each end only their own loss.
+void SimBackend::SetSwitchHot(ComponentId sw, bool hot, FaultId cause) {
+  Rack& r = rack_of(sw);
+  const uint64_t bit = uint64_t{1} << topo_.at(sw).index;
+  const bool was_lost = (r.switch_failed | r.switch_out | r.switch_hot) & bit;
+  r.switch_hot = hot ? r.switch_hot | bit : r.switch_hot & ~bit;
+  if (hot) r.switch_cause = cause;
+  SwitchPositionChanged(sw, was_lost);
+}
+
+}  // namespace rackchaos::cluster
