@@ -288,9 +288,10 @@ class SimBackend : public Backend {
   // Both for an ungrouped job's GPUs. O(log trays).
   static constexpr int kDp = 0, kPp = 1;
   int RankCrossing(const Job& job, ComponentId gpu_id) const;
-  // Each kind's slowest group (sim_parallel.cpp): `ports` the NVLink ports-down pace of its groups
-  // inside one domain, `bw` its slowest group's bandwidth on the fabric each group uses (NVLink ports,
-  // degraded NVLink or NIC links of its ranks, the spines for groups spanning leaf groups).
+  // Each kind's slowest group (sim_parallel.cpp): `ports` the pace its groups' NVLink ports down and
+  // impaired domains allow (inside one domain; for a crossing group, its NVLink hop against the NIC),
+  // `bw` its slowest group's bandwidth on the fabric each group uses (NVLink ports, degraded NVLink or
+  // NIC links of its ranks, the domains' bandwidth, the spines for groups spanning leaf groups).
   struct KindLinks {
     double ports = 1, bw = 1;
     FaultId cause = kNoFault;  // of the slowest link that is not a port down
