@@ -54,6 +54,9 @@ class ValveFailInjector : public Injector {
   }
 
   Status CheckTarget(const cluster::Topology& topo, const cluster::Target& t) const override {
+    if (t.port < 0 && topo.at(t.component).kind == cluster::Kind::kSwitchTray && !(topo.model().switch_power_w > 0))
+      return Status::Invalid("valve_fail on a switch tray needs switch-tray thermals (the catalogue's switch_tray "
+                             "section); " + topo.model().name + " has none: target a compute tray's valve");
     if (t.port < 0 && ValveOf(topo, t) != kNoComponent) return Status::Ok();
     return WrongTarget(name(), "a valve, a compute tray or an NVLink switch tray", "r01.tray08.valve", topo, t);
   }

@@ -159,6 +159,14 @@ TEST_CASE("CheckTarget accepts the kinds each fault applies to and names the oth
   CHECK(ok("gpu_throttle", "r01.tray05.gpu1").ok());
   CHECK(ok("valve_fail", "r01.tray08.valve").ok());
   CHECK(ok("valve_fail", "r01.tray08").ok());
+  CHECK(ok("valve_fail", "r01.switch3").ok());  // a switch tray stands for its valve (switch-tray thermals)
+  {
+    Harness hgx(cluster::testing::BuildTopology(1, 0, false, "hgx-b200"), 1);  // no switch_tray numbers
+    const Status s = Find("valve_fail").CheckTarget(hgx.topo, Resolve(hgx, "r01.switch1"));
+    CHECK(s.message() ==
+          "valve_fail on a switch tray needs switch-tray thermals (the catalogue's switch_tray section); hgx-b200 "
+          "has none: target a compute tray's valve");
+  }
   CHECK(ok("tray_pull", "r01.tray11").ok());
 
   Status s = ok("link_down", "r01.tray03.gpu2");
