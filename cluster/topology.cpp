@@ -1,20 +1,41 @@
 #include "cluster/topology.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace rackchaos::cluster {
 namespace {
-
-std::string Padded(const char* prefix, int value, int width) {
-  std::string digits = std::to_string(value);
-  if (static_cast<int>(digits.size()) < width) digits.insert(0, static_cast<size_t>(width) - digits.size(), '0');
-  return prefix + digits;
-}
 
 int Digits(int n) {
   int d = 1;
   while (n >= 10) { n /= 10; ++d; }
   return d;
+}
+
+// "<parent>.<label><value>", the value zero-padded to `width` digits; no parent: "<label><value>". Built
+// in one allocation of the exact size (none up to 15 characters): a 1,778-rack build makes 573,000
+// names, and building each from temporaries ("r0001" + ".tray07" + ".gpu" + "2") cost more than keeping it.
+std::string Name(std::string_view parent, std::string_view label, int value, int width = 1) {
+  char digits[16];
+  const int n = Digits(value);
+  const size_t pad = static_cast<size_t>(std::max(0, width - n));
+  std::string out;
+  out.reserve(parent.size() + (parent.empty() ? 0 : 1) + label.size() + pad + static_cast<size_t>(n));
+  if (!parent.empty()) out.append(parent).push_back('.');
+  out.append(label).append(pad, '0');
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+  return out;
+}
+
+std::string Padded(const char* prefix, int value, int width) { return Name({}, prefix, value, width); }
+
+// "<parent>.<label>": one allocation of the exact size.
+std::string Name(std::string_view parent, std::string_view label) {
+  std::string out;
+  out.reserve(parent.size() + 1 + label.size());
+  out.append(parent).push_back('.');
+  out.append(label);
+  return out;
 }
 
 }  // namespace
@@ -81,34 +102,37 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
   t.components_.reserve(total);
   t.children_.reserve(total);
   for (int r = 0; r < racks; ++r) {
-    std::string rname = Padded("r", r + 1, rack_width);
+    const std::string rname = Padded("r", r + 1, rack_width);
     ComponentId rack = t.Add(Kind::kRack, rname, kNoComponent, r, r);
+    t.children_[rack].reserve(1 + static_cast<size_t>(model.power_shelves + model.switch_trays + model.compute_trays));
     t.racks_.push_back(rack);
-    t.rack_cdu_.push_back(t.Add(Kind::kCdu, rname + ".cdu", rack, r, 0));
+    t.rack_cdu_.push_back(t.Add(Kind::kCdu, Name(rname, "cdu"), rack, r, 0));
     for (int s = 0; s < model.power_shelves; ++s) {
-      ComponentId shelf = t.Add(Kind::kPowerShelf, rname + ".shelf" + std::to_string(s + 1), rack, r, s);
+      ComponentId shelf = t.Add(Kind::kPowerShelf, Name(rname, "shelf", s + 1), rack, r, s);
       for (int p = 0; p < model.psus_per_shelf; ++p)
-        t.Add(Kind::kPsu, t.components_[shelf].name + ".psu" + std::to_string(p + 1), shelf, r, p);
+        t.Add(Kind::kPsu, Name(t.components_[shelf].name, "psu", p + 1), shelf, r, p);
     }
     for (int s = 0; s < model.switch_trays; ++s)
-      t.Add(Kind::kSwitchTray, rname + ".switch" + std::to_string(s + 1), rack, r, s);
+      t.Add(Kind::kSwitchTray, Name(rname, "switch", s + 1), rack, r, s);
     for (int k = 0; k < model.compute_trays; ++k) {
-      std::string tname = rname + "." + Padded("tray", k + 1, tray_width);
+      const std::string tname = Name(rname, "tray", k + 1, tray_width);
       ComponentId tray = t.Add(Kind::kComputeTray, tname, rack, r, k);
+      t.children_[tray].reserve(1 + static_cast<size_t>(model.cpus_per_tray + model.gpus_per_tray +
+                                                        model.nics_per_tray + model.dpus_per_tray));
       t.components_[tray].spare = k >= model.compute_trays - spare_trays_per_rack;
       t.tray_slot_[tray] = static_cast<uint32_t>(t.trays_.size());
       t.trays_.push_back(tray);
-      t.tray_valve_.push_back(t.Add(Kind::kValve, tname + ".valve", tray, r, 0));
-      for (int c = 0; c < model.cpus_per_tray; ++c) t.Add(Kind::kCpu, tname + ".cpu" + std::to_string(c), tray, r, c);
+      t.tray_valve_.push_back(t.Add(Kind::kValve, Name(tname, "valve"), tray, r, 0));
+      for (int c = 0; c < model.cpus_per_tray; ++c) t.Add(Kind::kCpu, Name(tname, "cpu", c), tray, r, c);
       for (int g = 0; g < model.gpus_per_tray; ++g) {
-        ComponentId gpu = t.Add(Kind::kGpu, tname + ".gpu" + std::to_string(g), tray, r, g);
+        ComponentId gpu = t.Add(Kind::kGpu, Name(tname, "gpu", g), tray, r, g);
         t.components_[gpu].pci = model.gpu_pci_bus_ids[g];
         t.gpu_slot_[gpu] = static_cast<uint32_t>(t.gpus_.size());
         t.gpus_.push_back(gpu);
         t.tray_gpus_.push_back(gpu);
       }
       for (int n = 0; n < model.nics_per_tray; ++n) {
-        ComponentId nic = t.Add(Kind::kNic, tname + ".nic" + std::to_string(n), tray, r, n);
+        ComponentId nic = t.Add(Kind::kNic, Name(tname, "nic", n), tray, r, n);
         // NICs pair with GPUs in order (one per GPU on NVL72 trays).
         if (n < model.gpus_per_tray) t.gpu_nic_.push_back(nic);
       }
@@ -136,11 +160,11 @@ void Topology::BuildLateParts() {
   const RackModel& m = model_;
   for (ComponentId rack : racks_)
     for (int p = 0; p < m.cdu_pumps; ++p)
-      pumps_.push_back(Add(Kind::kPump, at(CduOfRack(rack)).name + ".pump" + std::to_string(p + 1), CduOfRack(rack),
+      pumps_.push_back(Add(Kind::kPump, Name(at(CduOfRack(rack)).name, "pump", p + 1), CduOfRack(rack),
                            at(rack).rack, p));
   for (ComponentId tray : trays_)
     for (int d = 0; d < m.dpus_per_tray; ++d)
-      dpus_.push_back(Add(Kind::kDpu, at(tray).name + ".dpu" + std::to_string(d), tray, at(tray).rack, d));
+      dpus_.push_back(Add(Kind::kDpu, Name(at(tray).name, "dpu", d), tray, at(tray).rack, d));
   // Domains over several racks: a component each ("nvl01"), its `rack` the domain's first rack.
   if (m.domain_racks > 1)
     for (int d = 0; d < Domains(); ++d)
