@@ -138,7 +138,7 @@ bool SimBackend::RestartInPlace(Job& j, const std::string& detail) {
   j.env = ThermalState{idle_steady_c_, now, idle_steady_c_, full_tau_s_};
   for (ComponentId g : loud) UpdateThermal(g);
   for (ComponentId tray : joined) SeatJob(slot(tray), j.id, per_tray);
-  j.trays = std::move(next);
+  j.trays = TrayList::Ascending(std::move(next));  // a merge of two ascending lists
   NoteGroupFabrics(j);  // as Place() does
   StartAfterOverhead(j, "placed on " + std::to_string(j.trays.size()) + " trays");
   GrowShrunkJobs();

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
@@ -24,6 +25,14 @@ class TrayList {
   TrayList(std::vector<ComponentId> ids)  // NOLINT(google-explicit-constructor)
       : data_(ids.empty() ? nullptr : std::make_shared<const Data>(std::move(ids))) {}
   TrayList(std::initializer_list<ComponentId> ids) : TrayList(std::vector<ComponentId>(ids)) {}
+  // For a caller that built `ids` in ascending order (a merge of sorted lists): sorted() is true without
+  // the O(n) check. Out of order is a programmer error (asserted in debug builds).
+  static TrayList Ascending(std::vector<ComponentId> ids) {
+    assert(std::is_sorted(ids.begin(), ids.end()));
+    TrayList out;
+    if (!ids.empty()) out.data_ = std::make_shared<const Data>(std::move(ids), true);
+    return out;
+  }
 
   const std::vector<ComponentId>& ids() const { return data_ ? data_->ids : Empty(); }
   auto begin() const { return ids().begin(); }
@@ -49,6 +58,7 @@ class TrayList {
  private:
   struct Data {
     explicit Data(std::vector<ComponentId> v) : ids(std::move(v)), sorted(std::is_sorted(ids.begin(), ids.end())) {}
+    Data(std::vector<ComponentId> v, bool in_order) : ids(std::move(v)), sorted(in_order) {}
     std::vector<ComponentId> ids;
     bool sorted;
   };

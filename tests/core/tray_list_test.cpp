@@ -46,3 +46,15 @@ TEST_CASE("core.tray_list: the empty list holds nothing and every empty list is 
   CHECK(none.SameAs(from_empty));
   CHECK(none == std::vector<ComponentId>{});
 }
+
+TEST_CASE("core.tray_list: Ascending keeps the ids and their order and searches them as sorted") {
+  TrayList merged = TrayList::Ascending({2, 5, 9, 40});
+  CHECK(merged.sorted());
+  CHECK(merged == std::vector<ComponentId>{2, 5, 9, 40});
+  CHECK(merged == TrayList{2, 5, 9, 40});
+  CHECK(merged.Contains(9));
+  CHECK_FALSE(merged.Contains(6));
+  TrayList none = TrayList::Ascending({});
+  CHECK(none.empty());
+  CHECK(none.SameAs(TrayList{}));
+}
