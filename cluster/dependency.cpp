@@ -18,14 +18,6 @@ std::vector<ComponentId> DomainGpus(const Topology& topo, ComponentId any) {
   return topo.GpusOfDomain(topo.DomainOfRack(topo.at(any).rack));
 }
 
-std::vector<ComponentId> RackGpus(const Topology& topo, ComponentId any) {
-  std::vector<ComponentId> out;
-  for (ComponentId tray : topo.ChildrenOf(topo.RackOf(any)))
-    if (topo.at(tray).kind == Kind::kComputeTray)
-      for (ComponentId g : topo.GpusOfTray(tray)) out.push_back(g);
-  return out;
-}
-
 std::string DomainName(const Topology& topo, ComponentId any) { return topo.at(topo.DomainOf(any)).name; }
 
 // Power: the rack's PSUs share its bus bar; losing `lost_kw` of capacity cuts the domain when what is
@@ -59,7 +51,7 @@ void PumpLoss(const Topology& topo, ComponentId pump, BlastRadius& b) {
                     " needed for full flow");
     return;
   }
-  b.gpus_down = RackGpus(topo, pump);
+  b.gpus_down = topo.GpusOfRack(topo.at(pump).rack);
   b.whole_domain = topo.DomainRacks() == 1;
   b.why.push_back("pump: " + cdu + " has no spare pump; the rack's coolant flow drops and all its GPUs heat");
 }
@@ -139,7 +131,7 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
       break;
     }
     case Kind::kCdu:
-      b.gpus_down = RackGpus(topo, component);
+      b.gpus_down = topo.GpusOfRack(topo.at(component).rack);
       b.whole_domain = topo.DomainRacks() == 1;
       b.why.push_back("cdu: cools every tray of " + rack + "; all its GPUs heat to shutdown" +
                       (topo.DomainRacks() > 1 ? "; NVLink domain " + domain +

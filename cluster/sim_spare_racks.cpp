@@ -9,26 +9,19 @@
 #include <set>
 
 #include "cluster/sim_backend.h"
+#include "cluster/spare_racks.h"
 
 namespace rackchaos::cluster {
 
 void SimBackend::MarkSpareRacks() {
   const auto& racks = topo_.racks();
-  auto mark = [&](size_t first, size_t end) {
-    for (size_t k = first; k < end; ++k)
-      for (ComponentId tray : topo_.ChildrenOf(racks[k]))
+  for (RackRange range : SpareRackRanges(topo_, opt_.spare_racks, opt_.region_spare_racks))
+    for (int k = range.first; k < range.end; ++k)
+      for (ComponentId tray : topo_.ChildrenOf(racks[static_cast<size_t>(k)]))
         if (topo_.at(tray).kind == Kind::kComputeTray) {
           spare_[slot(tray)] = TrayUse::kSpareRack;
           free_spare_rack_ += free_[slot(tray)];
         }
-  };
-  if (topo_.regions().empty() || opt_.region_spare_racks.empty())
-    return mark(racks.size() - std::min(racks.size(), static_cast<size_t>(opt_.spare_racks)), racks.size());
-  for (size_t k = 0; k < topo_.regions().size() && k < opt_.region_spare_racks.size(); ++k) {  // each region's last N
-    const Region& r = topo_.regions()[k];
-    const size_t end = static_cast<size_t>(r.first_rack + r.racks);
-    mark(end - std::min(static_cast<size_t>(r.racks), static_cast<size_t>(opt_.region_spare_racks[k])), end);
-  }
 }
 
 bool SimBackend::DomainLost(const Job& j) const {

@@ -276,10 +276,18 @@ ComponentId Topology::DomainOf(ComponentId id) const {
 
 std::vector<ComponentId> Topology::GpusOfDomain(int domain) const {
   std::vector<ComponentId> out;
-  for (int r = domain * model_.domain_racks; r < (domain + 1) * model_.domain_racks; ++r)
-    for (ComponentId tray : children_[racks_[static_cast<size_t>(r)]])
-      if (at(tray).kind == Kind::kComputeTray)
-        for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
+  for (int r = domain * model_.domain_racks; r < (domain + 1) * model_.domain_racks; ++r) {
+    const std::vector<ComponentId> rack = GpusOfRack(r);
+    out.insert(out.end(), rack.begin(), rack.end());
+  }
+  return out;
+}
+
+std::vector<ComponentId> Topology::GpusOfRack(int rack) const {
+  std::vector<ComponentId> out;
+  for (ComponentId tray : children_[racks_[static_cast<size_t>(rack)]])
+    if (at(tray).kind == Kind::kComputeTray)
+      for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
   return out;
 }
 
@@ -314,11 +322,6 @@ std::optional<ComponentId> Topology::GpuByPci(ComponentId tray, std::string_view
 std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
   const Component& c = at(id);
   std::vector<ComponentId> out;
-  auto rack_gpus = [&] {
-    for (ComponentId tray : ChildrenOf(RackOf(id)))
-      if (at(tray).kind == Kind::kComputeTray)
-        for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
-  };
   switch (c.kind) {
     case Kind::kGpu: out.push_back(id); break;
     case Kind::kNic: {
@@ -334,13 +337,13 @@ std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
     // A lost switch tray costs every GPU of the domain bandwidth (adaptive) or the partition (full), in
     // every rack of it. A CDU cools and a rack holds only its own trays.
     case Kind::kSwitchTray: case Kind::kNvlinkDomain: out = GpusOfDomain(DomainOfRack(c.rack)); break;
-    case Kind::kCdu: case Kind::kRack: rack_gpus(); break;
+    case Kind::kCdu: case Kind::kRack: out = GpusOfRack(c.rack); break;
     case Kind::kRegion:
       for (ComponentId rack : ChildrenOf(id))
-        if (at(rack).kind == Kind::kRack)
-          for (ComponentId tray : ChildrenOf(rack))
-            if (at(tray).kind == Kind::kComputeTray)
-              for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
+        if (at(rack).kind == Kind::kRack) {
+          const std::vector<ComponentId> gpus = GpusOfRack(at(rack).rack);
+          out.insert(out.end(), gpus.begin(), gpus.end());
+        }
       break;
     // A region's stores cost their jobs stalls and rework, not service (sim_regions.cpp).
     case Kind::kObjectStore:

@@ -109,6 +109,8 @@ class Topology {
   ComponentId DomainOf(ComponentId id) const;
   // The GPUs of domain d, in id order.
   std::vector<ComponentId> GpusOfDomain(int domain) const;
+  // The GPUs of the 0-based rack's compute trays (spare trays included), in id order.
+  std::vector<ComponentId> GpusOfRack(int rack) const;
   // The scale-out fabric. A leaf's down ports (kLeafDownPorts) take one NIC per tray of a rail from
   // RacksPerLeaf() consecutive racks. LeafOfNic: kNoComponent for a NIC past the GPUs (none on NVL72).
   static constexpr int kLeafDownPorts = 72;  // Quantum-X800: 144 ports, half down in a 2-tier fat tree

@@ -71,9 +71,7 @@ class Reader {
     YAML::Mark m = n.Mark();
     return m.is_null() ? SourcePos{file_, 0, 0} : SourcePos{file_, m.line + 1, m.column + 1};
   }
-  Status Error(const YAML::Node& n, const std::string& message) const {
-    return Status::Invalid(Pos(n).ToString() + ": " + message);
-  }
+  Status Error(const YAML::Node& n, const std::string& message) const { return At(Pos(n), message); }
 
   // The entries of a map node whose keys must come from `section`, with duplicates refused.
   Result<std::vector<std::pair<YAML::Node, YAML::Node>>> Entries(const YAML::Node& node, const std::string& section,

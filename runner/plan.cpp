@@ -11,6 +11,8 @@ std::string SourcePos::ToString() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
+Status At(const SourcePos& pos, const std::string& message) { return Status::Invalid(pos.ToString() + ": " + message); }
+
 Status OneLine(Status s) {
   if (s.ok()) return s;
   std::string out;
@@ -163,7 +165,7 @@ const std::vector<KeyInfo> kKeys = {
      "cluster.region_link_gbytes_per_s. A region_outage before it is done loses that checkpoint."},
 
     {"faults[]", "at", T::kDuration, kRequired, 0, 0, "", "30m", "When to inject, from the start of the run."},
-    {"faults[]", "kind", T::kString, kRequired, 0, 0, "", "link_down", "An injector name."},
+    {"faults[]", "kind", T::kString, kRequired, 0, 0, "", "link_down", "An injector name (the injector table; `rackchaos list injectors` prints every one)."},
     {"faults[]", "target", T::kSelector, kRequired, 0, 0, "", "r01.tray03.gpu2", "Which components."},
     {"faults[]", "pick", T::kPick, kOptional, 0, 0, "one", "all", "How many of the matched components."},
     {"faults[]", "for", T::kDuration, kOptional, 0, 0, "until the end", "20m", "Revert the fault after this long."},

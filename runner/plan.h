@@ -23,6 +23,9 @@ struct SourcePos {
   std::string ToString() const;
 };
 
+// The one form of a plan error: Status::Invalid("file:line:column: message").
+Status At(const SourcePos& pos, const std::string& message);
+
 // `s` with control characters in its message written as escapes (\n, \t, \r, \xNN), so an error that
 // quotes a plan's value (a target with a newline in it) stays one line. OK passes through.
 Status OneLine(Status s);

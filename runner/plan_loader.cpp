@@ -21,10 +21,6 @@ namespace {
 
 using Type = KeyInfo::Type;
 
-Status ErrorAt(const SourcePos& pos, const std::string& message) {
-  return Status::Invalid(pos.ToString() + ": " + message);
-}
-
 // ---- Reading YAML nodes against the key table ----
 
 struct Field {
@@ -61,8 +57,8 @@ class Reader {
   // Every node the walk touches goes through here, so an alias-heavy document cannot make it explode.
   Status Visit(const YAML::Node& n) {
     if (++visited_ <= kMaxPlanNodes) return Status::Ok();
-    return ErrorAt(Pos(n), "the plan has more than " + std::to_string(kMaxPlanNodes) +
-                               " values (alias bomb?); a plan needs a few hundred");
+    return At(Pos(n), "the plan has more than " + std::to_string(kMaxPlanNodes) +
+                          " values (alias bomb?); a plan needs a few hundred");
   }
 
   std::string Expected(const Field& f) const {
@@ -71,7 +67,7 @@ class Reader {
   }
 
   Status TypeError(const Field& f, const std::string& problem) const {
-    return ErrorAt(Pos(f), f.key + ": " + problem + "; " + Expected(f));
+    return At(Pos(f), f.key + ": " + problem + "; " + Expected(f));
   }
 
   // Checks `node` is a map (or empty) with scalar, known, unique keys; returns its entries in order.
@@ -81,18 +77,18 @@ class Reader {
     std::vector<Field> out;
     if (node.IsNull()) return out;
     if (!node.IsMap()) {
-      return ErrorAt(pos, where + " is " + NodeKind(node) + "; expected a map of keys: " + KeyList(section));
+      return At(pos, where + " is " + NodeKind(node) + "; expected a map of keys: " + KeyList(section));
     }
     std::map<std::string, SourcePos> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
       RC_RETURN_IF_ERROR(Visit(it->second));
-      if (!it->first.IsScalar()) return ErrorAt(Pos(it->first), "a key in " + where + " is not a plain word");
+      if (!it->first.IsScalar()) return At(Pos(it->first), "a key in " + where + " is not a plain word");
       Field f{it->first.Scalar(), it->first, it->second, Find(section, it->first.Scalar())};
-      if (f.info == nullptr && !open) return ErrorAt(Pos(f.key_node), UnknownKey(f.key, section, where));
+      if (f.info == nullptr && !open) return At(Pos(f.key_node), UnknownKey(f.key, section, where));
       auto [first, inserted] = seen.emplace(f.key, Pos(f.key_node));
       if (!inserted) {
-        return ErrorAt(Pos(f.key_node), "duplicate key '" + f.key + "' (first at " + first->second.ToString() +
-                                            "); each key may appear once in " + where);
+        return At(Pos(f.key_node), "duplicate key '" + f.key + "' (first at " + first->second.ToString() +
+                                       "); each key may appear once in " + where);
       }
       out.push_back(std::move(f));
     }
@@ -106,8 +102,8 @@ class Reader {
       if (k.section != section || !k.required) continue;
       auto has = [&](const Field& f) { return f.key == k.key; };
       if (std::none_of(fields.begin(), fields.end(), has)) {
-        return ErrorAt(pos, "missing required key '" + std::string(k.key) + "' in " + where + "; expected " +
-                                DescribeType(k) + " (e.g. " + std::string(k.key) + ": " + std::string(k.example) + ")");
+        return At(pos, "missing required key '" + std::string(k.key) + "' in " + where + "; expected " +
+                           DescribeType(k) + " (e.g. " + std::string(k.key) + ": " + std::string(k.example) + ")");
       }
     }
     return Status::Ok();
@@ -164,7 +160,7 @@ class Reader {
     std::string text;
     RC_RETURN_IF_ERROR(Scalar(f, text));
     auto parsed = ParseDuration(text);
-    if (!parsed.ok()) return ErrorAt(Pos(f), f.key + ": " + parsed.status().message());
+    if (!parsed.ok()) return At(Pos(f), f.key + ": " + parsed.status().message());
     out = parsed.value();
     return Status::Ok();
   }
@@ -261,7 +257,8 @@ bool RegionNameOk(const std::string& name) {
 Status ReadRegions(Reader& r, const Field& field, ClusterSpec& cluster) {
   cluster.regions_pos = r.Pos(field);
   RC_ASSIGN_OR_RETURN(auto items, r.Items(field));
-  if (items.empty()) return ErrorAt(cluster.regions_pos, "regions is empty; give at least one, e.g. [{name: east, racks: 2}]");
+  if (items.empty())
+    return At(cluster.regions_pos, "regions is empty; give at least one, e.g. [{name: east, racks: 2}]");
   std::map<std::string, SourcePos> names;
   for (size_t i = 0; i < items.size(); ++i) {
     RegionPlan region;
@@ -273,12 +270,13 @@ Status ReadRegions(Reader& r, const Field& field, ClusterSpec& cluster) {
       if (f.key == "name") {
         RC_RETURN_IF_ERROR(r.Read(f, region.name));
         if (!RegionNameOk(region.name))
-          return ErrorAt(r.Pos(f), where + ".name '" + region.name + "' is not a region name; use a lowercase word of "
-                                   "letters, digits, '-' or '_' that is not a rack name (e.g. east, eu-west)");
+          return At(r.Pos(f), where + ".name '" + region.name +
+                                  "' is not a region name; use a lowercase word of "
+                                  "letters, digits, '-' or '_' that is not a rack name (e.g. east, eu-west)");
         auto [first, inserted] = names.emplace(region.name, r.Pos(f));
         if (!inserted)
-          return ErrorAt(r.Pos(f), "duplicate region name '" + region.name + "' (first at " +
-                                       first->second.ToString() + "); region names must be unique");
+          return At(r.Pos(f), "duplicate region name '" + region.name + "' (first at " + first->second.ToString() +
+                                  "); region names must be unique");
       } else if (f.key == "racks") {
         RC_RETURN_IF_ERROR(r.Read(f, region.racks));
       } else {
@@ -322,10 +320,11 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
   if (cluster.regions.empty()) return Status::Ok();
   int64_t sum = 0;
   for (const RegionPlan& region : cluster.regions) sum += region.racks;
-  if (sum > 100000) return ErrorAt(cluster.regions_pos, "the regions hold " + std::to_string(sum) + " racks; at most 100000");
+  if (sum > 100000)
+    return At(cluster.regions_pos, "the regions hold " + std::to_string(sum) + " racks; at most 100000");
   if (cluster.racks_pos.line > 0 && cluster.racks != sum)
-    return ErrorAt(cluster.racks_pos, "racks is " + std::to_string(cluster.racks) + " but the regions hold " +
-                                          std::to_string(sum) + "; leave racks out or make it their sum");
+    return At(cluster.racks_pos, "racks is " + std::to_string(cluster.racks) + " but the regions hold " +
+                                     std::to_string(sum) + "; leave racks out or make it their sum");
   cluster.racks = static_cast<int>(sum);
   return Status::Ok();
 }
@@ -346,7 +345,7 @@ Status ReadInts(Reader& r, const Field& f, std::string_view section, const std::
   RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), std::string(section), where));
   for (const Field& k : fields) {
     auto it = std::find_if(keys.begin(), keys.end(), [&](const IntKey& m) { return m.key == k.key; });
-    if (it == keys.end()) return ErrorAt(r.Pos(k), "internal: no member for key '" + k.key + "' in " + where);
+    if (it == keys.end()) return At(r.Pos(k), "internal: no member for key '" + k.key + "' in " + where);
     RC_RETURN_IF_ERROR(r.Read(k, job.*(it->member)));
   }
   return Status::Ok();
@@ -406,7 +405,7 @@ Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& wh
       std::string from;
       RC_RETURN_IF_ERROR(r.Read(f, from));
       if (from != "cache" && from != "object_store")
-        return ErrorAt(r.Pos(f), "input_from '" + from + "' is not a source; valid: cache, object_store");
+        return At(r.Pos(f), "input_from '" + from + "' is not a source; valid: cache, object_store");
       job.input_from_object_store = from == "object_store";
     } else if (f.key == "input_mb_per_s") {
       RC_RETURN_IF_ERROR(r.Read(f, job.input_mb_per_s));
@@ -420,8 +419,8 @@ Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& wh
   }
   job.parallelism_pos = parallelism_pos;  // validate.cpp checks the degrees (cluster::CheckGroups) there
   if (job.min_gpus > job.gpus)
-    return ErrorAt(job.elastic_pos, "elastic.min_gpus " + std::to_string(job.min_gpus) + " is more than the job's gpus " +
-                                        std::to_string(job.gpus) + "; choose 1.." + std::to_string(job.gpus));
+    return At(job.elastic_pos, "elastic.min_gpus " + std::to_string(job.min_gpus) + " is more than the job's gpus " +
+                                   std::to_string(job.gpus) + "; choose 1.." + std::to_string(job.gpus));
   return job;
 }
 
@@ -434,8 +433,8 @@ Status ReadWorkload(Reader& r, const Field& field, std::vector<JobSpec>& jobs) {
       RC_ASSIGN_OR_RETURN(JobSpec job, ReadJob(r, items[i], Indexed("workload.jobs", i)));
       auto [first, inserted] = names.emplace(job.name, job.pos);
       if (!inserted) {
-        return ErrorAt(job.pos, "duplicate job name '" + job.name + "' (first at " + first->second.ToString() +
-                                    "); job names must be unique");
+        return At(job.pos, "duplicate job name '" + job.name + "' (first at " + first->second.ToString() +
+                               "); job names must be unique");
       }
       jobs.push_back(std::move(job));
     }
@@ -454,13 +453,13 @@ Status ReadFaultField(Reader& r, const Field& f, const std::string& where, Fault
     fault.target.pos = r.Pos(f);
     RC_RETURN_IF_ERROR(r.Read(f, fault.target.text));
     auto selector = ParseSelector(fault.target.text);
-    return selector.ok() ? Status::Ok() : ErrorAt(fault.target.pos, "target: " + selector.status().message());
+    return selector.ok() ? Status::Ok() : At(fault.target.pos, "target: " + selector.status().message());
   }
   if (f.key == "pick") {
     fault.pick_pos = r.Pos(f);
     RC_RETURN_IF_ERROR(r.Read(f, fault.pick));
     auto pick = ParsePick(fault.pick);
-    return pick.ok() ? Status::Ok() : ErrorAt(fault.pick_pos, "pick: " + pick.status().message());
+    return pick.ok() ? Status::Ok() : At(fault.pick_pos, "pick: " + pick.status().message());
   }
   // params: any keys; each value a scalar, kept as text for the injector to check.
   RC_ASSIGN_OR_RETURN(auto params, r.Fields(f.value, r.Pos(f), "faults[].params", where + ".params", true));
@@ -506,7 +505,7 @@ Status ReadExpect(Reader& r, const Field& field, std::vector<Expectation>& expec
     } else {
       RC_RETURN_IF_ERROR(r.Scalar(item, e.text));
     }
-    if (e.text.empty()) return ErrorAt(e.pos, item.key + " is empty; write a gate such as \"ttr.max < 30m\"");
+    if (e.text.empty()) return At(e.pos, item.key + " is empty; write a gate such as \"ttr.max < 30m\"");
     expect.push_back(std::move(e));
   }
   return Status::Ok();
@@ -609,11 +608,11 @@ Status Walk(const std::string& text, Reader& r, Plan& plan) {
     // (jbeder/yaml-cpp#1040); CheckOneDocument has already refused a second document.
     const YAML::Node root = YAML::Load(text);
     if (root.IsNull()) {
-      return ErrorAt(start, "the plan is empty; a plan is a map with at least a name, e.g. name: quickstart");
+      return At(start, "the plan is empty; a plan is a map with at least a name, e.g. name: quickstart");
     }
     if (!root.IsMap()) {
-      return ErrorAt(r.Pos(root), std::string("the plan is ") + NodeKind(root) +
-                                      "; a plan is a map of keys such as name:, cluster:, workload:, faults:");
+      return At(r.Pos(root), std::string("the plan is ") + NodeKind(root) +
+                                 "; a plan is a map of keys such as name:, cluster:, workload:, faults:");
     }
     RC_ASSIGN_OR_RETURN(auto fields, r.Fields(root, start, "", "the plan"));
     RC_RETURN_IF_ERROR(r.Require(fields, r.Pos(root), "", "the plan"));
@@ -621,10 +620,10 @@ Status Walk(const std::string& text, Reader& r, Plan& plan) {
     return Status::Ok();
   } catch (const YAML::ParserException& e) {
     SourcePos pos = e.mark.is_null() ? start : SourcePos{r.file(), e.mark.line + 1, e.mark.column + 1};
-    return ErrorAt(
-        pos, "YAML syntax error: " + e.msg + "; check the indentation (spaces, not tabs), quotes and brackets here");
+    return At(pos,
+              "YAML syntax error: " + e.msg + "; check the indentation (spaces, not tabs), quotes and brackets here");
   } catch (const std::exception& e) {
-    return ErrorAt(start, std::string("could not read the YAML: ") + e.what());
+    return At(start, std::string("could not read the YAML: ") + e.what());
   }
 }
 

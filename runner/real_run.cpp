@@ -33,8 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Status At(const SourcePos& pos, const std::string& message) { return Status::Invalid(pos.ToString() + ": " + message); }
-
 std::string HostName() {
   char buf[256] = {0};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";

@@ -7,10 +7,6 @@
 namespace rackchaos::runner {
 namespace {
 
-Status At(const SourcePos& pos, const std::string& message) {
-  return Status::Invalid(pos.ToString() + ": " + message);
-}
-
 std::string ListFaults(const std::vector<const ResolvedFault*>& active) {
   std::string out;
   for (const ResolvedFault* f : active) out += (out.empty() ? "#" : ", #") + std::to_string(f->id);

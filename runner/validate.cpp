@@ -14,10 +14,6 @@
 namespace rackchaos::runner {
 namespace {
 
-Status At(const SourcePos& pos, const std::string& message) {
-  return Status::Invalid(pos.ToString() + ": " + message);
-}
-
 // Every name a selector may match: components, plus NVLink ports of GPUs when the selector asks for ports.
 std::vector<cluster::Target> Match(const Selector& sel, const cluster::Topology& topo) {
   std::vector<cluster::Target> out;
@@ -257,13 +253,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
                                                              : plan.cluster.pos,
               topo.status().message());
   spec.topology = std::move(*topo);
-  spec.spare_racks = plan.cluster.spare_racks;
-  if (spec.spare_racks % model->domain_racks != 0)
-    return At(plan.cluster.spares_pos, "spares.racks " + std::to_string(spec.spare_racks) + " splits an NVLink domain: a " +
-                                           model->name + " domain spans " + std::to_string(model->domain_racks) +
-                                           " racks, so spare racks come in multiples of " +
-                                           std::to_string(model->domain_racks));
-  RC_RETURN_IF_ERROR(CheckSpareRacks(plan, spec));  // validate_regions.cpp: per region, or of the cluster
+  RC_RETURN_IF_ERROR(CheckSpareRacks(plan, spec));  // validate_regions.cpp: whole domains, per region or of the cluster
   if (!plan.cluster.regions.empty()) {  // the regions' shared link and object stores (sim_region_link.cpp)
     spec.region_link_gbytes_per_s = plan.cluster.region_link_gbytes_per_s;
     spec.object_store_gbytes_per_s = plan.cluster.object_store_gbytes_per_s;

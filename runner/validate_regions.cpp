@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "cluster/spare_racks.h"
+
 namespace rackchaos::runner {
 namespace {
-
-Status At(const SourcePos& pos, const std::string& message) { return Status::Invalid(pos.ToString() + ": " + message); }
 
 std::string RegionNames(const cluster::Topology& topo) {
   std::string out;
@@ -21,9 +21,23 @@ std::vector<cluster::RegionSpec> RegionSpecs(const ClusterSpec& cluster) {
   return out;
 }
 
+namespace {
+
+// Spare racks come in whole NVLink domains: the cluster's spares.racks and each region's.
+Status CheckWholeDomains(int n, const SourcePos& pos, const cluster::RackModel& model, const std::string& region) {
+  const int per_domain = std::max(1, model.domain_racks);
+  if (n % per_domain == 0) return Status::Ok();
+  return At(pos, "spares.racks " + std::to_string(n) + " splits an NVLink domain: a " + model.name + " domain spans " +
+                     std::to_string(per_domain) + " racks" + (region.empty() ? "" : " (region '" + region + "')") +
+                     ", so spare racks come in multiples of " + std::to_string(per_domain));
+}
+
+}  // namespace
+
 Status CheckSpareRacks(const Plan& plan, RunSpec& spec) {
   const ClusterSpec& c = plan.cluster;
   spec.spare_racks = c.spare_racks;
+  RC_RETURN_IF_ERROR(CheckWholeDomains(c.spare_racks, c.spares_pos, spec.topology.model(), ""));
   if (c.regions.empty()) {
     if (spec.spare_racks < c.racks) return Status::Ok();
     return At(c.spares_pos, "spares.racks " + std::to_string(spec.spare_racks) + " leaves no regular rack of " +
@@ -32,11 +46,7 @@ Status CheckSpareRacks(const Plan& plan, RunSpec& spec) {
   spec.spare_racks = 0;
   for (const RegionPlan& r : c.regions) {
     const int n = r.spare_racks >= 0 ? r.spare_racks : c.spare_racks;
-    const int per_domain = std::max(1, spec.topology.model().domain_racks);
-    if (n % per_domain != 0)
-      return At(r.spare_racks >= 0 ? r.spares_pos : c.spares_pos,
-                "spares.racks " + std::to_string(n) + " splits an NVLink domain of " + std::to_string(per_domain) +
-                    " racks in region '" + r.name + "'; use a multiple of " + std::to_string(per_domain));
+    RC_RETURN_IF_ERROR(CheckWholeDomains(n, r.spare_racks >= 0 ? r.spares_pos : c.spares_pos, spec.topology.model(), r.name));
     if (n >= r.racks)
       return At(r.spare_racks >= 0 ? r.spares_pos : c.spares_pos,
                 "spares.racks " + std::to_string(n) + " leaves region '" + r.name + "' no regular rack of its " +
@@ -48,11 +58,7 @@ Status CheckSpareRacks(const Plan& plan, RunSpec& spec) {
 }
 
 bool IsSpareRack(const RunSpec& spec, int rack) {
-  const auto& regions = spec.topology.regions();
-  if (spec.region_spare_racks.empty() || regions.empty())
-    return rack >= static_cast<int>(spec.topology.racks().size()) - spec.spare_racks;
-  const size_t k = static_cast<size_t>(spec.topology.RegionOfRack(rack));
-  return rack >= regions[k].first_rack + regions[k].racks - spec.region_spare_racks[k];
+  return cluster::IsSpareRack(spec.topology, spec.spare_racks, spec.region_spare_racks, rack);
 }
 
 Status CheckJobFitsRegion(const JobSpec& job, cluster::JobConfig& config, const RunSpec& spec) {

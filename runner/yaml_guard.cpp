@@ -9,10 +9,6 @@
 namespace rackchaos::runner {
 namespace {
 
-Status ErrorAt(const SourcePos& pos, const std::string& message) {
-  return Status::Invalid(pos.ToString() + ": " + message);
-}
-
 std::string Article(std::string_view noun) {
   const bool vowel = !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos;
   return (vowel ? "an " : "a ") + std::string(noun);
@@ -31,8 +27,8 @@ Status CheckBytes(std::string_view text, const std::string& file, const YamlGuar
     if (!ok) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", c);
-      return ErrorAt({file, line, column},
-                     std::string("byte ") + hex + " is not text; " + Article(guard.what) + " is UTF-8 text (is this a binary file?)");
+      return At({file, line, column}, std::string("byte ") + hex + " is not text; " + Article(guard.what) +
+                                          " is UTF-8 text (is this a binary file?)");
     }
     if (c == '\n') {
       ++line;
@@ -85,9 +81,9 @@ Status CheckDepth(std::string_view text, const std::string& file, const YamlGuar
       else if ((c == ']' || c == '}') && flow > 0)
         --flow;
       if (flow + static_cast<int>(indents.size()) > guard.max_depth) {
-        return ErrorAt({file, line + 1, static_cast<int>(i) + 1},
-                       "nesting is deeper than " + std::to_string(guard.max_depth) + " levels; " + Article(guard.what) +
-                           " needs about " + std::to_string(guard.typical_depth));
+        return At({file, line + 1, static_cast<int>(i) + 1},
+                  "nesting is deeper than " + std::to_string(guard.max_depth) + " levels; " + Article(guard.what) +
+                      " needs about " + std::to_string(guard.typical_depth));
       }
     }
   }
@@ -108,7 +104,8 @@ Status CheckOneDocument(std::string_view text, const std::string& file, const Ya
     size_t first = l.find_first_not_of(" \t\r");
     bool is_content = !marker && first != std::string_view::npos && l[first] != '#' && !(l[0] == '%' && !content);
     if ((marker && l[0] == '-' && content) || (is_content && ended)) {
-      return ErrorAt({file, line + 1, 1}, "a second YAML document starts here; " + Article(guard.what) + " file holds exactly one");
+      return At({file, line + 1, 1},
+                "a second YAML document starts here; " + Article(guard.what) + " file holds exactly one");
     }
     ended = ended || (marker && l[0] == '.' && content);
     content = content || is_content;

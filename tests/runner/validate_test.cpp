@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "injectors/injector.h"
 #include "runner/plan_loader.h"
 #include "runner/validate.h"
 
@@ -60,7 +61,8 @@ TEST_CASE("pick modes choose among matches, deterministically from the seed") {
 TEST_CASE("errors name the line and column and what would be valid") {
   auto kind = Validate("link_dwn", "r01.tray01.nic0");
   REQUIRE_FALSE(kind.ok());
-  CHECK(kind.status().message() == "t.yaml:9:11: unknown fault kind 'link_dwn'; known kinds: link_down, link_degrade, gpu_throttle, valve_fail, tray_pull, gpu_fail, process_crash, switch_fail, cdu_fail, power_fail, leak, leaf_fail, storage_degrade, cache_fail, pump_fail, spine_fail, dpu_fail, object_store_degrade, object_store_fail, checkpoint_store_fail, region_outage");
+  CHECK(kind.status().message() ==
+        "t.yaml:9:11: unknown fault kind 'link_dwn'; known kinds: " + injectors::InjectorNames());  // the table, pinned in injector_test
 
   auto target = Validate("tray_pull", "r01.tray33");
   REQUIRE_FALSE(target.ok());
@@ -205,6 +207,20 @@ TEST_CASE(
         "p.yaml:5:19: spares.racks 2 leaves no regular rack of 2; use at most 1");
   CHECK(parse("  racks: 2\n  spares: {}\n").status().message().rfind("p.yaml:5:11: missing required key 'racks'", 0) ==
         0);
+  // Whole NVLink domains, one rule and one message for the cluster's spares and a region's.
+  auto nvl36x2 = [&](const std::string& cluster) {
+    std::string text = "name: p\ncluster:\n  model: gb200-nvl36x2\n" + cluster +
+                       "workload:\n  jobs:\n    - name: j\n      gpus: 36\n";
+    auto plan = runner::ParsePlan(text, "p.yaml");
+    REQUIRE(plan.ok());
+    return runner::ValidatePlan(*plan, {}).status().message();
+  };
+  CHECK(nvl36x2("  racks: 4\n  spares: {racks: 1}\n") ==
+        "p.yaml:5:19: spares.racks 1 splits an NVLink domain: a gb200-nvl36x2 domain spans 2 racks, so spare racks "
+        "come in multiples of 2");
+  CHECK(nvl36x2("  regions:\n    - {name: east, racks: 4}\n    - {name: west, racks: 4, spares: {racks: 1}}\n") ==
+        "p.yaml:6:46: spares.racks 1 splits an NVLink domain: a gb200-nvl36x2 domain spans 2 racks (region 'west'), "
+        "so spare racks come in multiples of 2");
   CHECK(parse("  racks: 2\n  spares: {racks: 1}\n", 144).status().message() ==
         "p.yaml:8:7: the jobs ask for 144 GPUs but the cluster has 72 outside its spare trays and spare racks");
   auto real = parse("  racks: 2\n  spares: {racks: 1}\n  inventory: sites/lab.yaml\n");
