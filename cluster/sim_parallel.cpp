@@ -144,7 +144,7 @@ std::vector<ComponentId> SimBackend::PickTrays(const Job& job, int gpus, size_t 
   if (trays.size() < need) return {};
   if (!std::is_sorted(trays.begin(), trays.end())) std::sort(trays.begin(), trays.end());  // spares came last
   const int block = job.cfg.grouped ? job.cfg.tp * job.cfg.ep : 1;
-  if (block > 1 && (gpus == job.cfg.gpus || job.cfg.grouped) && !BlocksInDomains(trays, gpus, block)) {
+  if (block > 1 && !BlocksInDomains(trays, gpus, block)) {  // block > 1: a grouped job
     if (regular) *regular = 0;  // not known: no restart in place (sim_restart.cpp)
     return PlaceByDomain(gpus, block, job.domain_lost, free, lo, hi);  // free trays, but maybe not in whole blocks
   }

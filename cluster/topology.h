@@ -1,13 +1,13 @@
 // The component graph of a simulated cluster, built from a rack model: racks, compute trays with their
 // GPUs, CPUs, NICs and coolant valve, NVLink switch trays, power shelves with PSUs, a CDU per rack, and
 // the rail-optimized scale-out fabric: one rail per NIC position ("rail2": every tray's nic2), and per
-// rail one leaf switch for each group of racks whose NICs fill its down ports ("rail2.leaf01"), and the
-// spine switches above the leaves ("spine01"). Built after the fabric, so that no earlier id moves: the
-// CDU's pumps ("r01.cdu.pump1"), each tray's BlueField DPUs ("r01.tray03.dpu0") and, for a model whose
-// NVLink domain spans racks (RackModel::domain_racks > 1, GB200 NVL36x2), one component per domain
-// ("nvl01" = r01 + r02). With one rack per domain the rack is the domain and no such component exists.
-// CDU's pumps ("r01.cdu.pump1") and each tray's BlueField DPUs ("r01.tray03.dpu0"). A plan with regions
-// adds, last of all, each region ("east": the parent of its racks) with its object store
+// rail one leaf switch for each group of racks whose NICs fill its down ports ("rail2.leaf01").
+// Built after those, so that no earlier id moves (BuildLateParts): the CDU's pumps ("r01.cdu.pump1"),
+// each tray's BlueField DPUs ("r01.tray03.dpu0"), for a model whose NVLink domain spans racks
+// (RackModel::domain_racks > 1, GB200 NVL36x2) one component per domain ("nvl01" = r01 + r02; with one
+// rack per domain the rack is the domain and no such component exists), then the spine switches above
+// the leaves ("spine01") and, with three fabric tiers, the super-spines ("superspine01"). A plan with
+// regions adds, last of all, each region ("east": the parent of its racks) with its object store
 // ("east.objstore") and checkpoint store ("east.ckptstore"); without regions none of these exist.
 //
 // Names follow the physical hierarchy ("r01.tray07.gpu2"); ids are dense indexes in build order, so the

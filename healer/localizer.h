@@ -2,7 +2,9 @@
 //
 // Pure function of the symptoms and the component graph, unit-tested without a backend:
 //  0a. Parts reporting their own failure: a DPU with the NIC links down behind it (the tray drains); a
-//     spine or a CDU pump alone (nothing drains: the other spines or pumps carry on).
+//     spine or a CDU pump alone (nothing drains: the other spines or pumps carry on); an object or
+//     checkpoint store whose probe fails, as an alert (nothing drains); a region whose probe fails, with
+//     every symptom of its trays (its jobs fail over to another region).
 //  0. NVLink ports down on GPUs of at least `shared_min_trays` trays, all wired to one switch tray
 //     (port p goes to switch tray p * S / L): that switch tray.
 //     NIC links down on at least `shared_min_trays` trays behind one leaf switch: that leaf; behind two

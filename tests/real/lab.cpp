@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -105,7 +106,9 @@ Status Lab::Build() {
   ssh::testing::RemoveStale("/run/netns", "rclab", true, [](const std::string& ns) {
     return LabCleanupScript("", fs::path(ns).filename().string());
   });
-  RemoveOldFormatLabs("/tmp", std::chrono::hours(1));
+  // Labs of the format before the pid was in the name: once per test process is enough.
+  static std::once_flag old_format_once;
+  std::call_once(old_format_once, [] { RemoveOldFormatLabs("/tmp", std::chrono::hours(1)); });
   tag_ = std::to_string(::getpid());
   netns_ = "rclab" + tag_;
   std::string tmpl = "/tmp/rclab-" + tag_ + "-XXXXXX";
