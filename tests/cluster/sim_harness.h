@@ -117,6 +117,16 @@ struct Harness {
     return out;
   }
 
+  // The racks of the job's trays, in tray order, each once.
+  std::vector<std::string> RacksOf(JobId job) const {
+    std::vector<std::string> out;
+    for (ComponentId t : sim.JobTrays(job)) {
+      const std::string& r = topo.at(topo.RackOf(t)).name;
+      if (out.empty() || out.back() != r) out.push_back(r);
+    }
+    return out;
+  }
+
   std::vector<std::pair<Time, JobChanged>> JobChanges(JobId job) const {
     std::vector<std::pair<Time, JobChanged>> out;
     for (const Event& e : events.events())

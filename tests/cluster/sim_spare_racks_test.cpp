@@ -20,15 +20,6 @@ SimOptions WithSpareRack() {
   return o;
 }
 
-std::vector<std::string> RacksOf(const Harness& h, JobId job) {
-  std::vector<std::string> out;
-  for (ComponentId t : h.sim.JobTrays(job)) {
-    const std::string& r = h.topo.at(h.topo.RackOf(t)).name;
-    if (out.empty() || out.back() != r) out.push_back(r);
-  }
-  return out;
-}
-
 std::vector<ActionTaken> SpareRackActions(const Harness& h) {
   std::vector<ActionTaken> out;
   for (const Event& e : h.events.events())
@@ -48,9 +39,9 @@ TEST_CASE("sim.spare_racks: jobs are never placed on a spare rack at the start")
   Harness h(42, 3, 0, false, WithSpareRack());
   JobId a = h.sim.AddJob(Job(72)).value(), b = h.sim.AddJob(Job(72)).value(), c = h.sim.AddJob(Job(8)).value();
   h.sim.Start();
-  INFO("state ", static_cast<int>(h.sim.JobStateOf(a)), " racks ", RacksOf(h, a).size() ? RacksOf(h, a)[0] : "-");
-  CHECK(RacksOf(h, a) == std::vector<std::string>{"r01"});
-  CHECK(RacksOf(h, b) == std::vector<std::string>{"r02"});
+  INFO("state ", static_cast<int>(h.sim.JobStateOf(a)), " racks ", h.RacksOf(a).size() ? h.RacksOf(a)[0] : "-");
+  CHECK(h.RacksOf(a) == std::vector<std::string>{"r01"});
+  CHECK(h.RacksOf(b) == std::vector<std::string>{"r02"});
   CHECK(h.sim.JobStateOf(c) == JobState::kQueued);  // r03 is free, but only for lost domains
 }
 
@@ -62,7 +53,7 @@ TEST_CASE("sim.spare_racks: a job whose CDU failed moves whole to the spare rack
   h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), true, kSpareFault).ok()); });
   h.At(Duration::Minutes(11), [&] { DrainRackAndRequeue(h, "r01", a); });
   h.clock.RunUntil(Duration::Minutes(20));
-  CHECK(RacksOf(h, a) == std::vector<std::string>{"r03"});
+  CHECK(h.RacksOf(a) == std::vector<std::string>{"r03"});
   CHECK(h.sim.JobStateOf(a) == JobState::kRunning);
   auto actions = SpareRackActions(h);
   REQUIRE(actions.size() == 1);
@@ -78,7 +69,7 @@ TEST_CASE("sim.spare_racks: a full-bandwidth switch tray loss also moves the job
   h.At(Duration::Minutes(11), [&] { DrainRackAndRequeue(h, "r01", a); });
   h.clock.RunUntil(Duration::Minutes(20));
   // r02 is free and regular, but the lost domain's job goes to the spare rack first.
-  CHECK(RacksOf(h, a) == std::vector<std::string>{"r03"});
+  CHECK(h.RacksOf(a) == std::vector<std::string>{"r03"});
   CHECK(SpareRackActions(h).size() == 1);
 }
 
@@ -112,7 +103,7 @@ TEST_CASE("sim.spare_racks: the free-tray counts kept in step agree with a recou
   h.At(Duration::Minutes(20), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r02.tray18"), false, 8).ok()); });
   h.At(Duration::Minutes(25), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r02.tray18"), true, 8).ok()); });
   h.At(Duration::Minutes(40), [&] {
-    CHECK(RacksOf(h, a) == std::vector<std::string>{"r03"});
+    CHECK(h.RacksOf(a) == std::vector<std::string>{"r03"});
     CHECK(h.sim.SetComponentFailed(h.Id("r01.cdu"), false, kSpareFault).ok());
     for (ComponentId t : h.topo.ChildrenOf(h.Id("r01")))  // the healer's way back: reboot (GPUs shut down hot), resume
       if (h.topo.at(t).kind == Kind::kComputeTray) CHECK((h.sim.RebootNode(t).ok() && h.sim.Resume(t).ok()));
@@ -123,7 +114,7 @@ TEST_CASE("sim.spare_racks: the free-tray counts kept in step agree with a recou
   for (int minute = 1; minute < 70; ++minute)
     h.At(Duration::Minutes(minute) + Duration::Seconds(30), [&h] { CHECK(h.sim.RecountFreeTrays() == ""); });
   h.clock.RunUntil(Duration::Minutes(70));
-  CHECK(RacksOf(h, a) == std::vector<std::string>{"r01"});
+  CHECK(h.RacksOf(a) == std::vector<std::string>{"r01"});
   CHECK(h.sim.JobStateOf(a) == JobState::kRunning);
   CHECK(SpareRackActions(h).size() == 1);
   CHECK(h.sim.RecountFreeTrays() == "");

@@ -21,18 +21,8 @@ namespace t = rackchaos::reports::testing;
 
 namespace {
 
-Db OpenOrCreate(const std::string& path) {
-  auto db = Db::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  REQUIRE_MESSAGE(db.ok(), db.status().ToString());
-  return std::move(db).value();
-}
-
-int64_t IntOpenOrCreate(const std::string& path, const std::string& sql) {
-  Db db = OpenOrCreate(path);
-  auto v = db.QueryInt(sql, "test query");
-  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
-  return *v;
-}
+using t::IntOpenOrCreate;
+using t::OpenOrCreate;
 
 bool Mentions(const Status& s, const std::string& text) {
   return s.message().find(text) != std::string::npos;

@@ -21,18 +21,8 @@ namespace t = rackchaos::reports::testing;
 
 namespace {
 
-Db OpenExisting(const std::string& path) {
-  auto db = Db::Open(path, SQLITE_OPEN_READWRITE);
-  REQUIRE_MESSAGE(db.ok(), db.status().ToString());
-  return std::move(db).value();
-}
-
-int64_t IntOpenExisting(const std::string& path, const std::string& sql) {
-  Db db = OpenExisting(path);
-  auto v = db.QueryInt(sql, "test query");
-  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
-  return *v;
-}
+using t::IntOpenExisting;
+using t::OpenExisting;
 
 // Every row of `sql`, one string per row, columns joined by '|'.
 std::vector<std::string> Rows(Db& db, const std::string& sql) {

@@ -15,6 +15,7 @@
 
 #include "core/event.h"
 #include "core/metrics.h"
+#include "reports/sqlite_db.h"
 #include "reports/store.h"
 
 namespace rackchaos::reports::testing {
@@ -241,5 +242,22 @@ inline size_t Count(const std::string& text, const std::string& part) {
   for (size_t i = text.find(part); i != std::string::npos; i = text.find(part, i + 1)) ++n;
   return n;
 }
+
+// A report database opened for a test: OpenOrCreate creates the file if missing, OpenExisting does not.
+// Either fails the test when the file cannot be opened. Int* run one query that yields an integer.
+inline Db OpenForTest(const std::string& path, int flags) {
+  auto db = Db::Open(path, flags);
+  REQUIRE_MESSAGE(db.ok(), db.status().ToString());
+  return std::move(db).value();
+}
+inline Db OpenOrCreate(const std::string& path) { return OpenForTest(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE); }
+inline Db OpenExisting(const std::string& path) { return OpenForTest(path, SQLITE_OPEN_READWRITE); }
+inline int64_t IntOf(Db db, const std::string& sql) {
+  auto v = db.QueryInt(sql, "test query");
+  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
+  return *v;
+}
+inline int64_t IntOpenOrCreate(const std::string& path, const std::string& sql) { return IntOf(OpenOrCreate(path), sql); }
+inline int64_t IntOpenExisting(const std::string& path, const std::string& sql) { return IntOf(OpenExisting(path), sql); }
 
 }  // namespace rackchaos::reports::testing

@@ -21,23 +21,12 @@ namespace t = rackchaos::reports::testing;
 
 namespace {
 
-// Named apart from the other reports tests' helpers: the unity build compiles them in one unit.
-Db OpenTopologyTestDb(const std::string& path) {
-  auto db = Db::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  REQUIRE_MESSAGE(db.ok(), db.status().ToString());
-  return std::move(db).value();
-}
-
-int64_t TopologyInt(const std::string& path, const std::string& sql) {
-  Db db = OpenTopologyTestDb(path);
-  auto v = db.QueryInt(sql, "test query");
-  REQUIRE_MESSAGE(v.ok(), v.status().ToString());
-  return *v;
-}
+using t::IntOpenOrCreate;
+using t::OpenOrCreate;
 
 // Every row of `sql` (six columns) as "a|b|c|d|e|f|" (NULL as "-").
 std::vector<std::string> TopologyRows(const std::string& path, const std::string& sql) {
-  Db db = OpenTopologyTestDb(path);
+  Db db = OpenOrCreate(path);
   auto stmt = db.Prepare(sql, "test query");
   REQUIRE(stmt.ok());
   std::vector<std::string> out;
@@ -84,19 +73,19 @@ TEST_CASE("reports.topology: runs of one cluster share one stored copy - each ru
   REQUIRE(store->AddComponents(runs[0], rows).ok());
   REQUIRE(store->AddComponents(runs[1], rows).ok());
   REQUIRE(store->AddComponents(runs[2], other).ok());
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 2);
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topology_components") == 400);
-  CHECK(TopologyInt(path, "SELECT count(*) FROM components") == 600);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 2);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topology_components") == 400);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM components") == 600);
   // Derived serials are not stored; the bought part's is.
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topology_components WHERE serial IS NULL") == 2 * 199);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topology_components WHERE serial IS NULL") == 2 * 199);
   CHECK(SameComponentRows(*store->ReadComponents(runs[1]), rows));
   CHECK(SameComponentRows(*store->ReadComponents(runs[2]), other));
   CHECK(
       TopologyRows(path,
            "SELECT run_id, id, name, kind, parent_id, serial FROM components WHERE serial = 'RK-7' ORDER BY run_id") ==
       std::vector<std::string>{"1|7|r01.c7|gpu|6|RK-7|", "2|7|r01.c7|gpu|6|RK-7|", "3|7|r01.c7|gpu|6|RK-7|"});
-  CHECK(TopologyInt(path, "SELECT count(*) FROM components WHERE serial = 'SIM-gb200-nvl72-r01.x5'") == 1);
-  CHECK(TopologyInt(path, "SELECT count(*) FROM components WHERE name = 'r01.c0' AND parent_id IS NULL") == 3);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM components WHERE serial = 'SIM-gb200-nvl72-r01.x5'") == 1);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM components WHERE name = 'r01.c0' AND parent_id IS NULL") == 3);
 
   // The digest tells lists apart by any field, serials included.
   std::vector<ComponentRow> serial_changed = rows;
@@ -109,13 +98,13 @@ TEST_CASE("reports.topology: runs of one cluster share one stored copy - each ru
   REQUIRE(store->AddComponents(runs[1], {{500, "r01.extra", "nic", 3, "N-500"}}).ok());
   CHECK(store->ReadComponents(runs[1])->size() == 201);
   CHECK(SameComponentRows(*store->ReadComponents(runs[0]), rows));
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 3);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 3);
   // A repeated id is refused, named, and leaves the run as it was.
   Status s = store->AddComponents(runs[0], {{3, "r01.again", "gpu", 0, "G"}});
   CHECK(s.code() == StatusCode::kInternal);
   CHECK(s.message().find("(r01.again)") != std::string::npos);
   CHECK(SameComponentRows(*store->ReadComponents(runs[0]), rows));
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 3);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 3);
 }
 
 // What the simulator hands the store (runner/run.cpp): names by reference, serials derived from a prefix.
@@ -159,7 +148,7 @@ TEST_CASE("reports.topology: version 8 moves the rows of a version 7 components 
   TempDir dir;
   const std::string path = dir.File("v7.db");
   {
-    Db db = OpenTopologyTestDb(path);
+    Db db = OpenOrCreate(path);
     REQUIRE(Migrate(db, SchemaMigrations().first(7)).ok());
     std::string sql = "INSERT INTO components VALUES ";
     for (int run = 1; run <= 3; ++run)
@@ -177,13 +166,13 @@ TEST_CASE("reports.topology: version 8 moves the rows of a version 7 components 
 
   auto store = ReportStore::Open(path);
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  CHECK(TopologyInt(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == LatestSchemaVersion());
   CHECK(TopologyRows(path, all) == before);
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 2);  // runs 1 and 2 have the same rows
-  CHECK(TopologyInt(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'components' AND type = 'view'") == 1);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 2);  // runs 1 and 2 have the same rows
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'components' AND type = 'view'") == 1);
   // The views that join components still answer.
-  CHECK(TopologyInt(path, "SELECT count(*) FROM event_log") == 0);
-  CHECK(TopologyInt(path, "SELECT count(*) FROM fault_summary") == 0);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM event_log") == 0);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM fault_summary") == 0);
   // A new run of the same cluster shares the migrated copy (runs 1-3 are those of the rows above).
   for (int run = 1; run <= 3; ++run) REQUIRE(*store->BeginRun(t::SampleRunInfo()) == run);
   auto run = store->BeginRun(t::SampleRunInfo());
@@ -191,8 +180,8 @@ TEST_CASE("reports.topology: version 8 moves the rows of a version 7 components 
   std::vector<ComponentRow> same = *store->ReadComponents(1);
   Status added = store->AddComponents(*run, same);
   REQUIRE_MESSAGE(added.ok(), added.ToString());
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 2);
-  CHECK(TopologyInt(path, "SELECT count(*) FROM components") == 400);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 2);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM components") == 400);
 }
 
 TEST_CASE("reports.topology: merging a run whose cluster the destination has shares the destination's copy") {
@@ -213,8 +202,8 @@ TEST_CASE("reports.topology: merging a run whose cluster the destination has sha
   REQUIRE_MESSAGE(counts.ok(), counts.status().ToString());
   CHECK(counts->runs_copied == 1);
   CHECK(counts->rows_copied == 1 + 200);  // the run and its components, shared or not
-  CHECK(TopologyInt(a, "SELECT count(*) FROM topologies") == 1);
-  CHECK(TopologyInt(a, "SELECT count(*) FROM topology_components") == 200);
+  CHECK(IntOpenOrCreate(a, "SELECT count(*) FROM topologies") == 1);
+  CHECK(IntOpenOrCreate(a, "SELECT count(*) FROM topology_components") == 200);
   CHECK(SameComponentRows(*dest->ReadComponents(2), rows));
 }
 
@@ -223,15 +212,15 @@ TEST_CASE("reports.topology: version 9 indexes components by parent, which the s
   TempDir dir;
   const std::string path = dir.File("v8.db");
   {
-    Db db = OpenTopologyTestDb(path);
+    Db db = OpenOrCreate(path);
     REQUIRE(Migrate(db, SchemaMigrations().first(8)).ok());
-    CHECK(TopologyInt(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_parent'") == 0);
+    CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_parent'") == 0);
   }
   auto store = ReportStore::Open(path);  // migrates a version 8 file
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  CHECK(TopologyInt(path, "PRAGMA user_version") == LatestSchemaVersion());
-  CHECK(TopologyInt(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_parent'") == 1);
-  Db db = OpenTopologyTestDb(path);
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == LatestSchemaVersion());
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_parent'") == 1);
+  Db db = OpenOrCreate(path);
   auto plan = db.Prepare("EXPLAIN QUERY PLAN SELECT c.id FROM components c WHERE c.run_id = 1 AND c.parent_id = 5",
                          "query plan");
   REQUIRE(plan.ok());

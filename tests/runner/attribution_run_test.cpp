@@ -2,27 +2,21 @@
 // requeued to carry out an isolation is charged to the fault, and a NIC flap that touched no job recovers
 // when it ends, so it passes a `ttr.max` gate.
 #include <doctest/doctest.h>
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "reports/store.h"
-#include "runner/plan_loader.h"
-#include "runner/run.h"
-#include "runner/validate.h"
+#include "tests/runner/run_fixture.h"
 
 using namespace rackchaos;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("rackchaos-attribution-test-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
+using runner::testing::QueryNumber;
+using runner::testing::TempDir;
 
 // Two GB200 racks, one job, one fault; `job` and `fault` are the plan's YAML flow mappings.
 runner::RunOutcome RunPlan(const TempDir& dir, const std::string& job, const std::string& fault) {
@@ -30,25 +24,7 @@ runner::RunOutcome RunPlan(const TempDir& dir, const std::string& job, const std
   std::ofstream(file) << "name: attribution\nseed: 14\nduration: 3h\ncluster: {model: gb200-nvl72, racks: 2}\n"
                          "workload:\n  jobs:\n    - " << job << "\nfaults:\n  - " << fault << "\n"
                          "expect:\n  - ttr.max < 15m\n";
-  auto plan = runner::LoadPlan(file.string());
-  REQUIRE(plan.ok());
-  auto spec = runner::ValidatePlan(*plan, {14, ""});
-  REQUIRE(spec.ok());
-  runner::RunOptions opt;
-  opt.db_path = (dir.path / "run.db").string();
-  return runner::ExecuteRun(*plan, *spec, opt);
-}
-
-double Number(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  REQUIRE_MESSAGE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK, sql);
-  REQUIRE(sqlite3_step(st) == SQLITE_ROW);
-  double v = sqlite3_column_double(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
+  return runner::testing::RunPlanFile(file.string(), (dir.path / "run.db").string(), 14);
 }
 
 RunMetrics Metrics(const TempDir& dir, int64_t run) {
@@ -63,7 +39,7 @@ RunMetrics Metrics(const TempDir& dir, int64_t run) {
 }  // namespace
 
 TEST_CASE("attribution run: a job requeued off a drained tray it was not slowed on is the DPU fault's damage") {
-  TempDir dir;
+  TempDir dir("attribution-test");
   // A 64-GPU job inside one rack talks over NVLink only: the DPU's NICs going down never slow it, but the
   // healer drains the DPU's tray (in the job's placement) and requeues it from its last checkpoint.
   auto out = RunPlan(dir, "{name: pretrain-64, gpus: 64, parallelism: {tp: 4, pp: 4, dp: 4}, step_time: 6s, "
@@ -72,9 +48,9 @@ TEST_CASE("attribution run: a job requeued off a drained tray it was not slowed 
   CHECK(out.code == runner::ExitCode::kPass);
   const std::string db = (dir.path / "run.db").string();
   // The simulator's own record: one requeue, tagged with no fault, throwing work away.
-  REQUIRE(Number(db, "SELECT count(*) FROM job_events WHERE state = 'queued' AND cause_fault_id IS NULL") == 1);
-  const double lost_s = Number(db, "SELECT lost_work_us / 1e6 FROM job_events WHERE state = 'queued'");
-  const double back_s = Number(db, "SELECT min(t_us) / 1e6 FROM job_events WHERE state = 'running' AND seq > "
+  REQUIRE(QueryNumber(db, "SELECT count(*) FROM job_events WHERE state = 'queued' AND cause_fault_id IS NULL") == 1);
+  const double lost_s = QueryNumber(db, "SELECT lost_work_us / 1e6 FROM job_events WHERE state = 'queued'");
+  const double back_s = QueryNumber(db, "SELECT min(t_us) / 1e6 FROM job_events WHERE state = 'running' AND seq > "
                                    "(SELECT seq FROM job_events WHERE state = 'queued')");
   REQUIRE(lost_s > 60);
   RunMetrics m = Metrics(dir, out.run_id);
@@ -90,7 +66,7 @@ TEST_CASE("attribution run: a job requeued off a drained tray it was not slowed 
 }
 
 TEST_CASE("attribution run: a NIC flap that touched no job recovers when it ends and passes a ttr gate") {
-  TempDir dir;
+  TempDir dir("attribution-test");
   auto out = RunPlan(dir, "{name: small, gpus: 16, step_time: 4s, checkpoint: {interval: 20m, write_time: 30s}}",
                      "{at: 30m, kind: link_down, target: r02.tray10.nic1, for: 10s}");
   RunMetrics m = Metrics(dir, out.run_id);

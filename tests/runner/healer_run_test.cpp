@@ -1,55 +1,34 @@
 // The healer through whole simulated runs: the circuit breaker under a correlated failure, and lemons
 // (parts isolated as really faulty in several runs) across runs stored in one database.
 #include <doctest/doctest.h>
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <string>
 
 #include "reports/history.h"
 #include "reports/store.h"
-#include "runner/plan_loader.h"
-#include "runner/run.h"
-#include "runner/validate.h"
+#include "tests/runner/run_fixture.h"
 
 using namespace rackchaos;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("rackchaos-healer-run-test-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
+using runner::testing::TempDir;
 
 runner::RunOutcome Run(const std::string& plan_file, const std::string& db, uint64_t seed,
                        const std::string& healer = "") {
-  auto plan = runner::LoadPlan(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/" + plan_file);
-  REQUIRE(plan.ok());
-  auto spec = runner::ValidatePlan(*plan, {seed, healer});
-  REQUIRE(spec.ok());
-  runner::RunOptions opt;
-  opt.db_path = db;
-  return runner::ExecuteRun(*plan, *spec, opt);
+  return runner::testing::RunPlanFile(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/" + plan_file, db, seed, healer);
 }
 
 int64_t Count(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  REQUIRE(sqlite3_step(st) == SQLITE_ROW);
-  int64_t n = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return n;
+  return static_cast<int64_t>(runner::testing::QueryNumber(db_path, sql));
 }
 
 }  // namespace
 
 TEST_CASE("healer run: 16 trays down at once - the breaker alerts instead of draining the fleet") {
-  TempDir dir;
+  TempDir dir("healer-run-test");
   for (uint64_t seed : {1, 2, 3}) {
     CAPTURE(seed);
     std::string db = (dir.path / ("c" + std::to_string(seed) + ".db")).string();
@@ -68,7 +47,7 @@ TEST_CASE("healer run: 16 trays down at once - the breaker alerts instead of dra
 }
 
 TEST_CASE("healer run: the parts isolated in two runs of the quickstart are lemons - of both runs") {
-  TempDir dir;
+  TempDir dir("healer-run-test");
   std::string db = (dir.path / "q.db").string();
   auto first = Run("quickstart.yaml", db, 42);
   REQUIRE(first.code == runner::ExitCode::kPass);
@@ -91,7 +70,7 @@ TEST_CASE("healer run: the parts isolated in two runs of the quickstart are lemo
 }
 
 TEST_CASE("healer run: trays whose GPUs shut down while the CDU was off are rebooted after its repair and return") {
-  TempDir dir;
+  TempDir dir("healer-run-test");
   for (uint64_t seed : {11, 12}) {
     CAPTURE(seed);
     std::string db = (dir.path / ("cdu" + std::to_string(seed) + ".db")).string();
@@ -112,7 +91,7 @@ TEST_CASE("healer run: trays whose GPUs shut down while the CDU was off are rebo
 }
 
 TEST_CASE("healer run: an elastic job shrinks when tray pulls outrun the spare and grows back - ETTR above waiting") {
-  TempDir dir;
+  TempDir dir("healer-run-test");
   for (uint64_t seed : {1, 2}) {
     CAPTURE(seed);
     std::string shrink_db = (dir.path / ("s" + std::to_string(seed) + ".db")).string();
