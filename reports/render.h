@@ -27,7 +27,8 @@ const char* FormatName(Format format);
 Result<std::string> Render(const ReportStore& store, int64_t run, Format format);
 
 // JSON object, keys in a fixed order: schema, run, events, faults (with metrics and job impacts),
-// jobs, healer, expectations, verdict. Times are seconds (numbers); absent ones are null. Events
+// jobs, healer, spare_rack_moves (only when the scheduler moved a job to a spare rack: t_s, detail),
+// expectations, verdict. Times are seconds (numbers); absent ones are null. Events
 // themselves are not included, only their count (query the database for them).
 std::string RenderJson(const RunReport& report);
 // GitHub-flavoured Markdown: a run table, then faults, jobs, healer and expectations tables.
@@ -41,8 +42,8 @@ std::string RenderPrometheus(const RunReport& report);
 // interrupted adds an errored "run completed" case.
 std::string RenderJunit(const RunReport& report);
 // A self-contained HTML page (inline CSS and SVG, no scripts or external resources): timelines
-// per component, job throughput with fault windows shaded, TTR distribution, blast radius,
-// expectations. Needs the typed event rows too, hence the store.
+// per component, job throughput with fault windows shaded, TTR distribution, blast radius, spare-rack
+// moves (only when there were any), expectations. Needs the typed event rows too, hence the store.
 Result<std::string> RenderHtml(const ReportStore& store, int64_t run);
 
 }  // namespace rackchaos::reports

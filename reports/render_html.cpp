@@ -179,7 +179,14 @@ std::string Tables(const RunReport& r) {
            Cell(std::to_string(f.gpus_collateral), true) + Cell(std::to_string(f.jobs_touched), true) +
            Cell(std::to_string(f.jobs_interrupted), true) + Cell(Fixed(f.gpu_hours_lost, 2), true) + Cell(iso) + "</tr>\n";
   }
-  out += "</table>\n<h2>Expectations</h2>\n";
+  out += "</table>\n";
+  if (!r.spare_rack_moves.empty()) {  // only when the scheduler moved a job to a spare rack
+    out += "<h2>Spare racks</h2>\n<table class=\"spare-racks\"><tr><th>at</th><th>move</th></tr>\n";
+    for (const ActionRow& a : r.spare_rack_moves)
+      out += "<tr>" + Cell(FormatDurationShort(a.at)) + Cell(a.detail) + "</tr>\n";
+    out += "</table>\n";
+  }
+  out += "<h2>Expectations</h2>\n";
   if (r.gates.empty()) return out + "<p>None stored.</p>\n";
   out += "<table class=\"gates\"><tr><th>result</th><th>expectation</th><th>detail</th></tr>\n";
   for (const GateRow& g : r.gates) {

@@ -124,6 +124,20 @@ void GateArray(JsonWriter& w, const std::vector<GateRow>& gates) {
   w.EndArray();
 }
 
+// Only when the scheduler moved a job to a spare rack, as the text summary's section.
+void SpareRackArray(JsonWriter& w, const std::vector<ActionRow>& moves) {
+  if (moves.empty()) return;
+  w.Key("spare_rack_moves");
+  w.BeginArray();
+  for (const ActionRow& a : moves) {
+    w.BeginObject();
+    w.Field("t_s", a.at);
+    w.Field("detail", a.detail);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 }  // namespace
 
 std::string RenderJson(const RunReport& report) {
@@ -135,6 +149,7 @@ std::string RenderJson(const RunReport& report) {
   FaultArray(w, report.metrics);
   JobArray(w, report);
   HealerObject(w, report.metrics);
+  SpareRackArray(w, report.spare_rack_moves);
   GateArray(w, report.gates);
   w.Key("verdict");
   w.BeginObject();

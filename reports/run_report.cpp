@@ -10,6 +10,7 @@ Result<RunReport> LoadRunReport(const ReportStore& store, int64_t run) {
   RC_ASSIGN_OR_RETURN(r.metrics, store.ReadMetrics(run));
   RC_ASSIGN_OR_RETURN(r.gates, store.ReadGates(run));
   RC_ASSIGN_OR_RETURN(r.events, store.CountEvents(run));
+  RC_ASSIGN_OR_RETURN(r.spare_rack_moves, store.ReadActions(run, "spare_rack"));
   return r;
 }
 

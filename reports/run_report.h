@@ -19,6 +19,7 @@ struct RunReport {
   RunMetrics metrics;
   std::vector<GateRow> gates;  // empty when the run stored none (or predates schema v2)
   int64_t events = 0;          // number of stored events
+  std::vector<ActionRow> spare_rack_moves;  // jobs moved to spare racks (cluster.spares), in time order
 };
 
 // Reads run `run`: kNotFound for an unknown run, otherwise the store's errors.

@@ -146,6 +146,16 @@ struct JobEventRow {
   FaultId cause = kNoFault;
 };
 
+// One row of the actions table: what the healer or the scheduler did ("drain", "spare_rack", ...).
+struct ActionRow {
+  Time at{};
+  std::string action;
+  ComponentId component = kNoComponent;
+  JobId job = kNoJob;
+  bool ok = true;
+  std::string detail;
+};
+
 struct OpenOptions {
   int busy_timeout_ms = 5000;  // how long to wait for another connection's lock before kUnavailable
 };
@@ -215,6 +225,8 @@ class ReportStore {
   Result<std::vector<DetectionRow>> ReadDetections(int64_t run) const;
   Result<std::vector<IsolationRow>> ReadIsolations(int64_t run) const;
   Result<std::vector<JobEventRow>> ReadJobEvents(int64_t run) const;
+  // Actions in time (then seq) order; a non-empty `action` keeps only those ("spare_rack").
+  Result<std::vector<ActionRow>> ReadActions(int64_t run, std::string_view action = "") const;
 
   // The connection, for the cross-run readers and tools in reports/ (merge, history, compare).
   Db& db() const;

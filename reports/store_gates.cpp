@@ -108,4 +108,21 @@ Result<std::vector<JobEventRow>> ReportStore::ReadJobEvents(int64_t run) const {
   return rows;
 }
 
+Result<std::vector<ActionRow>> ReportStore::ReadActions(int64_t run, std::string_view action) const {
+  const std::string what = ForRun("reading actions of", run);
+  RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
+  RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare("SELECT t_us, action, component_id, job_id, ok, detail FROM actions "
+                                                 "WHERE run_id = ?1 AND (?2 = '' OR action = ?2) ORDER BY t_us, seq",
+                                                 what));
+  s.Bind(1, run);
+  s.Bind(2, action);
+  std::vector<ActionRow> rows;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) return rows;
+    rows.push_back({Duration::Micros(s.Int(0)), s.Text(1), IdOr(s, 2, kNoComponent), IdOr(s, 3, kNoJob), s.Int(4) != 0,
+                    s.Text(5)});
+  }
+}
+
 }  // namespace rackchaos::reports

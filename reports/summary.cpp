@@ -82,17 +82,9 @@ std::string HealerSection(const RunMetrics& m) {
 // Jobs the scheduler moved to spare racks (cluster.spares), from the stored `spare_rack` actions. No
 // section when there were none, so the summaries of other runs do not change.
 Result<std::string> SpareRackSection(const ReportStore& store, int64_t run) {
-  const std::string what = "reading the spare rack moves of run " + std::to_string(run);
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare("SELECT t_us, detail FROM actions WHERE run_id = ?1 AND "
-                                                 "action = 'spare_rack' ORDER BY t_us, seq",
-                                                 what));
-  s.Bind(1, run);
+  RC_ASSIGN_OR_RETURN(std::vector<ActionRow> moves, store.ReadActions(run, "spare_rack"));
   std::string out;
-  for (;;) {
-    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
-    if (!row) break;
-    out += "  " + FormatDurationShort(Duration::Micros(s.Int(0))) + "  " + s.Text(1) + "\n";
-  }
+  for (const ActionRow& a : moves) out += "  " + FormatDurationShort(a.at) + "  " + a.detail + "\n";
   return out.empty() ? out : "\nSpare racks\n" + out;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/render.h"
 #include "reports/store.h"
 #include "reports/summary.h"
 #include "reports/text_table.h"
@@ -187,4 +188,24 @@ TEST_CASE("summary: jobs moved to spare racks are listed after the healer, and o
         "\n\nSpare racks\n  3.5m  job 'pretrain-a' moved to spare rack r06: its NVLink domain was lost\n");
   events.pop_back();
   CHECK(WriteAndRender(t::SampleMetrics(), without, events).find("Spare racks") == std::string::npos);
+
+  // The JSON and HTML reports read the same moves from the store, and have nothing for a run without.
+  for (const TempDir* dir : {&with, &without}) {
+    auto store = ReportStore::OpenReadOnly(dir->File("r.db"));
+    REQUIRE(store.ok());
+    auto json = Render(*store, 1, Format::kJson);
+    auto html = Render(*store, 1, Format::kHtml);
+    REQUIRE(json.ok());
+    REQUIRE(html.ok());
+    const bool moved = dir == &with;
+    CAPTURE(moved);
+    CHECK((json->find("  \"spare_rack_moves\": [\n    {\n      \"t_s\": 210,\n      \"detail\": \"job 'pretrain-a' moved to "
+                      "spare rack r06: its NVLink domain was lost\"\n    }\n  ],\n  \"expectations\"") != std::string::npos) ==
+          moved);
+    CHECK((html->find("<h2>Spare racks</h2>\n<table class=\"spare-racks\"><tr><th>at</th><th>move</th></tr>\n<tr><td>"
+                      "3.5m</td><td>job &#39;pretrain-a&#39; moved to spare rack r06: its NVLink domain was lost</td></tr>") !=
+           std::string::npos) == moved);
+    CHECK((json->find("spare_rack") != std::string::npos) == moved);
+    CHECK((html->find("Spare racks") != std::string::npos) == moved);
+  }
 }
