@@ -125,8 +125,8 @@ TEST_CASE("reports.topology: rows by reference with derived serials are stored a
   REQUIRE(store->AddComponents(runs[0], refs, prefix).ok());
   REQUIRE(store->AddComponents(runs[1], rows).ok());
   CHECK(SameComponentRows(*store->ReadComponents(runs[0]), rows));
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 1);  // the spelled-out copy shares it
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topology_components WHERE serial IS NULL") == 199);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 1);  // the spelled-out copy shares it
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topology_components WHERE serial IS NULL") == 199);
 
   // The first row's serial is the bought one: the others' derived serials do not follow the prefix the
   // first row gives (none), so they are stored spelled out, as the same rows spelled out would be.
@@ -135,7 +135,7 @@ TEST_CASE("reports.topology: rows by reference with derived serials are stored a
   CHECK(TopologyDigest(ComponentList{bought_first, prefix}) == TopologyDigest(spelled));
   REQUIRE(store->AddComponents(runs[2], bought_first, prefix).ok());
   CHECK(SameComponentRows(*store->ReadComponents(runs[2]), spelled));
-  CHECK(TopologyInt(path, "SELECT count(*) FROM topologies") == 2);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 2);
   // More rows by reference for a run that has some: its serials are built for the combined topology.
   const std::vector<ComponentRef> extra{{500, "r01.extra", "nic", 3, {}}};
   REQUIRE(store->AddComponents(runs[0], extra, prefix).ok());
