@@ -20,28 +20,9 @@ inline Topology TwoRegions(int east = 2, int west = 2) {
   return std::move(topo).value();
 }
 
-struct Regions {
-  explicit Regions(SimOptions options = {}, uint64_t seed = 42)
-      : topo(TwoRegions()), sim(topo, clock, Rng(seed), events, options) {
-    sim.Subscribe(&seen);
-  }
-  ComponentId Id(std::string_view name) const {
-    auto id = topo.Find(name);
-    REQUIRE_MESSAGE(id.has_value(), "no component ", std::string(name));
-    return *id;
-  }
-  template <typename Fn>
-  void At(Time at, Fn fn) {
-    clock.CallAt(at, std::move(fn));
-  }
-  std::vector<std::string> RacksOf(JobId job) const {
-    std::vector<std::string> out;
-    for (ComponentId t : sim.JobTrays(job)) {
-      const std::string& r = topo.at(topo.RackOf(t)).name;
-      if (out.empty() || out.back() != r) out.push_back(r);
-    }
-    return out;
-  }
+// A Harness on TwoRegions(), with the event filters the region tests share.
+struct Regions : Harness {
+  explicit Regions(SimOptions options = {}, uint64_t seed = 42) : Harness(TwoRegions(), seed, options) {}
   size_t PhysicsCount(std::string_view what) const {
     size_t n = 0;
     for (const Event& e : events.events())
@@ -63,11 +44,6 @@ struct Regions {
       if (const auto* c = std::get_if<JobChanged>(&e.body); c && c->job == job) out.push_back(*c);
     return out;
   }
-  Topology topo;
-  VirtualClock clock;
-  EventLog events;
-  SimBackend sim;
-  Recorder seen;
 };
 
 }  // namespace rackchaos::cluster::testing
