@@ -34,7 +34,8 @@ class TopologyHash {
       Add(w);
     }
     uint64_t tail = 0;
-    std::memcpy(&tail, s.data() + i, s.size() - i);
+    // An empty view may have no data at all: memcpy must not see its null pointer, even for 0 bytes.
+    if (s.size() > i) std::memcpy(&tail, s.data() + i, s.size() - i);
     Add(tail);
     Add(static_cast<uint64_t>(s.size()));
   }

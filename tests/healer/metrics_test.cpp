@@ -93,7 +93,8 @@ TEST_CASE("healer.metrics: a fault's collateral is the union of its drains and e
   // After the restart on trays 04 and 05 the same fault hangs the job again: tray05 joins 03 and 04.
   std::vector<Event> events = BaseRun();
   events.push_back({Min(20), Job(JobState::kHung, 420, 0, 0, 1, {Id("r01.tray04"), Id("r01.tray05")})});
-  const FaultMetrics& f = Fault(ComputeMetrics(events, Topo(), kJobs, Min(60)), 1);
+  const RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
+  const FaultMetrics& f = Fault(m, 1);
   CHECK(f.gpus_collateral == 11);  // trays 03, 04 and 05, minus the GPU
   // A drain outside the placements it interrupted (tray03 leaves the job's list) still counts.
   std::vector<Event> apart = BaseRun();
