@@ -54,6 +54,9 @@ struct SimOptions {
   // cluster.region_link_gbytes_per_s: the link from each region to the next, shared by the far copies
   // of checkpoints with a size (JobConfig::checkpoint_size_gb); 0 = each copy takes checkpoint_copy.
   double region_link_gbytes_per_s = 0;
+  // cluster.region_link_background_percent / 100: the share of each region link other traffic takes,
+  // from 0 (the copies have it all) to below 1.
+  double region_link_background = 0;
   // cluster.object_store_gbytes_per_s: each region's object store read capacity, shared by the jobs
   // streaming from it (sim_region_link.cpp); 0 = unlimited (each GPU reads at the catalogue's rate).
   double object_store_gbytes_per_s = 0;
@@ -203,6 +206,7 @@ class SimBackend : public Backend {
     double remote_steps = 0, copying_steps = 0;
     TimerId copy_timer = 0;  // not stopped with the job: the copy of an acknowledged checkpoint goes on
     bool copy_on_link = false;  // the far copy in flight shares the region link (sim_region_link.cpp)
+    int copy_to = -1;           // the region the copy in flight goes to (-1: none known, no regions)
     // Of running_since_ckpt, what the newest snapshot would have kept had the failed checkpoint store
     // acknowledged it, and that store's fault (sim_regions.cpp): rework charged to the store.
     Duration unsafe_running{};
@@ -533,6 +537,11 @@ class SimBackend : public Backend {
   void CancelLinkCopy(Job& job);
   void OnLinkCopyDone(size_t k);
   void FarCopyDone(JobId id);  // sim_storage.cpp
+  double LinkRate() const;     // what the copies on a link share: the link less its background traffic
+  int FarRegion(const Job& job) const;  // where its copies go: the next region (-1 with fewer than two)
+  bool FarStoreDown(int region) const;  // a copy to it cannot land: the region or its checkpoint store is down
+  void FarCopiesLost(int region, FaultId cause);  // the copies in flight to `region` are gone
+  void FarStoreBack(int region);                  // the copies waiting for `region` start
   std::optional<double> ObjectStoreFairShare(const Job& job) const;
   std::set<JobId> reading_;  // jobs streaming from an object store, running or hung
   void ObjectStoreReadersChanged(const Job& job);

@@ -6,6 +6,13 @@
 //   Between a copy's start and end nothing changes, so each copy's bytes left are settled only then
 //   (closed form: left -= share x elapsed) and one timer per link waits for the copy with the fewest
 //   bytes left. A copy with a fixed checkpoint.copy_time does not use the link.
+//   Other traffic (cluster.region_link_background_percent) takes its share off the top: the copies
+//   share what is left.
+// - Destination: a copy lands in the next region's checkpoint store. When that region goes down or its
+//   store fails, the copies in flight to it are lost (physics `far_copy_lost` on that store, value the
+//   lost checkpoint's steps): the far region keeps its older copy, a link copy's share goes to the
+//   others on its link, and no copy starts while it is down. Once it is back, each job waiting for it
+//   copies its newest acknowledged checkpoint.
 // - Object store: cluster.object_store_gbytes_per_s [guess] per region, times the store's share while
 //   degraded. The running jobs with input_from: object_store each ask input_mb_per_s per GPU at full
 //   speed (a hung job keeps its share until it stops); while their sum fits, each reads at the catalogue's per-GPU rate as before. Beyond it the
@@ -13,7 +20,8 @@
 //   what it asks; the others split the rest), and a job reading less than it asks stalls on data.
 //
 // Cost: a copy's start or end costs the copies on its link; a reader's start or stop refreshes the
-// other readers of its region. Nothing without regions.
+// other readers of its region; a far store's failure or return one pass over the jobs. Nothing without
+// regions.
 #include <algorithm>
 #include <cmath>
 
@@ -28,9 +36,11 @@ bool SimBackend::CopiesOverLink(const Job& j) const {
          static_cast<size_t>(j.region) < links_.size();
 }
 
+double SimBackend::LinkRate() const { return opt_.region_link_gbytes_per_s * (1 - opt_.region_link_background); }
+
 void SimBackend::SettleLink(RegionLink& link) {
   if (!link.flows.empty()) {
-    const double moved = opt_.region_link_gbytes_per_s / static_cast<double>(link.flows.size()) *
+    const double moved = LinkRate() / static_cast<double>(link.flows.size()) *
                          (clock_.Now() - link.since).Seconds();
     for (LinkFlow& f : link.flows) f.left_gb -= moved;
   }
@@ -44,7 +54,7 @@ void SimBackend::ScheduleLink(size_t k) {
   if (link.flows.empty()) return;
   double least = link.flows.front().left_gb;
   for (const LinkFlow& f : link.flows) least = std::min(least, f.left_gb);
-  const double share = opt_.region_link_gbytes_per_s / static_cast<double>(link.flows.size());
+  const double share = LinkRate() / static_cast<double>(link.flows.size());
   const auto us = static_cast<int64_t>(std::ceil(std::max(0.0, least) / share * 1e6));
   link.timer = clock_.CallAfter(Duration::Micros(us), [this, k] { OnLinkCopyDone(k); });
 }
@@ -76,7 +86,7 @@ void SimBackend::CancelLinkCopy(Job& j) {
 void SimBackend::OnLinkCopyDone(size_t k) {
   RegionLink& link = links_[k];
   link.timer = 0;
-  const double slack = opt_.region_link_gbytes_per_s / static_cast<double>(std::max<size_t>(1, link.flows.size())) * 2e-6;
+  const double slack = LinkRate() / static_cast<double>(std::max<size_t>(1, link.flows.size())) * 2e-6;
   SettleLink(link);
   std::vector<JobId> done;
   std::erase_if(link.flows, [&](const LinkFlow& f) {
@@ -89,6 +99,38 @@ void SimBackend::OnLinkCopyDone(size_t k) {
     jobs_[id].copy_on_link = false;
     FarCopyDone(id);
   }
+}
+
+int SimBackend::FarRegion(const Job& j) const {
+  const size_t n = topo_.regions().size();
+  return n < 2 || j.region < 0 ? -1 : static_cast<int>((static_cast<size_t>(j.region) + 1) % n);
+}
+
+bool SimBackend::FarStoreDown(int region) const {
+  const RegionState& r = region_[static_cast<size_t>(region)];
+  return r.down || r.checkpoint_failed;
+}
+
+// The far region went down or its checkpoint store failed: the copies landing there are cut off. The
+// far region keeps what it had; the job's newest acknowledged checkpoint waits for FarStoreBack.
+void SimBackend::FarCopiesLost(int region, FaultId cause) {
+  const ComponentId store = topo_.regions()[static_cast<size_t>(region)].checkpoint_store;
+  for (Job& j : jobs_) {
+    if (j.copy_to != region || (!j.copy_timer && !j.copy_on_link)) continue;
+    if (j.copy_timer) clock_.Cancel(j.copy_timer);
+    j.copy_timer = 0;
+    CancelLinkCopy(j);  // its share goes to the copies left on the link
+    j.copy_to = -1;
+    Physics(store, "far_copy_lost", j.copying_steps, cause);
+  }
+}
+
+void SimBackend::FarStoreBack(int region) {
+  if (FarStoreDown(region)) return;  // the region is back but not its store, or the other way round
+  for (Job& j : jobs_)
+    if (j.cfg.checkpoint_copy > Duration{} && !j.copy_timer && !j.copy_on_link && j.ack_total > j.remote_total &&
+        FarRegion(j) == region)
+      CopyCheckpoint(j.id);
 }
 
 // Per GPU, what `j` reads from its region's object store when the readers' demand exceeds the store's

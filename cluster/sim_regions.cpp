@@ -13,7 +13,9 @@
 //   until a later write succeeds. The far copy (checkpoint.copy_time) goes to the next region.
 // - Region outage: every rack of the region loses power (sim_domains.cpp's path: heartbeats stop, jobs
 //   hang) and its checkpoint store is gone with it, so a job's acknowledged checkpoints not yet copied
-//   to the next region are lost: its restart elsewhere goes back to the newest far copy.
+//   to the next region are lost: its restart elsewhere goes back to the newest far copy. The copies in
+//   flight into it from the region before are lost too (sim_region_link.cpp), as when its checkpoint
+//   store fails.
 // What a site sees is each region's health probe (object store read throughput, checkpoint store write,
 // the region's endpoints) at its poll, phase drawn per region from the seeded generator.
 //
@@ -112,10 +114,13 @@ Status SimBackend::SetStoreRate(ComponentId store, double fraction, FaultId caus
   // Two faults on one store overlap: the worst rate held wins, the last release gives 100% back.
   const auto s = fraction >= 1 ? store_holds_.Release(store, store, cause, 1) : store_holds_.Place(store, store, cause, fraction, 1);
   if (c.kind == Kind::kCheckpointStore) {
+    const bool was_failed = r.checkpoint_failed;
     r.checkpoint_failed = s.held;
     r.checkpoint_cause = s.cause;
     Physics(store, s.held ? "checkpoint_store_failed" : "checkpoint_store_up", s.value, cause);
     Probe(store, !s.held);
+    if (s.held && !was_failed) FarCopiesLost(c.index, cause);  // sim_region_link.cpp: copies landing here
+    if (!s.held && was_failed) FarStoreBack(c.index);
     return Status::Ok();
   }
   r.object_store = s.value;
@@ -149,6 +154,7 @@ Status SimBackend::SetRegionDown(ComponentId region, bool down, FaultId cause) {
       for (Job& j : jobs_)
         if (j.region == c.index && j.state != JobState::kQueued && j.state != JobState::kFinished)
           LoseLocalCheckpoint(j, reg.checkpoint_store, cause);
+    if (down) FarCopiesLost(c.index, cause);  // and so are the copies landing in it (sim_region_link.cpp)
   }
   // The region holds each rack's power off beside the rack's own PSUs: a rack comes back when neither does.
   for (int k = reg.first_rack; k < reg.first_rack + reg.racks; ++k) {
@@ -158,7 +164,10 @@ Status SimBackend::SetRegionDown(ComponentId region, bool down, FaultId cause) {
   }
   if (r.down == was_down) return Status::Ok();
   Probe(region, !r.down);
-  if (!r.down) PlaceQueuedJobs();
+  if (!r.down) {
+    FarStoreBack(c.index);  // sim_region_link.cpp: the copies that waited for it
+    PlaceQueuedJobs();
+  }
   return Status::Ok();
 }
 

@@ -78,10 +78,14 @@ void SimBackend::AddStalledRanks(const Job& j, double stall_s, double nominal_co
 
 // The far copy runs after the local acknowledgement, one at a time; when it is done, a newer
 // acknowledged checkpoint (written meanwhile) is copied next. With a size it shares the region's link
-// (sim_region_link.cpp), else it takes checkpoint_copy.
+// (sim_region_link.cpp), else it takes checkpoint_copy. None starts while the far region's store is
+// down: FarStoreBack starts it.
 void SimBackend::CopyCheckpoint(JobId id) {
   Job& j = jobs_[id];
   if (j.copy_on_link) return;  // the newer checkpoint follows when the copy in flight is done
+  const int to = FarRegion(j);
+  if (to >= 0 && FarStoreDown(to)) return;
+  j.copy_to = to;
   j.copying_steps = j.ckpt_steps;
   j.copying_total = j.ack_total;
   if (CopiesOverLink(j)) {

@@ -77,6 +77,9 @@ const std::vector<KeyInfo> kKeys = {
     {"cluster", "region_link_gbytes_per_s", T::kInt, kOptional, 1, 100000, "50 [guess: 4 x 100G wavelengths]", "25",
      "Bandwidth of the link from each region to the next, for the background checkpoint copy "
      "(workload.jobs[].checkpoint.size_gb). The copies in flight over it share it equally."},
+    {"cluster", "region_link_background_percent", T::kInt, kOptional, 0, 99, "0 (the copies have the link)", "30",
+     "Share of each region link taken by other traffic (replication, data loading, users): the checkpoint copies "
+     "share the rest. 0 keeps a plan's results as without it; there is no published figure, measure your own."},
     {"cluster", "object_store_gbytes_per_s", T::kInt, kOptional, 1, 10000000, "1000 [guess: no published figure]",
      "200",
      "Read capacity of each region's object store, shared by the jobs streaming from it "

@@ -51,6 +51,7 @@ struct ClusterSpec {
   std::vector<RegionPlan> regions;    // empty = one region without a name (no region components)
   SourcePos regions_pos;
   int region_link_gbytes_per_s = 50;  // each region to the next, for checkpoint copies [guess]
+  int region_link_background_percent = 0;  // of that link, taken by other traffic (0: the copies have it all)
   int object_store_gbytes_per_s = 1000;  // each region's object store read capacity [guess]
   int spare_trays = 0;                // per rack: the last N compute trays are kept free as hot spares
   int spare_racks = 0;                // spares.racks: the last N racks, for jobs whose NVLink domain is lost

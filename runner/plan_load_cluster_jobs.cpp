@@ -80,6 +80,8 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
       RC_RETURN_IF_ERROR(ReadRegions(r, f, cluster));
     else if (f.key == "region_link_gbytes_per_s")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.region_link_gbytes_per_s));
+    else if (f.key == "region_link_background_percent")
+      RC_RETURN_IF_ERROR(r.Read(f, cluster.region_link_background_percent));
     else if (f.key == "object_store_gbytes_per_s")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.object_store_gbytes_per_s));
     else if (f.key == "spare_trays")

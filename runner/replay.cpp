@@ -285,6 +285,8 @@ void ClusterYaml(std::ostream& y, const ClusterSpec& c) {
     }
     y << "  region_link_gbytes_per_s: " << c.region_link_gbytes_per_s << "\n  object_store_gbytes_per_s: "
       << c.object_store_gbytes_per_s << "\n";
+    if (c.region_link_background_percent > 0)
+      y << "  region_link_background_percent: " << c.region_link_background_percent << "\n";
   }
   if (c.spare_racks > 0) y << "  spares: {racks: " << c.spare_racks << "}\n";
   y << "  spare_trays: " << c.spare_trays << "\n\n";

@@ -201,6 +201,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   sim_options.spare_racks = spec.spare_racks;
   sim_options.region_spare_racks = spec.region_spare_racks;
   sim_options.region_link_gbytes_per_s = spec.region_link_gbytes_per_s;
+  sim_options.region_link_background = spec.region_link_background;
   sim_options.object_store_gbytes_per_s = spec.object_store_gbytes_per_s;
   cluster::SimBackend sim(spec.topology, clock, rng.Fork("sim"), events, sim_options);
   for (const auto& j : spec.jobs) {

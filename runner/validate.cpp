@@ -256,6 +256,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   RC_RETURN_IF_ERROR(CheckSpareRacks(plan, spec));  // validate_regions.cpp: whole domains, per region or of the cluster
   if (!plan.cluster.regions.empty()) {  // the regions' shared link and object stores (sim_region_link.cpp)
     spec.region_link_gbytes_per_s = plan.cluster.region_link_gbytes_per_s;
+    spec.region_link_background = plan.cluster.region_link_background_percent / 100.0;
     spec.object_store_gbytes_per_s = plan.cluster.object_store_gbytes_per_s;
   }
 

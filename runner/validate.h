@@ -33,8 +33,9 @@ struct RunSpec {
   cluster::Topology topology;
   int spare_racks = 0;  // cluster.spares.racks (cluster::SimOptions::spare_racks); with regions their sum
   std::vector<int> region_spare_racks;  // per region (cluster::SimOptions::region_spare_racks)
-  // With regions: cluster.region_link_gbytes_per_s and object_store_gbytes_per_s (cluster::SimOptions).
-  double region_link_gbytes_per_s = 0, object_store_gbytes_per_s = 0;
+  // With regions: cluster.region_link_gbytes_per_s and object_store_gbytes_per_s (cluster::SimOptions),
+  // and the share of the link other traffic takes (region_link_background_percent / 100).
+  double region_link_gbytes_per_s = 0, object_store_gbytes_per_s = 0, region_link_background = 0;
   std::vector<cluster::JobConfig> jobs;
   std::vector<ResolvedFault> faults;  // in injection order (time, then plan order)
   healer::Policy policy;

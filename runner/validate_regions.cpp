@@ -96,8 +96,9 @@ Status SetCopyTime(const ClusterSpec& cluster, const JobSpec& job, cluster::JobC
     return At(job.checkpoint_pos, "checkpoint.size_gb times the copy to another region, and the plan has " +
                                       std::string(cluster.regions.empty() ? "no regions" : "one region") +
                                       "; add a second region to cluster.regions or set checkpoint.copy_time");
-  config.checkpoint_copy =
-      Duration::FromSecondsF(static_cast<double>(job.checkpoint_size_gb) / cluster.region_link_gbytes_per_s);
+  // Alone on the link, less the other traffic on it.
+  const double rate = cluster.region_link_gbytes_per_s * (1 - cluster.region_link_background_percent / 100.0);
+  config.checkpoint_copy = Duration::FromSecondsF(static_cast<double>(job.checkpoint_size_gb) / rate);
   config.checkpoint_size_gb = job.checkpoint_size_gb;  // the copy shares the link with the others in flight
   return Status::Ok();
 }

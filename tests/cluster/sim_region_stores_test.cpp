@@ -15,17 +15,6 @@ using namespace testing;
 
 constexpr FaultId kStore = 51, kCrash = 52;
 
-// A 72-GPU job checkpointing every 20 minutes (30 s writes) with a 48 TB checkpoint: 16 minutes alone
-// on a 50 GB/s link.
-JobConfig Copying() {
-  JobConfig cfg = Job(72);
-  cfg.checkpoint_interval = Duration::Minutes(20);
-  cfg.checkpoint_write = Duration::Seconds(30);
-  cfg.checkpoint_size_gb = 48000;
-  cfg.checkpoint_copy = Duration::Seconds(960);
-  return cfg;
-}
-
 // The work each of `jobs` jobs in east redoes when east goes down at `at` and they restart in west.
 std::vector<Duration> LostAtOutage(int jobs, Duration at) {
   SimOptions o;

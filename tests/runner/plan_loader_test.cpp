@@ -107,7 +107,8 @@ TEST_CASE("an unknown key names the valid ones and the nearest") {
                                        "(did you mean 'faults'?)");
   CHECK(Error("name: x\ncluster:\n  rakcs: 2\n") ==
         "plan.yaml:3:3: unknown key 'rakcs' in cluster; expected one of: model, racks, spare_trays, nvlink_mode, "
-        "inventory, spares, regions, region_link_gbytes_per_s, object_store_gbytes_per_s, fabric "
+        "inventory, spares, regions, region_link_gbytes_per_s, region_link_background_percent, "
+        "object_store_gbytes_per_s, fabric "
         "(did you mean 'racks'?)");
   CHECK(Error("name: x\nzzzzzzzzzz: 1\n").find("(did you mean") == std::string::npos);
 }
