@@ -52,9 +52,8 @@ Outcome LostAtOutage(const Run& run) {
     h.At(Time{} + run.far_back, [&] { set_far(false); });
   }
   if (run.cache_lost)
-    h.At(Time{} + *run.cache_lost, [&] {
-      CHECK(h.sim.SetStorageRead(h.sim.JobTrays(ids.front()).front(), 0, kCache).ok());
-    });
+    h.At(Time{} + *run.cache_lost,
+         [&] { CHECK(h.sim.SetStorageRead(h.sim.JobTrays(ids.front()).front(), 0, kCache).ok()); });
   h.At(Time{} + run.east_at, [&] { CHECK(h.sim.SetRegionDown(h.Id("east"), true, kEast).ok()); });
   h.At(Time{} + run.east_at + kMinute, [&] {
     for (JobId id : ids) CHECK(h.sim.RequeueJob(id, "east down").ok());

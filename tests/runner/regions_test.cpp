@@ -126,7 +126,8 @@ faults: [{at: 1m, kind: tray_pull, target: region=east}]
 }
 
 TEST_CASE("regions: background traffic on the region link lengthens the copy and is validated") {
-  const std::string busy = With(kPlan, "region_link_gbytes_per_s: 40", "region_link_gbytes_per_s: 40\n  region_link_background_percent: 25");
+  const std::string busy =
+      With(kPlan, "region_link_gbytes_per_s: 40", "region_link_gbytes_per_s: 40\n  region_link_background_percent: 25");
   auto spec = Validate(With(With(busy, "KIND", "region_outage"), "TARGET", "east"));
   REQUIRE_MESSAGE(spec.ok(), spec.status().message());
   CHECK(spec->region_link_background == doctest::Approx(0.25));
@@ -138,8 +139,9 @@ TEST_CASE("regions: background traffic on the region link lengthens the copy and
     auto refused = Validate(With(With(With(busy, "background_percent: 25", std::string("background_percent: ") + bad),
                                       "KIND", "region_outage"), "TARGET", "east"));
     REQUIRE_FALSE(refused.ok());
-    CHECK_MESSAGE(refused.status().message().rfind("t.yaml:8:35: region_link_background_percent: '" + std::string(bad) + "'", 0) == 0,
-                  refused.status().message());
-    CHECK_MESSAGE(refused.status().message().find("an integer from 0 to 99") != std::string::npos, refused.status().message());
+    const std::string& message = refused.status().message();
+    CHECK_MESSAGE(message.rfind("t.yaml:8:35: region_link_background_percent: '" + std::string(bad) + "'", 0) == 0,
+                  message);
+    CHECK_MESSAGE(message.find("an integer from 0 to 99") != std::string::npos, message);
   }
 }
