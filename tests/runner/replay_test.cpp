@@ -186,6 +186,7 @@ cluster:
     - {name: east, racks: 2, spares: {racks: 1}}
     - {name: west, racks: 1}
   region_link_gbytes_per_s: 25
+  region_link_background_percent: 40
   object_store_gbytes_per_s: 300
 workload:
   jobs:
@@ -208,6 +209,7 @@ workload:
   CHECK(back->cluster.regions[1].spare_racks == -1);
   CHECK(back->cluster.racks == 3);
   CHECK(back->cluster.region_link_gbytes_per_s == 25);
+  CHECK(back->cluster.region_link_background_percent == 40);
   CHECK(back->cluster.object_store_gbytes_per_s == 300);
   REQUIRE(back->jobs.size() == 2);
   CHECK(back->jobs[0].region.text == "west");
