@@ -1,8 +1,12 @@
 #include "reports/history.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "reports/escape.h"
 #include "reports/text_table.h"
@@ -10,49 +14,103 @@
 namespace rackchaos::reports {
 namespace {
 
-// The component with the serial and everything under it, per topology. The serial is found in the
-// topology tables (reports/topology_store.h) through their indexes: stored as it is, or as the topology's
-// serial prefix followed by the name (`components.serial` computes it, so a search on it reads every
-// row; CROSS JOIN keeps `topologies` outside so the name is looked up, not scanned for). The walk goes
-// down each topology once by (topology_id, parent_id) (index topology_components_by_parent); runs meet
-// it through run_topologies, and each count tests its few rows against it (`IN`: one sorted list per
-// query, not a scan of a region's 460,000 rows per fault).
-constexpr const char* kSubtree =
-    "WITH RECURSIVE tsub(topology_id, id) AS ("
-    "  SELECT c.topology_id, c.id FROM topology_components c WHERE c.serial = ?1"
-    "  UNION SELECT t.id, c.id FROM topologies t CROSS"
-    "    JOIN topology_components c ON c.topology_id = t.id AND c.name = substr(?1, length(t.serial_prefix) + 1)"
-    "    WHERE c.serial IS NULL AND substr(?1, 1, length(t.serial_prefix)) = t.serial_prefix"
-    "  UNION SELECT c.topology_id, c.id FROM tsub s"
-    "    JOIN topology_components c ON c.topology_id = s.topology_id AND c.parent_id = s.id) ";
-#define RC_UNDER(topology, id) " AND (+" topology ", +" id ") IN (SELECT topology_id, id FROM tsub)"
+// The components with the serial, per topology (reports/topology_store.h), found through the topology
+// tables' indexes: stored as it is, or as the topology's serial prefix followed by the name
+// (`components.serial` computes it, so a search on it reads every row; CROSS JOIN keeps `topologies`
+// outside so the name is looked up, not scanned for; an ORDER BY would make it a merge that scans).
+constexpr const char* kRootsSql =
+    "SELECT c.topology_id, c.id FROM topology_components c WHERE c.serial = ?1"
+    " UNION SELECT t.id, c.id FROM topologies t CROSS"
+    "   JOIN topology_components c ON c.topology_id = t.id AND c.name = substr(?1, length(t.serial_prefix) + 1)"
+    "   WHERE c.serial IS NULL AND substr(?1, 1, length(t.serial_prefix)) = t.serial_prefix";
+
+// The subtree the queries below count over: a TEMP table, so it works on a read-only report too. Each
+// count tests its few rows against it by its primary key; runs meet it through run_topologies.
+constexpr const char* kSubtreeTableSql =
+    "CREATE TEMP TABLE IF NOT EXISTS history_subtree(topology_id INTEGER NOT NULL, id INTEGER NOT NULL,"
+    " PRIMARY KEY(topology_id, id)) WITHOUT ROWID;"
+    "DELETE FROM temp.history_subtree";
 
 // faults_by_id is named: without statistics SQLite reads a run's faults by primary key for each metric.
 constexpr const char* kRunsSql =
     "SELECT r.id, r.plan_name, r.started_wall, r.status, r.seed,"
-    " (SELECT count(*) FROM faults f WHERE f.run_id = r.id" RC_UNDER("rt.topology_id", "f.target_id") "),"
-    " (SELECT count(*) FROM isolations i WHERE i.run_id = r.id" RC_UNDER("rt.topology_id", "i.component_id") "),"
+    " (SELECT count(*) FROM faults f WHERE f.run_id = r.id"
+    "    AND (+rt.topology_id, +f.target_id) IN (SELECT topology_id, id FROM temp.history_subtree)),"
+    " (SELECT count(*) FROM isolations i WHERE i.run_id = r.id"
+    "    AND (+rt.topology_id, +i.component_id) IN (SELECT topology_id, id FROM temp.history_subtree)),"
     " (SELECT count(*) FROM fault_metrics m JOIN faults f INDEXED BY faults_by_id"
-    "    ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
-    "    WHERE m.run_id = r.id AND m.ttr_us IS NULL" RC_UNDER("rt.topology_id", "f.target_id") "),"
+    "    ON f.run_id = m.run_id AND f.fault_id = m.fault_id WHERE m.run_id = r.id AND m.ttr_us IS NULL"
+    "    AND (+rt.topology_id, +f.target_id) IN (SELECT topology_id, id FROM temp.history_subtree)),"
     " (SELECT max(m.ttr_us) FROM fault_metrics m JOIN faults f INDEXED BY faults_by_id"
-    "    ON f.run_id = m.run_id AND f.fault_id = m.fault_id"
-    "    WHERE m.run_id = r.id" RC_UNDER("rt.topology_id", "f.target_id") ")"
+    "    ON f.run_id = m.run_id AND f.fault_id = m.fault_id WHERE m.run_id = r.id"
+    "    AND (+rt.topology_id, +f.target_id) IN (SELECT topology_id, id FROM temp.history_subtree))"
     " FROM runs r JOIN run_topologies rt ON rt.run_id = r.id"
-    " WHERE rt.topology_id IN (SELECT topology_id FROM tsub) ORDER BY r.id";
+    " WHERE rt.topology_id IN (SELECT topology_id FROM temp.history_subtree) ORDER BY r.id";
 
 // Isolations a fault explains (not false isolations), with the isolated component's serial.
 constexpr const char* kFaultySql =
     "SELECT DISTINCT c.name, c.serial, f.run_id FROM faulty_isolations f"
     " JOIN components c ON c.run_id = f.run_id AND c.name = f.component";
 constexpr const char* kFaultyUnderSql =
-    " JOIN run_topologies rt ON rt.run_id = c.run_id WHERE 1" RC_UNDER("rt.topology_id", "c.id");
-#undef RC_UNDER
+    " JOIN run_topologies rt ON rt.run_id = c.run_id"
+    " WHERE (+rt.topology_id, +c.id) IN (SELECT topology_id, id FROM temp.history_subtree)";
+
+// The ids under `roots` (themselves included) in one topology whose (parent, child) pairs are `edges`,
+// sorted by parent: a breadth-first walk, each pair taken once (a cycle in a damaged file ends it).
+std::vector<int64_t> Under(const std::vector<int64_t>& roots, const std::vector<std::pair<int64_t, int64_t>>& edges) {
+  std::vector<int64_t> out = roots;
+  std::vector<char> taken(edges.size(), 0);
+  for (size_t next = 0; next < out.size(); ++next) {
+    auto first = std::lower_bound(edges.begin(), edges.end(), std::pair<int64_t, int64_t>(out[next], std::numeric_limits<int64_t>::min()));
+    for (auto e = first; e != edges.end() && e->first == out[next]; ++e) {
+      if (taken[e - edges.begin()]) continue;
+      taken[e - edges.begin()] = 1;
+      out.push_back(e->second);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Fills temp.history_subtree with the components with the serial and everything under them: each
+// topology that has one is read once, (id, parent_id) by its primary key, and walked in memory (no
+// index by parent: building one cost a 1,778-rack file's first run a third of a second).
+Status FillSubtree(Db& db, const std::string& serial, const std::string& what) {
+  RC_RETURN_IF_ERROR(db.Exec(kSubtreeTableSql, what));
+  std::map<int64_t, std::vector<int64_t>> roots;  // by topology
+  RC_ASSIGN_OR_RETURN(Stmt find, db.Prepare(kRootsSql, what));
+  find.Bind(1, serial);
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, find.Step(what));
+    if (!row) break;
+    roots[find.Int(0)].push_back(find.Int(1));
+  }
+  RC_ASSIGN_OR_RETURN(Stmt pairs, db.Prepare("SELECT parent_id, id FROM topology_components"
+                                             " WHERE topology_id = ?1 AND parent_id IS NOT NULL", what));
+  RC_ASSIGN_OR_RETURN(Stmt add, db.Prepare("INSERT OR IGNORE INTO temp.history_subtree VALUES (?1, ?2)", what));
+  for (const auto& [topology, ids] : roots) {
+    std::vector<std::pair<int64_t, int64_t>> edges;
+    pairs.Bind(1, topology);
+    for (;;) {
+      RC_ASSIGN_OR_RETURN(bool row, pairs.Step(what));
+      if (!row) break;
+      edges.emplace_back(pairs.Int(0), pairs.Int(1));
+    }
+    pairs.Reset();
+    std::sort(edges.begin(), edges.end());
+    for (int64_t id : Under(ids, edges)) {
+      add.Bind(1, topology);
+      add.Bind(2, id);
+      RC_RETURN_IF_ERROR(add.Run(what));
+    }
+  }
+  return Status::Ok();
+}
 
 Status ReadRuns(Db& db, const std::string& serial, RackHistory& h) {
   const std::string what = "reading the history of serial '" + serial + "'";
-  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(std::string(kSubtree) + kRunsSql, what));
-  s.Bind(1, serial);
+  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(kRunsSql, what));
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
     if (!row) return Status::Ok();
@@ -109,11 +167,11 @@ Result<RackHistory> ReadRackHistory(const ReportStore& store, const std::string&
   RackHistory h;
   h.serial = serial;
   h.min_runs = min_runs;
+  RC_RETURN_IF_ERROR(FillSubtree(store.db(), serial, "finding the components under serial '" + serial + "'"));
   RC_RETURN_IF_ERROR(ReadRuns(store.db(), serial, h));
   const std::string what = "reading isolations under serial '" + serial + "'";
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(std::string(kSubtree) + kFaultySql + kFaultyUnderSql +
-                                                     " ORDER BY f.run_id", what));
-  s.Bind(1, serial);
+  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(std::string(kFaultySql) + kFaultyUnderSql + " ORDER BY f.run_id",
+                                                 what));
   RC_ASSIGN_OR_RETURN(h.offenders, Offenders(s, min_runs, what));
   return h;
 }
