@@ -186,7 +186,9 @@ class ReportStore {
   Result<int64_t> BeginRun(const RunInfo& info);
   // Adds components to the run (to those it has). Runs with the same component list share one stored
   // copy (reports/topology_store.h): the first run of a cluster in a file pays for its rows, later
-  // runs for a digest of them. A repeated id fails with kInternal naming the row.
+  // runs for a digest of them. A repeated id fails with kInternal naming the row. A file's first
+  // topology drops and rebuilds indexes: it fails with kUnavailable, storing nothing, while a statement
+  // of db() is still stepping.
   Status AddComponents(int64_t run, const std::vector<ComponentRow>& components);
   // The same rows by reference: a row with an empty serial has `serial_prefix` followed by its name
   // (stored and digested exactly as that text would be). The text must outlive the call.

@@ -41,6 +41,9 @@ std::string TopologyDigest(const std::vector<ComponentRow>& rows);
 // The id of the topology with exactly these rows; inserts it unless the database already has one
 // with the same digest. Runs inside the caller's transaction. A row that breaks a constraint (a
 // repeated id) fails with kInternal naming the row: "<what> (<name>)<SQLite's message>".
+// The file's first topology is indexed after its rows (its secondary indexes dropped and built again
+// in the transaction): no other statement of `db` may be stepping then, or SQLite refuses the drop
+// (kUnavailable, "database table is locked") and nothing is stored.
 Result<int64_t> StoreTopology(Db& db, const ComponentList& rows, const std::string& what);
 Result<int64_t> StoreTopology(Db& db, const std::vector<ComponentRow>& rows, const std::string& what);
 
