@@ -76,7 +76,7 @@ std::vector<int64_t> Under(const std::vector<int64_t>& roots, const std::vector<
 // Fills temp.history_subtree with the components with the serial and everything under them: each
 // topology that has one is read once, (id, parent_id) by its primary key, and walked in memory (no
 // index by parent: building one cost a 1,778-rack file's first run a third of a second).
-Status FillSubtree(Db& db, const std::string& serial, const std::string& what) {
+Status InsertSubtree(Db& db, const std::string& serial, const std::string& what) {
   RC_RETURN_IF_ERROR(db.Exec(kSubtreeTableSql, what));
   std::map<int64_t, std::vector<int64_t>> roots;  // by topology
   RC_ASSIGN_OR_RETURN(Stmt find, db.Prepare(kRootsSql, what));
@@ -106,6 +106,19 @@ Status FillSubtree(Db& db, const std::string& serial, const std::string& what) {
     }
   }
   return Status::Ok();
+}
+
+// In one deferred transaction: it writes only the TEMP table, so it takes no write lock on the report
+// (which may be open read-only), and a region's 190,000 rows are committed once, not row by row.
+Status FillSubtree(Db& db, const std::string& serial) {
+  const std::string what = "finding the components under serial '" + serial + "'";
+  RC_RETURN_IF_ERROR(db.Exec("BEGIN", what));
+  Status filled = InsertSubtree(db, serial, what);
+  if (!filled.ok()) {
+    (void)db.Exec("ROLLBACK", what);
+    return filled;
+  }
+  return db.Exec("COMMIT", what);
 }
 
 Status ReadRuns(Db& db, const std::string& serial, RackHistory& h) {
@@ -167,7 +180,7 @@ Result<RackHistory> ReadRackHistory(const ReportStore& store, const std::string&
   RackHistory h;
   h.serial = serial;
   h.min_runs = min_runs;
-  RC_RETURN_IF_ERROR(FillSubtree(store.db(), serial, "finding the components under serial '" + serial + "'"));
+  RC_RETURN_IF_ERROR(FillSubtree(store.db(), serial));
   RC_RETURN_IF_ERROR(ReadRuns(store.db(), serial, h));
   const std::string what = "reading isolations under serial '" + serial + "'";
   RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(std::string(kFaultySql) + kFaultyUnderSql + " ORDER BY f.run_id",
