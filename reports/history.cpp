@@ -61,7 +61,8 @@ std::vector<int64_t> Under(const std::vector<int64_t>& roots, const std::vector<
   std::vector<int64_t> out = roots;
   std::vector<char> taken(edges.size(), 0);
   for (size_t next = 0; next < out.size(); ++next) {
-    auto first = std::lower_bound(edges.begin(), edges.end(), std::pair<int64_t, int64_t>(out[next], std::numeric_limits<int64_t>::min()));
+    auto first = std::lower_bound(edges.begin(), edges.end(),
+                                  std::pair<int64_t, int64_t>(out[next], std::numeric_limits<int64_t>::min()));
     for (auto e = first; e != edges.end() && e->first == out[next]; ++e) {
       if (taken[e - edges.begin()]) continue;
       taken[e - edges.begin()] = 1;
@@ -87,7 +88,8 @@ Status InsertSubtree(Db& db, const std::string& serial, const std::string& what)
     roots[find.Int(0)].push_back(find.Int(1));
   }
   RC_ASSIGN_OR_RETURN(Stmt pairs, db.Prepare("SELECT parent_id, id FROM topology_components"
-                                             " WHERE topology_id = ?1 AND parent_id IS NOT NULL", what));
+                                             " WHERE topology_id = ?1 AND parent_id IS NOT NULL",
+                                             what));
   RC_ASSIGN_OR_RETURN(Stmt add, db.Prepare("INSERT OR IGNORE INTO temp.history_subtree VALUES (?1, ?2)", what));
   for (const auto& [topology, ids] : roots) {
     std::vector<std::pair<int64_t, int64_t>> edges;

@@ -222,7 +222,9 @@ TEST_CASE("reports.topology: version 10 drops the index by parent and history wa
   {  // the same file as version 9 wrote it
     Db db = OpenOrCreate(path);
     REQUIRE(db.Exec("CREATE INDEX topology_components_by_parent ON topology_components(topology_id, parent_id);"
-                    "DELETE FROM schema_history WHERE version > 9; PRAGMA user_version = 9", "back to version 9").ok());
+                    "DELETE FROM schema_history WHERE version > 9; PRAGMA user_version = 9",
+                    "back to version 9")
+                .ok());
   }
   auto store = ReportStore::Open(path);  // migrates it
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
