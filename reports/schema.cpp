@@ -204,9 +204,14 @@ Status IndexTopologyParentsV9(Db& db) {
 }
 
 // Version 10: `history --rack` walks a subtree in memory (reports/history.cpp), reading each topology's
-// (id, parent_id) once; the index by parent cost a 1,778-rack file's first run a third of a second.
-Status DropTopologyParentsV10(Db& db) {
-  return db.Exec("DROP INDEX topology_components_by_parent", "dropping the index of topology_components by parent");
+// (id, parent_id) once; the index by parent cost a 1,778-rack file's first run a third of a second. The
+// index by name leads with the name: every lookup gives both columns, and SQLite's sorter compares a
+// leading text column directly (a leading topology_id, the same in every row, sends each comparison to
+// the general record compare): a 1,778-rack file's first run builds it in about 0.15 s instead of 0.2 s.
+Status ReindexTopologyComponentsV10(Db& db) {
+  return db.Exec("DROP INDEX topology_components_by_parent; DROP INDEX topology_components_by_name;"
+                 "CREATE INDEX topology_components_by_name ON topology_components(name, topology_id)",
+                 "dropping the index of topology_components by parent, indexing by (name, topology_id)");
 }
 
 // Append new steps here; never edit a step that has shipped.
@@ -222,7 +227,9 @@ constexpr Migration kMigrations[] = {
     {8, "topologies: a run's components stored once per distinct cluster (topology_components, run_topologies); components becomes a view",
      &StoreTopologiesOnce},
     {9, "topology_components_by_parent: the index history --rack walks a subtree by", &IndexTopologyParentsV9},
-    {10, "topology_components_by_parent dropped: history --rack walks a subtree in memory", &DropTopologyParentsV10},
+    {10, "topology_components_by_parent dropped (history --rack walks a subtree in memory); "
+         "topology_components_by_name on (name, topology_id)",
+     &ReindexTopologyComponentsV10},
 };
 
 }  // namespace

@@ -63,7 +63,7 @@ std::string FreshIndexes(Db& db) {
 }
 
 const std::string kFreshIndexes =
-    "topology_components_by_name: CREATE INDEX topology_components_by_name ON topology_components(topology_id, name)\n"
+    "topology_components_by_name: CREATE INDEX topology_components_by_name ON topology_components(name, topology_id)\n"
     "topology_components_by_serial: CREATE INDEX topology_components_by_serial ON topology_components(serial) "
     "WHERE serial IS NOT NULL\n";
 

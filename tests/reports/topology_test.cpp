@@ -208,9 +208,10 @@ TEST_CASE("reports.topology: merging a run whose cluster the destination has sha
   CHECK(SameComponentRows(*dest->ReadComponents(2), rows));
 }
 
-// Version 10 drops the index by parent that version 9 built: `history --rack` walks a subtree in memory
-// (reports/history.cpp). A version 9 file with components migrates and its history still counts the subtree;
-// the walk ends on a parent cycle (a damaged file) as the recursive query did.
+// Version 10 drops the index by parent that version 9 built (`history --rack` walks a subtree in memory,
+// reports/history.cpp) and indexes names as (name, topology_id). A version 9 file with components
+// migrates and its history still counts the subtree; the walk ends on a parent cycle (a damaged file) as
+// the recursive query did.
 TEST_CASE("reports.topology: version 10 drops the index by parent and history walks the subtree without it") {
   TempDir dir;
   const std::string path = dir.File("v9.db");
@@ -222,6 +223,8 @@ TEST_CASE("reports.topology: version 10 drops the index by parent and history wa
   {  // the same file as version 9 wrote it
     Db db = OpenOrCreate(path);
     REQUIRE(db.Exec("CREATE INDEX topology_components_by_parent ON topology_components(topology_id, parent_id);"
+                    "DROP INDEX topology_components_by_name;"
+                    "CREATE INDEX topology_components_by_name ON topology_components(topology_id, name);"
                     "DELETE FROM schema_history WHERE version > 9; PRAGMA user_version = 9",
                     "back to version 9")
                 .ok());
@@ -230,6 +233,18 @@ TEST_CASE("reports.topology: version 10 drops the index by parent and history wa
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
   CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == LatestSchemaVersion());
   CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_parent'") == 0);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'topology_components_by_name' AND "
+                              "sql LIKE '%(name, topology_id)'") == 1);
+  {  // a run's component by name is still looked up, not scanned for
+    Db db = OpenOrCreate(path);
+    auto plan =
+        db.Prepare("EXPLAIN QUERY PLAN SELECT id FROM components WHERE run_id = 1 AND name = 'r01.c7'", "plan");
+    REQUIRE(plan.ok());
+    std::string steps;
+    while (*plan->Step("plan")) steps += plan->Text(3) + "\n";
+    CHECK_MESSAGE(steps.find("INDEX topology_components_by_name (name=? AND topology_id=?)") != std::string::npos,
+                  steps);
+  }
   // RK-7 is row 7 of a chain: rows 7 to 199 are under it. The walk leaves them in its TEMP table.
   auto count_under = [&](const std::string& serial) {
     auto h = ReadRackHistory(*store, serial);
