@@ -97,10 +97,24 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
       2 + static_cast<size_t>(model.power_shelves) * (1 + model.psus_per_shelf) + model.switch_trays + model.cdu_pumps +
       static_cast<size_t>(model.compute_trays) *
           (2 + model.cpus_per_tray + model.gpus_per_tray + model.nics_per_tray + model.dpus_per_tray);
-  const size_t total = per_rack * static_cast<size_t>(racks);
+  // Then the parts outside racks, at most: the rails, their leaves, as many spines (ceil(leaves / 2)
+  // with two tiers) and half as many super-spines, the NVLink domains, and 3 components per region. A
+  // table that outgrew its reserve would move all of them (70 MB at 1,778 racks) with the last few.
+  const size_t rails = static_cast<size_t>(model.nics_per_tray);
+  const size_t leaves = rails * static_cast<size_t>((racks + t.RacksPerLeaf() - 1) / t.RacksPerLeaf());
+  const size_t outside = rails + leaves + leaves + (leaves + 1) / 2 +
+                         static_cast<size_t>(racks / std::max(1, model.domain_racks)) + 3 * regions.size();
+  const size_t total = per_rack * static_cast<size_t>(racks) + outside;
   for (auto* v : {&t.tray_slot_, &t.gpu_slot_, &t.tray_of_}) v->reserve(total);
   t.components_.reserve(total);
   t.children_.reserve(total);
+  const size_t rack_count = static_cast<size_t>(racks), trays = rack_count * static_cast<size_t>(model.compute_trays);
+  const size_t gpus = trays * static_cast<size_t>(model.gpus_per_tray);
+  for (auto* v : {&t.racks_, &t.rack_cdu_}) v->reserve(rack_count);
+  for (auto* v : {&t.gpus_, &t.tray_gpus_, &t.gpu_nic_}) v->reserve(gpus);
+  for (auto* v : {&t.trays_, &t.tray_valve_}) v->reserve(trays);
+  t.pumps_.reserve(rack_count * static_cast<size_t>(model.cdu_pumps));
+  t.dpus_.reserve(trays * static_cast<size_t>(model.dpus_per_tray));
   for (int r = 0; r < racks; ++r) {
     const std::string rname = Padded("r", r + 1, rack_width);
     ComponentId rack = t.Add(Kind::kRack, rname, kNoComponent, r, r);
