@@ -178,7 +178,7 @@ Status SimBackend::SetNvlinkPort(ComponentId gpu_id, int port, bool up, FaultId 
   Touch(gpu_id);
   if (!up) {
     // NVLink 5 errors surface as Xid 145 on Blackwell (RACK-FACTS: 144-150 NVLink 5 errors).
-    XidLine x{topo_.at(gpu_id).pci, 145, 4242, "python3",
+    XidLine x{topo_.PciOf(gpu_id), 145, 4242, "python3",
               "NVLink: Link " + std::to_string(port) + " is down, fatal error detected (0x0, 0x0, 0x10000, 0x0)"};
     Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
          clock_.Now() + opt_.log_delay);
@@ -355,7 +355,7 @@ Status SimBackend::SetGpuFailed(ComponentId gpu_id, bool failed, int xid, FaultI
   g.fail_cause = failed ? cause : kNoFault;
   Physics(gpu_id, failed ? "failed" : "repaired", xid, cause);
   if (failed && tray_of(gpu_id).present) {
-    XidLine x{topo_.at(gpu_id).pci, xid, std::nullopt, "", DefaultXidMessage(xid)};
+    XidLine x{topo_.PciOf(gpu_id), xid, std::nullopt, "", DefaultXidMessage(xid)};
     Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
          clock_.Now() + opt_.log_delay);
   }

@@ -157,7 +157,7 @@ void SimBackend::OnThermalCrossing(ComponentId gpu_id) {
     g.throttling = false;
     Physics(gpu_id, "thermal_shutdown", temp, g.thermal_cause);
     // The driver loses the GPU: Xid 79, "GPU has fallen off the bus" (RACK-FACTS).
-    XidLine x{topo_.at(gpu_id).pci, 79, std::nullopt, "", DefaultXidMessage(79)};
+    XidLine x{topo_.PciOf(gpu_id), 79, std::nullopt, "", DefaultXidMessage(79)};
     Emit(KernelLogLine{topo_.TrayOf(gpu_id), FormatXidLine(x, LogStyle::kDmesg, clock_.Now().Seconds() + 600, "")},
          clock_.Now() + opt_.log_delay);
     UpdateThermal(gpu_id);

@@ -68,7 +68,7 @@ const char* KindName(Kind kind) {
 
 ComponentId Topology::Add(Kind kind, std::string name, ComponentId parent, int rack, int index) {
   auto id = static_cast<ComponentId>(components_.size());
-  components_.push_back({id, kind, std::move(name), parent, rack, index, false, ""});
+  components_.push_back({id, kind, std::move(name), parent, rack, index, false});
   children_.emplace_back();
   tray_slot_.push_back(kNoSlot);
   gpu_slot_.push_back(kNoSlot);
@@ -140,7 +140,6 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
       for (int c = 0; c < model.cpus_per_tray; ++c) t.Add(Kind::kCpu, Name(tname, "cpu", c), tray, r, c);
       for (int g = 0; g < model.gpus_per_tray; ++g) {
         ComponentId gpu = t.Add(Kind::kGpu, Name(tname, "gpu", g), tray, r, g);
-        t.components_[gpu].pci = model.gpu_pci_bus_ids[g];
         t.gpu_slot_[gpu] = static_cast<uint32_t>(t.gpus_.size());
         t.gpus_.push_back(gpu);
         t.tray_gpus_.push_back(gpu);
@@ -329,8 +328,15 @@ std::vector<ComponentId> Topology::NicsOf(ComponentId id) const {
 
 std::optional<ComponentId> Topology::GpuByPci(ComponentId tray, std::string_view pci) const {
   for (ComponentId g : GpusOfTray(tray))
-    if (at(g).pci == pci) return g;
+    if (PciOf(g) == pci) return g;
   return std::nullopt;
+}
+
+const std::string& Topology::PciOf(ComponentId id) const {
+  static const std::string kNone;
+  if (id >= components_.size() || at(id).kind != Kind::kGpu) return kNone;
+  const auto index = static_cast<size_t>(at(id).index);
+  return index < model_.gpu_pci_bus_ids.size() ? model_.gpu_pci_bus_ids[index] : kNone;
 }
 
 std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {

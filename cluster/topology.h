@@ -44,7 +44,7 @@ struct Component {
   int rack = 0;        // 0-based rack index
   int index = 0;       // position among its siblings of the same kind (gpu2 -> 2, tray07 -> 6)
   bool spare = false;  // compute trays kept free as hot spares
-  std::string pci;     // GPUs: PCI bus id as the driver prints it
+  // A GPU's PCI bus id is its model's for its index (Topology::PciOf): 573k components carry no string for it.
 };
 
 // A fault or action target: a component, or one NVLink port of a GPU.
@@ -142,6 +142,8 @@ class Topology {
   // The NICs behind a DPU, in index order.
   std::vector<ComponentId> NicsOfDpu(ComponentId dpu) const;
   std::optional<ComponentId> GpuByPci(ComponentId tray, std::string_view pci) const;
+  // A GPU's PCI bus id as the driver prints it ("0000:41:00"), the model's for its index; "" for other kinds.
+  const std::string& PciOf(ComponentId id) const;
 
   // Regions (topology_regions.cpp): empty for a plan without them. RegionOfRack: the index into
   // regions() of a 0-based rack, 0 when there are none; RegionOf: of any component, -1 for the fabric.

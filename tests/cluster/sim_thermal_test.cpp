@@ -146,7 +146,7 @@ TEST_CASE("valve at 0%: the GPUs throttle, then shut down at the predicted time,
   for (size_t k = 0; k < 4; ++k) {
     CHECK(lines[k].second.node == s.tray);
     CHECK(Near(lines[k].first, shutdown + Duration::Seconds(2), 20));
-    const std::string want = "NVRM: Xid (PCI:" + s.h.topo.at(s.gpus[k]).pci + "): 79, GPU has fallen off the bus.";
+    const std::string want = "NVRM: Xid (PCI:" + s.h.topo.PciOf(s.gpus[k]) + "): 79, GPU has fallen off the bus.";
     CHECK_MESSAGE(lines[k].second.line.find(want) != std::string::npos, lines[k].second.line);
   }
 

@@ -45,7 +45,7 @@ TEST_CASE("names follow the physical hierarchy") {
   REQUIRE(gpu);
   CHECK(t.at(*gpu).kind == Kind::kGpu);
   CHECK(t.at(*gpu).index == 2);
-  CHECK(t.at(*gpu).pci == "0000:41:00");
+  CHECK(t.PciOf(*gpu) == "0000:41:00");
   CHECK(NameOf(t, t.TrayOf(*gpu)) == "r01.tray03");
   CHECK(t.at(t.TrayOf(*gpu)).index == 2);
   CHECK(NameOf(t, t.RackOf(*gpu)) == "r01");
@@ -145,6 +145,28 @@ TEST_CASE("GpuByPci finds a GPU of a tray by the bus id the driver prints") {
   CHECK(t.GpuByPci(tray, "0000:01:00") == t.Find("r01.tray05.gpu0"));
   CHECK_FALSE(t.GpuByPci(tray, "0000:3b:00"));
   CHECK_FALSE(t.GpuByPci(*t.Find("r01.switch1"), "0000:01:00"));
+}
+
+TEST_CASE("topology: a GPU's PCI bus id is its model's for its index - other kinds have none") {
+  Topology t = BuildTopology(2, 2);
+  CHECK(t.PciOf(*t.Find("r02.tray07.gpu3")) == "0000:42:00");
+  CHECK(t.PciOf(*t.Find("r01.tray01.gpu0")) == "0000:01:00");
+  CHECK(t.PciOf(*t.Find("r01.tray01")).empty());
+  CHECK(t.PciOf(*t.Find("r01.tray01.nic0")).empty());
+  CHECK(t.PciOf(kNoComponent).empty());
+}
+
+TEST_CASE("topology: the component table is sized once - the fabric, spines and regions past the racks included") {
+  // The parts outside racks come last; with no room reserved for them the table moved every component to
+  // one twice its size (at 1,778 racks 70 MB copied and 573k names moved, in every validate).
+  auto model = LoadRackModel("gb200-nvl72");
+  REQUIRE(model.ok());
+  auto t = Topology::Build(*model, 36, 2, {{"east", 12}, {"central", 12}, {"west", 12}});
+  REQUIRE(t.ok());
+  REQUIRE(t->regions().size() == 3);
+  REQUIRE_FALSE(t->spines().empty());
+  CHECK(t->components().capacity() >= t->size());
+  CHECK(t->components().capacity() < t->size() + t->size() / 20);
 }
 
 TEST_CASE("rack names widen with the rack count") {
