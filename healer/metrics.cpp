@@ -49,6 +49,8 @@ struct FaultFacts {
     if (last_merged && (last_merged == &sorted_trays || *last_merged == sorted_trays)) return;
     last_merged = keep ? &sorted_trays : nullptr;
     const std::vector<ComponentId>& have = collateral_trays();
+    // Nothing new (a drained tray of the placement already held): the union is what it holds, not a copy.
+    if (Holds(have, sorted_trays)) return;
     if (keep && Holds(sorted_trays, have)) {
       collateral_shared = &sorted_trays;
       collateral_own.clear();
@@ -388,6 +390,8 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   }
 
   int needing = 0, isolated = 0;
+  // The GPUs of each tray list, counted once per list: most faults of a big job share its placement.
+  std::unordered_map<const std::vector<ComponentId>*, size_t> gpus_of_trays;
   for (auto& [id, f] : faults) {
     if (f.m.time_to_recover && *f.m.time_to_recover == Duration::Max()) f.m.time_to_recover.reset();
     // A transient fault (gone within a minute, like a link flap) is not a part that must be taken out.
@@ -400,9 +404,11 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     else if (f.m.jobs_touched == 0 && !needed && f.m.reverted && *f.m.reverted < end)
       f.m.time_to_recover = *f.m.reverted - f.m.injected;
     f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
-    size_t collateral = 0;
     const std::vector<ComponentId>& trays = f.collateral_trays();
-    for (ComponentId t : trays) collateral += topo.GpusOfTray(t).size();
+    auto [counted, fresh] = gpus_of_trays.try_emplace(&trays, 0);
+    if (fresh)
+      for (ComponentId t : trays) counted->second += topo.GpusOfTray(t).size();
+    size_t collateral = counted->second;
     for (ComponentId g : f.direct_gpus)  // direct damage is not collateral
       collateral -= std::binary_search(trays.begin(), trays.end(), topo.TrayOf(g));
     f.m.gpus_collateral = static_cast<int>(collateral);

@@ -104,6 +104,16 @@ TEST_CASE("healer.metrics: a fault's collateral is the union of its drains and e
   CHECK(Fault(ComputeMetrics(apart, Topo(), kJobs, Min(60)), 1).gpus_collateral == 7);  // trays 03 and 04
 }
 
+TEST_CASE("healer.metrics: a drain of a tray the collateral holds adds nothing - a later new tray still joins it") {
+  std::vector<Event> events = BaseRun();
+  const ActionTaken again{"drain", Id("r01.tray03"), kNoJob, true, "isolating r01.tray03.gpu2"};
+  events.insert(events.begin() + 7, {Min(15) + Sec(20), again});
+  CHECK(Fault(ComputeMetrics(events, Topo(), kJobs, Min(60)), 1).gpus_collateral == 7);  // trays 03 and 04
+  const ActionTaken other{"drain", Id("r01.tray05"), kNoJob, true, "isolating r01.tray03.gpu2"};
+  events.insert(events.begin() + 8, {Min(15) + Sec(20), other});
+  CHECK(Fault(ComputeMetrics(events, Topo(), kJobs, Min(60)), 1).gpus_collateral == 11);  // 03, 04 and 05
+}
+
 TEST_CASE("healer.metrics: ETTR and goodput of the job") {
   RunMetrics m = ComputeMetrics(BaseRun(), Topo(), kJobs, Min(60));
   REQUIRE(m.jobs.size() == 1);
