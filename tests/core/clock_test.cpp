@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,4 +92,40 @@ TEST_CASE("clock: many timers run in (time, scheduling) order without the cancel
   clock.RunUntil(Duration::Seconds(100));
   REQUIRE(order.size() == expected.size());
   for (size_t k = 0; k < order.size(); ++k) CHECK(order[k] == expected[k].second);
+}
+
+TEST_CASE("clock: timers scheduled while others run follow a sorted reference of (time, scheduling order)") {
+  // Timer i runs, then schedules timer `count` at now + Delay(count), until 3,000 were scheduled: pushes
+  // and pops interleave as in a run. The reference keeps the same timers in a set sorted by (time, index).
+  auto delay = [](uint64_t i) { return static_cast<int64_t>(((i + 1) * 0x9e3779b97f4a7c15ULL) >> 59); };  // 0..31 s
+  constexpr int kTotal = 3000;
+  VirtualClock clock;
+  std::vector<int> order;
+  int count = 0;
+  std::function<void(int)> run = [&](int i) {
+    order.push_back(i);
+    if (count >= kTotal) return;
+    const int child = count++;
+    clock.CallAfter(Duration::Seconds(delay(static_cast<uint64_t>(child))), [&run, child] { run(child); });
+  };
+  for (; count < 500; ++count) {
+    const int i = count;
+    clock.CallAt(Duration::Seconds(delay(static_cast<uint64_t>(i))), [&run, i] { run(i); });
+  }
+  clock.RunUntil(Time::Max());
+
+  std::set<std::pair<int64_t, int>> ref;  // (at in s, index)
+  for (int i = 0; i < 500; ++i) ref.insert({delay(static_cast<uint64_t>(i)), i});
+  std::vector<int> want;
+  for (int scheduled = 500; !ref.empty();) {
+    const auto [at, i] = *ref.begin();
+    ref.erase(ref.begin());
+    want.push_back(i);
+    if (scheduled < kTotal) {
+      ref.insert({at + delay(static_cast<uint64_t>(scheduled)), scheduled});
+      ++scheduled;
+    }
+  }
+  REQUIRE(order.size() == want.size());
+  CHECK(order == want);
 }
