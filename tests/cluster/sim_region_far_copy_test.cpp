@@ -16,7 +16,7 @@ using namespace testing;
 
 constexpr FaultId kFar = 61, kEast = 62, kCache = 63;
 
-enum class FarFault { kNone, kOutage, kStore };
+enum class FarFault { kNone, kOutage, kStoreFail };
 
 // `jobs` copying jobs in east; west (where east's copies go) fails by `far` from `far_at` to
 // `far_back`; east goes down at `east_at` and the jobs are requeued a minute later. Returns the work
@@ -45,7 +45,7 @@ Outcome LostAtOutage(const Run& run) {
   for (JobId id : ids) REQUIRE(h.RacksOf(id).front() <= "r02");
   auto set_far = [&](bool failed) {
     if (run.far == FarFault::kOutage) CHECK(h.sim.SetRegionDown(h.Id("west"), failed, kFar).ok());
-    if (run.far == FarFault::kStore) CHECK(h.sim.SetStoreRate(h.Id("west.ckptstore"), failed ? 0 : 1, kFar).ok());
+    if (run.far == FarFault::kStoreFail) CHECK(h.sim.SetStoreRate(h.Id("west.ckptstore"), failed ? 0 : 1, kFar).ok());
   };
   if (run.far != FarFault::kNone) {
     h.At(Time{} + run.far_at, [&] { set_far(true); });
@@ -84,7 +84,7 @@ TEST_CASE("sim.region_far_copy: a copy in flight is lost when the far region goe
 }
 
 TEST_CASE("sim.region_far_copy: a copy in flight is lost when the far region's checkpoint store fails") {
-  const Outcome r = LostAtOutage({.far = FarFault::kStore, .far_at = M(50), .far_back = M(52), .east_at = M(65)});
+  const Outcome r = LostAtOutage({.far = FarFault::kStoreFail, .far_at = M(50), .far_back = M(52), .east_at = M(65)});
   CHECK(r.lost == std::vector<Duration>{M(45)});
   CHECK(r.far_copies_lost == 1);
 }
