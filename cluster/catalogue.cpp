@@ -165,12 +165,15 @@ Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string
     r.Get("switch_tray", "heat_capacity_j_per_k", m.switch_heat_capacity_j_per_k);
     r.Get("switch_tray", "conductance_w_per_k", m.switch_conductance_w_per_k);
     r.Get("switch_tray", "residual_conductance_w_per_k", m.switch_residual_conductance_w_per_k);
+    r.Get("switch_tray", "throttle_bandwidth", m.switch_throttle_bandwidth);
     RC_RETURN_IF_ERROR(r.status());
     if (!(m.switch_power_w > 0) || !(m.inlet_c < m.switch_slowdown_c) || !(m.switch_slowdown_c < m.switch_shutdown_c) ||
         !(m.switch_heat_capacity_j_per_k > 0) || !(m.switch_conductance_w_per_k > 0) ||
-        !(m.switch_residual_conductance_w_per_k > 0))
-      return Status::Invalid(origin + ": switch_tray needs power_w, heat capacity and conductances > 0 and "
-                             "inlet_c < slowdown_c < shutdown_c (or leave the switch_tray section out)");
+        !(m.switch_residual_conductance_w_per_k > 0) || !(m.switch_throttle_bandwidth > 0) ||
+        !(m.switch_throttle_bandwidth <= 1))
+      return Status::Invalid(origin + ": switch_tray needs power_w, heat capacity and conductances > 0, "
+                             "0 < throttle_bandwidth <= 1 and inlet_c < slowdown_c < shutdown_c (or leave the "
+                             "switch_tray section out)");
   }
   RC_RETURN_IF_ERROR(r.status());
   if (m.compute_trays < 1 || m.gpus_per_tray < 1 || m.nvlink_links_per_gpu < 1 || m.nvlink_links_per_gpu > 64)

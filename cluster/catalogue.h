@@ -48,6 +48,7 @@ struct RackModel {
   double switch_heat_capacity_j_per_k = 0;
   double switch_conductance_w_per_k = 0;           // to the coolant at full valve opening and CDU flow
   double switch_residual_conductance_w_per_k = 0;  // with the valve shut
+  double switch_throttle_bandwidth = 1;  // share of its ports' bandwidth kept while in thermal slowdown
   // The CDU's pumps: `cdu_pumps` installed, `cdu_pumps_needed` of them carry full flow (N+1: needed =
   // pumps - 1). Optional keys cooling.pumps / cooling.pumps_needed; 0 pumps = no pump components.
   int cdu_pumps = 0;

@@ -26,7 +26,7 @@ struct HeartbeatChange {
 };
 
 enum class Metric { kGpuTemperature, kGpuPower, kGpuClockFraction, kThermalThrottle, kCoolantFlow, kPsuOk, kLeak, kPartOk,
-                    kProbeOk };
+                    kProbeOk, kSwitchTemperature };
 const char* MetricName(Metric m);
 
 // One polled telemetry value (DCGM-like): temperature in C, power in W, clock as a fraction of max,
@@ -34,7 +34,8 @@ const char* MetricName(Metric m);
 // or 0 (failed, as the shelf's BMC reports it), a tray zone's leak sensor as 1 (wet) or 0 (dry), a part's
 // health as 1 (OK) or 0 (failed) for a CDU pump (the CDU's controller), a DPU (its BMC) or a spine switch
 // (the fabric manager), and a region's health probe as 1 (OK) or 0 (failing) for the region itself, its
-// object store (read throughput below its service level counts as failing) and its checkpoint store.
+// object store (read throughput below its service level counts as failing) and its checkpoint store, and
+// an NVLink switch tray's temperature in C (its management controller, as NVOS/NMX exports it).
 struct TelemetrySample {
   ComponentId component = kNoComponent;
   Metric metric = Metric::kGpuTemperature;

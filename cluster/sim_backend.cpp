@@ -42,6 +42,7 @@ const char* MetricName(Metric m) {
     case Metric::kLeak: return "leak_detected";
     case Metric::kPartOk: return "part_ok";
     case Metric::kProbeOk: return "probe_ok";
+    case Metric::kSwitchTemperature: return "switch_temperature_c";
   }
   return "unknown";
 }

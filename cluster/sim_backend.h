@@ -338,6 +338,7 @@ class SimBackend : public Backend {
   struct Rack {
     uint64_t switch_failed = 0, switch_out = 0;  // bit per switch tray: failed; taken out by the healer
     uint64_t switch_hot = 0;                     // bit per switch tray: thermal shutdown (sim_switch_thermal.cpp)
+    uint64_t switch_slow = 0;                    // bit per switch tray: thermal slowdown, its ports throttled
     FaultId switch_cause = kNoFault, cdu_cause = kNoFault, power_cause = kNoFault;
     double cdu_flow = 1;  // fraction of nominal coolant flow the CDU's pumps deliver
     bool cdu_failed = false;
@@ -367,7 +368,7 @@ class SimBackend : public Backend {
   struct SwitchHeat {
     ThermalState th;
     double valve = 1;
-    TimerId timer = 0;
+    TimerId timer = 0, poll = 0;  // next threshold crossing; next telemetry poll while it changes
     bool slow = false, hot = false;
     FaultId cause = kNoFault;  // the cooling fault heating it
   };
@@ -379,6 +380,11 @@ class SimBackend : public Backend {
   void UpdateSwitchThermal(ComponentId sw, FaultId cause);
   void OnSwitchCrossing(ComponentId sw);
   void SetSwitchHot(ComponentId sw, bool hot, FaultId cause);
+  void SetSwitchSlow(ComponentId sw, bool slow);
+  uint64_t DomainSwitchesThrottled(ComponentId rack) const;  // positions throttled (not lost) over the domain
+  FaultId DomainThrottleCause(ComponentId rack) const;      // kNoFault when none is throttled
+  void WatchSwitchTelemetry(ComponentId sw);
+  void OnSwitchTelemetryTick(ComponentId sw);
   void ApplySwitchValve(ComponentId sw, const Holds<ComponentId>::State& state, FaultId cause);
   Status TakeSwitchTrayOut(ComponentId sw, bool out);  // the healer's Drain / Resume of a switch tray
   Status DiagnoseSwitchTray(ComponentId sw);

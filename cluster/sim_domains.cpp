@@ -61,11 +61,17 @@ SimBackend::DomainHealth SimBackend::DomainHealthOf(ComponentId rack) const {
   return DomainHealth::kHealthy;
 }
 
+// Each position carries 1 / S: a lost one none of it, a throttled one (sim_switch_thermal.cpp)
+// switch_tray.throttle_bandwidth of it.
 double SimBackend::DomainBandwidth(ComponentId rack) const {
   DomainHealth h = DomainHealthOf(rack);
   if (h == DomainHealth::kUnhealthy) return 0;
-  const int total = topo_.model().switch_trays;
-  return total > 0 ? static_cast<double>(total - std::popcount(DomainSwitchesLost(rack))) / total : 1;
+  const RackModel& m = topo_.model();
+  const int total = m.switch_trays;
+  if (total <= 0) return 1;
+  const double kept = static_cast<double>(total - std::popcount(DomainSwitchesLost(rack)));
+  const int slow = std::popcount(DomainSwitchesThrottled(rack));
+  return (slow ? kept - slow * (1 - m.switch_throttle_bandwidth) : kept) / total;
 }
 
 // The fault behind an impaired domain: a rack's power, else a lost switch tray's.
@@ -75,16 +81,18 @@ FaultId SimBackend::DomainCause(ComponentId rack) const {
     if (!rack_[k].powered) return rack_[k].power_cause;
   for (size_t k = first; k < end; ++k)
     if (rack_[k].switch_failed | rack_[k].switch_out | rack_[k].switch_hot) return rack_[k].switch_cause;
+  if (const FaultId heat = DomainThrottleCause(rack); heat != kNoFault) return heat;
   return rack_[first].switch_cause;
 }
 
 // Records the domain's health when it changes, on the domain's component (the rack itself when a
 // domain is one rack). Ground truth: the healer sees only link states. Every rack of the domain is
-// marked impaired, so the jobs on any of them see it.
+// marked impaired, so the jobs on any of them see it; so is a domain with a throttled switch tray (NMX
+// still says HEALTHY: every link is up).
 void SimBackend::UpdateDomainHealth(ComponentId rack) {
   DomainHealth h = DomainHealthOf(rack);
   const size_t first = FirstRackOfDomain(topo_, rack);
-  bool impaired = h == DomainHealth::kBandwidth || h == DomainHealth::kUnhealthy;
+  bool impaired = h == DomainHealth::kBandwidth || h == DomainHealth::kUnhealthy || DomainSwitchesThrottled(rack);
   for (size_t k = first; k < first + static_cast<size_t>(topo_.DomainRacks()); ++k) {
     if (impaired)
       impaired_racks_.insert(k);
@@ -198,9 +206,11 @@ void SimBackend::SwitchPositionChanged(ComponentId sw, bool was_lost) {
     const Tray& t = tray_[slot(tray)];
     if (!t.present || t.booting) continue;  // an unreachable node reports no link state
     Time seen = NextSlot(t.poll_phase, opt_.link_poll_period, clock_.Now());
-    for (ComponentId g : topo_.GpusOfTray(tray))
+    for (ComponentId g : topo_.GpusOfTray(tray)) {
+      if (!GpuAlive(g)) continue;  // a GPU that is off (shut down, failed) reports no ports
       for (int p = 0; p < m.nvlink_links_per_gpu; ++p)
         if (p * m.switch_trays / m.nvlink_links_per_gpu == topo_.at(sw).index) Emit(LinkStateChange{g, p, !lost}, seen);
+    }
   }
   UpdateDomainHealth(rack);
   for (JobId j : jobs) RefreshJob(j);
@@ -213,13 +223,17 @@ Status SimBackend::TakeSwitchTrayOut(ComponentId sw, bool out) {
   return SetSwitchTray(sw, failed, out, r.switch_cause);
 }
 
-// A switch tray's self-test (NVOS/NMX health): passes when the tray itself works.
+// A switch tray's self-test (NVOS/NMX health): passes when the tray itself works and is not in thermal
+// slowdown.
 Status SimBackend::DiagnoseSwitchTray(ComponentId sw) {
   clock_.CallAfter(topo_.model().diagnostic_time, [this, sw] {
     const Rack& r = rack_of(sw);
     const bool failed = ((r.switch_failed | r.switch_hot) >> topo_.at(sw).index) & 1;  // a hot one is off too
-    Emit(DiagnosticResult{sw, !failed,
-                          failed ? "NVSwitch trays: " + topo_.at(sw).name + " not responding" : "all checks passed"},
+    const bool slow = (r.switch_slow >> topo_.at(sw).index) & 1;
+    Emit(DiagnosticResult{sw, !failed && !slow,
+                          failed ? "NVSwitch trays: " + topo_.at(sw).name + " not responding"
+                          : slow ? "NVSwitch trays: " + topo_.at(sw).name + " in thermal slowdown"
+                                 : "all checks passed"},
          clock_.Now());
   });
   return Status::Ok();

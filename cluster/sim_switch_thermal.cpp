@@ -4,15 +4,24 @@
 // A switch tray sits on its rack's liquid loop like a compute tray (RACK-FACTS: NVSwitch is liquid
 // cooled): its conductance is residual + full x its own valve's opening x the CDU's flow, and it draws
 // the catalogue's switch_tray.power_w while its rack has power. A change of flow or power retargets its
-// trajectory and schedules the next threshold crossing. At the slowdown temperature it records
-// `thermal_slowdown` and keeps its bandwidth ([guess]: how an NVSwitch throttles is unpublished); at
-// the shutdown temperature it is lost as if pulled (its ports go down on every GPU, domain health as for
-// a failed switch tray), stops drawing power and cools. It comes back once it has cooled to its
+// trajectory and schedules the next threshold crossing. From the slowdown temperature until it cools
+// below it, it throttles: the GPUs' ports wired to it carry switch_tray.throttle_bandwidth of their
+// bandwidth ([guess]: NVIDIA publishes no NVSwitch throttle figure), so its domain's NVLink bandwidth
+// drops by (1 - that) / S, a reduction of its share, not a loss; the domain stays HEALTHY in NMX's
+// terms, but its jobs' TP, EP and in-domain DP/PP groups slow down (sim_domains.cpp, DomainBandwidth).
+// At the shutdown temperature it is lost as if pulled (its ports go down on every GPU, domain health
+// as for a failed switch tray), stops drawing power and cools. It comes back once it has cooled to its
 // slowdown temperature with a flow that would hold it below slowdown at full power.
 //
+// Telemetry: its management controller reports its temperature (Metric::kSwitchTemperature) at the
+// telemetry period, with its own poll phase, only while it is changing or abnormal (as a compute tray's
+// DCGM samples, sim_thermal.cpp); a dark or shut-down switch tray reports nothing.
+//
 // Cost: nothing until a rack's flow or power or a switch tray's valve changes; then that rack's switch
-// trays, O(1) each. A model without a switch_tray section (power 0) is not modelled at all.
+// trays, O(1) each, and one poll per switch tray per telemetry period while it is away from its steady
+// state at full flow. A model without a switch_tray section (power 0) is not modelled at all.
 #include <algorithm>
+#include <cmath>
 
 #include "cluster/sim_backend.h"
 
@@ -89,6 +98,7 @@ void SimBackend::UpdateSwitchThermal(ComponentId sw, FaultId cause) {
     if (!next && h.slow) next = TimeToReach(h.th, m.switch_slowdown_c);  // cooling back below slowdown
   }
   if (next) h.timer = clock_.CallAt(*next, [this, sw] { OnSwitchCrossing(sw); });
+  WatchSwitchTelemetry(sw);
 }
 
 void SimBackend::OnSwitchCrossing(ComponentId sw) {
@@ -99,17 +109,20 @@ void SimBackend::OnSwitchCrossing(ComponentId sw) {
   if (h.hot) {
     h.hot = h.slow = false;
     Physics(sw, "thermal_recovered", t, h.cause);
+    rack_of(sw).switch_slow &= ~(uint64_t{1} << topo_.at(sw).index);  // back unthrottled
     SetSwitchHot(sw, false, h.cause);
   } else if (!h.slow && t >= m.switch_slowdown_c - kEpsC) {
     h.slow = true;
     Physics(sw, "thermal_slowdown", t, h.cause);
+    SetSwitchSlow(sw, true);
   } else if (h.slow && t >= m.switch_shutdown_c - kEpsC) {
     h.hot = true;
     Physics(sw, "thermal_shutdown", t, h.cause);
-    SetSwitchHot(sw, true, h.cause);
+    SetSwitchHot(sw, true, h.cause);  // lost: its throttle no longer counts (DomainSwitchesThrottled)
   } else if (h.slow && t <= m.switch_slowdown_c + kEpsC) {
     h.slow = false;
     Physics(sw, "thermal_recovered", t, h.cause);
+    SetSwitchSlow(sw, false);
   }
   UpdateSwitchThermal(sw, kNoFault);
 }
@@ -123,6 +136,60 @@ void SimBackend::SetSwitchHot(ComponentId sw, bool hot, FaultId cause) {
   r.switch_hot = hot ? r.switch_hot | bit : r.switch_hot & ~bit;
   if (hot) r.switch_cause = cause;
   SwitchPositionChanged(sw, was_lost);
+}
+
+// Entering or leaving thermal slowdown: the domain's bandwidth changes by the switch tray's throttled
+// share (nothing shows on the ports: they stay up), so its jobs are re-timed.
+void SimBackend::SetSwitchSlow(ComponentId sw, bool slow) {
+  Rack& r = rack_of(sw);
+  const uint64_t bit = uint64_t{1} << topo_.at(sw).index;
+  r.switch_slow = slow ? r.switch_slow | bit : r.switch_slow & ~bit;
+  const ComponentId rack = topo_.RackOf(sw);
+  UpdateDomainHealth(rack);
+  for (JobId j : JobsInDomain(rack)) RefreshJob(j);
+}
+
+// Positions throttled anywhere in the domain and not lost (a lost position counts as lost only). As
+// for losses (sim_domains.cpp), position k of one rack carries every cross-rack path through k.
+uint64_t SimBackend::DomainSwitchesThrottled(ComponentId rack) const {
+  const size_t per = static_cast<size_t>(topo_.DomainRacks());
+  const size_t first = static_cast<size_t>(topo_.DomainOfRack(topo_.at(rack).rack)) * per;
+  uint64_t slow = 0;
+  for (size_t k = first; k < first + per; ++k) slow |= rack_[k].switch_slow;
+  return slow & ~DomainSwitchesLost(rack);
+}
+
+FaultId SimBackend::DomainThrottleCause(ComponentId rack) const {
+  const uint64_t slow = DomainSwitchesThrottled(rack);
+  if (!slow || switch_heat_.empty()) return kNoFault;
+  const size_t per = static_cast<size_t>(topo_.DomainRacks());
+  const size_t first = static_cast<size_t>(topo_.DomainOfRack(topo_.at(rack).rack)) * per;
+  const size_t trays = static_cast<size_t>(topo_.model().switch_trays);
+  for (size_t k = first; k < first + per; ++k)
+    for (size_t i = 0; i < trays; ++i)
+      if ((rack_[k].switch_slow & slow) >> i & 1) return switch_heat_[k * trays + i].cause;
+  return kNoFault;
+}
+
+// Polls the switch tray's temperature at its next telemetry slot, unless a poll is already due.
+void SimBackend::WatchSwitchTelemetry(ComponentId sw) {
+  SwitchHeat& h = HeatOf(sw);
+  if (h.poll) return;
+  h.poll = clock_.CallAt(NextSlot(PartPollPhase(sw), opt_.telemetry_period, clock_.Now()),
+                         [this, sw] { OnSwitchTelemetryTick(sw); });
+}
+
+void SimBackend::OnSwitchTelemetryTick(ComponentId sw) {
+  const RackModel& m = topo_.model();
+  SwitchHeat& h = HeatOf(sw);
+  h.poll = 0;
+  const Time now = clock_.Now();
+  const double t = TemperatureAt(h.th, now);
+  if (rack_of(sw).powered && !h.hot)  // a dark or shut-down switch tray reports nothing
+    Emit(TelemetrySample{sw, Metric::kSwitchTemperature, std::round(t * 10) / 10}, now);
+  const double full = m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k;
+  if (h.slow || h.hot || SwitchConductance(sw, h.valve) < full || std::fabs(t - h.th.steady_c) > 0.5)
+    WatchSwitchTelemetry(sw);
 }
 
 }  // namespace rackchaos::cluster

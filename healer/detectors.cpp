@@ -111,6 +111,16 @@ class ThermalDetector : public Detector {
                    "coolant flow " + Fmt(s->value) + " L/min (nominal " + Fmt(nominal) + ")", XidAction::kNone});
       return;
     }
+    if (s->metric == cluster::Metric::kSwitchTemperature) {  // a switch tray: the GPUs' margin under its slowdown
+      const cluster::RackModel& m = ctx.topo.model();
+      const double limit = p.thermal_temperature_c + (m.switch_slowdown_c - m.gpu_slowdown_c);
+      if (HotPoll(s->component, obs.at, s->value >= limit, p.thermal_samples))
+        ctx.raise({SymptomClass::kThermal, "thermal", s->component, kNoJob,
+                   "switch tray temperature " + Fmt(s->value) + " C (alert " + Fmt(limit) + " C, slowdown " +
+                       Fmt(m.switch_slowdown_c) + " C)",
+                   XidAction::kNone});
+      return;
+    }
     if (s->metric != cluster::Metric::kGpuTemperature && s->metric != cluster::Metric::kThermalThrottle) return;
     bool hot = (s->metric == cluster::Metric::kGpuTemperature && s->value >= p.thermal_temperature_c) ||
                (s->metric == cluster::Metric::kThermalThrottle && s->value > 0);
@@ -160,7 +170,7 @@ class ThermalDetector : public Detector {
   };
   // Looked up per sample, never walked: an array by component id.
   ByComponent<int> streak_;   // coolant flow, per valve
-  ByComponent<Poll> polls_;  // temperature and throttle, per GPU
+  ByComponent<Poll> polls_;  // temperature and throttle, per GPU; temperature per switch tray
 };
 
 // A rank that is a robust outlier in every step report for a whole window, in one of two series:
@@ -347,9 +357,11 @@ const std::vector<DetectorInfo>& DetectorTable() {
        "Link state changes: an NVLink port going inactive or a NIC link going down raises a symptom at once; the "
        "link coming back up clears it.",
        ""},
-      {"thermal", "GPU temperature, thermal slowdown, coolant flow", [] { return std::make_unique<ThermalDetector>(); },
+      {"thermal", "GPU and switch-tray temperature, thermal slowdown, coolant flow", [] { return std::make_unique<ThermalDetector>(); },
        "Telemetry polls: GPU temperature at or above temperature_c (or thermal slowdown active) for `samples` "
-       "polls in a row; coolant flow below (1 - flow_drop) x the model's nominal tray flow for `samples` samples in a "
+       "polls in a row; an NVLink switch tray's temperature at or above temperature_c plus the model's switch-tray "
+       "slowdown minus its GPU slowdown temperature (the same margin under its own slowdown) for `samples` polls in "
+       "a row; coolant flow below (1 - flow_drop) x the model's nominal tray flow for `samples` samples in a "
        "row; a tray zone's leak sensor tripped (one wet reading).",
        "detectors.thermal.temperature_c, detectors.thermal.samples, detectors.thermal.flow_drop"},
       {"straggler", "ranks slower than the rest (median absolute deviation over a window)", [] { return std::make_unique<OutlierDetector>(false); },

@@ -47,6 +47,9 @@ void Healer::Raise(Symptom s) {
   ComponentId tray = topo_.TrayOf(s.component);
   if (tray != kNoComponent && isolated_.count(tray)) return;
   if (tray != kNoComponent && InFailedOverRegion(tray)) return;  // its region's failover explains it
+  if (s.cls == SymptomClass::kThermal && topo_.at(s.component).kind == Kind::kSwitchTray &&
+      CduFenced(topo_.RackOf(s.component)))
+    return;  // a switch tray heating with its rack's fenced CDU: that isolation explains it
   pending_.push_back({std::move(s), id});
   if (!window_timer_) window_timer_ = clock_.CallAfter(policy_.correlation_window, [this] { OnWindowClosed(); });
 }
@@ -56,6 +59,13 @@ void Healer::Clear(SymptomClass cls, ComponentId component) {
   std::erase_if(pending_, [&](const Pending& p) { return p.symptom.cls == cls && p.symptom.component == component; });
   if (component == kNoComponent || topo_.at(component).kind != Kind::kRegion || !isolated_.erase(component)) return;
   Act("resume", component, kNoJob, Status::Ok(), "region reachable again: its racks rejoin the pool as they boot");
+}
+
+bool Healer::CduFenced(ComponentId rack) const {
+  const ComponentId cdu = topo_.CduOfRack(rack);
+  for (ComponentId t : topo_.ChildrenOf(rack))
+    if (auto it = isolated_.find(t); it != isolated_.end() && it->second.domain == cdu) return true;
+  return false;
 }
 
 bool Healer::InFailedOverRegion(ComponentId tray) const {

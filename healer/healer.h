@@ -60,6 +60,7 @@ class Healer : public cluster::ObservationSink {
   void IsolatePart(const IsolationDecision& d);
   void FailOver(const IsolationDecision& d);           // a region: its jobs restart elsewhere
   bool InFailedOverRegion(ComponentId tray) const;
+  bool CduFenced(ComponentId rack) const;  // a tray of the rack is isolated for its CDU
   bool BreakerAllows(int gpus, const std::string& domain_name);
   void RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason);
   void RestartJob(JobId job, const std::string& reason);

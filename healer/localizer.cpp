@@ -11,6 +11,11 @@ using cluster::Kind;
 
 bool IsThermal(SymptomClass c) { return c == SymptomClass::kThermal || c == SymptomClass::kFlowLow; }
 
+// A switch tray's own temperature alert (healer/detectors.cpp, Metric::kSwitchTemperature).
+bool HotSwitch(const Symptom& s, const cluster::Topology& topo) {
+  return s.cls == SymptomClass::kThermal && s.component != kNoComponent && topo.at(s.component).kind == Kind::kSwitchTray;
+}
+
 struct Group {
   std::set<ComponentId> trays;
   std::vector<size_t> idx;
@@ -211,9 +216,12 @@ void SharedDomains(const std::vector<Symptom>& symptoms, const cluster::Topology
   auto emit = [&](std::map<ComponentId, Group>& groups, const char* why) {
     for (auto& [domain, g] : groups) {
       if (static_cast<int>(g.trays.size()) < min_trays) continue;
-      // What else those trays report (GPUs off the bus after a thermal shutdown) is the same failure.
+      // What else those trays report (GPUs off the bus after a thermal shutdown) is the same failure, and
+      // so is a switch tray of the rack running hot when its CDU is what fails.
       for (size_t i = 0; i < symptoms.size(); ++i)
-        if (!used[i] && g.trays.count(topo.TrayOf(symptoms[i].component)) &&
+        if (!used[i] && (g.trays.count(topo.TrayOf(symptoms[i].component)) ||
+                         (&groups == &by_cdu && HotSwitch(symptoms[i], topo) &&
+                          topo.CduOfRack(topo.RackOf(symptoms[i].component)) == domain)) &&
             std::find(g.idx.begin(), g.idx.end(), i) == g.idx.end())
           g.idx.push_back(i);
       std::sort(g.idx.begin(), g.idx.end());
@@ -223,6 +231,25 @@ void SharedDomains(const std::vector<Symptom>& symptoms, const cluster::Topology
   };
   emit(by_cdu, "overheating together: shared cooling");
   emit(by_rack, "lost together: shared rack power or network");
+}
+
+// Step 2b: a switch tray reporting its own temperature too high (its valve, or a flow drop that no
+// rack-wide group explains): taken out before it shuts down. In full-bandwidth mode that stops the
+// domain's partition (its trays are drained and their jobs restart elsewhere, not hang); in adaptive
+// mode the domain runs on the others (BANDWIDTH).
+void HotSwitchTrays(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, std::vector<bool>& used,
+                    std::vector<IsolationDecision>& out) {
+  std::map<ComponentId, std::vector<size_t>> by_switch;
+  for (size_t i = 0; i < symptoms.size(); ++i)
+    if (!used[i] && HotSwitch(symptoms[i], topo)) by_switch[symptoms[i].component].push_back(i);
+  const bool adaptive = topo.model().adaptive_bandwidth;
+  for (const auto& [sw, idx] : by_switch) {
+    for (size_t i : idx) used[i] = true;
+    out.push_back({sw, idx,
+                   std::string("switch tray overheating: taken out before it shuts down; domain ") +
+                       (adaptive ? "BANDWIDTH (adaptive mode): its jobs keep running" : "UNHEALTHY (full-bandwidth mode)"),
+                   !adaptive});
+  }
 }
 
 // Step 3: the smallest domain inside one tray.
@@ -282,6 +309,7 @@ std::vector<IsolationDecision> Localize(const std::vector<Symptom>& symptoms, co
   FabricDomains(symptoms, topo, shared_min_trays, used, out);
   PowerDomains(symptoms, topo, shared_min_trays, used, out);
   SharedDomains(symptoms, topo, shared_min_trays, used, out);
+  HotSwitchTrays(symptoms, topo, used, out);
   TrayDomains(symptoms, topo, used, out);
   return out;
 }

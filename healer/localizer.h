@@ -12,7 +12,10 @@
 //  1. Power: PSUs reported failed. With the trays of their rack losing heartbeats together, the shelf
 //     (all failed PSUs in one) or the rack's power; alone, each wholly failed shelf, else each PSU.
 //  2. Trays of one rack failing together (at least `shared_min_trays` of them) point at what they
-//     share: thermal symptoms at the CDU, lost heartbeats at the rack (its power or network).
+//     share: thermal symptoms at the CDU (with the rack's switch trays running hot), lost heartbeats at
+//     the rack (its power or network).
+//  2b. A switch tray reporting its own temperature too high, not explained by step 2: that switch tray
+//     (taken out before it shuts down).
 //  3. Otherwise, per tray: a lost heartbeat is the tray; low coolant flow, or several hot GPUs, is the
 //     tray's valve; several GPUs with device symptoms is the tray; one GPU is that GPU; a NIC is that NIC.
 #pragma once

@@ -160,5 +160,31 @@ TEST_CASE("healer.localize: flow low on every tray of a rack is its CDU, not 18 
   CHECK(d[0].symptoms.size() == 18);
 }
 
+TEST_CASE("healer.localize: a switch tray running hot is that switch tray, taken out before it shuts down") {
+  auto full = Localize({On(SymptomClass::kThermal, Topo(), "r01.switch3")}, Topo(), 3);
+  REQUIRE(full.size() == 1);
+  CHECK(full[0].domain == Id("r01.switch3"));
+  CHECK(full[0].out_of_service);  // full-bandwidth mode: taking it out stops the partition, drain its trays
+  CHECK(full[0].reason.find("switch tray overheating") != std::string::npos);
+  auto adaptive = Localize({On(SymptomClass::kThermal, Adaptive(), "r01.switch3")}, Adaptive(), 3);
+  REQUIRE(adaptive.size() == 1);
+  CHECK(adaptive[0].domain == Id("r01.switch3", Adaptive()));
+  CHECK_FALSE(adaptive[0].out_of_service);  // adaptive: the domain runs on the other 8
+}
+
+TEST_CASE("healer.localize: switch trays running hot with their rack's trays losing flow are the CDU") {
+  std::vector<Symptom> s;
+  for (int t = 1; t <= 3; ++t)
+    s.push_back(On(SymptomClass::kFlowLow, Topo(), "r02.tray0" + std::to_string(t) + ".valve"));
+  s.push_back(On(SymptomClass::kThermal, Topo(), "r02.switch1"));
+  s.push_back(On(SymptomClass::kThermal, Topo(), "r01.switch1"));  // another rack's: its own problem
+  auto d = Localize(s, Topo(), 3);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].domain == Id("r02.cdu"));
+  CHECK(d[0].symptoms == std::vector<size_t>{0, 1, 2, 3});
+  CHECK(d[1].domain == Id("r01.switch1"));
+  CHECK(d[1].symptoms == std::vector<size_t>{4});
+}
+
 }  // namespace
 }  // namespace rackchaos::healer
