@@ -383,6 +383,7 @@ class SimBackend : public Backend {
   void SetSwitchSlow(ComponentId sw, bool slow);
   uint64_t DomainSwitchesThrottled(ComponentId rack) const;  // positions throttled (not lost) over the domain
   FaultId DomainThrottleCause(ComponentId rack) const;      // kNoFault when none is throttled
+  FaultId SwitchHeatCause(ComponentId sw) const;            // the fault heating it while slow or hot
   void WatchSwitchTelemetry(ComponentId sw);
   void OnSwitchTelemetryTick(ComponentId sw);
   void ApplySwitchValve(ComponentId sw, const Holds<ComponentId>::State& state, FaultId cause);

@@ -217,9 +217,11 @@ void SimBackend::SwitchPositionChanged(ComponentId sw, bool was_lost) {
 }
 
 Status SimBackend::TakeSwitchTrayOut(ComponentId sw, bool out) {
-  const Rack& r = rack_of(sw);
+  Rack& r = rack_of(sw);
   bool failed = (r.switch_failed >> topo_.at(sw).index) & 1;
   if (((r.switch_out >> topo_.at(sw).index) & 1) != out) Physics(sw, out ? "taken_out" : "returned", 0, kNoFault);
+  // Taken out for running hot: the cooling fault behind it is what the domain lost it to.
+  if (const FaultId heat = SwitchHeatCause(sw); out && !failed && heat != kNoFault) r.switch_cause = heat;
   return SetSwitchTray(sw, failed, out, r.switch_cause);
 }
 

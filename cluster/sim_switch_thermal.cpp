@@ -171,6 +171,12 @@ FaultId SimBackend::DomainThrottleCause(ComponentId rack) const {
   return kNoFault;
 }
 
+FaultId SimBackend::SwitchHeatCause(ComponentId sw) const {
+  if (switch_heat_.empty()) return kNoFault;
+  const SwitchHeat& h = switch_heat_[HeatSlot(topo_, sw)];
+  return h.slow || h.hot ? h.cause : kNoFault;
+}
+
 // Polls the switch tray's temperature at its next telemetry slot, unless a poll is already due.
 void SimBackend::WatchSwitchTelemetry(ComponentId sw) {
   SwitchHeat& h = HeatOf(sw);

@@ -50,6 +50,9 @@ void Healer::Raise(Symptom s) {
   if (s.cls == SymptomClass::kThermal && topo_.at(s.component).kind == Kind::kSwitchTray &&
       CduFenced(topo_.RackOf(s.component)))
     return;  // a switch tray heating with its rack's fenced CDU: that isolation explains it
+  // A port into a switch tray already taken out (seen hot before it shut down, its ports going down
+  // over the next second may straddle the correlation window's end): that isolation explains it.
+  if (s.cls == SymptomClass::kLinkDown && isolated_.count(SwitchOfPort(topo_, s.component, s.port))) return;
   pending_.push_back({std::move(s), id});
   if (!window_timer_) window_timer_ = clock_.CallAfter(policy_.correlation_window, [this] { OnWindowClosed(); });
 }

@@ -21,16 +21,6 @@ struct Group {
   std::vector<size_t> idx;
 };
 
-// The switch tray an NVLink port of a GPU is wired to: port p of L goes to switch tray p * S / L.
-ComponentId SwitchOfPort(const cluster::Topology& topo, ComponentId gpu, int port) {
-  const cluster::RackModel& m = topo.model();
-  if (port < 0 || m.nvlink_links_per_gpu <= 0) return kNoComponent;
-  int index = port * m.switch_trays / m.nvlink_links_per_gpu;
-  for (ComponentId c : topo.ChildrenOf(topo.RackOf(gpu)))
-    if (topo.at(c).kind == Kind::kSwitchTray && topo.at(c).index == index) return c;
-  return kNoComponent;
-}
-
 // Step 0: NVLink ports down across trays, all wired to one switch tray.
 void SwitchTrays(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
                  std::vector<bool>& used, std::vector<IsolationDecision>& out) {
@@ -299,6 +289,15 @@ void TrayDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& 
 }
 
 }  // namespace
+
+ComponentId SwitchOfPort(const cluster::Topology& topo, ComponentId gpu, int port) {
+  const cluster::RackModel& m = topo.model();
+  if (port < 0 || m.nvlink_links_per_gpu <= 0 || topo.at(gpu).kind != Kind::kGpu) return kNoComponent;
+  int index = port * m.switch_trays / m.nvlink_links_per_gpu;
+  for (ComponentId c : topo.ChildrenOf(topo.RackOf(gpu)))
+    if (topo.at(c).kind == Kind::kSwitchTray && topo.at(c).index == index) return c;
+  return kNoComponent;
+}
 
 std::vector<IsolationDecision> Localize(const std::vector<Symptom>& symptoms, const cluster::Topology& topo,
                                         int shared_min_trays) {

@@ -37,6 +37,10 @@ struct IsolationDecision {
   bool out_of_service = true;
 };
 
+// The switch tray an NVLink port of a GPU is wired to (port p of L goes to switch tray p * S / L), or
+// kNoComponent when `gpu` is no GPU or `port` no NVLink port.
+ComponentId SwitchOfPort(const cluster::Topology& topo, ComponentId gpu, int port);
+
 // Symptoms without a component (job failures) are left out. Deterministic: same input, same output.
 std::vector<IsolationDecision> Localize(const std::vector<Symptom>& symptoms, const cluster::Topology& topo,
                                         int shared_min_trays);

@@ -87,7 +87,49 @@ TEST_CASE("healer run: trays whose GPUs shut down while the CDU was off are rebo
     // ...and never more than twice in all (the early reboot while the CDU was off, then that one).
     CHECK(Count(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM actions WHERE action = 'reboot' "
                     "GROUP BY component_id)") <= 2);
+    // The rack's switch trays shut down after most GPUs: a GPU already off reports no port going down.
+    REQUIRE(Count(db, "SELECT count(*) FROM physics p JOIN components c ON c.run_id = p.run_id AND "
+                      "c.id = p.component_id WHERE c.kind = 'switch_tray' AND p.what = 'thermal_shutdown'") > 0);
+    CHECK(Count(db, "SELECT count(*) FROM detections d JOIN physics p ON p.run_id = d.run_id AND "
+                    "p.component_id = d.component_id AND p.what = 'thermal_shutdown' AND p.t_us < d.t_us "
+                    "WHERE d.detector = 'link_state'") == 0);
   }
+}
+
+TEST_CASE("healer run: a switch tray's valve at 20% is seen hot on that switch tray, before it shuts down") {
+  TempDir dir("healer-run-test");
+  for (const char* policy : {"", "aggressive"})
+    for (uint64_t seed : {1, 2, 3}) {
+      CAPTURE(policy);
+      CAPTURE(seed);
+      std::string db = (dir.path / ("sw" + std::string(policy) + std::to_string(seed) + ".db")).string();
+      const auto run = Run("switch_tray_heat.yaml", db, seed, policy);
+      if (!*policy) CHECK(run.code == runner::ExitCode::kPass);  // the plan's gates hold for its default policy
+      const std::string sw = "(SELECT id FROM components WHERE name = 'r01.switch3')";
+      auto first = [&](const std::string& table, const std::string& where) {
+        return Count(db, "SELECT min(t_us) FROM " + table + " WHERE component_id = " + sw + " AND " + where);
+      };
+      const int64_t injected = Count(db, "SELECT injected_us FROM fault_metrics");
+      const int64_t detected = first("detections", "detector = 'thermal'");
+      const int64_t shutdown = first("physics", "what = 'thermal_shutdown'");
+      CHECK(detected > injected);
+      CHECK(detected < shutdown);  // its own temperature, not its ports going down at the shutdown
+      CHECK(Count(db, "SELECT count(*) FROM detections WHERE detector = 'link_state' AND t_us <= " +
+                      std::to_string(detected)) == 0);
+      CHECK(Count(db, "SELECT ttd_us FROM fault_metrics") == detected - injected);  // the report's time to detect
+      // Taken out of the fabric one correlation window after; adaptive mode: no compute tray drained.
+      const int64_t out = first("actions", "action = 'take_out'");
+      CHECK(out == detected + (*policy ? 5 : 20) * int64_t{1000000});
+      CHECK(Count(db, "SELECT count(*) FROM actions WHERE action = 'drain'") == 0);
+      if (*policy) {
+        CHECK(out < shutdown);  // the aggressive policy's 5 s window always makes it
+        continue;
+      }
+      // From its slowdown until it was taken out the job ran throttled.
+      const int64_t slowdown = first("physics", "what = 'thermal_slowdown'");
+      CHECK(slowdown < out);
+      CHECK(Count(db, "SELECT count(*) FROM job_events WHERE t_us = " + std::to_string(slowdown)) == 1);
+    }
 }
 
 TEST_CASE("healer run: an elastic job shrinks when tray pulls outrun the spare and grows back - ETTR above waiting") {
