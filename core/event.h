@@ -80,7 +80,7 @@ struct JobChanged {
   std::string detail;       // e.g. placement, or why it hung
   TrayList trays;           // where it runs (running, restarting); empty otherwise; shared, not copied
   // Of lost_work, what the newest checkpoint would have kept had its store acknowledged it: charged to
-  // the store's fault (store_cause), the rest to `cause` (healer/metrics.cpp). Not stored in reports.
+  // the store's fault (store_cause), the rest to `cause` (healer/metrics.cpp). Stored (schema version 11).
   Duration store_lost_work{};
   FaultId store_cause = kNoFault;
 };

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "reports/schema.h"
+#include "reports/store_state.h"
+#include "reports/topology_store.h"
 
 namespace rackchaos::reports {
 namespace {
@@ -52,37 +54,22 @@ std::string Join(const std::vector<std::string>& cols) {
   return out;
 }
 
-// Gives the new run the source run's topology, copying the topology unless the destination has one
-// with the same digest. Returns the run's component rows (counted whether copied or shared).
+// Gives the new run the source run's topology through the store's own path (StoreTopology: shared with
+// a destination topology of the same rows, else inserted). Returns the run's component rows (counted
+// whether copied or shared).
 Result<int64_t> CopyTopology(Db& db, int64_t old_id, int64_t new_id, const std::string& what) {
-  RC_ASSIGN_OR_RETURN(Stmt src, db.Prepare(
-      "SELECT t.id, t.digest, t.components FROM src.run_topologies r JOIN src.topologies t "
-      "ON t.id = r.topology_id WHERE r.run_id = ?", what));
-  src.Bind(1, old_id);
-  RC_ASSIGN_OR_RETURN(bool has, src.Step(what));
-  if (!has) return int64_t{0};
-  int64_t src_topology = src.Int(0), rows = src.Int(2);
-  RC_ASSIGN_OR_RETURN(Stmt find, db.Prepare("SELECT id FROM main.topologies WHERE digest = ?", what));
-  find.Bind(1, src.Text(1));
-  RC_ASSIGN_OR_RETURN(bool found, find.Step(what));
-  int64_t topology = found ? find.Int(0) : 0;
-  if (!found) {
-    RC_ASSIGN_OR_RETURN(Stmt add, db.Prepare("INSERT INTO main.topologies(digest, serial_prefix, components) "
-        "SELECT digest, serial_prefix, components FROM src.topologies WHERE id = ?", what));
-    add.Bind(1, src_topology);
-    RC_RETURN_IF_ERROR(add.Run(what + " (topologies)"));
-    topology = sqlite3_last_insert_rowid(db.handle());
-    RC_ASSIGN_OR_RETURN(Stmt copy, db.Prepare("INSERT INTO main.topology_components SELECT ?1, id, name, kind, "
-        "parent_id, serial FROM src.topology_components WHERE topology_id = ?2", what));
-    copy.Bind(1, topology);
-    copy.Bind(2, src_topology);
-    RC_RETURN_IF_ERROR(copy.Run(what + " (topology_components)"));
-  }
+  std::vector<ComponentRow> rows;
+  RC_RETURN_IF_ERROR(ForEachRow(db, "SELECT c.id, c.name, c.kind, c.parent_id, coalesce(c.serial, t.serial_prefix || c.name) "
+                                "FROM src.run_topologies r JOIN src.topologies t ON t.id = r.topology_id "
+                                "JOIN src.topology_components c ON c.topology_id = r.topology_id WHERE r.run_id = ? "
+                                "ORDER BY c.id", old_id, what, [&](const Stmt& s) { rows.push_back(ComponentFrom(s)); }));
+  if (rows.empty()) return int64_t{0};
+  RC_ASSIGN_OR_RETURN(int64_t topology, StoreTopology(db, rows, what + " (topology)"));
   RC_ASSIGN_OR_RETURN(Stmt link, db.Prepare("INSERT INTO main.run_topologies(run_id, topology_id) VALUES (?, ?)", what));
   link.Bind(1, new_id);
   link.Bind(2, topology);
   RC_RETURN_IF_ERROR(link.Run(what + " (run_topologies)"));
-  return rows;
+  return static_cast<int64_t>(rows.size());
 }
 
 // Copies one source run under a new id; returns the rows copied, or 0 when its key is present.

@@ -214,6 +214,15 @@ Status ReindexTopologyComponentsV10(Db& db) {
                  "dropping the index of topology_components by parent, indexing by (name, topology_id)");
 }
 
+// Version 11: the share of a restart's lost work that a failed checkpoint store caused
+// (JobChanged::store_lost_work and store_cause), so that scoring again from stored events charges it to
+// the store's fault as the run did. Rows stored earlier read 0 and NULL: all of it on the restart's cause.
+Status AddStoreLostWorkV11(Db& db) {
+  return db.Exec("ALTER TABLE job_events ADD COLUMN store_lost_work_us INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE job_events ADD COLUMN store_cause_fault_id INTEGER",
+                 "adding the checkpoint store's share of lost work to job_events");
+}
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
@@ -230,6 +239,9 @@ constexpr Migration kMigrations[] = {
     {10, "topology_components_by_parent dropped (history --rack walks a subtree in memory); "
          "topology_components_by_name on (name, topology_id)",
      &ReindexTopologyComponentsV10},
+    {11, "job_events.store_lost_work_us and store_cause_fault_id: "
+         "a failed checkpoint store's share of a restart's lost work",
+     &AddStoreLostWorkV11},
 };
 
 }  // namespace

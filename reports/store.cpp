@@ -54,13 +54,6 @@ std::string PlanHash(std::string_view plan_text) {
   return buf;
 }
 
-Status ReportStore::State::EnsureWal() {
-  if (!wal_pending) return Status::Ok();
-  RC_RETURN_IF_ERROR(ConfigureForWriting(db));
-  wal_pending = false;
-  return Status::Ok();
-}
-
 Result<Stmt*> ReportStore::State::Cached(const char* sql, std::string_view what) {
   auto it = cache.find(sql);
   if (it != cache.end()) return &it->second;
@@ -85,17 +78,11 @@ Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions
   // Check the version before touching anything, so a newer or foreign file is left exactly as it was.
   RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
   RC_RETURN_IF_ERROR(SetCacheSize(db));
-  // A brand-new file (no schema yet) stays in rollback-journal mode without syncs until its first run's
-  // components are stored (State::EnsureWal): a 1,778-rack cluster's 50 MB of rows are then written
-  // once, not into the WAL and again by its checkpoint. Pages beyond a file's old end need no journal,
-  // and a killed process leaves the journal of the open transaction, which the next open rolls back.
-  const bool fresh = version == 0;
-  if (fresh) RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = OFF", "setting synchronous=OFF"));
-  else RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  RC_RETURN_IF_ERROR(ConfigureForWriting(db));
   if (version < LatestSchemaVersion()) RC_RETURN_IF_ERROR(Migrate(db, SchemaMigrations()));
   auto state = std::make_unique<State>();
   state->db = std::move(db);
-  state->wal_pending = fresh;
+  state->fresh = version == 0;  // a brand-new file: see AddComponentRefs
   return ReportStore(std::move(state));
 }
 
@@ -133,8 +120,8 @@ Result<ReportStore> ReportStore::OpenReadOnly(const std::string& path, const Ope
   if (!checked.ok() && checked.status().code() == StatusCode::kIoError && plain_path &&
       std::filesystem::exists(path + "-journal", ec)) {
     return Status::Invalid("report '" + path + "' has the rollback journal of a writer that was killed ('" + path +
-                           "-journal'); open it read-write once to roll it back (`rackchaos report` does, where it "
-                           "may write)");
+                           "-journal'); open it read-write once to roll it back (every rackchaos command that reads "
+                           "reports does, where it may write)");
   }
   if (!checked.ok() && checked.status().code() == StatusCode::kIoError && plain_path &&
       !std::filesystem::exists(path + "-shm", ec)) {
@@ -156,18 +143,20 @@ Result<ReportStore> ReportStore::OpenReadOnly(const std::string& path, const Ope
   return ReportStore(std::move(state));
 }
 
+Result<ReportStore> ReportStore::OpenForReading(const std::string& path, const OpenOptions& options) {
+  auto store = OpenReadOnly(path, options);
+  if (store.ok() || store.status().code() != StatusCode::kInvalidArgument) return store;
+  auto repaired = Open(path, options);
+  if (repaired.ok()) return repaired;
+  return store.status();
+}
+
 ReportStore::ReportStore(std::unique_ptr<State> state) : state_(std::move(state)) {}
 ReportStore::ReportStore(ReportStore&&) noexcept = default;
 ReportStore& ReportStore::operator=(ReportStore&&) noexcept = default;
 // Statements must be finalized before the connection closes: State declares db first, so the cache
 // (declared after it) is destroyed first.
-ReportStore::~ReportStore() {
-  // A brand-new file whose writer stored no components still ends in WAL mode, synced.
-  if (state_ && state_->wal_pending) {
-    state_->cache.clear();
-    (void)state_->EnsureWal();
-  }
-}
+ReportStore::~ReportStore() = default;
 
 const std::string& ReportStore::path() const { return state_->db.path(); }
 
@@ -206,8 +195,44 @@ Status ReportStore::AddComponents(int64_t run, std::span<const ComponentRef> com
   return AddComponentRefs(run, components, serial_prefix);
 }
 
+namespace {
+
+// The start of a brand-new file's first topology: rollback journal without syncs, so that a
+// 1,778-rack cluster's 50 MB of rows are written once, not into the WAL and again by its checkpoint.
+// Pages beyond a file's old end need no journal, and a process killed in the transaction leaves its
+// journal, which the next read-write open rolls back (an OS crash may lose the new file: nothing else).
+// Returns false, changing nothing, when the file must stay in WAL mode: another connection has it open.
+bool EnterRollbackJournal(Db& db) {
+  // Syncs off first: the checkpoint that ends WAL mode then needs none either.
+  if (!db.Exec("PRAGMA synchronous = OFF", "setting synchronous=OFF").ok()) return false;
+  {
+    auto mode = db.Prepare("PRAGMA journal_mode = DELETE", "leaving WAL mode");
+    Result<bool> row = mode.ok() ? mode->Step("leaving WAL mode") : Result<bool>(mode.status());
+    if (row.ok() && *row && mode->Text(0) == "delete") return true;
+  }
+  (void)db.Exec("PRAGMA synchronous = NORMAL", "setting synchronous=NORMAL");  // as ConfigureForWriting left it
+  return false;
+}
+
+}  // namespace
+
 Status ReportStore::AddComponentRefs(int64_t run, std::span<const ComponentRef> rows,
                                      std::optional<std::string_view> serial_prefix) {
+  // A brand-new file's first topology goes around the WAL, and the file is back in WAL mode (synced:
+  // the rows are on disk) before this returns, whether the rows were stored or not.
+  const bool around_wal = state_->fresh && !rows.empty() && EnterRollbackJournal(state_->db);
+  Status stored = StoreComponents(run, rows, serial_prefix);
+  if (around_wal) {
+    state_->cache.clear();  // no statement may be open across the switch
+    Status back = ConfigureForWriting(state_->db);
+    if (stored.ok()) stored = back;
+  }
+  if (stored.ok() && !rows.empty()) state_->fresh = false;
+  return stored;
+}
+
+Status ReportStore::StoreComponents(int64_t run, std::span<const ComponentRef> rows,
+                                    std::optional<std::string_view> serial_prefix) {
   const std::string what = ForRun("adding components to", run);
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
@@ -247,13 +272,11 @@ Status ReportStore::AddComponentRefs(int64_t run, std::span<const ComponentRef> 
       RC_RETURN_IF_ERROR(drop.Run(what));
     }
   }
-  RC_RETURN_IF_ERROR(txn.Commit(what));
-  return state_->EnsureWal();
+  return txn.Commit(what);
 }
 
 Status ReportStore::AddJobs(int64_t run, const std::vector<JobRow>& jobs) {
   const std::string what = ForRun("adding jobs to", run);
-  RC_RETURN_IF_ERROR(state_->EnsureWal());
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
@@ -276,7 +299,6 @@ Status ReportStore::FinishRun(int64_t run, const std::string& status, int exit_c
     return Status::Invalid(what + ": status '" + status +
                            "' is not one of passed, failed, error, interrupted, aborted");
   }
-  RC_RETURN_IF_ERROR(state_->EnsureWal());
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
       "UPDATE runs SET status = ?, exit_code = ?, ended_wall = ?, failed_reason = ? WHERE id = ?",

@@ -166,13 +166,20 @@ std::string PlanHash(std::string_view plan_text);
 class ReportStore {
  public:
   // Opens or creates the database at `path` and migrates it to the current schema. The file is in WAL
-  // mode, except a brand-new one until its first components are stored (reports/store.cpp).
+  // mode whenever no call of this store is running (a brand-new file's first components are written
+  // around the WAL, inside AddComponents: reports/store.cpp).
   static Result<ReportStore> Open(const std::string& path, const OpenOptions& options = {});
   // Opens an existing database without writing to it. Fails with kNotFound if absent, and with
   // kInvalidArgument if its schema is older than this build or a killed writer left its rollback
   // journal (open it read-write once to migrate it or roll the journal back).
   // Write calls on a read-only store fail with kIoError.
   static Result<ReportStore> OpenReadOnly(const std::string& path, const OpenOptions& options = {});
+  // What every reader opens a report with: read-only, except once where OpenReadOnly refuses with
+  // kInvalidArgument and a read-write open can fix it: a file from an older rackchaos is migrated in
+  // place (the schema only grows), and the rollback journal of a writer killed while it created the
+  // file is rolled back. Fails as OpenReadOnly did when the read-write open fails too (a directory
+  // this process cannot write, say).
+  static Result<ReportStore> OpenForReading(const std::string& path, const OpenOptions& options = {});
 
   ReportStore(ReportStore&&) noexcept;
   ReportStore& operator=(ReportStore&&) noexcept;
@@ -227,6 +234,11 @@ class ReportStore {
   Result<std::vector<DetectionRow>> ReadDetections(int64_t run) const;
   Result<std::vector<IsolationRow>> ReadIsolations(int64_t run) const;
   Result<std::vector<JobEventRow>> ReadJobEvents(int64_t run) const;
+  // The run's events as AppendEvents received them, in seq order, each rebuilt from the row of its typed
+  // table (a job's trays from its placements): what scoring a stored run again reads
+  // (healer::ComputeMetrics). Rows stored before schema version 11 carry no checkpoint store share
+  // (JobChanged::store_lost_work 0, store_cause kNoFault).
+  Result<std::vector<Event>> ReadRunEvents(int64_t run) const;
   // Actions in time (then seq) order; a non-empty `action` keeps only those ("spare_rack").
   Result<std::vector<ActionRow>> ReadActions(int64_t run, std::string_view action = "") const;
 
@@ -238,6 +250,7 @@ class ReportStore {
  private:
   explicit ReportStore(std::unique_ptr<State> state);
   Status AddComponentRefs(int64_t run, std::span<const ComponentRef> rows, std::optional<std::string_view> serial_prefix);
+  Status StoreComponents(int64_t run, std::span<const ComponentRef> rows, std::optional<std::string_view> serial_prefix);
   std::unique_ptr<State> state_;
 };
 

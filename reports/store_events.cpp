@@ -31,7 +31,7 @@ constexpr EventTable kEventTables[] = {
     {"isolations", "run_id, seq, t_us, component_id, domain, detection_ids, reason"},
     {"actions", "run_id, seq, t_us, action, component_id, job_id, ok, detail"},
     {"job_events", "run_id, seq, t_us, job_id, state, steps, step_time_s, speed, gpus, lost_work_us, "
-                   "cause_fault_id, detail, placement_id"},
+                   "cause_fault_id, detail, placement_id, store_lost_work_us, store_cause_fault_id"},
     {"checkpoints", "run_id, seq, t_us, job_id, step"},
 };
 // What `now` has that `was` lacks (added) and the reverse (removed), both lists sorted and without
@@ -173,6 +173,8 @@ void BindTyped(Stmt& s, int p, const JobChanged& e, RowScratch& row) {
   s.BindStatic(p + 8, e.detail);
   if (row.placement > 0) s.Bind(p + 9, row.placement);
   else s.BindNull(p + 9);
+  s.Bind(p + 10, e.store_lost_work.us);
+  BindId(s, p + 11, e.store_cause, kNoFault);
 }
 void BindTyped(Stmt& s, int p, const Checkpointed& e, RowScratch&) {
   BindId(s, p, e.job, kNoJob);
@@ -325,7 +327,6 @@ Status ReportStore::AppendEvents(int64_t run, const std::vector<Event>& events) 
   const std::string what = ForRun("appending events to", run);
   // One transaction per batch: a million inserts then cost one fsync, and a failed batch leaves
   // nothing half-written.
-  RC_RETURN_IF_ERROR(state_->EnsureWal());
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   RC_ASSIGN_OR_RETURN(Stmt* last, state_->Cached(Sql().last_seq.c_str(), what));

@@ -8,15 +8,10 @@
 
 namespace rackchaos::reports {
 
-// Writers through the raw connection (merge, sweeps, qualifications) write a brand-new file in WAL mode.
-Db& ReportStore::db() const {
-  if (state_->wal_pending) (void)state_->EnsureWal();  // on failure the next write or the next call retries
-  return state_->db;
-}
+Db& ReportStore::db() const { return state_->db; }
 
 Status ReportStore::AddGates(int64_t run, const std::vector<GateRow>& gates) {
   const std::string what = ForRun("storing expectation results of", run);
-  RC_RETURN_IF_ERROR(state_->EnsureWal());
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   // Replacing keeps a re-evaluation idempotent, as AddMetrics does.

@@ -195,7 +195,6 @@ Status ReadRunLevel(Db& db, int64_t run, const std::string& what, RunMetrics& m)
 
 Status ReportStore::AddMetrics(int64_t run, const RunMetrics& metrics) {
   const std::string what = ForRun("storing metrics of", run);
-  RC_RETURN_IF_ERROR(state_->EnsureWal());
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   // Replacing rather than appending makes a re-run of the metrics step idempotent.

@@ -73,16 +73,9 @@ Result<RunRow> ReportStore::ReadRun(int64_t run) const {
 Result<std::vector<ComponentRow>> ReportStore::ReadComponents(int64_t run) const {
   const std::string what = ForRun("reading components of", run);
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
-  RC_ASSIGN_OR_RETURN(Stmt stmt, state_->db.Prepare(
-      "SELECT id, name, kind, parent_id, serial FROM components WHERE run_id = ? ORDER BY id", what));
-  stmt.Bind(1, run);
   std::vector<ComponentRow> rows;
-  for (;;) {
-    RC_ASSIGN_OR_RETURN(bool row, stmt.Step(what));
-    if (!row) break;
-    rows.push_back({IdOr(stmt, 0, kNoComponent), stmt.Text(1), stmt.Text(2),
-                    IdOr(stmt, 3, kNoComponent), stmt.Text(4)});
-  }
+  RC_RETURN_IF_ERROR(ForEachRow(state_->db, "SELECT id, name, kind, parent_id, serial FROM components WHERE run_id = ? ORDER BY id",
+                                run, what, [&](const Stmt& s) { rows.push_back(ComponentFrom(s)); }));
   return rows;
 }
 

@@ -17,9 +17,9 @@ namespace rackchaos::reports {
 struct ReportStore::State {
   Db db;
   bool read_only = false;
-  // A brand-new file before its first components are stored: rollback journal, synchronous=OFF
-  // (ReportStore::Open). Every write other than BeginRun and AddComponents calls EnsureWal first.
-  bool wal_pending = false;
+  // A file this store created, until its first components are stored: AddComponents writes them
+  // in rollback-journal mode and switches back to WAL before it returns (reports/store.cpp).
+  bool fresh = false;
   // Prepared statements reused across calls, keyed by the address of their static SQL text: a
   // million-event batch then prepares each statement once.
   std::map<const char*, Stmt> cache;
@@ -35,8 +35,6 @@ struct ReportStore::State {
 
   // The cached statement for `sql` (a string literal or other static text), prepared on first use.
   Result<Stmt*> Cached(const char* sql, std::string_view what);
-  // Switches a brand-new file to WAL and synchronous=NORMAL (syncing what it holds); a no-op after.
-  Status EnsureWal();
   // kNotFound unless the run exists.
   Status RequireRun(int64_t run, std::string_view what);
 };
@@ -56,6 +54,11 @@ inline std::optional<int64_t> OptUs(const std::optional<Duration>& d) {
 inline std::optional<Duration> OptDuration(const Stmt& stmt, int col) {
   if (stmt.IsNull(col)) return std::nullopt;
   return Duration::Micros(stmt.Int(col));
+}
+
+// A component from a row whose columns are id, name, kind, parent_id, serial (spelled out).
+inline ComponentRow ComponentFrom(const Stmt& stmt) {
+  return {IdOr(stmt, 0, kNoComponent), stmt.Text(1), stmt.Text(2), IdOr(stmt, 3, kNoComponent), stmt.Text(4)};
 }
 
 // Runs `sql` with the run id bound to parameter 1 and calls fn(stmt) for every row.

@@ -72,7 +72,7 @@ QualifiedPlan RunOne(const SuitePlan& sp, const Ready& ready, const QualifyArgs&
     q.reason = out.error;
     return q;
   }
-  auto store = reports::ReportStore::OpenReadOnly(args.db);
+  auto store = reports::ReportStore::OpenForReading(args.db);
   auto row = store.ok() ? store->ReadRun(out.run_id) : Result<reports::RunRow>(store.status());
   if (!row.ok()) {
     q.reason = row.status().ToString();

@@ -196,7 +196,7 @@ int CmdReplay(const ReplayArgs& args) {
   opt.command_line = args.command_line;
   RunOutcome out = ExecuteRun(*plan, *spec, opt);
   if (out.code == ExitCode::kRuntimeError) return Fail(out.code, out.error);
-  auto store = reports::ReportStore::OpenReadOnly(args.db);
+  auto store = reports::ReportStore::OpenForReading(args.db);
   if (!store.ok()) return Fail(ExitCode::kRuntimeError, store.status().message());
   auto metrics = store->ReadMetrics(out.run_id);
   if (!metrics.ok()) return Fail(ExitCode::kRuntimeError, metrics.status().message());

@@ -25,17 +25,6 @@ int FailWith(const Status& s) {
   return Fail(input ? ExitCode::kBadInput : ExitCode::kRuntimeError, s.message());
 }
 
-// Reading never needs a write, except once: a database from an older rackchaos is migrated in
-// place (the schema only grows), so that old reports stay readable, and the rollback journal of a
-// writer killed while it created the file is rolled back (OpenReadOnly says both as kInvalidArgument).
-Result<reports::ReportStore> OpenForReading(const std::string& path) {
-  auto store = reports::ReportStore::OpenReadOnly(path);
-  if (store.ok() || store.status().code() != StatusCode::kInvalidArgument) return store;
-  auto migrated = reports::ReportStore::Open(path);
-  if (migrated.ok()) return migrated;
-  return store.status();
-}
-
 Result<int64_t> PickRun(const reports::ReportStore& store, std::optional<int64_t> run) {
   if (run) return *run;
   return store.LatestRun();
@@ -60,7 +49,7 @@ Status WriteOutput(const std::string& path, const std::string& text) {
 int CmdReportRender(const ReportArgs& args) {
   auto format = reports::ParseFormat(args.format);
   if (!format.ok()) return FailWith(format.status());
-  auto store = OpenForReading(args.db);
+  auto store = reports::ReportStore::OpenForReading(args.db);
   if (!store.ok()) return FailWith(store.status());
   auto run = PickRun(*store, args.run);
   if (!run.ok()) return FailWith(run.status());
@@ -79,11 +68,11 @@ int CmdReportRender(const ReportArgs& args) {
 int CmdCompare(const CompareArgs& args) {
   auto thresholds = reports::ParseThresholds(args.fail_on);
   if (!thresholds.ok()) return FailWith(thresholds.status());
-  auto store_a = OpenForReading(args.db);
+  auto store_a = reports::ReportStore::OpenForReading(args.db);
   if (!store_a.ok()) return FailWith(store_a.status());
   auto a = reports::RunMetricValues(*store_a, args.run_a);
   if (!a.ok()) return FailWith(a.status());
-  auto store_b = OpenForReading(args.db_b.empty() ? args.db : args.db_b);
+  auto store_b = reports::ReportStore::OpenForReading(args.db_b.empty() ? args.db : args.db_b);
   if (!store_b.ok()) return FailWith(store_b.status());
   auto b = reports::RunMetricValues(*store_b, args.run_b);
   if (!b.ok()) return FailWith(b.status());
@@ -93,7 +82,7 @@ int CmdCompare(const CompareArgs& args) {
 }
 
 int CmdHistory(const std::string& db, const std::string& serial, int lemon_runs) {
-  auto store = OpenForReading(db);
+  auto store = reports::ReportStore::OpenForReading(db);
   if (!store.ok()) return FailWith(store.status());
   auto history = reports::ReadRackHistory(*store, serial, lemon_runs);
   if (!history.ok()) return FailWith(history.status());

@@ -65,7 +65,7 @@ int CmdSweep(const SweepArgs& args) {
 }
 
 int CmdSweepReport(const std::string& db, const std::string& sweep_id) {
-  auto store = reports::ReportStore::OpenReadOnly(db);
+  auto store = reports::ReportStore::OpenForReading(db);
   if (!store.ok()) return Error(CodeOf(store.status()), store.status().message());
   auto result = ReadSweep(*store, sweep_id);
   if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());

@@ -1,22 +1,18 @@
-// A brand-new report file is written in rollback-journal mode until its first components are stored,
-// then switched to WAL (reports/store.cpp): the journal mode at each step, and a writer killed in that
-// first phase.
+// A brand-new report file's first components are written around the WAL, in rollback-journal mode,
+// inside AddComponents (reports/store.cpp): the journal mode between calls, and a writer killed in that
+// transaction.
 #include <doctest/doctest.h>
-#include <signal.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "reports/sqlite_db.h"
 #include "reports/store.h"
 #include "reports/topology_store.h"
+#include "tests/reports/killed_writer.h"
 #include "tests/reports/test_util.h"
 
 using namespace rackchaos;
@@ -36,16 +32,6 @@ std::string FreshJournalMode(const std::string& path) {
   REQUIRE_MESSAGE(row.ok(), row.status().ToString());
   REQUIRE(*row);
   return stmt->Text(0);
-}
-
-std::vector<ComponentRow> FreshRows(uint32_t n) {
-  std::vector<ComponentRow> rows;
-  rows.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string name = "r" + std::to_string(i / 500) + ".p" + std::to_string(i % 500);
-    rows.push_back({i, name, "gpu", i % 500 ? i - 1 : kNoComponent, "SIM-x-" + name});
-  }
-  return rows;
 }
 
 // The secondary indexes of topology_components, by name with their SQL.
@@ -73,7 +59,7 @@ const std::string kFreshIndexes =
 // end, with every row in them, whether the rows came first or not.
 TEST_CASE("reports.store: a new file's first topology is indexed after its rows, with the same indexes") {
   TempDir dir;
-  std::vector<ComponentRow> rows = FreshRows(20000);
+  std::vector<ComponentRow> rows = t::ChainedRows(20000);
   for (ComponentRow& c : rows) c.serial = "SN" + std::to_string(c.id);  // stored as given: all in the serial index
   auto first = ReportStore::Open(dir.File("first.db"));
   REQUIRE(first.ok());
@@ -123,76 +109,59 @@ TEST_CASE("reports.store: a new file's first topology is indexed after its rows,
   CHECK(*first->db().QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
 }
 
-TEST_CASE("reports.store: a brand-new file switches to WAL once its first components are stored") {
+uintmax_t FreshWalSize(const std::string& path) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path + "-wal", ec);
+  return ec ? 0 : size;
+}
+
+TEST_CASE("reports.store: a brand-new file is in WAL mode between calls and its first components go around the WAL") {
   TempDir dir;
+  const std::vector<ComponentRow> rows = t::ChainedRows(20000);  // about 1 MB of pages
   const std::string path = dir.File("r.db");
   auto store = ReportStore::Open(path);
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  CHECK(FreshJournalMode(path) == "delete");
+  CHECK(FreshJournalMode(path) == "wal");
   auto run = store->BeginRun(t::SampleRunInfo());
   REQUIRE(run.ok());
-  CHECK(FreshJournalMode(path) == "delete");
-  Status added = store->AddComponents(*run, t::SampleComponents());
+  CHECK(FreshJournalMode(path) == "wal");
+  Status added = store->AddComponents(*run, rows);
   REQUIRE_MESSAGE(added.ok(), added.ToString());
   CHECK(FreshJournalMode(path) == "wal");
-  CHECK(std::filesystem::exists(path + "-wal"));
-  CHECK(store->ReadComponents(*run)->size() == t::SampleComponents().size());
+  // Written once, into the file: the WAL holds none of the rows' pages.
+  CHECK(FreshWalSize(path) < 64 * 1024);
+  CHECK(std::filesystem::file_size(path) > 512 * 1024);
+  CHECK(store->ReadComponents(*run)->size() == rows.size());
+  // A later topology of the file goes through the WAL like every other write.
+  auto second = store->BeginRun(t::SampleRunInfo());
+  REQUIRE(second.ok());
+  std::vector<ComponentRow> other = rows;
+  other.back().serial = "SN-other";
+  REQUIRE(store->AddComponents(*second, other).ok());
+  CHECK(FreshWalSize(path) > 512 * 1024);
 
-  // A file that has a schema opens in WAL mode at once; so does a new file at its first write that is
-  // not BeginRun or AddComponents.
-  const std::string other = dir.File("o.db");
-  { REQUIRE(ReportStore::Open(other).ok()); }
-  CHECK(FreshJournalMode(other) == "wal");
-  const std::string events = dir.File("e.db");
-  auto plain = ReportStore::Open(events);
-  REQUIRE(plain.ok());
-  auto erun = plain->BeginRun(t::SampleRunInfo());
-  REQUIRE(erun.ok());
-  REQUIRE(plain->AppendEvents(*erun, t::SampleEvents()).ok());
-  CHECK(FreshJournalMode(events) == "wal");
+  // With another connection open the file cannot leave WAL mode: the rows go through the WAL.
+  const std::string shared = dir.File("s.db");
+  auto writer = ReportStore::Open(shared);
+  REQUIRE(writer.ok());
+  auto reader = ReportStore::OpenReadOnly(shared);
+  REQUIRE_MESSAGE(reader.ok(), reader.status().ToString());
+  auto srun = writer->BeginRun(t::SampleRunInfo());
+  REQUIRE(srun.ok());
+  REQUIRE(writer->AddComponents(*srun, rows).ok());
+  CHECK(FreshJournalMode(shared) == "wal");
+  CHECK(FreshWalSize(shared) > 512 * 1024);
+  CHECK(reader->ReadComponents(*srun)->size() == rows.size());
 }
 
 TEST_CASE("reports.store: a writer killed while storing a new file's first components leaves a readable report") {
   TempDir dir;
-  const std::vector<ComponentRow> rows = FreshRows(400000);
   // Killed as soon as the transaction has written its journal, and later (about a third of the way).
   for (int delay_ms : {0, 150}) {
     CAPTURE(delay_ms);
     const std::string path = dir.File("k" + std::to_string(delay_ms) + ".db");
     const std::string journal = path + "-journal";
-    int ready[2];
-    REQUIRE(pipe(ready) == 0);
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      close(ready[0]);
-      auto store = ReportStore::Open(path);
-      auto run = store.ok() ? store->BeginRun(t::SampleRunInfo()) : Result<int64_t>(store.status());
-      if (!run.ok() || write(ready[1], "c", 1) != 1) _exit(1);
-      (void)store->AddComponents(*run, rows);
-      _exit(0);
-    }
-    close(ready[1]);
-    char byte = 0;
-    const bool started = read(ready[0], &byte, 1) == 1;
-    close(ready[0]);
-    // The journal appears with the first page the components' transaction writes.
-    bool seen = false;
-    for (int i = 0; i < 5000 && !seen; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      std::error_code ec;
-      seen = std::filesystem::exists(journal, ec) && std::filesystem::file_size(path, ec) > 0 &&
-             std::filesystem::file_size(journal, ec) > 0;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE(started);
-    CHECK(seen);
-    // Killed inside the transaction (400,000 rows take longer than the delay): its journal is left.
-    CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
-    REQUIRE(std::filesystem::exists(journal));
+    REQUIRE(t::KillFirstTopologyWriter(path, delay_ms));
 
     // Read-only, the journal cannot be rolled back: the store says so instead of reading around it.
     auto ro = ReportStore::OpenReadOnly(path);
@@ -215,4 +184,26 @@ TEST_CASE("reports.store: a writer killed while storing a new file's first compo
     // And the rest of the run can still be stored.
     CHECK(rw->AddComponents(1, t::SampleComponents()).ok());
   }
+}
+
+TEST_CASE("reports.store: OpenForReading rolls back a killed writer's journal and reads what was committed") {
+  TempDir dir;
+  const std::string path = dir.File("k.db");
+  // A finished run without components first: the file's first topology is then the killed one's.
+  auto finished_run = [](ReportStore& s) {
+    auto run = s.BeginRun(t::SampleRunInfo());
+    return run.ok() && s.AppendEvents(*run, t::SampleEvents()).ok() && s.FinishRun(*run, "passed", 0, "", "").ok();
+  };
+  REQUIRE(t::KillFirstTopologyWriter(path, 0, finished_run));
+  CHECK(ReportStore::OpenReadOnly(path).status().code() == StatusCode::kInvalidArgument);
+  auto store = ReportStore::OpenForReading(path);
+  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+  CHECK_FALSE(std::filesystem::exists(path + "-journal"));
+  auto runs = store->ListRuns();
+  REQUIRE(runs.ok());
+  REQUIRE(runs->size() == 2);
+  CHECK(runs->at(0).status == "passed");
+  CHECK(*store->CountEvents(1) == static_cast<int64_t>(t::SampleEvents().size()));
+  CHECK(runs->at(1).status == "running");
+  CHECK(store->ReadComponents(2)->empty());
 }
