@@ -80,7 +80,9 @@ Result<int64_t> CopyRun(Db& db, int64_t old_id, const std::vector<TableCopy>& ta
       "AND m.seed = s.seed AND m.started_wall = s.started_wall", what));
   dup.Bind(1, old_id);
   RC_ASSIGN_OR_RETURN(bool row, dup.Step(what));
-  if (row && dup.Int(0) > 0) return int64_t{0};
+  const bool present = row && dup.Int(0) > 0;
+  dup.Reset();  // done stepping: a first topology's DROP INDEX (StoreTopology) fails while a statement steps
+  if (present) return int64_t{0};
   RC_ASSIGN_OR_RETURN(Stmt run, db.Prepare("INSERT INTO main.runs(" + Join(run_cols).substr(2) +
       ") SELECT " + Join(run_cols).substr(2) + " FROM src.runs WHERE id = ?", what));
   run.Bind(1, old_id);

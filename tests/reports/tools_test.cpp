@@ -170,6 +170,39 @@ TEST_CASE("reports.merge: an older source is merged through a migrated copy and 
   CHECK(MergeInto(*dest, v2)->runs_skipped == 2);
 }
 
+// A large topology merged into an empty file is that file's first: StoreTopology indexes it after its
+// rows (dropping the indexes inside the merge's transaction), and a second run of it shares the copy.
+TEST_CASE("reports.merge: topologies arrive through the store's own path, a large first one included") {
+  TempDir dir;
+  const std::string src = dir.File("src.db"), out = dir.File("all.db");
+  std::vector<ComponentRow> rows;
+  for (uint32_t i = 0; i < 12000; ++i)
+    rows.push_back({i, "r" + std::to_string(i / 100) + ".p" + std::to_string(i % 100), "gpu",
+                    i % 100 ? i - 1 : kNoComponent, "SN" + std::to_string(i)});
+  {
+    auto s = ReportStore::Open(src);
+    REQUIRE(s.ok());
+    for (const char* wall : {"2025-01-01T00:00:00Z", "2025-01-01T01:00:00Z"}) {
+      RunInfo info = t::SampleRunInfo();
+      info.started_wall = wall;
+      auto run = s->BeginRun(info);
+      REQUIRE(run.ok());
+      REQUIRE(s->AddComponents(*run, rows).ok());
+    }
+  }
+  auto dest = ReportStore::Open(out);
+  REQUIRE(dest.ok());
+  auto counts = MergeInto(*dest, src);
+  REQUIRE_MESSAGE(counts.ok(), counts.status().ToString());
+  CHECK(counts->runs_copied == 2);
+  CHECK(*dest->db().QueryInt("SELECT count(*) FROM topologies", "count") == 1);
+  CHECK(*dest->db().QueryInt("SELECT count(*) FROM topology_components", "count") == 12000);
+  CHECK(TopologyDigest(*dest->ReadComponents(2)) == TopologyDigest(rows));
+  CHECK(*dest->db().QueryInt("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
+                             "tbl_name = 'topology_components' AND sql IS NOT NULL", "indexes") >= 2);
+  CHECK(*dest->db().QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
+}
+
 TEST_CASE("reports.merge: refuses itself, absent files and foreign databases, and leaves the source untouched") {
   TempDir dir;
   auto dest = ReportStore::Open(dir.File("all.db"));
