@@ -33,12 +33,10 @@ RunMetrics ScoreAgain(const reports::ReportStore& store, int64_t run, const clus
   return healer::ComputeMetrics(*events, topology, jobs, end);
 }
 
-}  // namespace
-
-TEST_CASE("runner.rescore: a checkpoint store failure scored again from the stored events charges the same rework") {
-  testing::TempDir dir("rescore");
-  const std::string db = (dir.path / "r.db").string();
-  auto plan = LoadPlan(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/checkpoint_store_failure.yaml");
+// Runs the plan into `db`, merges that file into `merged`, and checks that the metrics scored again from
+// each file's events are the ones the run stored. Returns them, as scored from the merged copy.
+RunMetrics RunAndScoreAgain(const std::string& plan_file, const std::string& db, const std::string& merged) {
+  auto plan = LoadPlan(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/" + plan_file);
   REQUIRE_MESSAGE(plan.ok(), plan.status().ToString());
   auto spec = ValidatePlan(*plan, {std::nullopt, ""});
   REQUIRE_MESSAGE(spec.ok(), spec.status().ToString());
@@ -47,9 +45,6 @@ TEST_CASE("runner.rescore: a checkpoint store failure scored again from the stor
   RunOutcome out = ExecuteRun(*plan, *spec, opt);
   REQUIRE(out.code == ExitCode::kPass);
   REQUIRE(out.run_id == 1);
-
-  // Scored again from the file the run wrote, and from a copy `report merge` made of it.
-  const std::string merged = (dir.path / "merged.db").string();
   {
     auto dest = reports::ReportStore::Open(merged);
     REQUIRE(dest.ok());
@@ -57,15 +52,15 @@ TEST_CASE("runner.rescore: a checkpoint store failure scored again from the stor
     REQUIRE_MESSAGE(counts.ok(), counts.status().ToString());
     REQUIRE(counts->runs_copied == 1);
   }
+  RunMetrics again;
   for (const std::string& path : {db, merged}) {
     CAPTURE(path);
     auto store = reports::ReportStore::OpenForReading(path);
     REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-    const RunMetrics again = ScoreAgain(*store, 1, spec->topology, spec->horizon);
+    again = ScoreAgain(*store, 1, spec->topology, spec->horizon);
     auto stored = store->ReadMetrics(1);
     REQUIRE(stored.ok());
-    REQUIRE(again.faults.size() == 2);
-    REQUIRE(stored->faults.size() == 2);
+    REQUIRE(again.faults.size() == stored->faults.size());
     for (size_t i = 0; i < again.faults.size(); ++i) {
       const FaultMetrics &a = again.faults[i], &s = stored->faults[i];
       CAPTURE(s.kind);
@@ -75,18 +70,36 @@ TEST_CASE("runner.rescore: a checkpoint store failure scored again from the stor
       CHECK(a.time_to_detect == s.time_to_detect);
       CHECK(a.time_to_isolate == s.time_to_isolate);
       CHECK(a.time_to_recover == s.time_to_recover);
+      CHECK(a.gpus_direct + a.gpus_collateral == s.gpus_direct + s.gpus_collateral);
     }
-    // The store's 40 min (its unacknowledged checkpoint) and the GPU failure's 10 min, as the plan says.
-    const bool store_first = again.faults[0].kind == "checkpoint_store_fail";
-    const FaultMetrics& store_fault = again.faults[store_first ? 0 : 1];
-    const FaultMetrics& gpu_fault = again.faults[store_first ? 1 : 0];
-    CHECK(store_fault.kind == "checkpoint_store_fail");
-    CHECK(gpu_fault.kind == "gpu_fail");
-    CHECK(store_fault.rework.Seconds() == doctest::Approx(40 * 60).epsilon(0.02));
-    CHECK(gpu_fault.rework.Seconds() == doctest::Approx(10 * 60).epsilon(0.1));
-    CHECK(store_fault.gpu_hours_lost > 40);
-    CHECK(gpu_fault.gpu_hours_lost < 20);
   }
+  return again;
+}
+
+}  // namespace
+
+TEST_CASE("runner.rescore: a checkpoint store failure scored again from the stored events charges the same rework") {
+  testing::TempDir dir("rescore");
+  const RunMetrics again = RunAndScoreAgain("checkpoint_store_failure.yaml", (dir.path / "r.db").string(),
+                                            (dir.path / "merged.db").string());
+  REQUIRE(again.faults.size() == 2);
+  // The store's 40 min (its unacknowledged checkpoint) and the GPU failure's 10 min, as the plan says.
+  const bool store_first = again.faults[0].kind == "checkpoint_store_fail";
+  const FaultMetrics& store_fault = again.faults[store_first ? 0 : 1];
+  const FaultMetrics& gpu_fault = again.faults[store_first ? 1 : 0];
+  CHECK(store_fault.kind == "checkpoint_store_fail");
+  CHECK(gpu_fault.kind == "gpu_fail");
+  CHECK(store_fault.rework.Seconds() == doctest::Approx(40 * 60).epsilon(0.02));
+  CHECK(gpu_fault.rework.Seconds() == doctest::Approx(10 * 60).epsilon(0.1));
+  CHECK(store_fault.gpu_hours_lost > 40);
+  CHECK(gpu_fault.gpu_hours_lost < 20);
+}
+
+TEST_CASE("runner.rescore: a far copy lost before a failover scores the same again from the stored events") {
+  testing::TempDir dir("rescore-far");
+  const RunMetrics again = RunAndScoreAgain("far_copy_lost.yaml", (dir.path / "r.db").string(),
+                                            (dir.path / "merged.db").string());
+  CHECK(again.faults.size() == 2);
 }
 
 TEST_CASE("runner.sweep: report sweep reads a file whose writer was killed storing its first topology") {
