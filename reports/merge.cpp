@@ -59,10 +59,11 @@ std::string Join(const std::vector<std::string>& cols) {
 // whether copied or shared).
 Result<int64_t> CopyTopology(Db& db, int64_t old_id, int64_t new_id, const std::string& what) {
   std::vector<ComponentRow> rows;
-  RC_RETURN_IF_ERROR(ForEachRow(db, "SELECT c.id, c.name, c.kind, c.parent_id, coalesce(c.serial, t.serial_prefix || c.name) "
-                                "FROM src.run_topologies r JOIN src.topologies t ON t.id = r.topology_id "
-                                "JOIN src.topology_components c ON c.topology_id = r.topology_id WHERE r.run_id = ? "
-                                "ORDER BY c.id", old_id, what, [&](const Stmt& s) { rows.push_back(ComponentFrom(s)); }));
+  const char* sql =
+      "SELECT c.id, c.name, c.kind, c.parent_id, coalesce(c.serial, t.serial_prefix || c.name) "
+      "FROM src.run_topologies r JOIN src.topologies t ON t.id = r.topology_id "
+      "JOIN src.topology_components c ON c.topology_id = r.topology_id WHERE r.run_id = ? ORDER BY c.id";
+  RC_RETURN_IF_ERROR(ForEachRow(db, sql, old_id, what, [&](const Stmt& s) { rows.push_back(ComponentFrom(s)); }));
   if (rows.empty()) return int64_t{0};
   RC_ASSIGN_OR_RETURN(int64_t topology, StoreTopology(db, rows, what + " (topology)"));
   RC_ASSIGN_OR_RETURN(Stmt link, db.Prepare("INSERT INTO main.run_topologies(run_id, topology_id) VALUES (?, ?)", what));

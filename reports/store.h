@@ -250,7 +250,8 @@ class ReportStore {
  private:
   explicit ReportStore(std::unique_ptr<State> state);
   Status AddComponentRefs(int64_t run, std::span<const ComponentRef> rows, std::optional<std::string_view> serial_prefix);
-  Status StoreComponents(int64_t run, std::span<const ComponentRef> rows, std::optional<std::string_view> serial_prefix);
+  Status StoreComponents(int64_t run, std::span<const ComponentRef> rows,
+                         std::optional<std::string_view> serial_prefix);
   std::unique_ptr<State> state_;
 };
 

@@ -74,8 +74,8 @@ Result<std::vector<ComponentRow>> ReportStore::ReadComponents(int64_t run) const
   const std::string what = ForRun("reading components of", run);
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
   std::vector<ComponentRow> rows;
-  RC_RETURN_IF_ERROR(ForEachRow(state_->db, "SELECT id, name, kind, parent_id, serial FROM components WHERE run_id = ? ORDER BY id",
-                                run, what, [&](const Stmt& s) { rows.push_back(ComponentFrom(s)); }));
+  const char* sql = "SELECT id, name, kind, parent_id, serial FROM components WHERE run_id = ? ORDER BY id";
+  RC_RETURN_IF_ERROR(ForEachRow(state_->db, sql, run, what, [&](const Stmt& s) { rows.push_back(ComponentFrom(s)); }));
   return rows;
 }
 

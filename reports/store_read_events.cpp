@@ -40,8 +40,8 @@ JobState ParseJobState(const std::string& name) {
 // plus `added` (bases come first: a difference refers to an earlier placement of the run).
 Result<std::map<int64_t, TrayList>> ReadPlacements(Db& db, int64_t run, const std::string& what) {
   std::map<int64_t, TrayList> out;
-  RC_RETURN_IF_ERROR(ForEachRow(db, "SELECT id, base_id, trays, added, removed FROM placements WHERE run_id = ? ORDER BY id",
-                                run, what, [&](const Stmt& s) {
+  const char* sql = "SELECT id, base_id, trays, added, removed FROM placements WHERE run_id = ? ORDER BY id";
+  RC_RETURN_IF_ERROR(ForEachRow(db, sql, run, what, [&](const Stmt& s) {
     if (s.IsNull(1)) {
       out[s.Int(0)] = TrayList(SplitIds(s.Text(2)));
       return;
@@ -106,7 +106,8 @@ Result<std::vector<Event>> ReportStore::ReadRunEvents(int64_t run) const {
                                    "FROM job_events WHERE run_id = ?", run, what, rows, [&](const Stmt& s) {
     JobChanged c{IdOr(s, 2, kNoJob), ParseJobState(s.Text(3)), s.Double(4), s.Double(5), s.Double(6),
                  static_cast<int>(s.Int(7)), Duration::Micros(s.Int(8)), IdOr(s, 9, kNoFault), s.Text(10), {}};
-    if (auto p = s.IsNull(11) ? placements.end() : placements.find(s.Int(11)); p != placements.end()) c.trays = p->second;
+    const auto p = s.IsNull(11) ? placements.end() : placements.find(s.Int(11));
+    if (p != placements.end()) c.trays = p->second;
     c.store_lost_work = Duration::Micros(s.Int(12));
     c.store_cause = IdOr(s, 13, kNoFault);
     return EventBody{std::move(c)};

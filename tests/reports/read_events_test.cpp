@@ -80,7 +80,8 @@ TEST_CASE("reports.store: ReadRunEvents gives back every field of the events App
   moved = wide;
   moved[7] = 200;
   std::sort(moved.begin(), moved.end());
-  events.push_back({Duration::Seconds(900), JobChanged{0, JobState::kRunning, 70, 1.25, 1, 72, {}, kNoFault, "", wide}});
+  events.push_back(
+      {Duration::Seconds(900), JobChanged{0, JobState::kRunning, 70, 1.25, 1, 72, {}, kNoFault, "", wide}});
   JobChanged restart{0, JobState::kRestarting, 50, 0, 0, 72, Duration::Minutes(50), 2, "from checkpoint", moved};
   restart.store_lost_work = Duration::Minutes(40);
   restart.store_cause = 1;
