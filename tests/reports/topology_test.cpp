@@ -225,6 +225,8 @@ TEST_CASE("reports.topology: version 10 drops the index by parent and history wa
     REQUIRE(db.Exec("CREATE INDEX topology_components_by_parent ON topology_components(topology_id, parent_id);"
                     "DROP INDEX topology_components_by_name;"
                     "CREATE INDEX topology_components_by_name ON topology_components(topology_id, name);"
+                    "ALTER TABLE job_events DROP COLUMN store_lost_work_us;"  // version 11's
+                    "ALTER TABLE job_events DROP COLUMN store_cause_fault_id;"
                     "DELETE FROM schema_history WHERE version > 9; PRAGMA user_version = 9",
                     "back to version 9")
                 .ok());
