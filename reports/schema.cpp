@@ -12,7 +12,11 @@ namespace {
 //  - times are integer microseconds in *_us columns (virtual time from the start of the run), and the
 //    views add *_s seconds; wall-clock time exists only in runs.started_wall / ended_wall;
 //  - absent ids and absent optional durations are NULL;
-//  - no column has a time-based or random default, so the same run gives the same rows.
+//  - no column has a time-based or random default, so the same run gives the same rows;
+//  - (since version 12, reports/schema_views.cpp) a view over a run's rows costs a few index lookups
+//    per row it gives: it reaches a component through run_topologies, topologies and
+//    topology_components by key, never through the `components` view (SQLite builds that whole, all
+//    573,421 rows of a 1,778-rack file, when it is on the right of a LEFT JOIN).
 // Event tables are WITHOUT ROWID: one b-tree per table keeps million-event batches fast.
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE schema_history(version INTEGER PRIMARY KEY, description TEXT NOT NULL);
@@ -242,6 +246,9 @@ constexpr Migration kMigrations[] = {
     {11, "job_events.store_lost_work_us and store_cause_fault_id: "
          "a failed checkpoint store's share of a restart's lost work",
      &AddStoreLostWorkV11},
+    {12, "event_log, fault_timeline, fault_summary read run_topologies, topologies and topology_components by key "
+         "(no longer the components view, which SQLite built whole for fault_timeline and fault_summary)",
+     &ViewsByTopologyKeys},
 };
 
 }  // namespace

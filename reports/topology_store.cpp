@@ -253,7 +253,7 @@ CREATE INDEX run_topologies_by_topology ON run_topologies(topology_id);
     link.Bind(2, topology);
     RC_RETURN_IF_ERROR(link.Run(what));
   }
-  // Views that read `components` (event_log, fault_timeline, fault_summary, events) read the view.
+  // Until version 12 (reports/schema_views.cpp), event_log, fault_timeline and fault_summary read the view.
   return db.Exec(R"sql(
 DROP TABLE components;
 CREATE VIEW components AS

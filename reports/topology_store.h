@@ -4,9 +4,10 @@
 // found by a digest of its rows; `topology_components` holds its rows, where a serial that is the
 // topology's `serial_prefix` followed by the component's name (every simulated part:
 // "SIM-gb200-nvl72-" + name) is stored as NULL; `run_topologies` says which topology each run has.
-// The view `components` joins them back into the rows of version 7, so queries and views that read
-// `components` see the same rows as before. A sweep of seeds on one cluster stores its 500,000
-// components once, not once per seed.
+// The view `components` joins them back into the rows of version 7, so queries that read `components`
+// see the same rows as before. Views and queries over many rows must not read it on the right of a
+// LEFT JOIN (SQLite then builds it whole): they join these tables by key (reports/schema_views.cpp).
+// A sweep of seeds on one cluster stores its 500,000 components once, not once per seed.
 #pragma once
 
 #include <cstdint>
