@@ -20,8 +20,9 @@ namespace t = rackchaos::reports::testing;
 namespace {
 
 constexpr const char* kViews[] = {"event_log", "fault_timeline", "fault_summary"};
-// The alias of the table each view is a row of (EXPLAIN QUERY PLAN names it).
-constexpr const char* kDriving[] = {"e", "f", "m"};
+// The alias of the tables each view gives a row of (EXPLAIN QUERY PLAN names it): event_log's are the
+// typed event tables behind `events`, each aliased x.
+constexpr const char* kDriving[] = {"x", "f", "m"};
 
 // The column names of `sql`'s result, then each row ("a|b|..." with NULL as "<null>"), rows sorted.
 std::vector<std::string> Rows(Db& db, const std::string& sql) {
