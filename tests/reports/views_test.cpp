@@ -35,9 +35,9 @@ std::vector<std::string> Rows(Db& db, const std::string& sql) {
   while (sqlite3_step(raw) == SQLITE_ROW) {
     std::string row;
     for (int c = 0; c < sqlite3_column_count(raw); ++c) {
-      const auto* text = sqlite3_column_text(raw, c);
-      row += (sqlite3_column_type(raw, c) == SQLITE_NULL ? std::string("<null>") : reinterpret_cast<const char*>(text));
-      row += "|";
+      // The type first: reading the value as text converts it.
+      const bool null = sqlite3_column_type(raw, c) == SQLITE_NULL;
+      row += (null ? std::string("<null>") : reinterpret_cast<const char*>(sqlite3_column_text(raw, c))) + "|";
     }
     rows.push_back(row);
   }
@@ -49,7 +49,7 @@ std::vector<std::string> Rows(Db& db, const std::string& sql) {
 
 // The sample run with `components` (none when null); with `edge_events`, t::EdgeEvents() and a fault
 // metric on a target that names no component too.
-int64_t WriteRun(ReportStore& store, const std::vector<ComponentRow>* components, bool edge_events) {
+void WriteRun(ReportStore& store, const std::vector<ComponentRow>* components, bool edge_events) {
   auto run = store.BeginRun(t::SampleRunInfo());
   REQUIRE(run.ok());
   if (components) REQUIRE(store.AddComponents(*run, *components).ok());
@@ -65,7 +65,6 @@ int64_t WriteRun(ReportStore& store, const std::vector<ComponentRow>* components
   }
   REQUIRE(store.AddMetrics(*run, m).ok());
   REQUIRE(store.FinishRun(*run, "passed", 0, "2025-01-02T03:14:05Z", "").ok());
-  return *run;
 }
 
 // Four runs over two topologies: runs 1 and 3 share the sample parts (every serial given: "TR-003"),
