@@ -315,17 +315,27 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     run.drained_gpu_hours += static_cast<double>(topo.GpusOfTray(tray).size()) * (at - it->second).Seconds() / 3600;
     drained_since.erase(it);
   };
+  std::unordered_map<DetectionId, const FaultFacts*> credited;  // each detection's fault (Attribute)
   for (const Event& e : events) {
     if (const auto* d = std::get_if<Detected>(&e.body)) {
-      if (FaultFacts* f = Attribute(index, topo, d->component, e.at))
+      if (FaultFacts* f = Attribute(index, topo, d->component, e.at)) {
         if (!f->m.time_to_detect) f->m.time_to_detect = e.at - f->m.injected;
+        credited[d->detection] = f;
+      }
       requeue_for.clear();
     } else if (const auto* iso = std::get_if<Isolated>(&e.body)) {
       ++run.isolations;
       last_isolation.clear();
       bool correct = false;
+      // A fault over by now takes the isolation only when it explains a detection credited to it.
+      auto explains = [&](const FaultFacts* f) {
+        return std::any_of(iso->because.begin(), iso->because.end(), [&](DetectionId id) {
+          auto it = credited.find(id);
+          return it != credited.end() && it->second == f;
+        });
+      };
       for (FaultFacts* f : index.Candidates(iso->component)) {
-        if (!Active(*f, e.at) || !Related(*f, topo, iso->component)) continue;
+        if (!Related(*f, topo, iso->component) || !(InForce(*f, e.at) || (Active(*f, e.at) && explains(f)))) continue;
         last_isolation.push_back(f);
         if (!f->m.time_to_isolate) f->m.time_to_isolate = e.at - f->m.injected;
         f->m.isolated.push_back(topo.at(iso->component).name);

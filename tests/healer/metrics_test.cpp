@@ -12,6 +12,7 @@
 namespace rackchaos::healer {
 namespace {
 
+using testing::Fault;
 using testing::Id;
 using testing::Min;
 using testing::Sec;
@@ -42,13 +43,6 @@ std::vector<Event> BaseRun() {
       {Min(16), Job(JobState::kRestarting, 300, 0, 0, 1, {y, z})},
       {Min(18), Job(JobState::kRunning, 300, 1.0, 1.0, kNoFault, {y, z})},
   };
-}
-
-const FaultMetrics& Fault(const RunMetrics& m, FaultId id) {
-  for (const FaultMetrics& f : m.faults)
-    if (f.fault == id) return f;
-  FAIL("no metrics for fault ", id);
-  return m.faults.front();
 }
 
 TEST_CASE("healer.metrics: detect, isolate and recover times, blast radius and rework of one fault") {

@@ -15,6 +15,7 @@
 #include "cluster/observation.h"
 #include "cluster/topology.h"
 #include "core/clock.h"
+#include "core/metrics.h"
 #include "healer/detector.h"
 #include "healer/policy.h"
 
@@ -40,6 +41,14 @@ inline ComponentId Id(std::string_view name, const cluster::Topology& topo = Top
   INFO("component: ", std::string(name));
   REQUIRE(id.has_value());
   return *id;
+}
+
+// A fault's metrics in a run by its id; fails the test when the run has none.
+inline const FaultMetrics& Fault(const RunMetrics& m, FaultId id) {
+  for (const FaultMetrics& f : m.faults)
+    if (f.fault == id) return f;
+  FAIL("no metrics for fault ", id);
+  return m.faults.front();
 }
 
 inline Policy Shipped(const std::string& name) {
