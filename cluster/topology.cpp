@@ -287,22 +287,41 @@ ComponentId Topology::DomainOf(ComponentId id) const {
   return domains_[static_cast<size_t>(DomainOfRack(c.rack))];
 }
 
-std::vector<ComponentId> Topology::GpusOfDomain(int domain) const {
-  std::vector<ComponentId> out;
-  for (int r = domain * model_.domain_racks; r < (domain + 1) * model_.domain_racks; ++r) {
-    const std::vector<ComponentId> rack = GpusOfRack(r);
-    out.insert(out.end(), rack.begin(), rack.end());
+// Every rack has the model's compute trays, built rack after rack: a run of racks is a run of trays().
+std::span<const ComponentId> Topology::TraysUnder(ComponentId id) const {
+  const Component& c = at(id);
+  const size_t per = static_cast<size_t>(model_.compute_trays);
+  auto racks = [&](int first, int count) {
+    return std::span<const ComponentId>(trays_).subspan(static_cast<size_t>(first) * per,
+                                                        static_cast<size_t>(count) * per);
+  };
+  switch (c.kind) {
+    case Kind::kRegion: {
+      const Region& r = regions_[static_cast<size_t>(c.index)];
+      return racks(r.first_rack, r.racks);
+    }
+    case Kind::kRack: return racks(c.rack, 1);
+    case Kind::kNvlinkDomain: return racks(c.rack, model_.domain_racks);  // its `rack` is its first
+    default: break;
   }
+  const ComponentId tray = TrayOf(id);
+  if (tray == kNoComponent) return {};
+  return std::span<const ComponentId>(trays_).subspan(TraySlot(tray), 1);
+}
+
+// The GPUs of the trays under `id` (TraysUnder), in id order.
+std::vector<ComponentId> Topology::GpusUnder(ComponentId id) const {
+  std::vector<ComponentId> out;
+  for (ComponentId tray : TraysUnder(id))
+    for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
   return out;
 }
 
-std::vector<ComponentId> Topology::GpusOfRack(int rack) const {
-  std::vector<ComponentId> out;
-  for (ComponentId tray : children_[racks_[static_cast<size_t>(rack)]])
-    if (at(tray).kind == Kind::kComputeTray)
-      for (ComponentId g : GpusOfTray(tray)) out.push_back(g);
-  return out;
+std::vector<ComponentId> Topology::GpusOfDomain(int domain) const {
+  return GpusUnder(DomainOf(racks_[static_cast<size_t>(domain * model_.domain_racks)]));
 }
+
+std::vector<ComponentId> Topology::GpusOfRack(int rack) const { return GpusUnder(racks_[static_cast<size_t>(rack)]); }
 
 ComponentId Topology::LeafOfNic(ComponentId nic) const {
   const Component& c = at(nic);
@@ -319,10 +338,9 @@ std::vector<ComponentId> Topology::NicsOf(ComponentId id) const {
   const int first = c.kind == Kind::kRail ? 0 : c.rack;
   const int last = c.kind == Kind::kRail ? static_cast<int>(racks_.size()) : std::min<int>(c.rack + RacksPerLeaf(), racks_.size());
   for (int r = first; r < last; ++r)
-    for (ComponentId tray : children_[racks_[static_cast<size_t>(r)]])
-      if (at(tray).kind == Kind::kComputeTray)
-        for (ComponentId n : children_[tray])
-          if (at(n).kind == Kind::kNic && at(n).index == rail) out.push_back(n);
+    for (ComponentId tray : TraysUnder(racks_[static_cast<size_t>(r)]))
+      for (ComponentId n : children_[tray])
+        if (at(n).kind == Kind::kNic && at(n).index == rail) out.push_back(n);
   return out;
 }
 
@@ -358,13 +376,7 @@ std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
     // every rack of it. A CDU cools and a rack holds only its own trays.
     case Kind::kSwitchTray: case Kind::kNvlinkDomain: out = GpusOfDomain(DomainOfRack(c.rack)); break;
     case Kind::kCdu: case Kind::kRack: out = GpusOfRack(c.rack); break;
-    case Kind::kRegion:
-      for (ComponentId rack : ChildrenOf(id))
-        if (at(rack).kind == Kind::kRack) {
-          const std::vector<ComponentId> gpus = GpusOfRack(at(rack).rack);
-          out.insert(out.end(), gpus.begin(), gpus.end());
-        }
-      break;
+    case Kind::kRegion: out = GpusUnder(id); break;
     // A region's stores cost their jobs stalls and rework, not service (sim_regions.cpp).
     case Kind::kObjectStore:
     case Kind::kCheckpointStore: break;

@@ -90,6 +90,10 @@ class Topology {
     const size_t per = static_cast<size_t>(model_.gpus_per_tray);
     return std::span<const ComponentId>(tray_gpus_).subspan(TraySlot(tray) * per, per);
   }
+  // The compute trays under `id` (spare trays included), in id order: every tray of a region, a rack or
+  // an NVLink domain component (all of its racks); a tray for itself and for each part inside it; none
+  // for any other part (a CDU, switch tray, shelf, the fabric, a store). O(1): a view of trays().
+  std::span<const ComponentId> TraysUnder(ComponentId id) const;
   // Its compute tray; kNoComponent if none (also for kNoComponent or an id out of range).
   ComponentId TrayOf(ComponentId id) const { return id < tray_of_.size() ? tray_of_[id] : kNoComponent; }
   // Dense positions: a tray's index in trays(), a GPU's in gpus(); kNoSlot for other kinds. O(1).
@@ -107,6 +111,8 @@ class Topology {
   int DomainOfRack(int rack) const { return rack / model_.domain_racks; }
   int Domains() const { return static_cast<int>(racks_.size()) / model_.domain_racks; }
   ComponentId DomainOf(ComponentId id) const;
+  // The GPUs of the trays under `id` (TraysUnder), in id order.
+  std::vector<ComponentId> GpusUnder(ComponentId id) const;
   // The GPUs of domain d, in id order.
   std::vector<ComponentId> GpusOfDomain(int domain) const;
   // The GPUs of the 0-based rack's compute trays (spare trays included), in id order.

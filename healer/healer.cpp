@@ -1,6 +1,7 @@
 #include "healer/healer.h"
 
 #include <algorithm>
+#include <span>
 
 namespace rackchaos::healer {
 
@@ -79,16 +80,12 @@ bool Healer::InFailedOverRegion(ComponentId tray) const {
 // A region down: nothing to drain (its racks are dark); its jobs restart in another region from their
 // newest checkpoint there, and symptoms from inside it are explained until its probe passes again.
 void Healer::FailOver(const IsolationDecision& d) {
-  const cluster::Region& r = topo_.regions()[static_cast<size_t>(topo_.RegionOf(d.domain))];
   Act("failover", d.domain, kNoJob, Status::Ok(),
       topo_.at(d.domain).name + " unreachable: its jobs restart in another region (" + d.reason + ")");
   isolated_[d.domain] = {d.domain, {}};
   if (!policy_.restart_jobs) return;
-  std::set<ComponentId> trays;
-  for (int k = r.first_rack; k < r.first_rack + r.racks; ++k)
-    for (ComponentId t : topo_.ChildrenOf(topo_.racks()[static_cast<size_t>(k)]))
-      if (topo_.at(t).kind == Kind::kComputeTray) trays.insert(t);
-  RestartJobsOn(trays, topo_.at(d.domain).name + " failed over: " + d.reason);
+  const auto trays = topo_.TraysUnder(d.domain);
+  RestartJobsOn({trays.begin(), trays.end()}, topo_.at(d.domain).name + " failed over: " + d.reason);
 }
 
 void Healer::OnWindowClosed() {
@@ -101,26 +98,23 @@ void Healer::OnWindowClosed() {
 }
 
 std::vector<ComponentId> Healer::TraysOfDomain(ComponentId domain) const {
-  const cluster::Component& c = topo_.at(domain);
-  if (c.kind == Kind::kCdu || c.kind == Kind::kRack || c.kind == Kind::kSwitchTray || c.kind == Kind::kPowerShelf ||
-      c.kind == Kind::kPsu || c.kind == Kind::kNvlinkDomain) {
-    // A CDU cools its own rack; the rest take the rack's NVLink domain (both racks of an NVL36x2 pair:
-    // a lost switch tray, or a rack's power with its switch trays, stops the whole partition).
-    const int per = c.kind == Kind::kCdu ? 1 : topo_.DomainRacks();
-    const int first = c.rack / per * per;
-    std::vector<ComponentId> out;
-    for (int r = first; r < first + per; ++r)
-      for (ComponentId child : topo_.ChildrenOf(topo_.racks()[static_cast<size_t>(r)]))
-        if (topo_.at(child).kind == Kind::kComputeTray) out.push_back(child);
-    return out;
+  std::span<const ComponentId> trays;
+  switch (topo_.at(domain).kind) {
+    case Kind::kCdu: trays = topo_.TraysUnder(topo_.RackOf(domain)); break;  // it cools its own rack
+    // The rack's NVLink domain (both racks of an NVL36x2 pair: a lost switch tray, or a rack's power
+    // with its switch trays, stops the whole partition).
+    case Kind::kRack: case Kind::kSwitchTray: case Kind::kPowerShelf: case Kind::kPsu: case Kind::kNvlinkDomain:
+      trays = topo_.TraysUnder(topo_.DomainOf(domain));
+      break;
+    case Kind::kLeaf: case Kind::kRail: {  // the trays whose NIC it connects
+      std::vector<ComponentId> out;
+      for (ComponentId nic : topo_.NicsOf(domain)) out.push_back(topo_.TrayOf(nic));
+      return out;
+    }
+    case Kind::kRegion: break;  // failed over, not drained: its racks are dark
+    default: trays = topo_.TraysUnder(domain);  // a tray, or the tray of a part inside it
   }
-  if (c.kind == Kind::kLeaf || c.kind == Kind::kRail) {  // the trays whose NIC it connects
-    std::vector<ComponentId> out;
-    for (ComponentId nic : topo_.NicsOf(domain)) out.push_back(topo_.TrayOf(nic));
-    return out;
-  }
-  ComponentId tray = topo_.TrayOf(domain);
-  return tray == kNoComponent ? std::vector<ComponentId>{} : std::vector<ComponentId>{tray};
+  return {trays.begin(), trays.end()};
 }
 
 bool Healer::BreakerAllows(int gpus, const std::string& domain_name) {

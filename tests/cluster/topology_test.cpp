@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/cluster/sim_harness.h"
@@ -207,6 +209,50 @@ TEST_CASE("bad build arguments are refused") {
   REQUIRE_FALSE(all_spare.ok());
   CHECK(all_spare.status().message() == "spare_trays must be between 0 and 17 for gb200-nvl72");
   CHECK(Topology::Build(*model, 1, 0).ok());
+}
+
+// The compute trays under a component, against a walk down ChildrenOf: an NVL36x2 cluster of 8 racks in
+// two regions (east r01-r04, west r05-r08), one spare tray per rack.
+TEST_CASE("topology: TraysUnder - a region's, a rack's or an NVLink domain's trays, a part's own tray, none else") {
+  auto model = LoadRackModel("gb200-nvl36x2");
+  REQUIRE(model.ok());
+  auto built = Topology::Build(*model, 8, 1, {{"east", 4}, {"west", 4}});
+  REQUIRE(built.ok());
+  const Topology& t = *built;
+  auto under = [&](std::string_view name) {
+    auto id = t.Find(name);
+    REQUIRE_MESSAGE(id.has_value(), std::string(name));
+    auto trays = t.TraysUnder(*id);
+    return std::vector<ComponentId>(trays.begin(), trays.end());
+  };
+  auto walk = [&](ComponentId c, auto&& self) -> std::vector<ComponentId> {
+    if (t.at(c).kind == Kind::kComputeTray) return {c};
+    std::vector<ComponentId> out;
+    for (ComponentId child : t.ChildrenOf(c))
+      for (ComponentId tray : self(child, self)) out.push_back(tray);
+    return out;
+  };
+  auto walked = [&](std::initializer_list<const char*> names) {
+    std::vector<ComponentId> out;
+    for (const char* n : names)
+      for (ComponentId tray : walk(*t.Find(n), walk)) out.push_back(tray);
+    return out;
+  };
+  CHECK(under("r03") == walked({"r03"}));
+  CHECK(under("r03").size() == 9);
+  CHECK(under("nvl02") == walked({"r03", "r04"}));
+  CHECK(under("west") == walked({"r05", "r06", "r07", "r08"}));
+  CHECK(under("east").size() == 36);
+  CHECK(under("r03.tray04") == walked({"r03.tray04"}));
+  for (const char* part : {"r03.tray04.gpu1", "r03.tray04.nic2", "r03.tray04.valve", "r03.tray04.dpu0"})
+    CHECK(under(part) == walked({"r03.tray04"}));
+  for (const char* none : {"r03.cdu", "r03.switch2", "r03.shelf1", "r03.cdu.pump1", "rail1", "rail1.leaf01",
+                           "spine01", "west.objstore", "west.ckptstore"})
+    CHECK_MESSAGE(under(none).empty(), none);
+  // The GPUs under a component are its trays' GPUs: a rack's, a domain's.
+  CHECK(t.GpusOfRack(2) == t.GpusUnder(*t.Find("r03")));
+  CHECK(t.GpusOfDomain(1).size() == 72);
+  CHECK(t.GpusOfDomain(1) == t.GpusServedBy(*t.Find("nvl02")));
 }
 
 }  // namespace
