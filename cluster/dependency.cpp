@@ -68,18 +68,18 @@ void SpineLoss(const Topology& topo, ComponentId spine, BlastRadius& b) {
   std::vector<ComponentId> pod_gpus;
   for (ComponentId g : topo.gpus())
     if (topo.PodOfRack(topo.at(g).rack) == pod) pod_gpus.push_back(g);
-  if (spines <= 1) {
-    b.gpus_down = std::move(pod_gpus);
-    b.why.push_back("spine: the only path out of its leaf groups; jobs whose DP or PP groups span them hang");
-    return;
-  }
+  // The pod's only spine takes all of its cross-leaf bandwidth (0/1), not a GPU's service: jobs inside
+  // one leaf group run on.
   b.gpus_slowed = std::move(pod_gpus);
   b.slowed_bandwidth = static_cast<double>(spines - 1) / spines;
   b.slowed_link = "cross-leaf scale-out";
   b.cross_leaf_only = true;
-  b.why.push_back("spine: traffic between leaf groups re-routes over the other " + std::to_string(spines - 1) +
-                  " spines: jobs whose DP or PP groups span leaf groups keep " + std::to_string(spines - 1) + "/" +
-                  std::to_string(spines) + " of their scale-out bandwidth");
+  b.why.push_back(spines <= 1 ? "spine: the only path between its leaf groups; jobs whose DP or PP groups span them "
+                                "hang, every GPU keeps its service"
+                              : "spine: traffic between leaf groups re-routes over the other " +
+                                    std::to_string(spines - 1) + " spines: jobs whose DP or PP groups span leaf "
+                                    "groups keep " + std::to_string(spines - 1) + "/" + std::to_string(spines) +
+                                    " of their scale-out bandwidth");
 }
 
 }  // namespace
@@ -158,20 +158,19 @@ BlastRadius Blast(const Topology& topo, ComponentId component) {
     case Kind::kSpine: SpineLoss(topo, component, b); break;
     case Kind::kSuperSpine: {
       const int ss = static_cast<int>(topo.super_spines().size());
-      if (topo.Pods() < 2 || ss < 2) {
-        if (topo.Pods() >= 2) b.gpus_down = topo.gpus();
-        b.why.push_back(topo.Pods() < 2
-                            ? "super_spine: one pod: no traffic crosses a super-spine"
-                            : "super_spine: the only path between pods; jobs whose DP or PP groups span them hang");
+      if (topo.Pods() < 2) {
+        b.why.push_back("super_spine: one pod: no traffic crosses a super-spine");
         break;
       }
-      b.gpus_slowed = topo.gpus();
+      b.gpus_slowed = topo.gpus();  // the only one: all cross-pod bandwidth (0/1), no GPU's service
       b.slowed_bandwidth = static_cast<double>(ss - 1) / ss;
       b.slowed_link = "cross-pod scale-out";
       b.cross_pod_only = true;
-      b.why.push_back("super_spine: traffic between pods re-routes over the other " + std::to_string(ss - 1) +
-                      " super-spines: jobs whose DP or PP groups span pods keep " + std::to_string(ss - 1) + "/" +
-                      std::to_string(ss) + " of their scale-out bandwidth");
+      b.why.push_back(ss < 2 ? "super_spine: the only path between pods; jobs whose DP or PP groups span them hang, "
+                               "every GPU keeps its service"
+                             : "super_spine: traffic between pods re-routes over the other " + std::to_string(ss - 1) +
+                                   " super-spines: jobs whose DP or PP groups span pods keep " +
+                                   std::to_string(ss - 1) + "/" + std::to_string(ss) + " of their scale-out bandwidth");
       break;
     }
     case Kind::kDpu:
@@ -243,11 +242,12 @@ std::vector<SinglePointOfFailure> FindSinglePointsOfFailure(const Topology& topo
     if (c.kind != Kind::kSpine) own = Blast(topo, c.id);
     const BlastRadius& b = c.kind == Kind::kSpine ? spine[topo.PodOfSpine(c.id)] : own;
     bool whole = b.whole_domain || one_domain(b.gpus_down);
-    if (!whole && b.gpus_down.size() <= threshold) continue;
-    out.push_back({c.id, b.gpus_down.size(), whole, b.why.empty() ? "" : b.why.front()});
+    const size_t cut_off = b.slowed_bandwidth <= 0 ? b.gpus_slowed.size() : 0;
+    if (!whole && b.gpus_down.size() <= threshold && cut_off <= threshold) continue;
+    out.push_back({c.id, b.gpus_down.size(), cut_off, whole, b.why.empty() ? "" : b.why.front()});
   }
   std::stable_sort(out.begin(), out.end(), [](const SinglePointOfFailure& a, const SinglePointOfFailure& b) {
-    return a.gpus_down > b.gpus_down;
+    return a.gpus_down != b.gpus_down ? a.gpus_down > b.gpus_down : a.gpus_cut_off > b.gpus_cut_off;
   });
   return out;
 }

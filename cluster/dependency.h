@@ -23,7 +23,8 @@
 //   spine        with two or more leaf groups, every GPU keeps (S-1)/S of its cross-leaf scale-out
 //                bandwidth (ECMP re-routes over the other spines): only jobs whose DP or PP groups span
 //                leaf groups slow;
-//                with one leaf group nothing crosses a spine; a lone spine is a single point of failure.
+//                with one leaf group nothing crosses a spine; a pod's only spine takes all of that
+//                bandwidth (those jobs hang), no GPU's service: spof lists it by GPUs cut off.
 //                With three tiers a spine carries its pod's traffic only (its pod's GPUs, 1/S_pod)
 //   super_spine  three tiers, two or more pods: jobs whose DP or PP groups span pods keep (SS-1)/SS of
 //                their scale-out
@@ -58,14 +59,17 @@ std::vector<ComponentId> TraysOfGpus(const Topology& topo, const std::vector<Com
 
 struct SinglePointOfFailure {
   ComponentId component = kNoComponent;
-  size_t gpus_down = 0;
+  size_t gpus_down = 0;     // lose service
+  size_t gpus_cut_off = 0;  // keep service but lose all of a link's bandwidth (a pod's only spine: cross-leaf)
   bool whole_domain = false;
   std::string why;
 };
 
-// Components whose loss takes a whole NVLink domain or more than `threshold` GPUs out of service,
-// most GPUs first (then by id). A component counts as a whole domain when its blast says so or its
-// GPUs out of service are exactly one domain's (not merely as many GPUs spread over several domains).
+// Components whose loss takes a whole NVLink domain or more than `threshold` GPUs out of service, or
+// cuts more than `threshold` GPUs off all of a link's bandwidth (a pod's only spine, the only
+// super-spine: only the jobs whose DP or PP groups cross it hang); most GPUs out of service first, then
+// most cut off, then by id. A component counts as a whole domain when its blast says so or its GPUs out
+// of service are exactly one domain's (not merely as many GPUs spread over several domains).
 std::vector<SinglePointOfFailure> FindSinglePointsOfFailure(const Topology& topo, size_t threshold);
 
 }  // namespace rackchaos::cluster

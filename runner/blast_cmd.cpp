@@ -101,13 +101,18 @@ Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target_n
          " trays" + (b.whole_domain ? " (a whole NVLink domain)" : "") + "\n";
   ListByTray(t, b.gpus_down, out);
   auto trays_slowed = cluster::TraysOfGpus(t, b.gpus_slowed);
+  // None left (a pod's only spine): those GPUs keep their service, the jobs crossing it hang.
+  const bool cut = !b.gpus_slowed.empty() && b.slowed_bandwidth <= 0;
+  const std::string effect = cut ? "hang)" : "slow)";
   char frac[32];
   std::snprintf(frac, sizeof frac, "%.1f%%", b.slowed_bandwidth * 100);
-  out +=
-      std::string("  reduced ") + b.slowed_link + " bandwidth: " + std::to_string(b.gpus_slowed.size()) + " GPUs on " +
-      std::to_string(trays_slowed.size()) + " trays" + (b.gpus_slowed.empty() ? "" : std::string(", at ") + frac) +
-      (b.cross_leaf_only ? " for traffic between leaf groups (only jobs whose DP or PP groups span them slow)" : "") +
-      (b.cross_pod_only ? " for traffic between pods (only jobs whose DP or PP groups span pods slow)" : "") + "\n";
+  out += std::string(cut ? "  no " : "  reduced ") + b.slowed_link + " bandwidth: " +
+         std::to_string(b.gpus_slowed.size()) + " GPUs on " + std::to_string(trays_slowed.size()) + " trays" +
+         (b.gpus_slowed.empty() || cut ? "" : std::string(", at ") + frac) +
+         (b.cross_leaf_only ? " for traffic between leaf groups (only jobs whose DP or PP groups span them " + effect
+                            : "") +
+         (b.cross_pod_only ? " for traffic between pods (only jobs whose DP or PP groups span pods " + effect : "") +
+         "\n";
   if (!b.cross_leaf_only && !b.cross_pod_only) ListByTray(t, b.gpus_slowed, out);
   auto placement = InitialPlacement(spec);
   std::string jobs;
@@ -126,8 +131,8 @@ Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target_n
     jobs += "    " + spec.jobs[j].name + " (" + std::to_string(gpus.size()) + " GPUs): ";
     if (down) jobs += std::to_string(down) + " GPUs out of service - the job hangs and restarts from its checkpoint";
     else if (spine)
-      jobs += "its " + kinds + " traffic crosses it, " + std::to_string(slowed) + " GPUs at reduced " + b.slowed_link +
-              " bandwidth - the job slows";
+      jobs += "its " + kinds + " traffic crosses it, " + std::to_string(slowed) + " GPUs at " +
+              (cut ? "no " : "reduced ") + b.slowed_link + " bandwidth - the job " + (cut ? "hangs" : "slows");
     else
       jobs += std::to_string(slowed) + " GPUs at reduced " + b.slowed_link + " bandwidth - the job slows";
     jobs += "\n";
@@ -140,20 +145,24 @@ Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target_n
 std::string RenderSpof(const RunSpec& spec, size_t threshold) {
   const Topology& t = spec.topology;
   auto spofs = cluster::FindSinglePointsOfFailure(t, threshold);
+  const std::string limit = std::to_string(threshold);
   std::string out = "Single points of failure: components whose loss takes out a whole NVLink domain or more than " +
-                    std::to_string(threshold) + " GPUs\n  cluster  " + Header(spec) + "\n";
+                    limit + " GPUs, or cuts more than " + limit + " GPUs off all of a link's bandwidth\n  cluster  " +
+                    Header(spec) + "\n  ranked by GPUs out of service (they leave every job), then GPUs cut off " +
+                    "(they keep their service: only jobs whose traffic crosses the part hang)\n";
   if (spofs.empty()) return out + "  none\n";
   char line[512];
-  std::snprintf(line, sizeof line, "  %5s  %-24s  %-12s  %8s  %-6s  %s\n", "rank", "component", "kind", "GPUs out",
-                "domain", "why");
+  std::snprintf(line, sizeof line, "  %5s  %-24s  %-12s  %8s  %7s  %-6s  %s\n", "rank", "component", "kind",
+                "GPUs out", "cut off", "domain", "why");
   out += line;
   std::map<std::string, size_t> by_kind;
   for (size_t k = 0; k < spofs.size(); ++k) {
     const auto& s = spofs[k];
     const char* kind = cluster::KindName(t.at(s.component).kind);
     ++by_kind[kind];
-    std::snprintf(line, sizeof line, "  %5zu  %-24s  %-12s  %8zu  %-6s  %s\n", k + 1, t.at(s.component).name.c_str(),
-                  kind, s.gpus_down, s.whole_domain ? "whole" : "part", s.why.c_str());
+    std::snprintf(line, sizeof line, "  %5zu  %-24s  %-12s  %8zu  %7zu  %-6s  %s\n", k + 1,
+                  t.at(s.component).name.c_str(), kind, s.gpus_down, s.gpus_cut_off, s.whole_domain ? "whole" : "part",
+                  s.why.c_str());
     out += line;
   }
   out += "  by kind:";

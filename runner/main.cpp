@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
   rc::runner::BlastArgs blast_args;
   auto* blast = app.add_subcommand("blast", "GPUs, trays and jobs that lose service or bandwidth if a component fails or is taken out");
   blast->add_option("component", blast_args.component, "Component or NVLink port, e.g. r01.switch1, r01.cdu, r01.tray03.gpu2.nvlink5")->required();
-  auto* spof = app.add_subcommand("spof", "Components whose loss takes out a whole NVLink domain or more than N GPUs, ranked");
+  auto* spof = app.add_subcommand("spof", "Components whose loss takes out a whole NVLink domain or more than N GPUs, or cuts more than N GPUs off a link, ranked");
   spof->add_option("--threshold", blast_args.threshold, "GPUs (N)")->capture_default_str();
   for (auto* sub : {blast, spof}) sub->add_option("--plan", blast_args.plan, "Plan file (YAML)")->required();
 

@@ -236,6 +236,31 @@ TEST_CASE("dependency.parts: three tiers - a spine slows its pod's cross-leaf tr
   for (const auto& n : SpofNames(t, 72)) CHECK(n.find("spine") == std::string::npos);
 }
 
+// One NIC per tray: one rail, two leaf groups of 4 racks, two leaves, ceil(2 / 2) = 1 spine. Its loss
+// leaves no path between the leaf groups: jobs whose DP or PP groups span them hang, but every GPU keeps
+// its service (jobs inside one leaf group run on), so it ranks after every part that takes GPUs out.
+TEST_CASE("dependency.parts: a lone spine cuts cross-leaf scale-out but takes no GPU out - spof ranks it last") {
+  const Topology t = Build("gb200-nvl72", 8, [](RackModel& m) { m.nics_per_tray = m.dpus_per_tray = 1; });
+  REQUIRE(t.spines().size() == 1);
+  BlastRadius b = Blast(t, Id(t, "spine01"));
+  CHECK(b.gpus_down.empty());
+  CHECK(b.gpus_slowed.size() == 8 * 72);
+  CHECK(b.slowed_bandwidth == 0);
+  CHECK(b.cross_leaf_only);
+  // rail0 (gpu0 of 144 trays), then 8 CDUs and 72 switch trays (72 GPUs each), then the spine.
+  auto names = SpofNames(t, 72);
+  REQUIRE(names.size() == 1 + 8 + 72 + 1);
+  CHECK(names.front() == "rail0");
+  CHECK(names.back() == "spine01");
+  const SinglePointOfFailure spine = FindSinglePointsOfFailure(t, 72).back();
+  CHECK(spine.gpus_down == 0);
+  CHECK(spine.gpus_cut_off == 8 * 72);
+  CHECK_FALSE(spine.whole_domain);
+  CHECK(FindSinglePointsOfFailure(t, 72).front().gpus_cut_off == 0);  // the rail takes its GPUs out
+  // Listed by what it cuts off: above 576 GPUs it is none of them, and a spine of several never is.
+  for (const auto& n : SpofNames(t, 576)) CHECK(n.find("spine") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace rackchaos::cluster
 
