@@ -47,6 +47,15 @@ double Seconds(const std::optional<Duration>& d) { return d ? d->Seconds() : kIn
 // Time gates look at faults that did something: a crash on an idle GPU leaves nothing to detect.
 bool HadEffect(const FaultMetrics& f) { return f.gpus_direct > 0 || f.jobs_touched > 0; }
 
+// Time to isolate looks at faults that needed isolation: those isolated and those missed (recall's
+// faults). A crashed process or a link flap that heals itself needs none: no isolation is not "never".
+bool NeededIsolation(const RunMetrics& m, const FaultMetrics& f) {
+  if (f.time_to_isolate) return true;
+  const std::string id = "#" + std::to_string(f.fault) + " ";
+  return std::any_of(m.missed_faults.begin(), m.missed_faults.end(),
+                     [&](const std::string& missed) { return missed.starts_with(id); });
+}
+
 using Extract = std::function<std::vector<double>(const RunMetrics&)>;
 
 struct MetricDef {
@@ -61,8 +70,8 @@ const std::vector<MetricDef>& Defs() {
   static const std::vector<MetricDef> kDefs = {
       {"ttd", true, {"max", "p50", "p95", "mean"}, "time to detect, per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_detect)); return v; }},
-      {"tti", true, {"max", "p50", "p95", "mean"}, "time to isolate, per fault",
-       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_isolate)); return v; }},
+      {"tti", true, {"max", "p50", "p95", "mean"}, "time to isolate, per fault that needed isolation",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f) && NeededIsolation(m, f)) v.push_back(Seconds(f.time_to_isolate)); return v; }},
       {"ttr", true, {"max", "p50", "p95", "mean"}, "time to recover, per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_recover)); return v; }},
       {"blast.gpus", false, {"max", "total"}, "GPUs touched per fault (direct + collateral)",

@@ -69,6 +69,20 @@ TEST_CASE("a fault never recovered fails every time gate") {
   CHECK(r.message.find("never") != std::string::npos);
 }
 
+TEST_CASE("expect: time to isolate counts the faults that needed isolation - isolated or missed, not a crashed process") {
+  RunMetrics m = Sample();
+  for (FaultMetrics& f : m.faults) f.time_to_isolate = Duration::Seconds(20 + static_cast<int>(f.fault));
+  FaultMetrics crash;  // a crashed process that stopped a job: software, nothing to isolate, not missed
+  crash.fault = 5;
+  crash.jobs_touched = 1;
+  m.faults.push_back(crash);
+  auto tti = [&](const char* text) { return runner::EvaluateGate(*runner::ParseGate(text), m).passed; };
+  CHECK(tti("tti.max < 1m"));
+  CHECK(tti("tti.p50 == 22s"));  // nearest rank of 21-24 s: the crash is not among them
+  m.missed_faults = {"#5 gpu_fail r01.tray03.gpu2"};  // the same fault needing isolation and missed
+  CHECK_FALSE(tti("tti.max < 100d"));
+}
+
 TEST_CASE("verdict: interrupted beats host errors beats abort beats a failing gate") {
   runner::RunEnd end{.interrupted = true, .stop_reason = "interrupted by signal", .host_error = "2 steps failed",
                      .aborted = true, .abort_reason = "at 5m: 3 jobs down", .failed_gate = "ttr.p95 <= 10m: 12m"};
