@@ -25,28 +25,41 @@ enum class Verb {
 };
 const char* VerbName(Verb v);
 
+// The value states a fault holds (cluster/holds.h): its Set* verb places the hold, its revert ends it
+// with Backend::Release. Nothing is inferred from a value: a fault setting 100% or the baseline holds
+// like any other. While several faults hold one state the worst (lowest) value is in force; the last
+// release gives back the value the state had without them.
+enum class Held { kPowerCap, kValveOpening, kLinkBandwidth, kStorageRead, kStoreRate };
+const char* HeldName(Held h);  // "power cap", ...
+constexpr Verb VerbOf(Held h) {
+  switch (h) {
+    case Held::kPowerCap: return Verb::kPowerCap;
+    case Held::kValveOpening: return Verb::kValve;
+    case Held::kLinkBandwidth: return Verb::kLinkBandwidth;
+    case Held::kStorageRead: return Verb::kStorageRead;
+    case Held::kStoreRate: return Verb::kStoreRate;
+  }
+  return Verb::kPowerCap;
+}
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string Name() const = 0;  // "sim", "ssh"
   virtual bool Supports(Verb verb) const = 0;
 
-  // --- fault verbs (injectors); Get* read the baseline an injector restores on revert
+  // --- fault verbs (injectors); Get* read the value a state has now (the baseline for the report)
   virtual Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) = 0;
   virtual Status SetNicLink(ComponentId nic, bool up, FaultId cause) = 0;
   virtual Result<double> GetPowerCap(ComponentId gpu) = 0;
   virtual Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) = 0;
   virtual Result<double> GetValveOpening(ComponentId valve) = 0;
   virtual Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) = 0;
-  // A value fault's revert ends what `cause` set with SetPowerCap (SetValveOpening). `baseline` is the
-  // value the injector read before applying it: a backend that keeps no holds (real hosts) sets it back;
-  // the simulator releases the fault's own hold (cluster/holds.h), whatever value another fault holds.
-  virtual Status ReleasePowerCap(ComponentId gpu, double baseline, FaultId cause) {
-    return SetPowerCap(gpu, baseline, cause);
-  }
-  virtual Status ReleaseValveOpening(ComponentId valve, double baseline, FaultId cause) {
-    return SetValveOpening(valve, baseline, cause);
-  }
+  // A value fault's revert: ends the hold `cause` placed on state `what` of `target` (a link's port in
+  // target.port) with the matching Set* verb. The state goes to the worst value the other holds give,
+  // or back to its value without holds after the last. Ok when `cause` holds nothing there (released
+  // twice, or its apply failed); Invalid for a target the state does not apply to.
+  virtual Status Release(Held what, Target target, FaultId cause) = 0;
   virtual Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) = 0;
   // A GPU fails (falls off the bus, double-bit ECC, GSP error: the driver prints Xid `xid`) or is repaired.
   virtual Status SetGpuFailed(ComponentId, bool /*failed*/, int /*xid*/, FaultId) {
@@ -59,17 +72,17 @@ class Backend {
     return Status::NotSupported("this backend cannot fail a rack-level component");
   }
   // A link stays up but carries only `fraction` (0, 1] of its line rate (a NIC: `port` -1; an NVLink port
-  // of a GPU: `port` >= 0); 1 restores it.
+  // of a GPU: `port` >= 0), held until Release(kLinkBandwidth).
   virtual Status SetLinkBandwidth(ComponentId, int /*port*/, double /*fraction*/, FaultId) {
     return Status::NotSupported("this backend cannot limit a link's bandwidth");
   }
   // A compute tray's storage path: its NVMe cache reads at `fraction` (0, 1] of its rate, or is lost
-  // (`fraction` 0: reads go to the region's object store); 1 restores it.
+  // (`fraction` 0: reads go to the region's object store), held until Release(kStorageRead).
   virtual Status SetStorageRead(ComponentId, double /*fraction*/, FaultId) {
     return Status::NotSupported("this backend cannot degrade a tray's storage path");
   }
   // A region's object store serves at `fraction` [0, 1] of its read rate (0: failed), or its checkpoint
-  // store cannot acknowledge writes (`fraction` 0; 1 restores it).
+  // store cannot acknowledge writes (`fraction` below 1), held until Release(kStoreRate).
   virtual Status SetStoreRate(ComponentId, double /*fraction*/, FaultId) {
     return Status::NotSupported("this backend cannot degrade a region's object or checkpoint store");
   }

@@ -11,9 +11,9 @@
 // pulled); between equal values the oldest hold gives the cause. Releasing a hold leaves the others in
 // force, so reverting one of two overlapping faults keeps the state at the other's value. The first
 // hold saves the value the state had without holds (the site's own setting, `unheld`); the last
-// release gives it back. A fault's revert releases its hold explicitly, by its id (for a power cap or a
-// valve, Backend::ReleasePowerCap / ReleaseValveOpening): never inferred from the value it sets, so two
-// faults setting one value, or a fault setting the baseline, cannot release another's hold.
+// release gives it back. A fault's revert releases its hold explicitly, by its id (for a value state,
+// Backend::Release; cluster/sim_holds.cpp): never inferred from the value it sets, so two faults setting
+// one value, or a fault setting 100% or the baseline, cannot release another's hold.
 //
 // Cost: a map lookup per change; only held states have an entry. Not thread-safe (the run's thread).
 #pragma once

@@ -209,73 +209,7 @@ Status SimBackend::ApplyNicLink(ComponentId nic, bool up, FaultId cause) {
   return Status::Ok();
 }
 
-Result<double> SimBackend::GetPowerCap(ComponentId gpu_id) {
-  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
-  return gpu(gpu_id).cap_w;
-}
-
-Status SimBackend::SetPowerCap(ComponentId gpu_id, double watts, FaultId cause) {
-  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
-  const double w = std::clamp(watts, topo_.model().gpu_min_power_w, topo_.model().gpu_tdp_w);
-  // A fault places or moves its hold (cluster/holds.h) until ReleasePowerCap; no fault: the site's own limit.
-  ApplyPowerCap(gpu_id,
-                cause == kNoFault ? cap_holds_.SetUnheld(gpu_id, w)
-                                  : cap_holds_.Place(gpu_id, gpu_id, cause, w, gpu(gpu_id).cap_w),
-                cause);
-  return Status::Ok();
-}
-
-Status SimBackend::ReleasePowerCap(ComponentId gpu_id, double, FaultId cause) {
-  if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
-  ApplyPowerCap(gpu_id, cap_holds_.Release(gpu_id, gpu_id, cause, gpu(gpu_id).cap_w), cause);
-  return Status::Ok();
-}
-
-void SimBackend::ApplyPowerCap(ComponentId gpu_id, const Holds<ComponentId>::State& s, FaultId cause) {
-  Gpu& g = gpu(gpu_id);
-  const FaultId why = s.held ? s.cause : cause;
-  g.cap_w = s.value;
-  g.cap_cause = g.cap_w < g.baseline_cap_w ? why : kNoFault;
-  Physics(gpu_id, "power_cap", g.cap_w, why);
-  UpdateThermal(gpu_id);
-  if (JobId job = JobOfGpu(gpu_id); job != kNoJob) RefreshJob(job);
-}
-
-Result<double> SimBackend::GetValveOpening(ComponentId valve) {
-  if (topo_.at(valve).kind == Kind::kSwitchTray) return SwitchValve(valve);  // sim_switch_thermal.cpp
-  if (topo_.at(valve).kind != Kind::kValve) return Status::Invalid(topo_.at(valve).name + " is not a valve");
-  return tray_of(valve).valve;
-}
-
-Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId cause) {
-  const bool sw = topo_.at(valve).kind == Kind::kSwitchTray;  // its own valve: sim_switch_thermal.cpp
-  if (topo_.at(valve).kind != Kind::kValve && !sw) return Status::Invalid(topo_.at(valve).name + " is not a valve");
-  const double f = std::clamp(fraction, 0.0, 1.0), now = sw ? SwitchValve(valve) : tray_of(valve).valve;
-  // As for the power cap above: a fault's hold until ReleaseValveOpening, else the site's own setting.
-  ApplyValve(valve,
-             cause == kNoFault ? valve_holds_.SetUnheld(valve, f) : valve_holds_.Place(valve, valve, cause, f, now),
-             cause);
-  return Status::Ok();
-}
-
-Status SimBackend::ReleaseValveOpening(ComponentId valve, double, FaultId cause) {
-  const bool sw = topo_.at(valve).kind == Kind::kSwitchTray;  // its own valve: sim_switch_thermal.cpp
-  if (topo_.at(valve).kind != Kind::kValve && !sw) return Status::Invalid(topo_.at(valve).name + " is not a valve");
-  ApplyValve(valve, valve_holds_.Release(valve, valve, cause, sw ? SwitchValve(valve) : tray_of(valve).valve), cause);
-  return Status::Ok();
-}
-
-void SimBackend::ApplyValve(ComponentId valve, const Holds<ComponentId>::State& s, FaultId cause) {
-  if (topo_.at(valve).kind == Kind::kSwitchTray) return ApplySwitchValve(valve, s, cause);
-  ComponentId tray = topo_.TrayOf(valve);
-  Tray& t = tray_[slot(tray)];
-  const FaultId why = s.held ? s.cause : cause;
-  t.valve = s.value;
-  t.valve_cause = t.valve < 1 ? why : kNoFault;
-  Physics(valve, "valve_opening", t.valve, why);
-  for (ComponentId g : topo_.GpusOfTray(tray)) UpdateThermal(g);
-  WatchTelemetry(tray);
-}
+// Power cap and valve opening: held states, sim_holds.cpp.
 
 Status SimBackend::SetTrayPresent(ComponentId tray_id, bool present, FaultId cause) {
   if (topo_.at(tray_id).kind != Kind::kComputeTray)

@@ -78,19 +78,19 @@ class SimBackend : public Backend {
   bool Supports(Verb) const override { return true; }
   Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) override;
   Status SetNicLink(ComponentId nic, bool up, FaultId cause) override;
+  // The held value states (cap, valve, link bandwidth, storage read, store rate): sim_holds.cpp.
   Result<double> GetPowerCap(ComponentId gpu) override;
   Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) override;
   Result<double> GetValveOpening(ComponentId valve) override;
   Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) override;
-  Status ReleasePowerCap(ComponentId gpu, double baseline, FaultId cause) override;
-  Status ReleaseValveOpening(ComponentId valve, double baseline, FaultId cause) override;
+  Status SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) override;
+  Status SetStorageRead(ComponentId tray, double fraction, FaultId cause) override;
+  Status SetStoreRate(ComponentId store, double fraction, FaultId cause) override;
+  Status Release(Held what, Target target, FaultId cause) override;
   Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
   Status SetGpuFailed(ComponentId gpu, bool failed, int xid, FaultId cause) override;
   Status CrashProcesses(ComponentId gpu, FaultId cause) override;
   Status SetComponentFailed(ComponentId component, bool failed, FaultId cause) override;  // sim_domains.cpp
-  Status SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) override;
-  Status SetStorageRead(ComponentId tray, double fraction, FaultId cause) override;  // sim_storage.cpp
-  Status SetStoreRate(ComponentId store, double fraction, FaultId cause) override;     // sim_regions.cpp
   Status SetRegionDown(ComponentId region, bool down, FaultId cause) override;        // sim_regions.cpp
   Status Drain(ComponentId tray, const std::string& reason) override;
   Status Resume(ComponentId tray) override;
@@ -398,8 +398,16 @@ class SimBackend : public Backend {
   Status ApplyNicLink(ComponentId nic, bool up, FaultId cause);                       // the link itself
   // The tray is present while nothing holds it out (a tray_pull, its rack's power); `state` from presence_holds_.
   void ApplyTrayPresent(ComponentId tray, const Holds<ComponentId>::State& state, FaultId cause);
+  // sim_holds.cpp: Ok when `what` applies to the target (a NIC's port becomes -1); then the Apply* of a
+  // held state's new value (`state` from its Holds).
+  Status CheckHeld(Held what, Target& target) const;
+  double ValveNow(ComponentId valve) const;
   void ApplyValve(ComponentId valve, const Holds<ComponentId>::State& state, FaultId cause);  // from valve_holds_
   void ApplyPowerCap(ComponentId gpu, const Holds<ComponentId>::State& state, FaultId cause);  // from cap_holds_
+  void ApplyLinkBandwidth(Target link, const Holds<std::pair<ComponentId, int>>::State& state, FaultId cause);  // sim_links.cpp
+  // sim_storage.cpp; `lost`: this change lost the cache (its checkpoint shards go with it).
+  void ApplyStorageRead(ComponentId tray, const Holds<ComponentId>::State& state, FaultId cause, bool lost);
+  void ApplyStoreRate(ComponentId store, const Holds<ComponentId>::State& state, FaultId cause);  // sim_regions.cpp
   // sim_pumps.cpp: the CDU's pumps; its flow is 0 while the CDU itself is failed, else the running
   // pumps over those needed (at most 1).
   Status SetPump(ComponentId pump, bool failed, FaultId cause);
@@ -488,12 +496,7 @@ class SimBackend : public Backend {
   // Indexes that keep per-event work proportional to what is abnormal, not to the GPUs in a job:
   std::set<ComponentId> odd_gpus_;        // GPUs dead, slower than nominal, or with NVLink ports down
   std::set<ComponentId> nic_down_trays_;  // trays with a NIC link down
-  // Overlapping faults (cluster/holds.h): who holds each NIC link down (the NIC itself for a link_down,
-  // else its leaf, rail or DPU), a link's bandwidth, a tray's storage path, a GPU's power cap, a valve's
-  // opening, a tray's presence (the tray for a tray_pull, its rack for a power loss). The plain state
-  // beside each (nic_up, degraded_, storage_, cap_w, valve, present) is the worst hold's value.
-  // Also a rack's power (held off by the rack for its PSUs, by its region for an outage), a region's
-  // outage and a store's rate (held by the store, one hold per fault): sim_domains.cpp, sim_regions.cpp.
+  // Overlapping faults (cluster/holds.h): who holds what, and the plain state beside each, in sim_holds.cpp.
   Holds<ComponentId> nic_holds_, storage_holds_, cap_holds_, valve_holds_, presence_holds_;
   Holds<ComponentId> power_holds_, region_holds_, store_holds_;
   Holds<std::pair<ComponentId, int>> bandwidth_holds_;

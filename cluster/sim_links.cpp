@@ -12,30 +12,21 @@
 
 namespace rackchaos::cluster {
 
-Status SimBackend::SetLinkBandwidth(ComponentId c, int port, double fraction, FaultId cause) {
-  const Component& comp = topo_.at(c);
-  if (comp.kind == Kind::kGpu) {
-    if (port < 0 || port >= topo_.model().nvlink_links_per_gpu)
-      return Status::Invalid("no NVLink port " + std::to_string(port) + " on " + comp.name);
-  } else if (comp.kind == Kind::kNic) {
-    port = -1;
-  } else {
-    return Status::Invalid(comp.name + " is a " + std::string(KindName(comp.kind)) + ", not a NIC or a GPU's NVLink port");
-  }
-  if (!(fraction > 0) || fraction > 1) return Status::Invalid("link bandwidth must be above 0 and at most 100%");
-  const std::pair<ComponentId, int> key{c, port};
-  // Two link_degrade on one link overlap: the lowest rate held wins (cluster/holds.h).
-  const auto s = fraction >= 1 ? bandwidth_holds_.Release(key, c, cause, 1) : bandwidth_holds_.Place(key, c, cause, fraction, 1);
-  if (s.held)
+// A held bandwidth takes effect (SetLinkBandwidth and Release: sim_holds.cpp). A hold at 100% leaves
+// the link at full rate: it is not listed as degraded.
+void SimBackend::ApplyLinkBandwidth(Target link, const Holds<std::pair<ComponentId, int>>::State& s, FaultId cause) {
+  const ComponentId c = link.component;
+  const std::pair<ComponentId, int> key{c, link.port};
+  if (s.held && s.value < 1)
     degraded_[key] = {s.value, s.cause};
   else
     degraded_.erase(key);
   const FaultId why = s.held ? s.cause : cause;
   Physics(c, "link_bandwidth", s.value, why);
-  for (ComponentId g : RanksBehind(c, port))  // a NIC's GPUs lose that much scale-out bandwidth
+  for (ComponentId g : RanksBehind(c, link.port))  // a NIC's GPUs lose that much scale-out bandwidth
     if (g != c) Physics(g, "link_bandwidth", s.value, why);
-  if (JobId job = comp.kind == Kind::kGpu ? JobOfGpu(c) : seat_[slot(topo_.TrayOf(c))].job; job != kNoJob) RefreshJob(job);
-  return Status::Ok();
+  if (JobId job = topo_.at(c).kind == Kind::kGpu ? JobOfGpu(c) : seat_[slot(topo_.TrayOf(c))].job; job != kNoJob)
+    RefreshJob(job);
 }
 
 // The GPUs whose traffic crosses the link: an NVLink port's GPU; a NIC's GPUs (GB200 pairs NIC i

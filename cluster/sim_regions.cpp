@@ -105,28 +105,26 @@ void SimBackend::Probe(ComponentId part, bool ok) {
        NextSlot(r.probe_phase, opt_.probe_period, clock_.Now()));
 }
 
-Status SimBackend::SetStoreRate(ComponentId store, double fraction, FaultId cause) {
+// A held store rate takes effect (SetStoreRate and Release: sim_holds.cpp). A hold at 100% leaves the
+// store serving: its probe passes and no fault impairs it.
+void SimBackend::ApplyStoreRate(ComponentId store, const Holds<ComponentId>::State& s, FaultId cause) {
   const Component& c = topo_.at(store);
-  if (c.kind != Kind::kObjectStore && c.kind != Kind::kCheckpointStore)
-    return Status::Invalid(c.name + " is a " + KindName(c.kind) + ", not a region's object or checkpoint store");
-  if (!(fraction >= 0) || fraction > 1) return Status::Invalid("store rate must be from 0 to 100%");
   RegionState& r = region_[static_cast<size_t>(c.index)];
-  // Two faults on one store overlap: the worst rate held wins, the last release gives 100% back.
-  const auto s = fraction >= 1 ? store_holds_.Release(store, store, cause, 1) : store_holds_.Place(store, store, cause, fraction, 1);
+  const bool impaired = s.held && s.value < 1;
   if (c.kind == Kind::kCheckpointStore) {
     const bool was_failed = r.checkpoint_failed;
-    r.checkpoint_failed = s.held;
-    r.checkpoint_cause = s.cause;
-    Physics(store, s.held ? "checkpoint_store_failed" : "checkpoint_store_up", s.value, cause);
-    Probe(store, !s.held);
-    if (s.held && !was_failed) FarCopiesLost(c.index, cause);  // sim_region_link.cpp: copies landing here
-    if (!s.held && was_failed) FarStoreBack(c.index);
-    return Status::Ok();
+    r.checkpoint_failed = impaired;
+    r.checkpoint_cause = impaired ? s.cause : kNoFault;
+    Physics(store, impaired ? "checkpoint_store_failed" : "checkpoint_store_up", s.value, cause);
+    Probe(store, !impaired);
+    if (impaired && !was_failed) FarCopiesLost(c.index, cause);  // sim_region_link.cpp: copies landing here
+    if (!impaired && was_failed) FarStoreBack(c.index);
+    return;
   }
   r.object_store = s.value;
-  r.object_cause = s.cause;
+  r.object_cause = impaired ? s.cause : kNoFault;
   Physics(store, s.held ? "object_store_read" : "object_store_up", s.value, cause);
-  Probe(store, !s.held);
+  Probe(store, !impaired);
   // Only jobs streaming from this store or with a tray whose cache is lost notice.
   std::vector<JobId> jobs;
   for (const auto& [tray, path] : storage_)
@@ -137,7 +135,6 @@ Status SimBackend::SetStoreRate(ComponentId store, double fraction, FaultId caus
   std::sort(jobs.begin(), jobs.end());
   jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
   for (JobId j : jobs) RefreshJob(j);
-  return Status::Ok();
 }
 
 Status SimBackend::SetRegionDown(ComponentId region, bool down, FaultId cause) {

@@ -15,23 +15,17 @@
 
 namespace rackchaos::cluster {
 
-Status SimBackend::SetStorageRead(ComponentId tray, double fraction, FaultId cause) {
-  const Component& c = topo_.at(tray);
-  if (c.kind != Kind::kComputeTray)
-    return Status::Invalid(c.name + " is a " + std::string(KindName(c.kind)) + ", not a compute tray");
-  if (!(fraction >= 0) || fraction > 1) return Status::Invalid("storage read fraction must be from 0 to 100%");
-  // storage_degrade and cache_fail on one tray overlap: the worst read rate held wins (cluster/holds.h).
-  const auto s = fraction >= 1 ? storage_holds_.Release(tray, tray, cause, 1)
-                               : storage_holds_.Place(tray, tray, cause, fraction, 1);
-  if (s.held)
+// A held read rate takes effect (SetStorageRead and Release: sim_holds.cpp). A hold at 100% leaves
+// the path at full rate: it is not listed as impaired.
+void SimBackend::ApplyStorageRead(ComponentId tray, const Holds<ComponentId>::State& s, FaultId cause, bool lost) {
+  if (s.held && s.value < 1)
     storage_[tray] = {s.value, s.cause};
   else
     storage_.erase(tray);
   Physics(tray, s.held ? "storage_read" : "storage_read_up", s.value, s.held ? s.cause : cause);
   const JobId job = seat_[slot(tray)].job;
-  if (job != kNoJob && fraction <= 0) LoseLocalCheckpoint(jobs_[job], tray, cause);
+  if (job != kNoJob && lost) LoseLocalCheckpoint(jobs_[job], tray, cause);
   if (job != kNoJob) RefreshJob(job);
-  return Status::Ok();
 }
 
 double SimBackend::ReadRate(const StoragePath& s, ComponentId tray) const {

@@ -29,7 +29,8 @@ class GpuThrottleInjector : public Injector {
     return "Inventory action gpu_throttle, a value action: baseline prints the current limit in W "
            "(`nvidia-smi -i {gpu} --query-gpu=power.limit --format=csv,noheader,nounits`), apply sets "
            "{watts} (`nvidia-smi -i {gpu} -pl {watts}`), revert sets {baseline}; both are read back within "
-           "1%. Needs persistence mode.";
+           "1%. With other gpu_throttle faults on the GPU the lowest cap is set, a revert sets the lowest "
+           "of the others' and the last sets {baseline}. Needs persistence mode.";
   }
   const std::vector<ParamInfo>& params() const override {
     static const std::vector<ParamInfo> kParams = {
@@ -53,9 +54,9 @@ class GpuThrottleInjector : public Injector {
     return Applied{baseline, "power_cap=" + Watts(cap) + " baseline=" + Watts(baseline)};
   }
 
-  Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied& a,
+  Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied&,
                 FaultId fault) const override {
-    return b.ReleasePowerCap(t.component, a.baseline, fault);
+    return b.Release(cluster::Held::kPowerCap, t, fault);
   }
 };
 

@@ -60,7 +60,7 @@ class LinkDegradeInjector : public Injector {
 
   Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied&,
                 FaultId fault) const override {
-    return b.SetLinkBandwidth(t.component, t.port, 1.0, fault);
+    return b.Release(cluster::Held::kLinkBandwidth, t, fault);
   }
 };
 

@@ -109,7 +109,7 @@ class RegionInjector : public Injector {
   Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied&,
                 FaultId fault) const override {
     if (what_ == What::kOutage) return b.SetRegionDown(t.component, false, fault);
-    return b.SetStoreRate(t.component, 1.0, fault);
+    return b.Release(cluster::Held::kStoreRate, t, fault);
   }
 
  private:

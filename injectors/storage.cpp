@@ -64,7 +64,7 @@ class StorageInjector : public Injector {
 
   Status Revert(cluster::Backend& b, const cluster::Topology&, const cluster::Target& t, const Applied&,
                 FaultId fault) const override {
-    return b.SetStorageRead(t.component, 1.0, fault);
+    return b.Release(cluster::Held::kStorageRead, t, fault);
   }
 
  private:

@@ -70,9 +70,9 @@ class ValveFailInjector : public Injector {
     return Applied{baseline, "opening=" + Percent(opening) + " baseline=" + Percent(baseline)};
   }
 
-  Status Revert(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Applied& a,
+  Status Revert(cluster::Backend& b, const cluster::Topology& topo, const cluster::Target& t, const Applied&,
                 FaultId fault) const override {
-    return b.ReleaseValveOpening(ValveOf(topo, t), a.baseline, fault);
+    return b.Release(cluster::Held::kValveOpening, {ValveOf(topo, t), -1}, fault);
   }
 };
 

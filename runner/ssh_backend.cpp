@@ -11,16 +11,6 @@
 namespace rackchaos::runner {
 namespace {
 
-std::string Number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-// Values of the valve are percents on the wire ({opening}, baseline output), fractions in the model.
-double Scale(const std::string& action) { return action == "valve_fail" ? 100.0 : 1.0; }
-const char* ValueName(const std::string& action) { return action == "valve_fail" ? "opening" : "watts"; }
-
 bool Near(double a, double b) { return std::fabs(a - b) <= std::max(1.0, 0.01 * std::fabs(b)); }
 
 std::string FirstLine(const std::string& s) {
@@ -31,6 +21,12 @@ std::string FirstLine(const std::string& s) {
 std::string Abbrev(const std::string& s) { return s.size() > 400 ? s.substr(0, 400) + "..." : s; }
 
 }  // namespace
+
+std::string SshBackend::Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
 
 Result<double> ParseFirstNumber(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
@@ -154,10 +150,10 @@ Result<double> SshBackend::ReadValue(const std::string& action, const cluster::T
   return *value;
 }
 
-Status SshBackend::ApplyFault(const std::string& action, const cluster::Target& t, const TargetBinding& b,
-                              std::map<std::string, std::string> values, std::optional<double> expect_applied,
-                              std::optional<double> baseline, FaultId cause) {
-  const std::string key = Key(action, t);
+Status SshBackend::ApplyFault(const std::string& key, const std::string& action, const cluster::Target& t,
+                              const TargetBinding& b, std::map<std::string, std::string> values,
+                              std::optional<double> expect_applied, std::optional<double> baseline, FaultId cause,
+                              double held) {
   const std::string name = topo_.TargetName(t);
   if (auto it = open_.find(key); it != open_.end())
     return Status::Invalid(action + " on " + name + " is already applied by fault #" + std::to_string(it->second.fault));
@@ -165,7 +161,9 @@ Status SshBackend::ApplyFault(const std::string& action, const cluster::Target& 
   Open o;
   o.fault = cause;
   o.host = b.host;
+  o.action = action;
   o.target = t;
+  o.held = held;
   o.expect = baseline;
   RC_ASSIGN_OR_RETURN(std::string apply, Render(a.apply, b.host, values));
   RC_ASSIGN_OR_RETURN(o.revert, Render(a.revert, b.host, values));
@@ -240,13 +238,20 @@ Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
     (void)Run("cancel_expiry", o.host, o.target.component, CancelExpiryCommand(o.expiry_token, o.expiry_pid));
     o.expiry_token.clear();
   }
-  auto r = Run("revert", o.host, o.target.component, o.revert);
-  Status s = r.ok() ? (r->exit_status == 0 ? Status::Ok()
-                                           : Status::Unavailable(o.host + ": revert exited " +
-                                                                 std::to_string(r->exit_status) + ": " + FirstLine(r->err)))
-                    : r.status();
-  if (s.ok()) s = o.expect ? VerifyValue(o.host, o.target.component, o.readback, *o.expect)
-                           : Verify(o.host, o.target.component, o.verify, false);
+  Status s;
+  if (const std::optional<double> others = LowestHeld(o.action, o.target, key)) {
+    // Other faults still hold the value: the lowest of theirs is in force now (nothing runs if it
+    // already was), not the baseline.
+    if (*others > o.held) s = ApplyHeld(o, *others);
+  } else {
+    auto r = Run("revert", o.host, o.target.component, o.revert);
+    s = r.ok() ? (r->exit_status == 0 ? Status::Ok()
+                                      : Status::Unavailable(o.host + ": revert exited " + std::to_string(r->exit_status) +
+                                                            ": " + FirstLine(r->err)))
+               : r.status();
+    if (s.ok()) s = o.expect ? VerifyValue(o.host, o.target.component, o.readback, *o.expect)
+                             : Verify(o.host, o.target.component, o.verify, false);
+  }
   if (!s.ok()) {
     if (options_.ledger && o.ledger_entry) (void)options_.ledger->SetNote(o.ledger_entry, "revert failed: " + s.message());
     return s;
@@ -259,20 +264,7 @@ Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
 Status SshBackend::Switch(const std::string& action, const cluster::Target& t, bool apply, FaultId cause) {
   if (!apply) return RevertFault(Key(action, t), "fault #" + std::to_string(cause) + " reverted");
   RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, action, t));
-  return ApplyFault(action, t, b, b.values, std::nullopt, std::nullopt, cause);
-}
-
-Status SshBackend::SetValue(const std::string& action, const cluster::Target& t, double value, FaultId cause) {
-  const std::string key = Key(action, t);
-  if (open_.count(key)) return RevertFault(key, "fault #" + std::to_string(cause) + " reverted");
-  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, action, t));
-  if (!baselines_.count(key)) RC_RETURN_IF_ERROR(ReadValue(action, t).status());
-  const double baseline = baselines_.at(key);
-  const double wire = value * Scale(action);
-  std::map<std::string, std::string> values = b.values;
-  values[ValueName(action)] = Number(wire);
-  values["baseline"] = Number(baseline);
-  return ApplyFault(action, t, b, values, wire, baseline, cause);
+  return ApplyFault(OpenKey(action, t, cause), action, t, b, b.values, std::nullopt, std::nullopt, cause);
 }
 
 Status SshBackend::RevertRemaining(const std::string& why) {
@@ -294,7 +286,6 @@ Status SshBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) { return 
 
 Status SshBackend::SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) {
   const cluster::Target t{link, port};
-  if (fraction >= 1) return RevertFault(Key("link_degrade", t), "fault #" + std::to_string(cause) + " reverted");
   RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, "link_degrade", t));
   double line_bits = topo_.model().nic_gbit_per_s * 1e9;
   if (auto it = b.values.find("line_rate"); it != b.values.end()) {
@@ -303,18 +294,7 @@ Status SshBackend::SetLinkBandwidth(ComponentId link, int port, double fraction,
   std::map<std::string, std::string> values = b.values;
   values["bandwidth"] = Number(fraction * 100);
   values["rate"] = std::to_string(std::max<int64_t>(1, std::llround(line_bits * fraction / 1000))) + "kbit";
-  return ApplyFault("link_degrade", t, b, values, std::nullopt, std::nullopt, cause);
-}
-Result<double> SshBackend::GetPowerCap(ComponentId gpu) { return ReadValue("gpu_throttle", {gpu, -1}); }
-Status SshBackend::SetPowerCap(ComponentId gpu, double watts, FaultId cause) {
-  return SetValue("gpu_throttle", {gpu, -1}, watts, cause);
-}
-Result<double> SshBackend::GetValveOpening(ComponentId valve) {
-  RC_ASSIGN_OR_RETURN(double percent, ReadValue("valve_fail", {valve, -1}));
-  return percent / 100.0;
-}
-Status SshBackend::SetValveOpening(ComponentId valve, double fraction, FaultId cause) {
-  return SetValue("valve_fail", {valve, -1}, fraction, cause);
+  return ApplyFault(OpenKey("link_degrade", t, cause), "link_degrade", t, b, values, std::nullopt, std::nullopt, cause);
 }
 Status SshBackend::SetTrayPresent(ComponentId tray, bool present, FaultId cause) {
   return Switch("tray_pull", {tray, -1}, !present, cause);

@@ -8,6 +8,13 @@
 // verifies that, and closes the entry. Value actions (power cap, valve) read their baseline with the
 // `baseline` template; apply and revert are verified by reading it back.
 //
+// Several faults may hold one value action's target, as in the simulator (cluster/holds.h): each is a
+// hold with its own ledger entry, whose revert restores the baseline read before the first hold. The
+// lowest value held is the one applied; Release of one hold applies the lowest of the others (nothing
+// runs if that is the value already applied), and the last release restores the baseline. Nothing is
+// inferred from a value: a fault setting the baseline holds like any other. An on/off action
+// (link_down, link_degrade, ...) takes one fault per target: a second is refused while the first holds.
+//
 // Verbs the inventory does not define return NotSupported (validation checks them once per plan with
 // BindTarget). Healer verbs run the inventory's `healer:` actions once, with no ledger (drain and
 // resume are the site's own state changes, not faults): drain/resume on the tray's node, requeue_job
@@ -59,13 +66,16 @@ class SshBackend : public cluster::Backend {
   Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) override;
   Status SetNicLink(ComponentId nic, bool up, FaultId cause) override;
   // link_degrade: {bandwidth} in percent, {rate} in kbit of the line rate (the model's NIC rate, or the
-  // tray's `line_rate` var such as 100mbit); 1 reverts.
+  // tray's `line_rate` var such as 100mbit), until Release(kLinkBandwidth).
   Status SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) override;
   Result<double> GetPowerCap(ComponentId gpu) override;
   Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) override;
   Result<double> GetValveOpening(ComponentId valve) override;
   Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) override;
   Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
+  // Ends `cause`'s hold (see above); Ok when it holds nothing there. NotSupported for a state the
+  // inventory has no action for.
+  Status Release(cluster::Held what, cluster::Target target, FaultId cause) override;
 
   Status Drain(ComponentId tray, const std::string& reason) override;
   Status Resume(ComponentId tray) override;
@@ -117,7 +127,9 @@ class SshBackend : public cluster::Backend {
   struct Open {
     FaultId fault = kNoFault;
     std::string host;
+    std::string action;
     cluster::Target target;
+    double held = 0;  // a value action's hold: the value this fault asked for, in wire units
     std::string revert, verify, readback;
     std::optional<double> expect;
     int64_t ledger_entry = 0;
@@ -127,17 +139,31 @@ class SshBackend : public cluster::Backend {
 
   // Turns the fault on (apply = true) or off for an on/off action.
   Status Switch(const std::string& action, const cluster::Target& t, bool apply, FaultId cause);
-  // Sets a value action to `value` (model units): applies when nothing is open on the target, reverts
-  // (to the recorded baseline) otherwise.
+  // Places `cause`'s hold on a value action's target at `value` (model units): applies the lowest value
+  // held, with the baseline read before the first hold (kept by the others) as {baseline}.
   Status SetValue(const std::string& action, const cluster::Target& t, double value, FaultId cause);
   Result<double> ReadValue(const std::string& action, const cluster::Target& t);
+  // The open_ key of a fault on a target: per fault for value actions (holds), else per target
+  // (ssh_backend_holds.cpp, as SetValue, Release and the value verbs).
+  std::string OpenKey(const std::string& action, const cluster::Target& t, FaultId cause) const;
+  // ssh_backend_holds.cpp: the lowest value held on a value action's target by faults other than the
+  // one open under `except` (nullopt: none, or not a value action).
+  std::optional<double> LowestHeld(const std::string& action, const cluster::Target& t,
+                                   const std::string& except) const;
+  // Applies `wire` to `o`'s target (its apply command, read back) for the holds left when `o` ends.
+  Status ApplyHeld(const Open& o, double wire);
+  static std::string Number(double v);  // a value in a command or message: %.6g
 
-  Status ApplyFault(const std::string& action, const cluster::Target& t, const TargetBinding& b,
-                    std::map<std::string, std::string> values, std::optional<double> expect_applied,
-                    std::optional<double> baseline, FaultId cause);
+  // Opens `key` (OpenKey) and applies; `held`: a value action's own value (Open::held).
+  Status ApplyFault(const std::string& key, const std::string& action, const cluster::Target& t,
+                    const TargetBinding& b, std::map<std::string, std::string> values,
+                    std::optional<double> expect_applied, std::optional<double> baseline, FaultId cause,
+                    double held = 0);
   // After the apply command ran: its exit status, then verify and the host-side expiry (or the undo).
   Status Landed(const std::string& key, const Result<ssh::CommandResult>& applied,
                 std::optional<double> expect_applied, FaultId cause);
+  // Ends the fault open under `key`: restores the baseline, or for a hold others share on its target
+  // applies the lowest value they hold.
   Status RevertFault(const std::string& key, const std::string& why);
   // Records when the armed applies started on their hosts ("ssh.land": spread and delay after the
   // instant, by the hosts' clocks); ok = false when some did not report it.
@@ -165,7 +191,7 @@ class SshBackend : public cluster::Backend {
   EventSink& events_;
   SshBackendOptions options_;
   std::vector<cluster::ObservationSink*> sinks_;
-  std::map<std::string, Open> open_;          // by Key()
+  std::map<std::string, Open> open_;          // by OpenKey()
   std::map<std::string, double> baselines_;   // last value read per Key()
   // Arming: applies queued while staging, then armed (parallel to armed_->names).
   struct Staged {

@@ -106,7 +106,7 @@ Run RunScenario(uint64_t seed) {
     CHECK(h.sim.RunDiagnostic(h.Id("r01.tray03")).ok());
   });
   h.At(Duration::Minutes(40), [&] { CHECK(h.sim.SetTrayPresent(h.Id("r01.tray05"), true, 5).ok()); });
-  h.At(Duration::Minutes(50), [&] { CHECK(h.sim.ReleaseValveOpening(h.Id("r01.tray03.valve"), 1, 1).ok()); });
+  h.At(Duration::Minutes(50), [&] { CHECK(h.sim.Release(Held::kValveOpening, {h.Id("r01.tray03.valve"), -1}, 1).ok()); });
   const ComponentId sw = h.Id("r01.switch3");
   h.At(Duration::Minutes(100), [&] { CHECK(h.sim.SetComponentFailed(sw, true, 6).ok()); });
   h.At(Duration::Minutes(101), [&] { CHECK(h.sim.Drain(sw, "taken out").ok()); });

@@ -33,13 +33,13 @@ TEST_CASE("sim.holds: storage_degrade and cache_fail on one tray - the worst hol
     CHECK(h.sim.SetStorageRead(tray, 0, kCache).ok());
     CHECK(LastStep(h, job) == doctest::Approx(20));
     if (cache_first_reverted) {
-      CHECK(h.sim.SetStorageRead(tray, 1, kCache).ok());
+      CHECK(h.sim.Release(Held::kStorageRead, {tray, -1}, kCache).ok());
       CHECK(LastStep(h, job) == doctest::Approx(20 / 1.4));  // the degraded cache still holds
     } else {
-      CHECK(h.sim.SetStorageRead(tray, 1, kDegrade).ok());
+      CHECK(h.sim.Release(Held::kStorageRead, {tray, -1}, kDegrade).ok());
       CHECK(LastStep(h, job) == doctest::Approx(20));  // the lost cache still holds
     }
-    CHECK(h.sim.SetStorageRead(tray, 1, cache_first_reverted ? kDegrade : kCache).ok());
+    CHECK(h.sim.Release(Held::kStorageRead, {tray, -1}, cache_first_reverted ? kDegrade : kCache).ok());
     CHECK(LastStep(h, job) == doctest::Approx(10));
     CHECK(h.Physics("storage_read_up", tray).size() == 1);
   }
@@ -52,27 +52,25 @@ TEST_CASE("sim.holds: two gpu_throttle caps on one GPU - the lower holds, the ba
     h.sim.Start();
     ComponentId gpu = h.Id("r01.tray05.gpu1");
     CHECK(h.sim.SetPowerCap(gpu, 900, kNoFault).ok());  // the site's own limit
-    // As gpu_throttle does: read the baseline, cap; revert by releasing its own cap.
-    const double base_a = h.sim.GetPowerCap(gpu).value();
+    // As gpu_throttle does: cap; revert by releasing its own cap.
     CHECK(h.sim.SetPowerCap(gpu, 400, 3).ok());
-    const double base_b = h.sim.GetPowerCap(gpu).value();
     CHECK(h.sim.SetPowerCap(gpu, 700, 4).ok());  // a milder cap does not lift the first
     CHECK(h.sim.GetPowerCap(gpu).value() == 400);
     if (first_reverted_first) {
-      CHECK(h.sim.ReleasePowerCap(gpu, base_a, 3).ok());
+      CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 3).ok());
       CHECK(h.sim.GetPowerCap(gpu).value() == 700);
-      CHECK(h.sim.ReleasePowerCap(gpu, base_b, 4).ok());
+      CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 4).ok());
     } else {
-      CHECK(h.sim.ReleasePowerCap(gpu, base_b, 4).ok());
+      CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 4).ok());
       CHECK(h.sim.GetPowerCap(gpu).value() == 400);
-      CHECK(h.sim.ReleasePowerCap(gpu, base_a, 3).ok());
+      CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 3).ok());
     }
     CHECK(h.sim.GetPowerCap(gpu).value() == 900);
     CHECK(h.Physics("power_cap", gpu).back().second.value == 900);
   }
 }
 
-// A revert names its fault (ReleasePowerCap): two caps at one value, and a cap at the baseline value,
+// A revert names its fault (Backend::Release): two caps at one value, and a cap at the baseline value,
 // each end only their own hold. (Inferred from the value, the cap at the baseline was never released
 // and the first fault's revert to 1200 W was taken for a new cap at 600 W.)
 TEST_CASE("sim.holds: two caps at one value and one at the baseline - each release ends only its own hold") {
@@ -82,15 +80,19 @@ TEST_CASE("sim.holds: two caps at one value and one at the baseline - each relea
   CHECK(h.sim.SetPowerCap(gpu, 600, 3).ok());
   CHECK(h.sim.SetPowerCap(gpu, 600, 4).ok());
   CHECK(h.sim.SetPowerCap(gpu, 1200, 5).ok());  // TDP, the baseline: a hold like any other
-  CHECK(h.sim.ReleasePowerCap(gpu, 600, 5).ok());
+  CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 5).ok());
   CHECK(h.sim.GetPowerCap(gpu).value() == 600);
-  CHECK(h.sim.ReleasePowerCap(gpu, 1200, 3).ok());
+  CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 3).ok());
   CHECK(h.sim.GetPowerCap(gpu).value() == 600);  // fault 4 still holds it
   CHECK(h.Physics("power_cap", gpu).back().second.cause == 4);
-  CHECK(h.sim.ReleasePowerCap(gpu, 600, 4).ok());
+  CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 4).ok());
   CHECK(h.sim.GetPowerCap(gpu).value() == 1200);
-  CHECK(h.sim.ReleasePowerCap(gpu, 600, 4).ok());  // released twice: nothing changes
+  CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 4).ok());  // released twice: nothing changes
   CHECK(h.sim.GetPowerCap(gpu).value() == 1200);
+  // A release names a state of the part it acts on, like the verb that placed the hold.
+  CHECK(h.sim.Release(Held::kPowerCap, {h.Id("r01.tray05"), -1}, 4).code() == StatusCode::kInvalidArgument);
+  CHECK(h.sim.Release(Held::kLinkBandwidth, {gpu, 18}, 4).code() == StatusCode::kInvalidArgument);
+  CHECK(h.sim.Release(Held::kStoreRate, {gpu, -1}, 4).code() == StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("sim.holds: valve_fail and a leak on one valve - shut until both end, then the baseline opening") {
@@ -100,9 +102,8 @@ TEST_CASE("sim.holds: valve_fail and a leak on one valve - shut until both end, 
     h.sim.Start();
     ComponentId valve = h.Id("r01.tray08.valve");
     constexpr FaultId kValve = 5, kLeak = 6;
-    double baseline = 0;
     auto valve_fail = [&] {
-      baseline = h.sim.GetValveOpening(valve).value();
+      CHECK(h.sim.GetValveOpening(valve).ok());  // as valve_fail reads its baseline
       CHECK(h.sim.SetValveOpening(valve, 0.5, kValve).ok());
     };
     if (leak_first) {
@@ -111,12 +112,12 @@ TEST_CASE("sim.holds: valve_fail and a leak on one valve - shut until both end, 
       CHECK(h.sim.GetValveOpening(valve).value() == 0);
       CHECK(h.sim.SetComponentFailed(valve, false, kLeak).ok());
       CHECK(h.sim.GetValveOpening(valve).value() == doctest::Approx(0.5));  // valve_fail still holds
-      CHECK(h.sim.ReleaseValveOpening(valve, baseline, kValve).ok());
+      CHECK(h.sim.Release(Held::kValveOpening, {valve, -1}, kValve).ok());
     } else {
       valve_fail();
       CHECK(h.sim.SetComponentFailed(valve, true, kLeak).ok());
       CHECK(h.sim.GetValveOpening(valve).value() == 0);
-      CHECK(h.sim.ReleaseValveOpening(valve, baseline, kValve).ok());
+      CHECK(h.sim.Release(Held::kValveOpening, {valve, -1}, kValve).ok());
       CHECK(h.sim.GetValveOpening(valve).value() == 0);  // the leak still holds it shut
       CHECK(h.sim.SetComponentFailed(valve, false, kLeak).ok());
     }
@@ -172,9 +173,9 @@ TEST_CASE("sim.holds: two link_degrade on one NIC - the lower rate holds until b
     CHECK(h.sim.SetLinkBandwidth(nic, -1, 0.25, 10).ok());
     CHECK(h.sim.SetLinkBandwidth(nic, -1, 0.5, 11).ok());
     CHECK(rate() == doctest::Approx(0.25));
-    CHECK(h.sim.SetLinkBandwidth(nic, -1, 1, lower_reverted_first ? 10 : 11).ok());
+    CHECK(h.sim.Release(Held::kLinkBandwidth, {nic, -1}, lower_reverted_first ? 10 : 11).ok());
     CHECK(rate() == doctest::Approx(lower_reverted_first ? 0.5 : 0.25));
-    CHECK(h.sim.SetLinkBandwidth(nic, -1, 1, lower_reverted_first ? 11 : 10).ok());
+    CHECK(h.sim.Release(Held::kLinkBandwidth, {nic, -1}, lower_reverted_first ? 11 : 10).ok());
     CHECK(rate() == 1);
   }
 }

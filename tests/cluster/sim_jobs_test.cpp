@@ -37,7 +37,7 @@ TEST_CASE("a 600 W cap on one job GPU slows the job to compute at cbrt(1/2), the
     CHECK(h.sim.SetPowerCap(gpu, 600, 5).ok());
     CHECK(h.sim.GetPowerCap(gpu).value() == 600);
   });
-  h.At(Duration::Minutes(20), [&] { CHECK(h.sim.ReleasePowerCap(gpu, 1200, 5).ok()); });
+  h.At(Duration::Minutes(20), [&] { CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 5).ok()); });
   h.clock.RunUntil(Duration::Minutes(30));
 
   const double capped_step = 8.5 / std::cbrt(0.5) + 1.5;  // 12.209 s
@@ -85,7 +85,7 @@ TEST_CASE("step reports: every 60 s while a rank is slow, listing it and summari
   h.clock.RunUntil(Duration::Minutes(10));
   CHECK(h.seen.Of<StepReport>().empty());  // every rank at full speed: nothing a straggler test could flag
   CHECK(h.sim.SetPowerCap(gpu, 600, 1).ok());
-  h.At(Duration::Minutes(15), [&] { CHECK(h.sim.ReleasePowerCap(gpu, 1200, 1).ok()); });
+  h.At(Duration::Minutes(15), [&] { CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 1).ok()); });
   h.clock.RunUntil(Duration::Minutes(30));
   auto reports = h.seen.Of<StepReport>();
   // Reports at the job's seeded phase in every minute from the cap on, and one more after it lifts.

@@ -19,7 +19,7 @@ TEST_CASE("sim.link_degrade: a NIC at 10% makes scale-out 10x slower, only its r
   h.sim.Start();
   ComponentId nic = h.Id("r01.tray02.nic1"), behind = h.Id("r01.tray02.gpu1");
   h.At(Duration::Minutes(10), [&] { CHECK(h.sim.SetLinkBandwidth(nic, -1, 0.1, 3).ok()); });
-  h.At(Duration::Minutes(15), [&] { CHECK(h.sim.SetLinkBandwidth(nic, -1, 1, 3).ok()); });
+  h.At(Duration::Minutes(15), [&] { CHECK(h.sim.Release(Held::kLinkBandwidth, {nic, -1}, 3).ok()); });
   h.clock.RunUntil(Duration::Minutes(30));
 
   auto changes = h.JobChanges(job);

@@ -169,7 +169,7 @@ TEST_CASE("sim.parallel: the MoE all-to-all runs at the slowest EP member's NVLi
   h.sim.Start();
   ComponentId gpu = h.Id("r01.tray02.gpu3");
   h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetLinkBandwidth(gpu, 0, 0.25, 5).ok()); });
-  h.At(Duration::Minutes(2), [&] { CHECK(h.sim.SetLinkBandwidth(gpu, 0, 1, 5).ok()); });
+  h.At(Duration::Minutes(2), [&] { CHECK(h.sim.Release(Held::kLinkBandwidth, {gpu, 0}, 5).ok()); });
   h.clock.RunUntil(Duration::Minutes(5));
   auto changes = h.JobChanges(job);
   REQUIRE(changes.size() == 3);

@@ -97,7 +97,7 @@ JobChanged FailureAfterStoreFault(std::optional<Duration> store_back) {
   h.sim.Start();
   const ComponentId store = h.Id("east.ckptstore");
   h.At(Time{} + Duration::Minutes(15), [&] { CHECK(h.sim.SetStoreRate(store, 0, kStore).ok()); });
-  if (store_back) h.At(Time{} + *store_back, [&] { CHECK(h.sim.SetStoreRate(store, 1, kStore).ok()); });
+  if (store_back) h.At(Time{} + *store_back, [&] { CHECK(h.sim.Release(Held::kStoreRate, {store, -1}, kStore).ok()); });
   h.At(Time{} + Duration::Minutes(35), [&] { CHECK(h.sim.CrashProcesses(h.Id("r01.tray01.gpu0"), kCrash).ok()); });
   h.clock.RunUntil(Time{} + Duration::Minutes(36));
   const auto c = h.Changes(a);

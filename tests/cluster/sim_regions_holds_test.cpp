@@ -79,8 +79,8 @@ TEST_CASE("sim.regions_holds: reverting one of two object store faults keeps the
   const ComponentId store = h.Id("east.objstore");
   h.At(Time{} + Duration::Minutes(10), [&] { CHECK(h.sim.SetStoreRate(store, 0.2, kFirst).ok()); });
   h.At(Time{} + Duration::Minutes(20), [&] { CHECK(h.sim.SetStoreRate(store, 0, kSecond).ok()); });
-  h.At(Time{} + Duration::Minutes(30), [&] { CHECK(h.sim.SetStoreRate(store, 1, kSecond).ok()); });
-  h.At(Time{} + Duration::Minutes(40), [&] { CHECK(h.sim.SetStoreRate(store, 1, kFirst).ok()); });
+  h.At(Time{} + Duration::Minutes(30), [&] { CHECK(h.sim.Release(Held::kStoreRate, {store, -1}, kSecond).ok()); });
+  h.At(Time{} + Duration::Minutes(40), [&] { CHECK(h.sim.Release(Held::kStoreRate, {store, -1}, kFirst).ok()); });
   h.clock.RunUntil(Time{} + Duration::Minutes(50));
   const auto c = h.Changes(a);
   REQUIRE(c.size() == 5);
@@ -102,8 +102,8 @@ TEST_CASE("sim.regions_holds: reverting one of two checkpoint store failures ack
   const ComponentId store = h.Id("east.ckptstore");
   h.At(Time{} + Duration::Minutes(5), [&] { CHECK(h.sim.SetStoreRate(store, 0, kFirst).ok()); });
   h.At(Time{} + Duration::Minutes(15), [&] { CHECK(h.sim.SetStoreRate(store, 0, kSecond).ok()); });
-  h.At(Time{} + Duration::Minutes(25), [&] { CHECK(h.sim.SetStoreRate(store, 1, kFirst).ok()); });
-  h.At(Time{} + Duration::Minutes(35), [&] { CHECK(h.sim.SetStoreRate(store, 1, kSecond).ok()); });
+  h.At(Time{} + Duration::Minutes(25), [&] { CHECK(h.sim.Release(Held::kStoreRate, {store, -1}, kFirst).ok()); });
+  h.At(Time{} + Duration::Minutes(35), [&] { CHECK(h.sim.Release(Held::kStoreRate, {store, -1}, kSecond).ok()); });
   h.clock.RunUntil(Time{} + Duration::Minutes(45));
   std::vector<Time> acks;
   for (const Event& e : h.events.events())

@@ -121,7 +121,7 @@ TEST_CASE("sim.regions: a failed checkpoint store acknowledges nothing while the
   JobId a = h.sim.AddJob(cfg).value();
   h.sim.Start();
   h.At(Time{} + Duration::Minutes(15), [&] { CHECK(h.sim.SetStoreRate(h.Id("east.ckptstore"), 0, kRegionFault).ok()); });
-  h.At(Time{} + Duration::Minutes(45), [&] { CHECK(h.sim.SetStoreRate(h.Id("east.ckptstore"), 1, kRegionFault).ok()); });
+  h.At(Time{} + Duration::Minutes(45), [&] { CHECK(h.sim.Release(Held::kStoreRate, {h.Id("east.ckptstore"), -1}, kRegionFault).ok()); });
   h.clock.RunUntil(Time{} + Duration::Minutes(55));
   std::vector<Time> acks;
   for (const Event& e : h.events.events())
@@ -142,7 +142,7 @@ TEST_CASE("sim.regions: a job streaming from its object store slows with it and 
   const double nominal = StepTime(cfg, 1);
   h.At(Time{} + Duration::Minutes(10), [&] { CHECK(h.sim.SetStoreRate(h.Id("east.objstore"), 0.2, kRegionFault).ok()); });
   h.At(Time{} + Duration::Minutes(20), [&] { CHECK(h.sim.SetStoreRate(h.Id("east.objstore"), 0, kRegionFault).ok()); });
-  h.At(Time{} + Duration::Minutes(25), [&] { CHECK(h.sim.SetStoreRate(h.Id("east.objstore"), 1, kRegionFault).ok()); });
+  h.At(Time{} + Duration::Minutes(25), [&] { CHECK(h.sim.Release(Held::kStoreRate, {h.Id("east.objstore"), -1}, kRegionFault).ok()); });
   h.clock.RunUntil(Time{} + Duration::Minutes(30));
   std::vector<std::pair<JobState, double>> seen;
   for (const Event& e : h.events.events())

@@ -39,7 +39,7 @@ TEST_CASE("sim.storage: a lost cache stalls every step on its tray's read from t
   h.sim.Start();
   ComponentId tray = h.Id("r01.tray02");
   h.At(Duration::Minutes(1), [&] { CHECK(h.sim.SetStorageRead(tray, 0, 7).ok()); });
-  h.At(Duration::Minutes(5), [&] { CHECK(h.sim.SetStorageRead(tray, 1, 7).ok()); });
+  h.At(Duration::Minutes(5), [&] { CHECK(h.sim.Release(Held::kStorageRead, {tray, -1}, 7).ok()); });
   h.clock.RunUntil(Duration::Minutes(10));
 
   auto changes = h.JobChanges(job);

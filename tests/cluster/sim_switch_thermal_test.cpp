@@ -58,7 +58,7 @@ TEST_CASE("sim.switch_thermal: a switch tray valve at 20% slows, shuts the tray 
     const Time reopened = h.clock.Now();
     const double hot_c = h.sim.SwitchTemperature(sw);
     CHECK(hot_c < m.switch_shutdown_c);  // cooling since it stopped drawing power
-    CHECK(h.sim.ReleaseValveOpening(sw, 1.0, 7).ok());
+    CHECK(h.sim.Release(Held::kValveOpening, {sw, -1}, 7).ok());
     const double t_back = SwitchSeconds(m, 0, 1, hot_c, m.switch_slowdown_c);
     h.clock.RunUntil(reopened + Us(t_back) + Duration::Seconds(1));
     auto back = h.Physics("thermal_recovered", sw);

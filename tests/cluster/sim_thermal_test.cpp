@@ -93,7 +93,7 @@ TEST_CASE("valve at 15%: the tray's GPUs throttle when the closed form says, hol
 
   SUBCASE("restoring the valve ends the throttle and the job's slowdown") {
     const Time restored = s.h.clock.Now();
-    CHECK(s.h.sim.ReleaseValveOpening(s.valve, 1.0, kValveFault).ok());
+    CHECK(s.h.sim.Release(Held::kValveOpening, {s.valve, -1}, kValveFault).ok());
     s.h.clock.RunUntil(restored + Duration::Minutes(10));  // 63 time constants at full flow
     for (ComponentId g : s.gpus) {
       auto rec = s.h.Physics("thermal_recovered", g);
@@ -169,7 +169,7 @@ TEST_CASE("valve at 0%: the GPUs throttle, then shut down at the predicted time,
 
   SUBCASE("restoring the valve lets the dead GPUs cool to the inlet") {
     const double before = s.h.sim.GpuTemperature(s.gpus[0]);
-    CHECK(s.h.sim.ReleaseValveOpening(s.valve, 1.0, kValveFault).ok());
+    CHECK(s.h.sim.Release(Held::kValveOpening, {s.valve, -1}, kValveFault).ok());
     s.h.clock.RunUntil(Duration::Minutes(22));  // 63 time constants at full flow
     CHECK(s.h.sim.GpuTemperature(s.gpus[0]) < before);
     CHECK(s.h.sim.GpuTemperature(s.gpus[0]) == doctest::Approx(m.inlet_c).epsilon(1e-6));

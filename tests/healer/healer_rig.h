@@ -33,6 +33,7 @@ class FakeBackend : public cluster::Backend {
   Status SetPowerCap(ComponentId, double, FaultId) override { return Status::Ok(); }
   Result<double> GetValveOpening(ComponentId) override { return 1.0; }
   Status SetValveOpening(ComponentId, double, FaultId) override { return Status::Ok(); }
+  Status Release(cluster::Held, cluster::Target, FaultId) override { return Status::Ok(); }
   Status SetTrayPresent(ComponentId, bool, FaultId) override { return Status::Ok(); }
 
   Status Drain(ComponentId tray, const std::string& reason) override {

@@ -63,6 +63,40 @@ void RunSuite(Subject s, const cluster::Topology& topo) {
   CHECK(*s.backend.GetPowerCap(gpu.component) == doctest::Approx(*baseline));
 }
 
+// Two gpu_throttle faults on one GPU, reverted in either order: the lower cap is in force while both
+// hold, the other's cap stays after the first revert, the baseline comes back after the second. A cap
+// at the baseline value holds like any other. (Inferred from the value, the second apply on a real
+// host reverted the first, and a cap at the baseline released nothing.)
+void RunTwoCaps(Subject s, const cluster::Topology& topo) {
+  const injectors::Injector& throttle = *injectors::FindInjector("gpu_throttle");
+  const cluster::Target gpu = *topo.ResolveTarget("r01.tray02.gpu1");
+  auto cap = [&] { return s.backend.GetPowerCap(gpu.component).value(); };
+  const double baseline = cap();
+  auto apply = [&](double watts, FaultId fault) {
+    auto a = throttle.Apply(s.backend, topo, gpu, {{"power_cap", watts}}, fault);
+    REQUIRE_MESSAGE(a.ok(), a.status().ToString());
+    return *a;
+  };
+  auto revert = [&](const injectors::Applied& a, FaultId fault) {
+    const Status st = throttle.Revert(s.backend, topo, gpu, a, fault);
+    REQUIRE_MESSAGE(st.ok(), st.ToString());
+  };
+  for (bool lower_first : {true, false}) {
+    CAPTURE(lower_first);
+    const injectors::Applied low = apply(500, 10), high = apply(800, 11);
+    CHECK(cap() == doctest::Approx(500));
+    revert(lower_first ? low : high, lower_first ? 10 : 11);
+    CHECK(cap() == doctest::Approx(lower_first ? 800 : 500));
+    revert(lower_first ? high : low, lower_first ? 11 : 10);
+    CHECK(cap() == doctest::Approx(baseline));
+  }
+  const injectors::Applied same = apply(baseline, 12), low = apply(600, 13);
+  revert(same, 12);
+  CHECK(cap() == doctest::Approx(600));  // fault 13 still holds its cap
+  revert(low, 13);
+  CHECK(cap() == doctest::Approx(baseline));
+}
+
 TEST_CASE("conformance: SimBackend") {
   cluster::Topology topo = Gb200();
   VirtualClock clock;
@@ -77,6 +111,7 @@ TEST_CASE("conformance: SimBackend") {
     return up;
   };
   RunSuite({sim, link_up}, topo);
+  RunTwoCaps({sim, link_up}, topo);
 }
 
 TEST_CASE("conformance: SshBackend on the loopback lab") {
@@ -98,6 +133,8 @@ TEST_CASE("conformance: SshBackend on the loopback lab") {
     return (*lab)->LinkUp((*lab)->Iface(tray, name.back() - '0'));
   };
   RunSuite({ssh, link_up}, topo);
+  CHECK((*lab)->PowerLimit(1, 1) == "1200.00");
+  RunTwoCaps({ssh, link_up}, topo);
   CHECK((*lab)->PowerLimit(1, 1) == "1200.00");
   CHECK(ssh.applied() == 0);
   // Every remote command is an ActionTaken event, and all of them succeeded.

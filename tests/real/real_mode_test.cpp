@@ -126,6 +126,8 @@ TEST_CASE("real: a hostile interface name in the inventory never runs as a comma
   CHECK(OpenEntries(db + ".ledger") == 1);
 }
 
+// Two gpu_throttle faults hold one GPU (SshBackend's holds): each has its ledger entry, and recover
+// restores the baseline from them.
 TEST_CASE("real: kill -9 of the runner, then recover restores the hosts and marks the run aborted") {
   auto lab = StartLab();
   const std::string b1 = lab->Iface('b', 1);
@@ -133,12 +135,14 @@ TEST_CASE("real: kill -9 of the runner, then recover restores the hosts and mark
   const std::string plan = lab->WritePlan("long", inv,
                                           "  - {at: 0s, kind: link_down, target: r01.tray02.nic1, for: 10m}\n"
                                           "  - {at: 0s, kind: gpu_throttle, target: r01.tray01.gpu2, for: 10m, "
-                                          "params: {power_cap: 500W}}\n");
+                                          "params: {power_cap: 500W}}\n"
+                                          "  - {at: 1s, kind: gpu_throttle, target: r01.tray01.gpu2, for: 10m, "
+                                          "params: {power_cap: 700W}}\n");
   const std::string db = lab->dir() + "/k.db", log = lab->dir() + "/k.log";
   const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
   REQUIRE(pid > 0);
-  // Once both faults are on the hosts and their expiries armed, kill the runner where it stands.
-  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger", true) == 2 && !lab->LinkUp(b1) &&
+  // Once the faults are on the hosts and their expiries armed, kill the runner where it stands.
+  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger", true) == 3 && !lab->LinkUp(b1) &&
                                        lab->PowerLimit(0, 2) == "500.00"; }, 15),
                   ReadText(log));
   ::kill(pid, SIGKILL);
@@ -148,7 +152,7 @@ TEST_CASE("real: kill -9 of the runner, then recover restores the hosts and mark
 
   std::string out;
   CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);  // ...until recover replays the ledger
-  CHECK(out.find("2 reverted, 0 still open") != std::string::npos);
+  CHECK(out.find("3 reverted, 0 still open") != std::string::npos);
   CHECK(out.find("marked aborted") != std::string::npos);
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
@@ -158,7 +162,7 @@ TEST_CASE("real: kill -9 of the runner, then recover restores the hosts and mark
   auto store = reports::ReportStore::Open(db);
   auto faults = store->ReadFaults(run.id);
   REQUIRE(faults.ok());
-  REQUIRE(faults->size() == 2);
+  REQUIRE(faults->size() == 3);
   for (const auto& f : *faults) CHECK(f.reverted.has_value());
   // Idempotent: a second recover finds nothing to do and changes nothing.
   CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);
