@@ -150,8 +150,10 @@ class SshBackend : public cluster::Backend {
   // one open under `except` (nullopt: none, or not a value action).
   std::optional<double> LowestHeld(const std::string& action, const cluster::Target& t,
                                    const std::string& except) const;
-  // Applies `wire` to `o`'s target (its apply command, read back) for the holds left when `o` ends.
+  // Applies `wire` to `o`'s target (its apply command, read back) for the holds left when `o` ends;
+  // RenderHeld: that apply command.
   Status ApplyHeld(const Open& o, double wire);
+  Result<std::string> RenderHeld(const Open& o, double wire) const;
   static std::string Number(double v);  // a value in a command or message: %.6g
 
   // Opens `key` (OpenKey) and applies; `held`: a value action's own value (Open::held).

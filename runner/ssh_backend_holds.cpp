@@ -29,16 +29,20 @@ std::optional<double> SshBackend::LowestHeld(const std::string& action, const cl
   return lowest;
 }
 
-Status SshBackend::ApplyHeld(const Open& o, double wire) {
+Result<std::string> SshBackend::RenderHeld(const Open& o, double wire) const {
   RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, o.action, o.target));
   b.values[ValueName(o.action)] = Number(wire);
   b.values["baseline"] = Number(o.expect.value_or(0));
-  RC_ASSIGN_OR_RETURN(std::string apply, Render(inv_.actions.at(o.action).apply, b.host, b.values));
-  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, Run("apply", b.host, o.target.component, apply));
+  return Render(inv_.actions.at(o.action).apply, b.host, b.values);
+}
+
+Status SshBackend::ApplyHeld(const Open& o, double wire) {
+  RC_ASSIGN_OR_RETURN(std::string apply, RenderHeld(o, wire));
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, Run("apply", o.host, o.target.component, apply));
   if (r.exit_status != 0)
-    return Status::Unavailable(b.host + ": apply exited " + std::to_string(r.exit_status) + ": " +
+    return Status::Unavailable(o.host + ": apply exited " + std::to_string(r.exit_status) + ": " +
                                r.err.substr(0, r.err.find('\n')));
-  return VerifyValue(b.host, o.target.component, o.readback, wire);
+  return VerifyValue(o.host, o.target.component, o.readback, wire);
 }
 
 Status SshBackend::SetValue(const std::string& action, const cluster::Target& t, double value, FaultId cause) {
@@ -57,7 +61,18 @@ Status SshBackend::SetValue(const std::string& action, const cluster::Target& t,
   std::map<std::string, std::string> values = b.values;
   values[ValueName(action)] = Number(applied);
   values["baseline"] = Number(*baseline);
-  return ApplyFault(key, action, t, b, values, applied, baseline, cause, wire);
+  RC_RETURN_IF_ERROR(ApplyFault(key, action, t, b, values, applied, baseline, cause, wire));
+  // Holds staged with this one land at the same instant: every one of them sets the lowest value, so
+  // the order their commands run in on the host cannot matter.
+  if (!staging_) return Status::Ok();
+  for (Staged& st : staged_) {
+    auto o = open_.find(st.key);
+    if (st.key == key || o == open_.end() || o->second.action != action || Key(action, o->second.target) != Key(action, t))
+      continue;
+    RC_ASSIGN_OR_RETURN(st.apply, RenderHeld(o->second, applied));
+    st.expect_applied = applied;
+  }
+  return Status::Ok();
 }
 
 Status SshBackend::Release(cluster::Held what, cluster::Target t, FaultId cause) {

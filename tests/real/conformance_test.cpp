@@ -136,6 +136,19 @@ TEST_CASE("conformance: SshBackend on the loopback lab") {
   CHECK((*lab)->PowerLimit(1, 1) == "1200.00");
   RunTwoCaps({ssh, link_up}, topo);
   CHECK((*lab)->PowerLimit(1, 1) == "1200.00");
+  // Two caps staged to land at one instant (a plan's faults sharing an `at`): both commands set the
+  // lower cap, whichever runs last on the host.
+  const ComponentId gpu = *topo.Find("r01.tray02.gpu1");
+  ssh.BeginStaging(Duration::Seconds(1));
+  REQUIRE(ssh.SetPowerCap(gpu, 700, 20).ok());
+  REQUIRE(ssh.SetPowerCap(gpu, 500, 21).ok());
+  REQUIRE(ssh.ArmStaged().empty());
+  CHECK(ssh.FireArmed(clock.UnixMicrosAt(clock.Now() + Duration::Millis(300))).empty());
+  CHECK((*lab)->PowerLimit(1, 1) == "500.00");
+  REQUIRE(ssh.Release(cluster::Held::kPowerCap, {gpu, -1}, 21).ok());
+  CHECK((*lab)->PowerLimit(1, 1) == "700.00");
+  REQUIRE(ssh.Release(cluster::Held::kPowerCap, {gpu, -1}, 20).ok());
+  CHECK((*lab)->PowerLimit(1, 1) == "1200.00");
   CHECK(ssh.applied() == 0);
   // Every remote command is an ActionTaken event, and all of them succeeded.
   int actions = 0;
