@@ -45,7 +45,9 @@ Outcome LostAtOutage(const Run& run) {
   for (JobId id : ids) REQUIRE(h.RacksOf(id).front() <= "r02");
   auto set_far = [&](bool failed) {
     if (run.far == FarFault::kOutage) CHECK(h.sim.SetRegionDown(h.Id("west"), failed, kFar).ok());
-    if (run.far == FarFault::kStoreFail) CHECK(h.sim.SetStoreRate(h.Id("west.ckptstore"), failed ? 0 : 1, kFar).ok());
+    const ComponentId store = h.Id("west.ckptstore");
+    if (run.far == FarFault::kStoreFail)
+      CHECK((failed ? h.sim.SetStoreRate(store, 0, kFar) : h.sim.Release(Held::kStoreRate, {store, -1}, kFar)).ok());
   };
   if (run.far != FarFault::kNone) {
     h.At(Time{} + run.far_at, [&] { set_far(true); });
