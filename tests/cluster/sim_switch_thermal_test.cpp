@@ -129,7 +129,7 @@ TEST_CASE("sim.switch_thermal: a switch tray in slowdown throttles its share of 
   CHECK(changes.back().second.cause == 7);
   CHECK(h.JobChanges(cool).back().second.step_time_s == doctest::Approx(10));
   // The valve reopens: it cools below slowdown and the job is back at 10 s.
-  CHECK(h.sim.ReleaseValveOpening(sw, 1.0, 7).ok());
+  CHECK(h.sim.Release(Held::kValveOpening, {sw, -1}, 7).ok());
   h.clock.RunUntil(h.clock.Now() + Duration::Minutes(5));
   REQUIRE(h.Physics("thermal_recovered", sw).size() == 1);
   CHECK(h.sim.DomainBandwidth(rack) == 1);
