@@ -78,11 +78,18 @@ Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions
   // Check the version before touching anything, so a newer or foreign file is left exactly as it was.
   RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
   RC_RETURN_IF_ERROR(SetCacheSize(db));
-  RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  // A brand-new file takes its schema in rollback-journal mode without syncs, then switches to WAL (the
+  // switch syncs it): the schema is written once, not into the WAL and again by the checkpoint that
+  // AddComponentRefs's switch makes, which doubled the space a new file needs before its first rows. A
+  // process killed meanwhile leaves a journal that rolls the file back to empty.
+  const bool fresh = version == 0;
+  if (fresh) RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = OFF", "setting synchronous=OFF"));
+  else RC_RETURN_IF_ERROR(ConfigureForWriting(db));
   if (version < LatestSchemaVersion()) RC_RETURN_IF_ERROR(Migrate(db, SchemaMigrations()));
+  if (fresh) RC_RETURN_IF_ERROR(ConfigureForWriting(db));
   auto state = std::make_unique<State>();
   state->db = std::move(db);
-  state->fresh = version == 0;  // a brand-new file: see AddComponentRefs
+  state->fresh = fresh;  // see AddComponentRefs
   return ReportStore(std::move(state));
 }
 
