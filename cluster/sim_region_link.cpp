@@ -36,7 +36,10 @@ bool SimBackend::CopiesOverLink(const Job& j) const {
          static_cast<size_t>(j.region) < links_.size();
 }
 
-double SimBackend::LinkRate() const { return opt_.region_link_gbytes_per_s * (1 - opt_.region_link_background); }
+// The plan caps the share at 99%; a caller setting SimOptions directly gets the same cap, never a link of 0.
+double SimBackend::LinkRate() const {
+  return opt_.region_link_gbytes_per_s * (1 - std::clamp(opt_.region_link_background, 0.0, 0.99));
+}
 
 void SimBackend::SettleLink(RegionLink& link) {
   if (!link.flows.empty()) {

@@ -12,14 +12,16 @@ std::string Lookup(const std::vector<std::string>& list, int index) {
   return index >= 0 && static_cast<size_t>(index) < list.size() ? list[index] : "";
 }
 
+std::vector<std::string> NamesOf(const std::vector<ActionInfo>& actions) {
+  std::vector<std::string> out;
+  for (const ActionInfo& a : actions) out.push_back(a.name);
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& ActionNames() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> out;
-    for (const ActionInfo& a : InventoryActions()) out.push_back(a.name);
-    return out;
-  }();
+  static const std::vector<std::string> kNames = NamesOf(InventoryActions());
   return kNames;
 }
 
@@ -40,11 +42,7 @@ std::string ActionFor(cluster::Verb verb) {
 }
 
 const std::vector<std::string>& HealerActionNames() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> out;
-    for (const ActionInfo& a : HealerActions()) out.push_back(a.name);
-    return out;
-  }();
+  static const std::vector<std::string> kNames = NamesOf(HealerActions());
   return kNames;
 }
 
