@@ -60,7 +60,7 @@ double SimBackend::SpineShare(const Job& j, FaultId& cause) const {
 }
 
 // The one rule for which spines a job crosses: the simulator slows it by it, `rackchaos blast` reports
-// by it (runner/blast_cmd.cpp). A grouped job: from its placement's groups (NoteGroupFabrics); else all
+// by it (runner/cli/blast_cmd.cpp). A grouped job: from its placement's groups (NoteGroupFabrics); else all
 // of its scale-out traffic, as DP, when its trays span leaf groups.
 SimBackend::SpineCrossing SimBackend::CrossingOf(const Job& j) const {
   SpineCrossing c;

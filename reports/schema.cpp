@@ -167,7 +167,7 @@ Status CreateV1(Db& db) {
 
 Status AddGatesV2(Db& db) { return db.Exec(kSchemaV2, "creating the gates table"); }
 
-// Version 4: which runs belong to which sweep (runner/sweep.h), so aggregates can be recomputed from
+// Version 4: which runs belong to which sweep (runner/campaign/sweep.h), so aggregates can be recomputed from
 // the runs of a merged file. A per-run table, so `report merge` copies it like the others.
 Status AddSweepRunsV4(Db& db) {
   return db.Exec("CREATE TABLE sweep_runs(run_id INTEGER PRIMARY KEY, sweep TEXT NOT NULL, point TEXT NOT NULL);"
@@ -175,7 +175,7 @@ Status AddSweepRunsV4(Db& db) {
                  "creating the sweep_runs table");
 }
 
-// Version 5: qualification records (runner/qualify.h): one row per `rackchaos qualify` of a rack, and
+// Version 5: qualification records (runner/campaign/qualify.h): one row per `rackchaos qualify` of a rack, and
 // every plan of its suite with its stage, run and verdict. Not per-run tables: `report merge` leaves
 // them out (their run ids belong to the file they were written in).
 Status AddQualificationsV5(Db& db) {

@@ -22,7 +22,7 @@ using namespace rackchaos;
 
 namespace {
 
-constexpr size_t kBatch = 20000;  // as runner/run.cpp's RecordingSink
+constexpr size_t kBatch = 20000;  // as runner/engine/run.cpp's RecordingSink
 
 double Since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

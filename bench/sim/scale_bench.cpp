@@ -29,8 +29,8 @@
 #include "core/log.h"
 #include "core/rng.h"
 #include "reports/store.h"
-#include "runner/run.h"
-#include "runner/validate.h"
+#include "runner/engine/run.h"
+#include "runner/spec/validate.h"
 
 using namespace rackchaos;
 

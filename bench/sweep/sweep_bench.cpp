@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "core/log.h"
-#include "runner/plan_loader.h"
-#include "runner/sweep.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/campaign/sweep.h"
 
 using namespace rackchaos;
 namespace fs = std::filesystem;

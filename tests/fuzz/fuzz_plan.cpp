@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "runner/plan_loader.h"
+#include "runner/plan/plan_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,5 +1,5 @@
 // The clock check's verdict and wording (the probe itself runs in real_tests against the lab).
-#include "runner/clock_check.h"
+#include "runner/site/clock_check.h"
 
 #include <doctest/doctest.h>
 

@@ -10,8 +10,8 @@
 #include "cluster/sim_backend.h"
 #include "core/rng.h"
 #include "injectors/injector.h"
-#include "runner/ssh_backend.h"
-#include "runner/wall_clock.h"
+#include "runner/site/ssh_backend.h"
+#include "runner/site/wall_clock.h"
 #include "tests/real/lab.h"
 
 namespace rackchaos::runner {

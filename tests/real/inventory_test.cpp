@@ -1,6 +1,6 @@
 // Site inventories: the shipped examples load, mistakes name file:line:col, and target values reach a
 // command only as quoted words.
-#include "runner/inventory.h"
+#include "runner/site/inventory.h"
 
 #include <doctest/doctest.h>
 
@@ -10,10 +10,10 @@
 #include <fstream>
 
 #include "cluster/catalogue.h"
-#include "runner/plan_loader.h"
-#include "runner/real_run.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/engine/real_run.h"
 #include "runner/ssh/command_template.h"
-#include "runner/ssh_backend.h"
+#include "runner/site/ssh_backend.h"
 
 namespace rackchaos::runner {
 namespace {

@@ -1,7 +1,7 @@
 // The fault ledger: entries survive reopening, close once, and a run's owner lock tells recover
 // whether its process is alive.
-#include "runner/ledger.h"
-#include "runner/recover.h"
+#include "runner/site/ledger.h"
+#include "runner/site/recover.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "reports/store.h"
-#include "runner/ledger.h"
+#include "runner/site/ledger.h"
 #include "tests/real/lab.h"
 
 namespace rackchaos::runner {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <vector>
 
-#include "runner/ledger.h"
+#include "runner/site/ledger.h"
 #include "tests/real/lab.h"
 
 namespace rackchaos::runner {

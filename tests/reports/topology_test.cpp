@@ -108,7 +108,7 @@ TEST_CASE("reports.topology: runs of one cluster share one stored copy - each ru
   CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 3);
 }
 
-// What the simulator hands the store (runner/run.cpp): names by reference, serials derived from a prefix.
+// What the simulator hands the store (runner/engine/run.cpp): names by reference, serials derived from a prefix.
 TEST_CASE("reports.topology: rows by reference with derived serials are stored and digested as spelled-out rows") {
   TempDir dir;
   const std::string path = dir.File("r.db");

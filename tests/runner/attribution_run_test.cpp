@@ -45,7 +45,7 @@ TEST_CASE("attribution run: a job requeued off a drained tray it was not slowed 
   auto out = RunPlan(dir, "{name: pretrain-64, gpus: 64, parallelism: {tp: 4, pp: 4, dp: 4}, step_time: 6s, "
                           "checkpoint: {interval: 30m, write_time: 40s}, restart_overhead: 5m}",
                      "{at: 30m, kind: dpu_fail, target: r01.tray03.dpu1, for: 1h}");
-  CHECK(out.code == runner::ExitCode::kPass);
+  CHECK(out.code == rackchaos::ExitCode::kPass);
   const std::string db = (dir.path / "run.db").string();
   // The simulator's own record: one requeue, tagged with no fault, throwing work away.
   REQUIRE(QueryNumber(db, "SELECT count(*) FROM job_events WHERE state = 'queued' AND cause_fault_id IS NULL") == 1);
@@ -76,5 +76,5 @@ TEST_CASE("attribution run: a NIC flap that touched no job recovers when it ends
   CHECK_FALSE(f.time_to_isolate.has_value());  // a 10 s flap is nothing to isolate
   CHECK(f.time_to_recover == Duration::Seconds(10));
   CHECK(m.missed_faults.empty());
-  CHECK(out.code == runner::ExitCode::kPass);  // ttr.max < 15m
+  CHECK(out.code == rackchaos::ExitCode::kPass);  // ttr.max < 15m
 }

@@ -6,10 +6,10 @@
 #include <map>
 #include <string>
 
-#include "runner/plan_loader.h"
-#include "runner/progress.h"
-#include "runner/run.h"
-#include "runner/validate.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/engine/progress.h"
+#include "runner/engine/run.h"
+#include "runner/spec/validate.h"
 
 using namespace rackchaos;
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "runner/expect.h"
-#include "runner/score.h"
+#include "runner/spec/expect.h"
+#include "runner/engine/score.h"
 
 using namespace rackchaos;
 
@@ -88,17 +88,17 @@ TEST_CASE("verdict: interrupted beats host errors beats abort beats a failing ga
                      .aborted = true, .abort_reason = "at 5m: 3 jobs down", .failed_gate = "ttr.p95 <= 10m: 12m"};
   auto v = runner::Decide(end);
   CHECK(std::string(v.status) == "interrupted");
-  CHECK(v.code == runner::ExitCode::kInterrupted);
+  CHECK(v.code == rackchaos::ExitCode::kInterrupted);
   CHECK(v.reason == "interrupted by signal");
   end.interrupted = false;
   v = runner::Decide(end);
   CHECK(std::string(v.status) == "error");
-  CHECK(v.code == runner::ExitCode::kRuntimeError);
+  CHECK(v.code == rackchaos::ExitCode::kRuntimeError);
   CHECK(v.reason == "2 steps failed");
   end.host_error.clear();
   v = runner::Decide(end);
   CHECK(std::string(v.status) == "aborted");
-  CHECK(v.code == runner::ExitCode::kExpectationFailed);
+  CHECK(v.code == rackchaos::ExitCode::kExpectationFailed);
   CHECK(v.reason == "at 5m: 3 jobs down");
   end.aborted = false;
   v = runner::Decide(end);
@@ -107,6 +107,6 @@ TEST_CASE("verdict: interrupted beats host errors beats abort beats a failing ga
   end.failed_gate.clear();
   v = runner::Decide(end);
   CHECK(std::string(v.status) == "passed");
-  CHECK(v.code == runner::ExitCode::kPass);
+  CHECK(v.code == rackchaos::ExitCode::kPass);
   CHECK(v.reason.empty());
 }

@@ -8,12 +8,12 @@
 #include "healer/detector.h"
 #include "healer/policy.h"
 #include "injectors/injector.h"
-#include "runner/expect.h"
-#include "runner/explain_cmd.h"
-#include "runner/init_cmd.h"
-#include "runner/inventory.h"
-#include "runner/plan_loader.h"
-#include "runner/validate.h"
+#include "runner/spec/expect.h"
+#include "runner/cli/explain_cmd.h"
+#include "runner/cli/init_cmd.h"
+#include "runner/site/inventory.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/spec/validate.h"
 
 using namespace rackchaos;
 

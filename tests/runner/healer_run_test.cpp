@@ -33,7 +33,7 @@ TEST_CASE("healer run: 16 trays down at once - the breaker alerts instead of dra
     CAPTURE(seed);
     std::string db = (dir.path / ("c" + std::to_string(seed) + ".db")).string();
     auto out = Run("correlated_failure.yaml", db, seed);
-    CHECK(out.code == runner::ExitCode::kPass);
+    CHECK(out.code == rackchaos::ExitCode::kPass);
     auto store = reports::ReportStore::OpenReadOnly(db);
     REQUIRE(store.ok());
     auto m = store->ReadMetrics(out.run_id);
@@ -50,12 +50,12 @@ TEST_CASE("healer run: the parts isolated in two runs of the quickstart are lemo
   TempDir dir("healer-run-test");
   std::string db = (dir.path / "q.db").string();
   auto first = Run("quickstart.yaml", db, 42);
-  REQUIRE(first.code == runner::ExitCode::kPass);
+  REQUIRE(first.code == rackchaos::ExitCode::kPass);
   auto store = reports::ReportStore::OpenReadOnly(db);
   REQUIRE(store.ok());
   CHECK(reports::ReadLemons(*store, 2)->empty());  // one run: no repeat offender yet
   auto second = Run("quickstart.yaml", db, 42);
-  REQUIRE(second.code == runner::ExitCode::kPass);
+  REQUIRE(second.code == rackchaos::ExitCode::kPass);
   auto lemons = reports::ReadLemons(*store, 2, second.run_id);
   REQUIRE(lemons.ok());
   REQUIRE(lemons->size() == 4);  // the quickstart isolates one part per fault, each really faulty
@@ -74,7 +74,7 @@ TEST_CASE("healer run: trays whose GPUs shut down while the CDU was off are rebo
   for (uint64_t seed : {11, 12}) {
     CAPTURE(seed);
     std::string db = (dir.path / ("cdu" + std::to_string(seed) + ".db")).string();
-    REQUIRE(Run("cdu_failure.yaml", db, seed).code == runner::ExitCode::kPass);
+    REQUIRE(Run("cdu_failure.yaml", db, seed).code == rackchaos::ExitCode::kPass);
     auto distinct = [&](const char* action) {
       return Count(db, std::string("SELECT count(DISTINCT component_id) FROM actions WHERE action = '") + action + "'");
     };
@@ -104,7 +104,7 @@ TEST_CASE("healer run: a switch tray's valve at 20% is seen hot on that switch t
       CAPTURE(seed);
       std::string db = (dir.path / ("sw" + std::string(policy) + std::to_string(seed) + ".db")).string();
       const auto run = Run("switch_tray_heat.yaml", db, seed, policy);
-      if (!*policy) CHECK(run.code == runner::ExitCode::kPass);  // the plan's gates hold for its default policy
+      if (!*policy) CHECK(run.code == rackchaos::ExitCode::kPass);  // the plan's gates hold for its default policy
       const std::string sw = "(SELECT id FROM components WHERE name = 'r01.switch3')";
       auto first = [&](const std::string& table, const std::string& where) {
         return Count(db, "SELECT min(t_us) FROM " + table + " WHERE component_id = " + sw + " AND " + where);
@@ -140,7 +140,7 @@ TEST_CASE("healer run: an elastic job shrinks when tray pulls outrun the spare a
     std::string wait_db = (dir.path / ("w" + std::to_string(seed) + ".db")).string();
     auto shrink = Run("elastic_shrink.yaml", shrink_db, seed);  // its policy: policies/shrink.yaml
     auto wait = Run("elastic_shrink.yaml", wait_db, seed, "default");
-    CHECK(shrink.code == runner::ExitCode::kPass);
+    CHECK(shrink.code == rackchaos::ExitCode::kPass);
     auto ettr = [](const std::string& db, int64_t run) {
       auto store = reports::ReportStore::OpenReadOnly(db);
       REQUIRE(store.ok());

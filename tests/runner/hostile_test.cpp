@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "runner/plan_loader.h"
-#include "runner/validate.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/spec/validate.h"
 
 using namespace rackchaos;
 

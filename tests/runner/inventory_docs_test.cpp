@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "runner/inventory.h"
+#include "runner/site/inventory.h"
 
 using namespace rackchaos;
 
@@ -32,7 +32,7 @@ std::string Braced(const std::vector<std::string>& names) {
 std::string RenderInventoryReference() {
   std::ostringstream md;
   md << "# Site inventory reference\n\n"
-     << "Generated from the inventory loader's tables (`runner/inventory_keys.cpp`); a test fails when this\n"
+     << "Generated from the inventory loader's tables (`runner/site/inventory_keys.cpp`); a test fails when this\n"
      << "file and the tables disagree. How real mode uses an inventory: [real-mode.md](real-mode.md). Examples:\n"
      << "`sites/gb200-example.yaml`, or `rackchaos init --model MODEL` to write one for your rack model.\n"
      << "Durations take units `ms s m h d w`. Unknown keys are refused with `FILE:LINE:COL`.\n";

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "runner/plan_loader.h"
+#include "runner/plan/plan_loader.h"
 
 using namespace rackchaos;
 
@@ -22,7 +22,7 @@ std::string Cell(std::string_view text) {
 std::string RenderReference() {
   std::ostringstream md;
   md << "# Plan reference\n\n"
-     << "Generated from the loader's key table (`runner/plan.cpp`, `PlanKeys()`); a test fails when this file\n"
+     << "Generated from the loader's key table (`runner/plan/plan.cpp`, `PlanKeys()`); a test fails when this file\n"
      << "and the table disagree. Durations take units `ms s m h d w` and sums such as `1h30m`.\n";
   std::string section = "-";
   for (const runner::KeyInfo& k : runner::PlanKeys()) {

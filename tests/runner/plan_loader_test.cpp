@@ -1,4 +1,4 @@
-#include "runner/plan_loader.h"
+#include "runner/plan/plan_loader.h"
 
 #include <doctest/doctest.h>
 

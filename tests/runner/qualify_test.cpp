@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "runner/qualify.h"
+#include "runner/campaign/qualify.h"
 
 using namespace rackchaos;
 namespace fs = std::filesystem;

@@ -1,6 +1,6 @@
 // Replay: incident events -> faults at their offsets -> plan text that loads and validates; the sample
 // incidents in scenarios/incidents/ each give the faults their README describes.
-#include "runner/replay.h"
+#include "runner/replay/replay.h"
 
 #include <doctest/doctest.h>
 
@@ -8,9 +8,9 @@
 
 #include "cluster/catalogue.h"
 #include "runner/incident/importer.h"
-#include "runner/inventory.h"
-#include "runner/plan_loader.h"
-#include "runner/validate.h"
+#include "runner/site/inventory.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/spec/validate.h"
 
 namespace rr = rackchaos::runner;
 namespace ri = rackchaos::incident;

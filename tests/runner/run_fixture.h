@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <string>
 
-#include "runner/plan_loader.h"
-#include "runner/run.h"
-#include "runner/validate.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/engine/run.h"
+#include "runner/spec/validate.h"
 
 namespace rackchaos::runner::testing {
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "reports/store.h"
-#include "runner/plan_loader.h"
-#include "runner/run.h"
-#include "runner/validate.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/engine/run.h"
+#include "runner/spec/validate.h"
 
 using namespace rackchaos;
 namespace fs = std::filesystem;
@@ -72,7 +72,7 @@ std::string DumpWithoutWallClock(const std::string& path) {
 TEST_CASE("quickstart runs end to end and passes its expectations") {
   fs::path dir = TempDir();
   auto out = RunQuickstart((dir / "a.db").string(), 42);
-  CHECK(out.code == runner::ExitCode::kPass);
+  CHECK(out.code == rackchaos::ExitCode::kPass);
   CHECK(out.run_id == 1);
   CHECK(out.gates.size() == 5);
   for (const auto& g : out.gates) CHECK_MESSAGE(g.passed, g.message);
@@ -102,8 +102,8 @@ TEST_CASE("same plan and seed give the same database, byte for byte outside wall
   auto a = RunQuickstart((dir / "a.db").string(), 7);
   auto b = RunQuickstart((dir / "b.db").string(), 7);
   auto c = RunQuickstart((dir / "c.db").string(), 8);
-  REQUIRE(a.code == runner::ExitCode::kPass);
-  REQUIRE(b.code == runner::ExitCode::kPass);
+  REQUIRE(a.code == rackchaos::ExitCode::kPass);
+  REQUIRE(b.code == rackchaos::ExitCode::kPass);
   std::string da = DumpWithoutWallClock((dir / "a.db").string());
   std::string db = DumpWithoutWallClock((dir / "b.db").string());
   std::string dc = DumpWithoutWallClock((dir / "c.db").string());
@@ -117,7 +117,7 @@ TEST_CASE("a stop request ends the run as interrupted with every fault reverted"
   fs::path dir = TempDir();
   // 2h50m: the valve fault (2h40m, for 45m) is applied and the link fault was reverted on time.
   auto out = RunQuickstart((dir / "s.db").string(), 1, Duration::Minutes(170));
-  CHECK(out.code == runner::ExitCode::kInterrupted);
+  CHECK(out.code == rackchaos::ExitCode::kInterrupted);
   auto store = reports::ReportStore::OpenReadOnly((dir / "s.db").string());
   REQUIRE(store.ok());
   auto run = store->ReadRun(out.run_id);

@@ -1,4 +1,4 @@
-#include "runner/selector.h"
+#include "runner/plan/selector.h"
 
 #include <doctest/doctest.h>
 

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "runner/plan_loader.h"
-#include "runner/sweep.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/campaign/sweep.h"
 
 using namespace rackchaos;
 namespace fs = std::filesystem;

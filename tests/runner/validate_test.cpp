@@ -4,8 +4,8 @@
 #include <string>
 
 #include "injectors/injector.h"
-#include "runner/plan_loader.h"
-#include "runner/validate.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/spec/validate.h"
 
 using namespace rackchaos;
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "reports/store.h"
-#include "runner/plan_loader.h"
-#include "runner/run.h"
-#include "runner/validate.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/engine/run.h"
+#include "runner/spec/validate.h"
 
 using namespace rackchaos;
 namespace fs = std::filesystem;
@@ -67,7 +67,7 @@ Time LastEventAt(const Ran& r) { return r.events.empty() ? Time{} : r.events.bac
 
 // Aborted: verdict, exit code, the reason stored, an abort action, every applied fault reverted early.
 void CheckAborted(const Ran& r, const std::string& reason_part, Time before) {
-  CHECK(r.out.code == runner::ExitCode::kExpectationFailed);
+  CHECK(r.out.code == rackchaos::ExitCode::kExpectationFailed);
   CHECK(r.row.status == "aborted");
   CHECK(r.row.exit_code == 1);
   CHECK_MESSAGE(r.row.failed_reason.find(reason_part) != std::string::npos, r.row.failed_reason);
@@ -87,7 +87,7 @@ TEST_CASE("watch: more GPUs offline than safety.abort.gpus_offline aborts the ru
   CHECK(aborted.row.failed_reason.find("safety.abort.gpus_offline 3") != std::string::npos);
   // The tray has 4 GPUs: a limit of 4 is not crossed and the run goes to its end.
   Ran kept = RunText(std::string(kBase) + "safety: {abort: {gpus_offline: 4}}\n");
-  CHECK(kept.out.code == runner::ExitCode::kPass);
+  CHECK(kept.out.code == rackchaos::ExitCode::kPass);
   CHECK(kept.row.status == "passed");
   CHECK(LastEventAt(kept) > Duration::Hours(1));
 }
@@ -125,7 +125,7 @@ TEST_CASE("watch: a continuous gate stops the run as soon as it can no longer pa
   CheckAborted(aborted, "continuous gate ttr.max < 2m", Duration::Minutes(24));
   // Checked only at the end, the same gate fails the run after the whole horizon.
   Ran at_end = RunText(std::string(kBase) + "expect:\n  - \"ttr.max < 2m\"\n");
-  CHECK(at_end.out.code == runner::ExitCode::kExpectationFailed);
+  CHECK(at_end.out.code == rackchaos::ExitCode::kExpectationFailed);
   CHECK(at_end.row.status == "failed");
   CHECK(LastEventAt(at_end) > Duration::Hours(1));
   // A continuous gate that holds lets the run finish and pass.

@@ -1,0 +1,347 @@
+// rackchaos: the command line. Each subcommand reads as a list of stages.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cluster/catalogue.h"
+#include "core/log.h"
+#include "healer/detector.h"
+#include "healer/policy.h"
+#include "injectors/injector.h"
+#include "runner/cli/blast_cmd.h"
+#include "runner/cli/dry_run.h"
+#include "core/exit_code.h"
+#include "runner/spec/expect.h"
+#include "runner/cli/explain_cmd.h"
+#include "runner/cli/init_cmd.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/campaign/qualify.h"
+#include "runner/engine/real_run.h"
+#include "runner/cli/recover_cmd.h"
+#include "runner/cli/replay_cmd.h"
+#include "runner/cli/report_cmd.h"
+#include "runner/engine/run.h"
+#include "runner/spec/safety.h"
+#include "runner/cli/sweep_cmd.h"
+#include "runner/spec/validate.h"
+
+namespace rc = rackchaos;
+using rackchaos::ExitCode;
+using rackchaos::ToInt;
+
+namespace {
+
+struct Common {
+  int verbose = 0;
+  bool quiet = false;
+  std::string db = "rackchaos.db";
+  std::string ledger;              // real mode: fault ledger path (default <db>.ledger)
+  bool accept_new_host_keys = false;
+  bool progress = false;           // --progress: the progress line on stderr even when it is not a terminal
+};
+
+void SetupLogging(const Common& c) {
+  auto level = spdlog::level::warn;
+  if (c.quiet) level = spdlog::level::err;
+  else if (c.verbose == 1) level = spdlog::level::info;
+  else if (c.verbose >= 2) level = spdlog::level::debug;
+  rc::InitLogging(level);
+}
+
+int Error(ExitCode code, const std::string& message) {
+  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
+  return ToInt(code);
+}
+
+// Load and validate: every problem is bad input (exit 2) with a file:line:column message.
+int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& vopt, rc::runner::Plan& plan,
+                    rc::runner::RunSpec& spec) {
+  auto loaded = rc::runner::LoadPlan(path);
+  if (!loaded.ok()) return Error(ExitCode::kBadInput, loaded.status().message());
+  plan = std::move(*loaded);
+  auto validated = rc::runner::ValidatePlan(plan, vopt);
+  if (!validated.ok()) return Error(ExitCode::kBadInput, validated.status().message());
+  spec = std::move(*validated);
+  return 0;
+}
+
+// Real mode: the plan's site inventory is checked once for every fault, then the faults run on its hosts.
+int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::RunSpec& spec,
+               const std::string& command_line) {
+  auto real = rc::runner::ValidateRealPlan(plan, spec);
+  if (!real.ok()) return Error(ExitCode::kBadInput, real.status().message());
+  rc::runner::RealRunOptions opt{c.db, c.ledger, command_line, c.accept_new_host_keys};
+  rc::runner::RunOutcome out = rc::runner::ExecuteRealRun(plan, spec, *real, opt);
+  if (!c.quiet && !out.summary.empty()) std::cout << out.summary;
+  if (!out.error.empty()) Error(out.code, out.error);
+  if (!c.quiet && out.run_id) std::cout << "\nRun " << out.run_id << " (real, " << real->hosts.size() << " host(s)) stored in " << c.db << "\n";
+  return ToInt(out.code);
+}
+
+int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> seed, const std::string& healer,
+           const std::string& inventory, const std::string& command_line) {
+  rc::runner::Plan plan;
+  rc::runner::RunSpec spec;
+  if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec)) return rc_;
+  if (rc::runner::StopFileExists())  // an operator halted every run on this machine
+    return Error(ExitCode::kInterrupted, "stop file " + rc::runner::StopFilePath() + " exists; remove it to run");
+  rc::runner::InstallStopHandlers();
+  // --inventory runs the plan on that site (relative to the working directory, not to the plan).
+  if (!inventory.empty()) plan.cluster.inventory = std::filesystem::absolute(inventory).lexically_normal().string();
+  if (!plan.cluster.inventory.empty()) return CmdRunReal(c, plan, spec, command_line);
+  rc::runner::RunOptions opt;
+  opt.db_path = c.db;
+  opt.command_line = command_line;
+  rc::runner::ProgressLine progress(rc::runner::ProgressWanted(c.progress, c.quiet));
+  opt.progress = [&progress](const rc::runner::RunProgress& p) { progress.Run(p); };
+  rc::runner::RunOutcome out = rc::runner::ExecuteRun(plan, spec, opt);
+  progress.Done();
+  if (out.code == ExitCode::kRuntimeError) return Error(out.code, out.error);
+  if (!c.quiet) {
+    std::cout << out.summary;
+    if (!out.gates.empty()) {
+      std::cout << "\nExpectations\n";
+      for (const auto& g : out.gates) std::cout << "  " << (g.passed ? "pass  " : "FAIL  ") << g.message << "\n";
+    }
+    std::cout << "\nRun " << out.run_id << " stored in " << c.db << " (seed " << spec.seed << "; replay with --seed "
+              << spec.seed << ")\n";
+  }
+  return ToInt(out.code);
+}
+
+int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
+  rc::runner::Plan plan;
+  rc::runner::RunSpec spec;
+  if (int rc_ = LoadAndValidate(path, {seed, ""}, plan, spec)) return rc_;
+  if (!plan.cluster.inventory.empty()) {
+    auto real = rc::runner::ValidateRealPlan(plan, spec);
+    if (!real.ok()) return Error(ExitCode::kBadInput, real.status().message());
+    std::cout << path << ": site inventory " << real->inventory.path << " (" << real->hosts.size() << " host(s) used)\n";
+  }
+  std::cout << path << ": ok: " << spec.topology.model().name << " x" << spec.topology.racks().size() << " ("
+            << spec.topology.gpus().size() << " GPUs), " << spec.jobs.size() << " job(s), " << spec.faults.size()
+            << " fault(s), healer policy " << spec.policy.name << ", horizon " << rc::FormatDuration(spec.horizon) << "\n";
+  for (const auto& f : spec.faults)
+    std::cout << "  #" << f.id << " at " << rc::FormatDuration(f.at) << ": " << f.injector->name() << " on "
+              << spec.topology.TargetName(f.target)
+              << (f.duration ? " for " + rc::FormatDuration(*f.duration) : std::string(" until the end")) << "\n";
+  return 0;
+}
+
+int CmdList(const std::string& what) {
+  if (what == "models") {
+    for (const auto& name : rc::cluster::CatalogueModelNames()) {
+      auto m = rc::cluster::LoadRackModel(name);
+      std::printf("%-14s %s\n", name.c_str(), m.ok() ? m->description.c_str() : m.status().message().c_str());
+    }
+  } else if (what == "injectors") {
+    for (const auto* i : rc::injectors::AllInjectors())
+      std::printf("%-15s %s\n", std::string(i->name()).c_str(), std::string(i->summary()).c_str());
+  } else if (what == "detectors") {
+    for (const auto& d : rc::healer::DetectorTable()) std::printf("%-14s %s\n", d.name.c_str(), d.summary.c_str());
+  } else if (what == "policies") {
+    for (const auto& name : rc::healer::ShippedPolicyNames()) {
+      auto p = rc::healer::LoadPolicy(name);
+      std::printf("%-14s %s\n", name.c_str(), p.ok() ? p->description.c_str() : p.status().message().c_str());
+    }
+  } else if (what == "metrics") {
+    for (const auto& [name, desc] : rc::runner::ExpectationMetrics()) std::printf("%-24s %s\n", name.c_str(), desc.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rackchaos: fault injection and self-healing tests for rack-scale GPU clusters.\n"
+               "A YAML plan says what to break; the simulated rack breaks it, the healer recovers, and a SQLite\n"
+               "report (rackchaos.db) says how far the damage spread and how long recovery took."};
+  app.footer(std::string("\n") + rackchaos::kExitCodeHelp +
+             "\nExamples:\n  rackchaos run scenarios/quickstart.yaml\n  rackchaos run scenarios/quickstart.yaml --seed 7 --healer aggressive\n"
+             "  rackchaos validate scenarios/quickstart.yaml\n  rackchaos recover --db rackchaos.db\n  rackchaos report --db rackchaos.db\n"
+             "  sqlite3 rackchaos.db 'select * from fault_summary'\n");
+  app.require_subcommand(1);
+  Common common;
+  auto add_common = [&](CLI::App* sub, bool db) {
+    sub->add_flag("-v,--verbose", common.verbose, "More log output (-v info, -vv debug); lines carry the run's time");
+    sub->add_flag("-q,--quiet", common.quiet, "Only errors");
+    if (sub->get_name() == "run" || sub->get_name() == "sweep" || sub->get_name() == "qualify")
+      sub->add_flag("--progress", common.progress, "Progress line on stderr (default: only when stderr is a terminal)");
+    if (db) sub->add_option("--db", common.db, "Report database (SQLite)")->capture_default_str();
+  };
+
+  std::string plan_path, healer, list_what, inventory;
+  std::optional<uint64_t> seed;
+
+  auto* run = app.add_subcommand("run", "Run a plan on the simulated cluster and record the report");
+  run->add_option("plan", plan_path, "Plan file (YAML)")->required();
+  run->add_option("--seed", seed, "Override the plan's seed (the summary prints the seed used)");
+  run->add_option("--healer", healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
+  run->add_option("--inventory", inventory, "Run on real hosts: this site inventory instead of the plan's cluster.inventory");
+  bool dry_run = false;
+  run->add_flag("--dry-run", dry_run, "Print the resolved timeline (what would happen to which component) and exit; touches nothing");
+  run->add_option("--ledger", common.ledger, "Real mode: fault ledger (default <db>.ledger)");
+  run->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Real mode: add unknown SSH host keys to known_hosts (changed keys are always refused)");
+  add_common(run, true);
+
+  auto* recover = app.add_subcommand("recover", "Revert every fault a crashed or killed real run left applied (from the fault ledger)");
+  recover->add_option("--ledger", common.ledger, "Fault ledger (default <db>.ledger)");
+  recover->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Add unknown SSH host keys to known_hosts");
+  rc::runner::RecoverOptions recover_options;
+  recover->add_flag("--list", recover_options.list_only, "Print the open ledger entries (with their ids) and touch nothing");
+  recover->add_option("--forget", recover_options.forget,
+                      "Ledger entry ids to close without reverting: the host is gone for good or was fixed by hand")
+      ->delimiter(',');
+  recover->add_option("--reason", recover_options.forget_reason, "Why the --forget entries are given up (kept in the ledger)");
+  add_common(recover, true);
+
+  auto* validate = app.add_subcommand("validate", "Check a plan without running it (exit 0 ok, 2 with the error)");
+  validate->add_option("plan", plan_path, "Plan file (YAML)")->required();
+  validate->add_option("--seed", seed, "Seed for target picks");
+  add_common(validate, false);
+
+  rc::runner::ReportArgs report_args;
+  auto* report = app.add_subcommand("report", "Render a stored run (default: the latest) as text, JSON, Markdown, JUnit, Prometheus or HTML");
+  report->add_option("run", report_args.run, "Run id (see `sqlite3 rackchaos.db 'select id, plan_name from runs'`)");
+  report->add_option("-f,--format", report_args.format, "text | json | markdown | junit | prometheus | html")->capture_default_str();
+  report->add_option("-o,--output", report_args.output, "Write to this file instead of stdout");
+  report->add_option("--lemon-runs", report_args.lemon_runs,
+                     "Text: flag parts this run isolated that were really faulty in at least N stored runs")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  add_common(report, true);
+  std::vector<std::string> merge_inputs;
+  std::string merge_output;
+  auto* merge = report->add_subcommand("merge", "Copy every run of several report databases into one, skipping runs it already has");
+  merge->add_option("inputs", merge_inputs, "Report databases (shards) to merge")->required();
+  merge->add_option("-o,--output", merge_output, "Destination database (created if absent)")->required();
+
+  std::string sweep_id;
+  auto* report_sweep = report->add_subcommand("sweep", "Aggregates of a stored sweep (default: the latest), also after merging its shards");
+  report_sweep->add_option("sweep", sweep_id, "Sweep id (printed by `rackchaos sweep`)");
+  report_sweep->add_option("--db", common.db, "Report database (SQLite)");
+
+  rc::runner::SweepArgs sweep_args;
+  auto* sweep = app.add_subcommand("sweep", "Run a plan for seeds 1..N (and a grid of parameters); store every run and print aggregates");
+  sweep->add_option("plan", sweep_args.plan, "Plan file (YAML)")->required();
+  sweep->add_option("--seeds", sweep_args.seeds, "Seeds 1..N")->capture_default_str();
+  sweep->add_option("--grid", sweep_args.grid, "key=v1,v2; keys: healer, chaos.scale, spares, checkpoint.interval, healer.missed_beats, healer.straggler_window, healer.mad_threshold, healer.temperature_c, healer.correlation_window, healer.recheck, healer.burn_in; repeat for more axes");
+  sweep->add_option("--threads", sweep_args.threads, "Runs at once (each run is single-threaded)")->capture_default_str();
+  sweep->add_option("--shard", sweep_args.shard, "K/N: run only seeds s with (s-1) % N == K-1; merge shards with `report merge`");
+  sweep->add_option("-o", common.db, "Report database (same as --db)");
+  add_common(sweep, true);
+
+  rc::runner::CompareArgs compare_args;
+  auto* compare = app.add_subcommand("compare", "What got better or worse from run A to run B; exit 1 when a --fail-on threshold regresses");
+  compare->add_option("run_a", compare_args.run_a, "Baseline run id")->required();
+  compare->add_option("run_b", compare_args.run_b, "Run id to judge")->required();
+  compare->add_option("--db-b", compare_args.db_b, "Database of run B, when not --db");
+  compare->add_option("--fail-on", compare_args.fail_on, "Allowed worsening, e.g. ttr.p95=+10%,ttr.max=+30s,precision=-0.05");
+  add_common(compare, true);
+
+  rc::runner::QualifyArgs qualify_args;
+  auto* qualify = app.add_subcommand("qualify", "Qualify a rack: run a suite's stages of plans in order, each only if the one before passed; one record per rack");
+  qualify->add_option("suite", qualify_args.suite, "Suite directory: stage directories (1-tray/, 2-rack/, ...) of plans")->required();
+  qualify->add_option("--rack", qualify_args.rack, "The rack's serial number, recorded with the verdicts")->required();
+  qualify->add_option("--junit", qualify_args.junit, "Also write the verdicts as JUnit XML to this file");
+  add_common(qualify, true);
+
+  std::string rack_serial;
+  int history_lemon_runs = 2;
+  auto* history = app.add_subcommand("history", "Every stored run that touched a rack: verdicts, trend, lemons");
+  history->add_option("--rack", rack_serial, "Rack (or tray) serial, e.g. SIM-gb200-nvl72-r01")->required();
+  history->add_option("--lemon-runs", history_lemon_runs, "A lemon: isolated as really faulty in at least N runs")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  add_common(history, true);
+
+  rc::runner::ReplayArgs replay_args;
+  auto* replay = app.add_subcommand("replay", "Rebuild an incident from its logs, run it with a healer policy, compare (docs/replay.md)");
+  replay->add_option("incidents", replay_args.incidents, "Kernel logs, Slurm logs/tables, JSON/CSV timelines")->required();
+  replay->add_option("--cluster", replay_args.cluster, "Plan (cluster + workload) or site inventory")->required();
+  replay->add_option("--healer", replay_args.healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
+  replay->add_option("--gpu-map", replay_args.gpu_map, "Lines 'HOST TRAY' and 'HOST ADDRESS TARGET' (PCI id or interface)");
+  replay->add_option("--export", replay_args.export_path, "Write the replay plan here (rerun with `rackchaos run`)");
+  replay->add_option("--year", replay_args.year, "Year of log stamps that print none (journalctl, syslog)");
+  replay->add_option("--boot-time", replay_args.boot_time, "ISO time plain dmesg uptimes count from (aligns them with Slurm and journal times)");
+  replay->add_option("--tz", replay_args.tz,
+                     "Zone of log stamps that print none (Slurm logs, sacctmgr, dmesg -T, syslog, journalctl short): UTC "
+                     "(default), an offset such as +02:00, or a zone name such as America/Chicago")
+      ->capture_default_str();
+  replay->add_option("--seed", replay_args.seed, "Seed of the simulated run");
+  add_common(replay, true);
+  rc::runner::BlastArgs blast_args;
+  auto* blast = app.add_subcommand("blast", "GPUs, trays and jobs that lose service or bandwidth if a component fails or is taken out");
+  blast->add_option("component", blast_args.component, "Component or NVLink port, e.g. r01.switch1, r01.cdu, r01.tray03.gpu2.nvlink5")->required();
+  auto* spof = app.add_subcommand("spof", "Components whose loss takes out a whole NVLink domain or more than N GPUs, or cuts more than N GPUs off a link, ranked");
+  spof->add_option("--threshold", blast_args.threshold, "GPUs (N)")->capture_default_str();
+  for (auto* sub : {blast, spof}) sub->add_option("--plan", blast_args.plan, "Plan file (YAML)")->required();
+
+  auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics");
+  list->add_option("what", list_what, "models | injectors | detectors | policies | metrics")
+      ->required()
+      ->check(CLI::IsMember({"models", "injectors", "detectors", "policies", "metrics"}));
+
+  std::string explain_name, init_model = "gb200-nvl72", init_dir = ".";
+  int init_racks = 1;
+  auto* explain = app.add_subcommand("explain", "Parameters, units, defaults, simulator and real-mode behaviour of one injector, detector, model, policy or metric");
+  explain->add_option("name", explain_name, "A name from `rackchaos list ...`, e.g. link_down, gb200-nvl72, ttr")->required();
+  auto* init = app.add_subcommand("init", "Write a commented plan (plan.yaml) and site inventory (site.yaml) for a rack model");
+  init->add_option("--model", init_model, "Catalogue model (`rackchaos list models`)")->capture_default_str();
+  init->add_option("--racks", init_racks, "Racks of the model")->capture_default_str();
+  init->add_option("--dir", init_dir, "Directory to write into (created if absent)")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : ToInt(ExitCode::kBadInput);
+  }
+  SetupLogging(common);
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  if (*run && dry_run) return rc::runner::CmdDryRun(plan_path, {seed, healer});
+  if (*run) return CmdRun(common, plan_path, seed, healer, inventory, command_line);
+  if (*validate) return CmdValidate(plan_path, seed);
+  if (*recover) {
+    recover_options.accept_new_host_keys = common.accept_new_host_keys;
+    return rc::runner::CmdRecover(common.db, common.ledger, recover_options, common.quiet);
+  }
+  if (*sweep) {
+    sweep_args.db = common.db;
+    sweep_args.command_line = command_line;
+    sweep_args.quiet = common.quiet;
+    sweep_args.progress = common.progress;
+    return rc::runner::CmdSweep(sweep_args);
+  }
+  if (*qualify) {
+    qualify_args.db = common.db;
+    qualify_args.command_line = command_line;
+    qualify_args.quiet = common.quiet;
+    qualify_args.progress = common.progress;
+    return rc::runner::CmdQualify(qualify_args);
+  }
+  if (*report_sweep) return rc::runner::CmdSweepReport(common.db, sweep_id);
+  if (*merge) return rc::runner::CmdReportMerge(merge_inputs, merge_output);
+  if (*compare) {
+    compare_args.db = common.db;
+    return rc::runner::CmdCompare(compare_args);
+  }
+  if (*history) return rc::runner::CmdHistory(common.db, rack_serial, history_lemon_runs);
+  if (*report) {
+    report_args.db = common.db;
+    return rc::runner::CmdReportRender(report_args);
+  }
+  if (*list) return CmdList(list_what);
+  if (*explain) return rc::runner::CmdExplain(explain_name);
+  if (*init) return rc::runner::CmdInit(init_model, init_racks, init_dir);
+  if (*replay) {
+    replay_args.db = common.db;
+    replay_args.command_line = command_line;
+    replay_args.quiet = common.quiet;
+    return rc::runner::CmdReplay(replay_args);
+  }
+  if (*blast) return rc::runner::CmdBlast(blast_args);
+  if (*spof) return rc::runner::CmdSpof(blast_args);
+  return ToInt(ExitCode::kBadInput);
+}

@@ -1,0 +1,48 @@
+// `rackchaos recover`: the command around runner/site/recover.h.
+#include "runner/cli/recover_cmd.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "core/exit_code.h"
+
+namespace rackchaos::runner {
+
+int CmdRecover(const std::string& db, const std::string& ledger_path, const RecoverOptions& options, bool quiet) {
+  const std::string path = ledger_path.empty() ? DefaultLedgerPath(db) : ledger_path;
+  if (!std::filesystem::exists(path)) {
+    if (!quiet) std::printf("recover: no fault ledger at %s; nothing to do\n", path.c_str());
+    return ToInt(ExitCode::kPass);
+  }
+  auto ledger = Ledger::Open(path);
+  if (!ledger.ok()) {
+    std::fprintf(stderr, "rackchaos: %s\n", ledger.status().ToString().c_str());
+    return ToInt(ExitCode::kRuntimeError);
+  }
+  if (options.list_only) {
+    auto lines = ListOpen(*ledger);
+    if (!lines.ok()) {
+      std::fprintf(stderr, "rackchaos: %s\n", lines.status().ToString().c_str());
+      return ToInt(ExitCode::kRuntimeError);
+    }
+    for (const std::string& line : *lines) std::printf("%s\n", line.c_str());
+    std::printf("recover: %zu open entr%s in %s\n", lines->size(), lines->size() == 1 ? "y" : "ies", path.c_str());
+    return ToInt(ExitCode::kPass);
+  }
+  auto result = Recover(*ledger, options);
+  if (!result.ok()) {
+    std::fprintf(stderr, "rackchaos: recover: %s\n", result.status().ToString().c_str());
+    const StatusCode code = result.status().code();
+    return ToInt(code == StatusCode::kNotFound || code == StatusCode::kInvalidArgument ? ExitCode::kBadInput
+                                                                                     : ExitCode::kRuntimeError);
+  }
+  if (!quiet) {
+    for (const std::string& line : result->lines) std::printf("%s\n", line.c_str());
+    std::printf("recover: %d reverted, %d still open, %d left to live runs, %d run(s) marked aborted%s (ledger %s)\n",
+                result->reverted, result->failed, result->skipped_live, result->runs_aborted,
+                result->forgotten ? (", " + std::to_string(result->forgotten) + " forgotten").c_str() : "", path.c_str());
+  }
+  return result->failed == 0 ? ToInt(ExitCode::kPass) : ToInt(ExitCode::kRuntimeError);
+}
+
+}  // namespace rackchaos::runner

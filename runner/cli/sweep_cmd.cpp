@@ -1,0 +1,76 @@
+#include "runner/cli/sweep_cmd.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "core/exit_code.h"
+#include "runner/plan/plan_loader.h"
+#include "runner/engine/progress.h"
+#include "runner/engine/run.h"
+#include "runner/spec/safety.h"
+#include "runner/campaign/sweep.h"
+
+namespace rackchaos::runner {
+namespace {
+
+int Error(ExitCode code, const std::string& message) {
+  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
+  return ToInt(code);
+}
+
+ExitCode CodeOf(const Status& s) {
+  return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound ? ExitCode::kBadInput
+                                                                                        : ExitCode::kRuntimeError;
+}
+
+}  // namespace
+
+int CmdSweep(const SweepArgs& args) {
+  // Stage 1: the command line and the plan; nothing runs on bad input.
+  SweepOptions options;
+  options.seeds = args.seeds;
+  options.threads = args.threads;
+  options.db_path = args.db;
+  options.command_line = args.command_line;
+  options.progress = ProgressWanted(args.progress, args.quiet);
+  if (args.seeds < 1) return Error(ExitCode::kBadInput, "--seeds must be at least 1");
+  for (const std::string& g : args.grid) {
+    auto axis = ParseGridAxis(g);
+    if (!axis.ok()) return Error(ExitCode::kBadInput, axis.status().message());
+    options.grid.push_back(std::move(*axis));
+  }
+  if (!args.shard.empty()) {
+    auto shard = ParseShard(args.shard);
+    if (!shard.ok()) return Error(ExitCode::kBadInput, shard.status().message());
+    std::tie(options.shard, options.shards) = *shard;
+  }
+  auto plan = LoadPlan(args.plan);
+  if (!plan.ok()) return Error(ExitCode::kBadInput, plan.status().message());
+  if (!plan->cluster.inventory.empty()) return Error(ExitCode::kBadInput, args.plan + ": sweeps run simulated plans only");
+  if (StopFileExists()) return Error(ExitCode::kInterrupted, "stop file " + StopFilePath() + " exists; remove it to run");
+
+  // Stage 2: the runs. Stage 3: the aggregates as read back from the store.
+  InstallStopHandlers();
+  auto result = RunSweep(*plan, options);
+  if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());
+  if (!args.quiet) {
+    if (!result->stats.empty()) std::cout << RenderSweepTable(*result);
+    if (result->skipped > 0)
+      std::cout << result->skipped << " run(s) of this sweep were already in " << args.db << " and were not run again\n";
+    std::cout << "Sweep " << result->sweep_id << " (shard " << options.shard << "/" << options.shards << ") stored in "
+              << args.db << "; `rackchaos report sweep " << result->sweep_id << " --db " << args.db << "` shows it\n";
+  }
+  if (result->interrupted) return ToInt(ExitCode::kInterrupted);
+  return ToInt(result->failed > 0 ? ExitCode::kExpectationFailed : ExitCode::kPass);
+}
+
+int CmdSweepReport(const std::string& db, const std::string& sweep_id) {
+  auto store = reports::ReportStore::OpenForReading(db);
+  if (!store.ok()) return Error(CodeOf(store.status()), store.status().message());
+  auto result = ReadSweep(*store, sweep_id);
+  if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());
+  std::cout << RenderSweepTable(*result);
+  return ToInt(ExitCode::kPass);
+}
+
+}  // namespace rackchaos::runner

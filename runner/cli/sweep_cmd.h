@@ -1,0 +1,32 @@
+// The sweep subcommands of the rackchaos CLI: `sweep` runs one (shard of a) sweep, `report sweep`
+// prints the aggregates a report database holds for a sweep (after `report merge` of the shards too).
+// Each returns the process exit code (core/exit_code.h); errors go to stderr as one line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rackchaos::runner {
+
+struct SweepArgs {
+  std::string plan;
+  std::string db = "rackchaos.db";
+  int seeds = 10;
+  std::vector<std::string> grid;  // "healer=default,aggressive", "chaos.scale=1,10"
+  int threads = 1;
+  std::string shard;              // "K/N"; empty = the whole sweep
+  std::string command_line;
+  bool quiet = false;
+  bool progress = false;          // --progress: the progress line even when stderr is not a terminal
+};
+
+// `rackchaos sweep PLAN --seeds N ...`: the aggregate table on stdout; 0 when every run passed, 1 when
+// a run's expectations failed, 2 for bad input (plan, grid, shard), 3 for database errors, 4 when
+// interrupted (signal or stop file; the runs done so far are stored and tagged).
+int CmdSweep(const SweepArgs& args);
+
+// `rackchaos report sweep [ID] --db PATH`: the aggregates of sweep ID (default: the latest); 0, or 2
+// when the database holds no such sweep, 3 for database errors.
+int CmdSweepReport(const std::string& db, const std::string& sweep_id);
+
+}  // namespace rackchaos::runner

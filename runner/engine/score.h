@@ -1,0 +1,42 @@
+// The stage both run pipelines (simulated and real) end with: metrics from the recorded events, stored;
+// every gate evaluated and stored; then one verdict from how the run stopped and what the gates said.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/event.h"
+#include "healer/metrics.h"
+#include "reports/store.h"
+#include "core/exit_code.h"
+#include "runner/spec/expect.h"
+#include "runner/spec/validate.h"
+
+namespace rackchaos::runner {
+
+Result<std::string> ScoreRun(reports::ReportStore& store, int64_t run, const RunSpec& spec,
+                             const std::vector<Event>& events, const std::vector<healer::JobInfo>& jobs, Time end,
+                             std::vector<GateResult>& gates);
+
+// How a run ended, as its pipeline saw it. Which of these a pipeline can report differs (only real runs
+// have host failures), the precedence does not.
+struct RunEnd {
+  bool interrupted = false;   // a signal or the stop file
+  std::string stop_reason;    // "interrupted by signal", "stop file ..."
+  std::string host_error;     // non-empty: a fault could not be applied or reverted on a host
+  bool aborted = false;       // safety.abort or a continuous gate tripped
+  std::string abort_reason;
+  std::string failed_gate;    // ScoreRun's answer: the first failing gate, "" when all hold
+};
+
+struct Verdict {
+  const char* status;  // the runs.status column: interrupted, error, aborted, failed, passed
+  ExitCode code;
+  std::string reason;  // stored beside the status; "" for a pass
+};
+
+// Interrupted beats error beats aborted beats failed: the first says the run is incomplete, the second
+// that the hosts need `rackchaos recover`, the third why the run stopped early.
+Verdict Decide(const RunEnd& end);
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,271 @@
+#include "runner/site/inventory.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "runner/site/inventory_reader.h"
+#include "runner/ssh/command_template.h"
+#include "core/yaml_guard.h"
+
+namespace rackchaos::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace inventory_yaml;
+
+constexpr size_t kMaxInventoryBytes = 4u << 20;
+
+// Host fields shared by `defaults` and each host.
+Status ReadHostField(const Reader& r, const YAML::Node& k, const YAML::Node& v, InventoryHost& h) {
+  const std::string key = k.Scalar();
+  ssh::HostSpec& s = h.spec;
+  if (key == "name") return r.Text(v, "name", s.name);
+  if (key == "address") return CheckedText(r, v, "address", s.address, CheckAddress);
+  if (key == "port") return r.Int(v, "port", 1, 65535, s.port);
+  if (key == "user") return CheckedText(r, v, "user", s.user, CheckUser);
+  if (key == "identity_file") return r.Path(v, "identity_file", s.identity_file);
+  if (key == "agent") return r.Bool(v, "agent", s.use_agent);
+  if (key == "known_hosts") return r.Path(v, "known_hosts", s.known_hosts_file);
+  if (key == "env") return r.StringMap(v, "env", true, h.env);
+  if (key == "vars") return r.StringMap(v, "vars", false, h.vars);
+  return r.Error(k, "unhandled key " + key);
+}
+
+Status ReadHosts(const Reader& r, const YAML::Node& node, const InventoryHost& defaults, Inventory& inv) {
+  if (!node.IsSequence()) return r.Error(node, "hosts must be a list of {name, address, ...}");
+  for (const YAML::Node& item : node) {
+    InventoryHost h = defaults;
+    h.pos = r.Pos(item);
+    RC_ASSIGN_OR_RETURN(auto entries, r.Entries(item, "host", "hosts[" + std::to_string(inv.hosts.size()) + "]"));
+    for (const auto& [k, v] : entries) RC_RETURN_IF_ERROR(ReadHostField(r, k, v, h));
+    if (h.spec.name.empty()) return r.Error(item, "a host needs a name (e.g. name: tray01)");
+    if (h.spec.address.empty()) return r.Error(item, "host '" + h.spec.name + "' needs an address");
+    if (h.spec.user.empty()) return r.Error(item, "host '" + h.spec.name + "' needs a user (here or in defaults)");
+    if (!h.spec.use_agent && h.spec.identity_file.empty())
+      return r.Error(item, "host '" + h.spec.name + "' needs identity_file or agent: true (here or in defaults)");
+    if (inv.hosts.count(h.spec.name)) return r.Error(item, "two hosts are named '" + h.spec.name + "'");
+    inv.hosts[h.spec.name] = h;
+  }
+  return Status::Ok();
+}
+
+Status ReadTray(const Reader& r, const YAML::Node& k, const YAML::Node& v, Inventory& inv) {
+  TrayMapping t;
+  t.tray = k.Scalar();
+  t.pos = r.Pos(k);
+  if (v.IsScalar()) {  // "r01.tray01: host01" is the short form
+    RC_RETURN_IF_ERROR(r.Text(v, "trays." + t.tray, t.host));
+  } else {
+    RC_ASSIGN_OR_RETURN(auto entries, r.Entries(v, "tray", "trays." + t.tray));
+    for (const auto& [key, value] : entries) {
+      const std::string name = key.Scalar();
+      if (name == "host") RC_RETURN_IF_ERROR(r.Text(value, "host", t.host));
+      if (name == "bmc") RC_RETURN_IF_ERROR(r.Text(value, "bmc", t.bmc));
+      if (name == "serial") RC_RETURN_IF_ERROR(r.Text(value, "serial", t.serial));
+      if (name == "gpus") RC_RETURN_IF_ERROR(r.StringList(value, "gpus", t.gpus, CheckGpu));
+      if (name == "nics") RC_RETURN_IF_ERROR(r.StringList(value, "nics", t.nics, CheckInterfaceName));
+      if (name == "vars") RC_RETURN_IF_ERROR(r.StringMap(value, "vars", false, t.vars));
+      if (name == "valve") {
+        RC_ASSIGN_OR_RETURN(auto valve, r.Entries(value, "valve", "trays." + t.tray + ".valve"));
+        for (const auto& [vk, vv] : valve)
+          RC_RETURN_IF_ERROR(r.Text(vv, "valve." + vk.Scalar(), vk.Scalar() == "endpoint" ? t.valve_endpoint : t.valve_object));
+      }
+    }
+  }
+  if (t.host.empty()) return r.Error(k, "tray " + t.tray + " needs a host (e.g. host: tray01)");
+  if (!inv.hosts.count(t.host))
+    return r.Error(k, "tray " + t.tray + " maps to host '" + t.host + "', which hosts does not list");
+  inv.trays[t.tray] = t;
+  return Status::Ok();
+}
+
+// Every template must parse and use only placeholders its action provides or the site defines.
+Status CheckTemplates(const Reader& r, const YAML::Node& node, const std::string& action, const ActionTemplates& a,
+                      const std::set<std::string>& var_names) {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> names = CommonPlaceholders();
+  for (const std::string& n : ActionPlaceholders().at(action)) names.push_back(n);
+  for (const std::string& n : names) values[n] = "x";
+  for (const std::string& n : var_names) values[n] = "x";
+  std::vector<std::string> listed;
+  for (const std::string& n : names) listed.push_back("{" + n + "}");
+  const std::pair<const char*, const std::string*> templates[] = {
+      {"apply", &a.apply}, {"revert", &a.revert}, {"verify", &a.verify}, {"baseline", &a.baseline}};
+  for (const auto& [key, text] : templates) {
+    if (text->empty()) continue;
+    auto rendered = ssh::RenderTemplate(*text, values);
+    if (!rendered.ok())
+      return r.Error(Child(node, key), "injectors." + action + "." + key + ": " + rendered.status().message() +
+                                    "; " + action + " provides " + Join(listed) + " and the site's vars");
+  }
+  return Status::Ok();
+}
+
+Status ReadAction(const Reader& r, const YAML::Node& k, const YAML::Node& v, const std::set<std::string>& var_names,
+                  bool healer_section, Inventory& inv) {
+  const std::string action = k.Scalar();
+  const std::vector<std::string>& allowed = healer_section ? HealerActionNames() : ActionNames();
+  if (std::find(allowed.begin(), allowed.end(), action) == allowed.end())
+    return r.Error(k, std::string("unknown ") + (healer_section ? "healer" : "injector") + " action '" + action +
+                          "'; expected one of: " + Join(allowed));
+  ActionTemplates a;
+  a.pos = r.Pos(k);
+  RC_ASSIGN_OR_RETURN(auto entries, r.Entries(v, "action", "injectors." + action));
+  for (const auto& [key, value] : entries) {
+    const std::string name = key.Scalar();
+    std::string* field = name == "apply" ? &a.apply : name == "revert" ? &a.revert : name == "verify" ? &a.verify
+                       : name == "baseline" ? &a.baseline : &a.run_on;
+    RC_RETURN_IF_ERROR(r.Text(value, "injectors." + action + "." + name, *field));
+  }
+  const bool value_action = IsValueAction(action);
+  if (healer_section) {
+    if (a.apply.empty() || !a.revert.empty() || !a.verify.empty() || !a.baseline.empty())
+      return r.Error(k, "healer." + action + " takes one command, apply (and run_on)");
+    if (IsSiteAction(action) && a.run_on.empty())
+      return r.Error(k, "healer." + action + " concerns no single tray and needs run_on (the host that runs it)");
+  } else if (a.apply.empty() || a.revert.empty())
+    return r.Error(k, "injectors." + action + " needs both apply and revert templates");
+  if (value_action && a.baseline.empty())
+    return r.Error(k, "injectors." + action + " needs a baseline template (prints the current value, read "
+                      "before apply and to verify apply and revert)");
+  if (value_action && !a.verify.empty())
+    return r.Error(Child(v, "verify"), "injectors." + action + " is verified by reading its baseline template back; "
+                                "'verify' is for link_down, link_degrade, nvlink_down and tray_pull");
+  if (!value_action && !a.baseline.empty())
+    return r.Error(Child(v, "baseline"), "injectors." + action + " has no value to read; use 'verify' (exit 0 while the "
+                                  "fault is in effect, 1 when it is not)");
+  if (!a.run_on.empty() && !inv.hosts.count(a.run_on))
+    return r.Error(Child(v, "run_on"), "injectors." + action + ".run_on names host '" + a.run_on + "', which hosts does not list");
+  RC_RETURN_IF_ERROR(CheckTemplates(r, v, action, a, var_names));
+  inv.actions[action] = a;
+  return Status::Ok();
+}
+
+void CollectVarNames(const YAML::Node& root, std::set<std::string>& out) {
+  auto add = [&](const YAML::Node& vars) {
+    if (!vars.IsMap()) return;
+    for (auto it = vars.begin(); it != vars.end(); ++it)
+      if (it->first.IsScalar()) out.insert(it->first.Scalar());
+  };
+  add(Child(Child(root, "defaults"), "vars"));
+  const YAML::Node hosts = Child(root, "hosts");
+  if (hosts.IsSequence())
+    for (const YAML::Node& h : hosts) add(Child(h, "vars"));
+  const YAML::Node trays = Child(root, "trays");
+  if (trays.IsMap())
+    for (auto it = trays.begin(); it != trays.end(); ++it) add(Child(it->second, "vars"));
+}
+
+// ssh.fire_lead must leave the hosts time to get the instant, and ssh.arm_lead must come before it
+// and end before an armed command times out.
+Status CheckLeads(const Reader& r, const YAML::Node& ssh, const Inventory& inv) {
+  auto at = [&](const char* key, const char* otherwise) {  // the key's position, else the other's, else the map's
+    YAML::Node n = Child(ssh, key);
+    if (n.IsNull()) n = Child(ssh, otherwise);
+    return n.IsNull() ? ssh : n;
+  };
+  if (inv.fire_lead < Duration::Millis(10))
+    return r.Error(at("fire_lead", ""), "ssh.fire_lead " + FormatDuration(inv.fire_lead) + " is too short (at least 10ms)");
+  if (inv.arm_lead <= inv.fire_lead)
+    return r.Error(at("arm_lead", "fire_lead"), "ssh.arm_lead " + FormatDuration(inv.arm_lead) +
+                                                    " must be longer than ssh.fire_lead " + FormatDuration(inv.fire_lead));
+  if (inv.arm_lead + Duration::Seconds(1) > inv.command_timeout)
+    return r.Error(at("arm_lead", "command_timeout"),
+                   "ssh.arm_lead " + FormatDuration(inv.arm_lead) + " must be at least 1s shorter than "
+                   "ssh.command_timeout " + FormatDuration(inv.command_timeout) + " (an armed fault waits within it)");
+  return Status::Ok();
+}
+
+Status ReadRoot(const Reader& r, const YAML::Node& root, Inventory& inv) {
+  RC_ASSIGN_OR_RETURN(auto entries, r.Entries(root, "", "inventory"));
+  InventoryHost defaults;
+  std::set<std::string> var_names;
+  CollectVarNames(root, var_names);
+  // Hosts before trays and injectors, which refer to them, whatever the order in the file.
+  for (const auto& [k, v] : entries) {
+    const std::string key = k.Scalar();
+    if (key == "site") RC_RETURN_IF_ERROR(r.Text(v, "site", inv.site));
+    if (key == "model") RC_RETURN_IF_ERROR(r.Text(v, "model", inv.model));
+    if (key == "racks") RC_RETURN_IF_ERROR(r.Int(v, "racks", 1, 100000, inv.racks));
+    if (key == "expiry_grace") RC_RETURN_IF_ERROR(r.Dur(v, "expiry_grace", inv.expiry_grace));
+    if (key == "ssh") {
+      RC_ASSIGN_OR_RETURN(auto ssh, r.Entries(v, "ssh", "ssh"));
+      for (const auto& [sk, sv] : ssh) {
+        if (sk.Scalar() == "connect_timeout") RC_RETURN_IF_ERROR(r.Dur(sv, "connect_timeout", inv.connect_timeout));
+        if (sk.Scalar() == "command_timeout") RC_RETURN_IF_ERROR(r.Dur(sv, "command_timeout", inv.command_timeout));
+        if (sk.Scalar() == "max_concurrent") RC_RETURN_IF_ERROR(r.Int(sv, "max_concurrent", 1, 100000, inv.max_concurrent));
+        if (sk.Scalar() == "arm_lead") RC_RETURN_IF_ERROR(r.Dur(sv, "ssh.arm_lead", inv.arm_lead));
+        if (sk.Scalar() == "fire_lead") RC_RETURN_IF_ERROR(r.Dur(sv, "ssh.fire_lead", inv.fire_lead));
+      }
+      RC_RETURN_IF_ERROR(CheckLeads(r, v, inv));
+    }
+    if (key == "defaults") {
+      RC_ASSIGN_OR_RETURN(auto fields, r.Entries(v, "defaults", "defaults"));
+      for (const auto& [dk, dv] : fields) RC_RETURN_IF_ERROR(ReadHostField(r, dk, dv, defaults));
+    }
+  }
+  if (inv.model.empty()) return r.Error(root, "the inventory needs the rack model it maps (e.g. model: gb200-nvl72)");
+  const YAML::Node hosts = Child(root, "hosts");
+  if (!hosts.IsDefined() || hosts.IsNull()) return r.Error(root, "the inventory lists no hosts");
+  RC_RETURN_IF_ERROR(ReadHosts(r, hosts, defaults, inv));
+  RC_ASSIGN_OR_RETURN(auto trays, r.OpenEntries(Child(root, "trays"), "trays"));
+  for (const auto& [k, v] : trays) RC_RETURN_IF_ERROR(ReadTray(r, k, v, inv));
+  RC_ASSIGN_OR_RETURN(auto actions, r.OpenEntries(Child(root, "injectors"), "injectors"));
+  for (const auto& [k, v] : actions) RC_RETURN_IF_ERROR(ReadAction(r, k, v, var_names, false, inv));
+  RC_ASSIGN_OR_RETURN(auto healer, r.OpenEntries(Child(root, "healer"), "healer"));
+  for (const auto& [k, v] : healer) {
+    if (k.Scalar() == "observe_period") {
+      RC_RETURN_IF_ERROR(r.Dur(v, "healer.observe_period", inv.observe_period));
+      if (inv.observe_period < Duration::Millis(100)) return r.Error(v, "healer.observe_period must be at least 100ms");
+      continue;
+    }
+    RC_RETURN_IF_ERROR(ReadAction(r, k, v, var_names, true, inv));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Inventory> ParseInventory(const std::string& text, const std::string& path_for_messages) {
+  Inventory inv;
+  inv.path = path_for_messages;
+  inv.pos = {path_for_messages, 1, 1};
+  if (text.size() > kMaxInventoryBytes)
+    return Status::Invalid(path_for_messages + ": larger than " + std::to_string(kMaxInventoryBytes >> 20) + " MiB");
+  RC_RETURN_IF_ERROR(GuardYamlText(text, path_for_messages, {"inventory", 64, 4}));
+  Reader r(path_for_messages);
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) return Status::Invalid(path_for_messages + ":1:1: an inventory is a map of keys: " +
+                                              Join(Sections().at("")));
+    RC_RETURN_IF_ERROR(ReadRoot(r, root, inv));
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(path_for_messages + ":" + std::to_string(e.mark.line + 1) + ":" +
+                           std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  return inv;
+}
+
+Result<Inventory> LoadInventory(const std::string& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return Status::NotFound("site inventory '" + path + "' does not exist");
+  if (fs::is_directory(status)) return Status::IoError("site inventory '" + path + "' is a directory, not a file");
+  const auto size = fs::file_size(path, ec);
+  if (ec) return Status::IoError("cannot read site inventory '" + path + "': " + ec.message());
+  if (size > kMaxInventoryBytes) return Status::IoError("site inventory '" + path + "' is larger than 4 MiB");
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  if (!in && !in.eof()) return Status::IoError("cannot read site inventory '" + path + "'");
+  return ParseInventory(buf.str(), path);
+}
+
+}  // namespace rackchaos::runner

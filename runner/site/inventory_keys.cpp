@@ -1,0 +1,112 @@
+// The inventory's key and action tables: the loader accepts exactly these keys and actions, and
+// docs/inventory-reference.md and `rackchaos explain` are generated from them, so they cannot drift.
+#include "runner/site/inventory.h"
+
+namespace rackchaos::runner {
+
+const std::vector<InventoryKey>& InventoryKeys() {
+  static const std::vector<InventoryKey> kKeys = {
+      {"", "site", "Site name; component serials default to `<site>-<component>` in reports."},
+      {"", "model",
+       "The catalogue rack model the inventory maps (`rackchaos list models`); must equal the plan's `cluster.model`."},
+      {"", "racks", "How many racks of the model it maps (default 1); must equal the plan's `cluster.racks`."},
+      {"", "ssh", "Transport limits (map, see `ssh`)."},
+      {"", "expiry_grace",
+       "Duration: the host-side expiry of a fault with `for:` fires this long after its planned end, so the runner's "
+       "own revert comes first (default 30s)."},
+      {"", "defaults", "Host fields every host inherits (map, see `defaults`)."},
+      {"", "hosts", "List of hosts rackchaos connects to over SSH (see `hosts[]`)."},
+      {"", "trays",
+       "Map from a model compute tray (`r01.tray03`) to what it is on the site (see `trays.<tray>`); short form "
+       "`r01.tray03: host03`. Only mapped trays can be targeted."},
+      {"", "injectors",
+       "Map from a fault action (`link_down`, `nvlink_down`, `gpu_throttle`, `valve_fail`, `tray_pull`) to its command "
+       "templates (see `injectors.<action>`)."},
+      {"", "healer",
+       "Real mode's healer: how it observes the site (`observe_*`, every `observe_period`) and carries out its "
+       "actions (`drain`, `resume`, ...): a map from a healer action to `{apply, run_on}` (see docs/real-mode.md)."},
+      {"healer", "observe_period", "Duration between two observation polls of every tray (default 1s, at least 100ms)."},
+      {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s)."},
+      {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s)."},
+      {"ssh", "max_concurrent", "SSH sessions open at once (default 256)."},
+      {"ssh", "arm_lead",
+       "Duration before their `at` at which faults sharing it start on their hosts, armed and waiting (default 3s; "
+       "longer than `fire_lead`, at least 1s shorter than `command_timeout`)."},
+      {"ssh", "fire_lead",
+       "Duration before `at` at which the armed hosts are told the instant to land on their own clocks (default "
+       "250ms, at least 10ms): it must cover one write to every host."},
+      {"defaults", "port", "SSH port (default 22)."},
+      {"defaults", "user", "SSH user; nvidia-smi -pl and ip link need root."},
+      {"defaults", "identity_file",
+       "Private key file; relative to the inventory, `~/` is `$HOME`. There is no password field."},
+      {"defaults", "agent", "true: authenticate with ssh-agent instead of an identity file."},
+      {"defaults", "known_hosts", "known_hosts file checked strictly (first contact: `--accept-new-host-keys`)."},
+      {"defaults", "env", "Map of environment variables exported before every command."},
+      {"defaults", "vars", "Map of extra template values (`{name}` in command templates)."},
+      {"host", "name", "Host name used by `trays.<tray>.host` and `run_on` (required)."},
+      {"host", "address", "Address or DNS name to connect to (required)."},
+      {"host", "port", "As in `defaults`."},
+      {"host", "user", "As in `defaults`."},
+      {"host", "identity_file", "As in `defaults`."},
+      {"host", "agent", "As in `defaults`."},
+      {"host", "known_hosts", "As in `defaults`."},
+      {"host", "env", "As in `defaults`; merged over the defaults."},
+      {"host", "vars", "As in `defaults`; merged over the defaults."},
+      {"tray", "host", "The host (a `hosts[].name`) that runs commands for this tray's GPUs and NICs."},
+      {"tray", "bmc", "BMC address, the `{bmc}` of Redfish templates."},
+      {"tray", "serial", "Tray serial, used in reports and `rackchaos history`."},
+      {"tray", "gpus", "List: `gpu<i>` of the tray -> the index or PCI bus id nvidia-smi takes (`{gpu}`)."},
+      {"tray", "nics",
+       "List: `nic<i>` of the tray -> its Linux interface name (`{iface}`); never the SSH/management interface."},
+      {"tray", "valve", "The tray's coolant valve (map, see `trays.<tray>.valve`)."},
+      {"tray", "vars", "Map of extra template values for commands on this tray."},
+      {"valve", "endpoint", "The CDU or BMC endpoint that controls the valve (`{valve_endpoint}`)."},
+      {"valve", "object", "The valve's object there, e.g. a Redfish path (`{valve_object}`)."},
+      {"action", "apply", "Command template that puts the fault in place."},
+      {"action", "revert", "Command template that undoes it; value actions get `{baseline}`."},
+      {"action", "verify",
+       "On/off actions: exits 0 while the fault is in effect and 1 when not; runs after apply and after revert."},
+      {"action", "baseline",
+       "Value actions: prints the current value (the first number on stdout counts); read before apply and to verify "
+       "apply and revert."},
+      {"action", "run_on",
+       "A host name that runs these commands (e.g. a management host for Redfish); default the target's tray host."},
+  };
+  return kKeys;
+}
+
+const std::vector<ActionInfo>& InventoryActions() {
+  static const std::vector<ActionInfo> kActions = {
+      {"link_down", "link_down", "a NIC", {"iface", "nic"}, "verify"},
+      {"link_degrade", "link_degrade", "a NIC", {"iface", "nic", "bandwidth", "rate"}, "verify"},
+      {"nvlink_down", "link_down", "an NVLink port (`<gpu>.nvlinkN`)", {"gpu", "port"}, "verify"},
+      {"gpu_throttle", "gpu_throttle", "", {"gpu", "watts", "baseline"}, "baseline"},
+      {"valve_fail", "valve_fail", "", {"valve_endpoint", "valve_object", "opening", "baseline"}, "baseline"},
+      {"tray_pull", "tray_pull", "", {}, "verify"},
+  };
+  return kActions;
+}
+
+const std::vector<ActionInfo>& HealerActions() {
+  // `target` is "a tray" (runs on the tray's host unless run_on) or "the site" (needs run_on); checked
+  // by its exit status (and, for observe_*, its output lines; docs/real-mode.md gives the formats).
+  static const std::vector<ActionInfo> kActions = {
+      {"observe_tray", "healer", kTrayAction, {}, "output: step <n> <compute_s> <step_s> [<send_s>]"},
+      {"observe_links", "healer", kSiteAction, {}, "output: <host> <iface> up or down"},
+      {"observe_jobs", "healer", kSiteAction, {}, "output: <job> <STATE> <checkpoint step> <hosts>"},
+      {"drain", "healer", kTrayAction, {"reason"}, "exit 0 = drained"},
+      {"resume", "healer", kTrayAction, {}, "exit 0 = back in service"},
+      {"diagnostic", "healer", kTrayAction, {}, "exit 0 = passed"},
+      {"start_job", "healer", kSiteAction, {"job", "ranks"}, "exit 0 = started"},
+      {"stop_job", "healer", kSiteAction, {"job"}, "exit 0 = stopped"},
+      {"requeue_job", "healer", kSiteAction, {"job", "reason"}, "exit 0 = requeued"},
+  };
+  return kActions;
+}
+
+const std::vector<std::string>& CommonPlaceholders() {
+  static const std::vector<std::string> kNames = {"host", "address", "tray", "bmc", "serial"};
+  return kNames;
+}
+
+}  // namespace rackchaos::runner

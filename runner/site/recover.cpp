@@ -1,0 +1,162 @@
+#include "runner/site/recover.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/exit_code.h"
+#include "reports/store.h"
+#include "runner/ssh/ssh_pool.h"
+#include "runner/site/ssh_backend.h"
+
+namespace rackchaos::runner {
+namespace {
+
+std::string Describe(const LedgerEntry& e) {
+  return "fault #" + std::to_string(e.fault) + " " + e.action + " on " + e.target + " (" + e.host.Describe() + ")";
+}
+
+// Pool names must be unique; the same name may stand for different endpoints in different runs.
+std::string PoolName(const LedgerEntry& e) {
+  return e.host.name + "@" + e.host.address + ":" + std::to_string(e.host.port) + "/" + e.host.user;
+}
+
+Status RunOk(ssh::SshPool& pool, const std::string& host, const std::string& command, ssh::CommandResult* out,
+             bool exit_one_ok = false) {
+  ssh::CommandResult r = pool.RunAll({host}, command).at(0);
+  if (out) *out = r;
+  if (!r.status.ok()) return r.status;
+  if (r.exit_status == 0 || (exit_one_ok && r.exit_status == 1)) return Status::Ok();
+  return Status::Unavailable("'" + command + "' exited " + std::to_string(r.exit_status) +
+                             (r.err.empty() ? "" : ": " + r.err.substr(0, r.err.find('\n'))));
+}
+
+// Cancel the expiry, revert, verify: the same steps as SshBackend's revert.
+Status Replay(ssh::SshPool& pool, const LedgerEntry& e) {
+  const std::string host = PoolName(e);
+  if (!e.expiry_token.empty()) (void)RunOk(pool, host, CancelExpiryCommand(e.expiry_token, e.expiry_pid), nullptr);
+  ssh::CommandResult r;
+  RC_RETURN_IF_ERROR(RunOk(pool, host, e.revert, &r).WithContext("revert"));
+  if (!e.verify.empty()) {
+    RC_RETURN_IF_ERROR(RunOk(pool, host, e.verify, &r, true).WithContext("verify"));
+    if (r.exit_status == 0) return Status::Unavailable("verify says the fault is still in effect after revert");
+  } else if (!e.readback.empty() && e.expect) {
+    RC_RETURN_IF_ERROR(RunOk(pool, host, e.readback, &r).WithContext("read back"));
+    RC_ASSIGN_OR_RETURN(double value, ParseFirstNumber(r.out));
+    if (std::fabs(value - *e.expect) > std::max(1.0, 0.01 * std::fabs(*e.expect)))
+      return Status::Unavailable("the value reads " + std::to_string(value) + " after revert, expected " +
+                                 std::to_string(*e.expect));
+  }
+  return Status::Ok();
+}
+
+// Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it.
+Status AbortReportRun(const LedgerRun& run, const std::vector<FaultId>& recovered, int still_open,
+                      RecoverResult& result) {
+  if (!std::filesystem::exists(run.report_db)) return Status::Ok();
+  RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(run.report_db));
+  RC_ASSIGN_OR_RETURN(reports::RunRow row, store.ReadRun(run.report_run));
+  if (row.status != "running") return Status::Ok();
+  RC_ASSIGN_OR_RETURN(std::vector<reports::EventRow> events, store.ReadEvents(run.report_run));
+  const Time at = events.empty() ? Time{} : events.back().at;
+  std::vector<Event> reverted;
+  for (FaultId f : recovered) reverted.push_back({at, FaultReverted{f, "reverted by rackchaos recover"}});
+  RC_RETURN_IF_ERROR(store.AppendEvents(run.report_run, reverted));
+  std::string reason = "the runner (pid " + std::to_string(run.pid) + ") died; rackchaos recover reverted " +
+                       std::to_string(recovered.size()) + " fault(s)";
+  if (still_open > 0) reason += ", " + std::to_string(still_open) + " still open in the ledger";
+  RC_RETURN_IF_ERROR(store.FinishRun(run.report_run, "aborted", ToInt(ExitCode::kRuntimeError), LedgerWallNow(), reason));
+  ++result.runs_aborted;
+  result.lines.push_back("run " + std::to_string(run.report_run) + " in " + run.report_db + ": marked aborted (" +
+                         reason + ")");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ListOpen(const Ledger& ledger) {
+  RC_ASSIGN_OR_RETURN(std::vector<LedgerEntry> open, ledger.OpenEntries());
+  std::vector<std::string> lines;
+  for (const LedgerEntry& e : open) {
+    lines.push_back("entry " + std::to_string(e.id) + " (run " + std::to_string(e.run) +
+                    (ledger.OwnerAlive(e.run) ? ", live" : "") + "): " + Describe(e) + ", opened " + e.opened_wall +
+                    (e.note.empty() ? "" : "; note: " + e.note) + "\n    revert: " + e.revert);
+  }
+  return lines;
+}
+
+Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
+  RecoverResult result;
+  RC_ASSIGN_OR_RETURN(std::vector<LedgerEntry> open, ledger.OpenEntries());
+  RC_ASSIGN_OR_RETURN(std::vector<LedgerRun> runs, ledger.UnfinishedRuns());
+  std::set<int64_t> live;
+  for (const LedgerRun& r : runs)
+    if (ledger.OwnerAlive(r.id)) live.insert(r.id);
+
+  // Stage 0: entries the operator gave up on are closed unreverted, all or none.
+  std::map<int64_t, const LedgerEntry*> by_id;
+  for (const LedgerEntry& e : open) by_id[e.id] = &e;
+  for (int64_t id : options.forget) {
+    auto it = by_id.find(id);
+    if (it == by_id.end())
+      return Status::NotFound("ledger entry " + std::to_string(id) + " is not open (see `rackchaos recover --list`)");
+    if (live.count(it->second->run))
+      return Status::Invalid("ledger entry " + std::to_string(id) + " belongs to a run that is still going");
+  }
+  std::set<int64_t> forgotten(options.forget.begin(), options.forget.end());
+  for (int64_t id : forgotten) {
+    const std::string note = "forgotten on request, never reverted: " +
+                             (options.forget_reason.empty() ? std::string("no reason given") : options.forget_reason);
+    RC_RETURN_IF_ERROR(ledger.Close(id, note));
+    ++result.forgotten;
+    result.lines.push_back(Describe(*by_id[id]) + ": FORGOTTEN (" + note + ")");
+  }
+
+  // Stage 1: replay every open entry of a dead owner.
+  ssh::PoolOptions pool_options;
+  pool_options.accept_new_host_keys = options.accept_new_host_keys;
+  pool_options.connect_timeout = options.connect_timeout;
+  pool_options.command_timeout = options.command_timeout;
+  boost::asio::io_context io;
+  ssh::SshPool pool(io, pool_options);
+  std::map<int64_t, std::vector<FaultId>> recovered;
+  std::map<int64_t, int> still_open;
+  for (const LedgerEntry& e : open) {
+    if (forgotten.count(e.id)) continue;
+    if (live.count(e.run)) {
+      ++result.skipped_live;
+      continue;
+    }
+    ssh::HostSpec spec = e.host;
+    spec.name = PoolName(e);
+    Status s = pool.AddHosts({spec});
+    if (s.ok()) s = Replay(pool, e);
+    if (s.ok()) s = ledger.Close(e.id, "reverted by rackchaos recover");
+    if (s.ok()) {
+      ++result.reverted;
+      recovered[e.run].push_back(e.fault);
+      result.lines.push_back(Describe(e) + ": reverted (" + e.revert + "), verified");
+    } else {
+      ++result.failed;
+      ++still_open[e.run];
+      (void)ledger.SetNote(e.id, "recover failed: " + s.message());
+      result.lines.push_back(Describe(e) + ": STILL OPEN: " + s.ToString());
+    }
+  }
+  if (result.skipped_live > 0)
+    result.lines.push_back(std::to_string(result.skipped_live) + " open fault(s) belong to runs that are still going; left alone");
+
+  // Stage 2: the runs of dead owners end as 'aborted' in their reports.
+  for (const LedgerRun& run : runs) {
+    if (live.count(run.id)) continue;
+    Status s = AbortReportRun(run, recovered[run.id], still_open[run.id], result);
+    if (!s.ok()) result.lines.push_back("run " + std::to_string(run.report_run) + " in " + run.report_db +
+                                        ": could not mark it aborted: " + s.ToString());
+    if (still_open[run.id] == 0) RC_RETURN_IF_ERROR(ledger.FinishRun(run.id));
+  }
+  return result;
+}
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,49 @@
+// Recovery: reverts what crashed or killed real runs left applied, from the fault ledger.
+//
+// For every open ledger entry whose owning run is gone (ledger.h: the owner lock), Recover cancels the
+// host-side expiry, runs the recorded revert command on the recorded host, verifies it the way the run
+// would have (verify exits 1, or the value reads back as the baseline) and closes the entry. Reverts are
+// idempotent, so replaying an entry whose expiry already fired, or running recover twice, is harmless.
+// Report runs of dead owners that still say 'running' are finished as 'aborted', with a FaultReverted
+// event per recovered fault. Entries of live runs are left alone.
+//
+// `rackchaos recover` calls it, and so does every real run before its first fault.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/units.h"
+#include "runner/site/ledger.h"
+
+namespace rackchaos::runner {
+
+struct RecoverOptions {
+  bool accept_new_host_keys = false;
+  Duration connect_timeout = Duration::Seconds(10);
+  Duration command_timeout = Duration::Seconds(60);
+  // Ledger entry ids to stop trying to revert (the host is gone for good, or was fixed by hand): they
+  // are closed with `forget_reason` and never run. Entries of live runs cannot be forgotten.
+  std::vector<int64_t> forget;
+  std::string forget_reason;
+  bool list_only = false;  // print the open entries and touch nothing
+};
+
+struct RecoverResult {
+  int reverted = 0;      // entries reverted, verified and closed
+  int failed = 0;        // entries still open (host unreachable, revert or verify failed)
+  int skipped_live = 0;  // entries of runs whose process is alive
+  int runs_aborted = 0;  // report runs marked 'aborted'
+  int forgotten = 0;     // entries closed unreverted on request
+  std::vector<std::string> lines;  // what was done, one line per entry and per run
+};
+
+// Fails only when the ledger cannot be read or an entry to forget is unknown, closed or live (then
+// nothing is changed); per-entry failures are counted in `failed`.
+Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options);
+// The open entries, one line each (id, run, fault, action, target, host, deadline, note).
+Result<std::vector<std::string>> ListOpen(const Ledger& ledger);
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,357 @@
+#include "runner/site/ssh_backend.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "core/log.h"
+#include "runner/ssh/command_template.h"
+
+namespace rackchaos::runner {
+namespace {
+
+bool Near(double a, double b) { return std::fabs(a - b) <= std::max(1.0, 0.01 * std::fabs(b)); }
+
+std::string FirstLine(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
+}
+
+std::string Abbrev(const std::string& s) { return s.size() > 400 ? s.substr(0, 400) + "..." : s; }
+
+}  // namespace
+
+std::string SshBackend::Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+Result<double> ParseFirstNumber(const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool sign = (text[i] == '-' || text[i] == '+') && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    if (!sign && !std::isdigit(static_cast<unsigned char>(text[i]))) continue;
+    char* end = nullptr;
+    double v = std::strtod(text.c_str() + i, &end);
+    if (end != text.c_str() + i && std::isfinite(v)) return v;
+  }
+  return Status::Invalid("no number in \"" + FirstLine(text) + "\"");
+}
+
+Result<double> ParseBitRate(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const std::string unit = end ? std::string(end) : "";
+  const double scale = unit == "bit" ? 1 : unit == "kbit" ? 1e3 : unit == "mbit" ? 1e6 : unit == "gbit" ? 1e9 : 0;
+  if (end == text.c_str() || !(v > 0) || !std::isfinite(v) || scale == 0)
+    return Status::Invalid("line_rate '" + text + "' is not a rate; write e.g. 100mbit, 400gbit (units bit, kbit, "
+                           "mbit, gbit as tc takes them)");
+  return v * scale;
+}
+
+std::string ExpiryCommand(Duration delay, const std::string& revert) {
+  const int64_t seconds = std::max<int64_t>(1, (delay.us + 999999) / 1000000);
+  // The token file is the expiry's "still armed" flag: cancelling removes it, and the timer only
+  // reverts if it can remove it itself, so a late timer never undoes a later fault on the target.
+  const std::string script =
+      "sleep " + std::to_string(seconds) + "; rm -- \"$1\" 2>/dev/null || exit 0; " + revert;
+  return "t=$(mktemp \"${TMPDIR:-/tmp}/rackchaos-expiry.XXXXXX\") || exit 1; nohup sh -c " + ssh::ShellQuote(script) +
+         " rackchaos-expiry \"$t\" >/dev/null 2>&1 </dev/null & echo \"$t $!\"";
+}
+
+std::string CancelExpiryCommand(const std::string& token, int64_t pid) {
+  std::string cmd = "rm -f -- " + ssh::ShellQuote(token) + ";";
+  if (pid > 0) cmd += " kill " + std::to_string(pid) + " 2>/dev/null;";
+  return cmd + " true";
+}
+
+SshBackend::SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool,
+                       Clock& clock, EventSink& events, SshBackendOptions options)
+    : inv_(inventory), topo_(topology), pool_(pool), clock_(clock), events_(events), options_(std::move(options)) {}
+
+std::optional<ssh::HostSpec> SshBackend::HostOf(const Inventory& inventory, const std::string& host) {
+  auto it = inventory.hosts.find(host);
+  if (it == inventory.hosts.end()) return std::nullopt;
+  return it->second.spec;
+}
+
+bool SshBackend::Supports(cluster::Verb verb) const {
+  const std::string action = ActionFor(verb);
+  return !action.empty() && inv_.actions.count(action);
+}
+
+std::string SshBackend::Key(const std::string& action, const cluster::Target& t) const {
+  return action + " " + topo_.TargetName(t);
+}
+
+Result<std::string> SshBackend::Render(const std::string& tmpl, const std::string& host,
+                                       const std::map<std::string, std::string>& values) const {
+  RC_ASSIGN_OR_RETURN(std::string command, ssh::RenderTemplate(tmpl, values));
+  std::string prefix;
+  for (const auto& [name, value] : inv_.hosts.at(host).env) {
+    RC_RETURN_IF_ERROR(ssh::ValidateTemplateValue(name, value));
+    prefix += (prefix.empty() ? "export " : " ") + name + "=" + ssh::ShellQuote(value);
+  }
+  return prefix.empty() ? command : prefix + "; " + command;
+}
+
+Result<ssh::CommandResult> SshBackend::Run(const std::string& step, const std::string& host, ComponentId component,
+                                           const std::string& command, int expected_exit) {
+  return Record(step, host, component, command, pool_.RunAll({host}, command).at(0), expected_exit);
+}
+
+Result<ssh::CommandResult> SshBackend::Record(const std::string& step, const std::string& host, ComponentId component,
+                                              const std::string& command, const ssh::CommandResult& r,
+                                              int expected_exit) {
+  const bool ok = r.status.ok() && r.exit_status == expected_exit;
+  std::string detail = host + ": " + Abbrev(command) + " -> ";
+  if (!r.status.ok()) detail += r.status.ToString();
+  else detail += "exit " + std::to_string(r.exit_status) + (r.err.empty() ? "" : ": " + FirstLine(r.err));
+  detail += " (" + FormatDurationShort(r.elapsed) + ")";
+  events_.Record({clock_.Now(), ActionTaken{"ssh." + step, component, kNoJob, ok, detail}});
+  spdlog::debug("{}", detail);
+  if (!r.status.ok()) return r.status.WithContext(step + " on " + host);
+  return r;
+}
+
+Status SshBackend::Verify(const std::string& host, ComponentId component, const std::string& verify,
+                          bool want_applied) {
+  if (verify.empty()) return Status::Ok();
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, Run("verify", host, component, verify, want_applied ? 0 : 1));
+  if (r.exit_status != 0 && r.exit_status != 1)
+    return Status::Unavailable(host + ": verify exited " + std::to_string(r.exit_status) +
+                               " (0 = fault in effect, 1 = not): " + FirstLine(r.err));
+  const bool applied = r.exit_status == 0;
+  if (applied == want_applied) return Status::Ok();
+  return Status::Unavailable(host + ": verify says the fault is " + (applied ? "still in effect" : "not in effect") +
+                             " after " + (want_applied ? "apply" : "revert"));
+}
+
+Status SshBackend::VerifyValue(const std::string& host, ComponentId component, const std::string& readback,
+                               double expect) {
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, Run("verify", host, component, readback));
+  if (r.exit_status != 0) return Status::Unavailable(host + ": reading the value back exited " + std::to_string(r.exit_status));
+  RC_ASSIGN_OR_RETURN(double value, ParseFirstNumber(r.out));
+  if (Near(value, expect)) return Status::Ok();
+  return Status::Unavailable(host + ": the value reads " + Number(value) + ", expected " + Number(expect));
+}
+
+Result<double> SshBackend::ReadValue(const std::string& action, const cluster::Target& t) {
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, action, t));
+  RC_ASSIGN_OR_RETURN(std::string cmd, Render(inv_.actions.at(action).baseline, b.host, b.values));
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, Run("baseline", b.host, t.component, cmd));
+  if (r.exit_status != 0)
+    return Status::Unavailable(b.host + ": baseline of " + topo_.TargetName(t) + " exited " +
+                               std::to_string(r.exit_status) + ": " + FirstLine(r.err));
+  auto value = ParseFirstNumber(r.out);
+  if (!value.ok()) return value.status().WithContext(b.host + ": baseline of " + topo_.TargetName(t));
+  baselines_[Key(action, t)] = *value;
+  return *value;
+}
+
+Status SshBackend::ApplyFault(const std::string& key, const std::string& action, const cluster::Target& t,
+                              const TargetBinding& b, std::map<std::string, std::string> values,
+                              std::optional<double> expect_applied, std::optional<double> baseline, FaultId cause,
+                              double held) {
+  const std::string name = topo_.TargetName(t);
+  if (auto it = open_.find(key); it != open_.end())
+    return Status::Invalid(action + " on " + name + " is already applied by fault #" + std::to_string(it->second.fault));
+  const ActionTemplates& a = inv_.actions.at(action);
+  Open o;
+  o.fault = cause;
+  o.host = b.host;
+  o.action = action;
+  o.target = t;
+  o.held = held;
+  o.expect = baseline;
+  RC_ASSIGN_OR_RETURN(std::string apply, Render(a.apply, b.host, values));
+  RC_ASSIGN_OR_RETURN(o.revert, Render(a.revert, b.host, values));
+  if (!a.verify.empty()) {
+    RC_ASSIGN_OR_RETURN(o.verify, Render(a.verify, b.host, values));
+  }
+  if (!a.baseline.empty()) {
+    RC_ASSIGN_OR_RETURN(o.readback, Render(a.baseline, b.host, values));
+  }
+
+  // The ledger entry comes first: from here on a crash leaves a revert someone can replay.
+  if (options_.ledger) {
+    LedgerEntry e;
+    e.run = options_.ledger_run;
+    e.fault = cause;
+    e.action = action;
+    e.target = name;
+    e.host = *HostOf(inv_, b.host);
+    e.apply = apply;
+    e.revert = o.revert;
+    e.verify = o.verify;
+    e.readback = o.readback;
+    e.expect = baseline;
+    // Staged faults land later (until_landing_); the deadline is their planned end all the same.
+    if (auto d = options_.durations.find(cause); d != options_.durations.end())
+      e.deadline_unix = LedgerUnixNow() + ((staging_ ? until_landing_ : Duration{}) + d->second).us / 1000000;
+    RC_ASSIGN_OR_RETURN(o.ledger_entry, options_.ledger->Record(e));
+  }
+  open_[key] = o;
+  if (staging_) {
+    staged_.push_back({key, b.host, apply, t.component, expect_applied, cause});
+    return Status::Ok();
+  }
+  return Landed(key, Run("apply", b.host, t.component, apply), expect_applied, cause);
+}
+
+Status SshBackend::Landed(const std::string& key, const Result<ssh::CommandResult>& applied,
+                          std::optional<double> expect_applied, FaultId cause) {
+  const Open o = open_.at(key);
+  Status s = applied.ok() ? (applied->exit_status == 0 ? Status::Ok()
+                                                       : Status::Unavailable(o.host + ": apply exited " +
+                                                                             std::to_string(applied->exit_status) + ": " +
+                                                                             FirstLine(applied->err)))
+                          : applied.status();
+  if (s.ok()) s = expect_applied ? VerifyValue(o.host, o.target.component, o.readback, *expect_applied)
+                                 : Verify(o.host, o.target.component, o.verify, true);
+  if (!s.ok()) {
+    // Half-applied is worse than not applied: undo now; the ledger keeps it if that fails too.
+    Status undo = RevertFault(key, "apply failed, reverted");
+    return s.WithContext("fault #" + std::to_string(cause) + " " + key +
+                         (undo.ok() ? " (reverted)" : " (revert failed too: " + undo.message() + ")"));
+  }
+  auto duration = options_.durations.find(cause);
+  if (duration != options_.durations.end()) {
+    auto armed = Run("expiry", o.host, o.target.component, ExpiryCommand(duration->second + inv_.expiry_grace, o.revert));
+    std::istringstream out(armed.ok() ? armed->out : "");
+    Open& stored = open_[key];
+    if (armed.ok() && armed->exit_status == 0 && (out >> stored.expiry_token >> stored.expiry_pid)) {
+      if (options_.ledger) (void)options_.ledger->SetExpiry(o.ledger_entry, stored.expiry_token, stored.expiry_pid);
+    } else {
+      spdlog::warn("fault #{} {}: no host-side expiry on {}; the ledger still has its revert", cause, key, o.host);
+    }
+  }
+  return Status::Ok();
+}
+
+Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
+  auto it = open_.find(key);
+  if (it == open_.end()) return Status::Ok();
+  Open& o = it->second;
+  if (!o.expiry_token.empty()) {
+    (void)Run("cancel_expiry", o.host, o.target.component, CancelExpiryCommand(o.expiry_token, o.expiry_pid));
+    o.expiry_token.clear();
+  }
+  Status s;
+  if (const std::optional<double> others = LowestHeld(o.action, o.target, key)) {
+    // Other faults still hold the value: the lowest of theirs is in force now (nothing runs if it
+    // already was), not the baseline.
+    if (*others > o.held) s = ApplyHeld(o, *others);
+  } else {
+    auto r = Run("revert", o.host, o.target.component, o.revert);
+    s = r.ok() ? (r->exit_status == 0 ? Status::Ok()
+                                      : Status::Unavailable(o.host + ": revert exited " + std::to_string(r->exit_status) +
+                                                            ": " + FirstLine(r->err)))
+               : r.status();
+    if (s.ok()) s = o.expect ? VerifyValue(o.host, o.target.component, o.readback, *o.expect)
+                             : Verify(o.host, o.target.component, o.verify, false);
+  }
+  if (!s.ok()) {
+    if (options_.ledger && o.ledger_entry) (void)options_.ledger->SetNote(o.ledger_entry, "revert failed: " + s.message());
+    return s;
+  }
+  if (options_.ledger && o.ledger_entry) RC_RETURN_IF_ERROR(options_.ledger->Close(o.ledger_entry, why));
+  open_.erase(it);
+  return Status::Ok();
+}
+
+Status SshBackend::Switch(const std::string& action, const cluster::Target& t, bool apply, FaultId cause) {
+  if (!apply) return RevertFault(Key(action, t), "fault #" + std::to_string(cause) + " reverted");
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, action, t));
+  return ApplyFault(OpenKey(action, t, cause), action, t, b, b.values, std::nullopt, std::nullopt, cause);
+}
+
+Status SshBackend::RevertRemaining(const std::string& why) {
+  Disarm(why);  // an armed apply must never land after its revert
+  Status first;
+  std::vector<std::string> keys;
+  for (const auto& [key, o] : open_) keys.push_back(key);
+  for (const std::string& key : keys) {
+    Status s = RevertFault(key, why);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+Status SshBackend::SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) {
+  return Switch("nvlink_down", {gpu, port}, !up, cause);
+}
+Status SshBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) { return Switch("link_down", {nic, -1}, !up, cause); }
+
+Status SshBackend::SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) {
+  const cluster::Target t{link, port};
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, "link_degrade", t));
+  double line_bits = topo_.model().nic_gbit_per_s * 1e9;
+  if (auto it = b.values.find("line_rate"); it != b.values.end()) {
+    RC_ASSIGN_OR_RETURN(line_bits, ParseBitRate(it->second));
+  }
+  std::map<std::string, std::string> values = b.values;
+  values["bandwidth"] = Number(fraction * 100);
+  values["rate"] = std::to_string(std::max<int64_t>(1, std::llround(line_bits * fraction / 1000))) + "kbit";
+  return ApplyFault(OpenKey("link_degrade", t, cause), "link_degrade", t, b, values, std::nullopt, std::nullopt, cause);
+}
+Status SshBackend::SetTrayPresent(ComponentId tray, bool present, FaultId cause) {
+  return Switch("tray_pull", {tray, -1}, !present, cause);
+}
+
+void SshBackend::Publish(const cluster::Observation& obs) {
+  for (cluster::ObservationSink* sink : sinks_) sink->OnObservation(obs);
+}
+
+Result<ssh::CommandResult> SshBackend::RunHealerAction(const std::string& action, const TargetBinding& b,
+                                                       ComponentId component) {
+  RC_ASSIGN_OR_RETURN(std::string cmd, Render(inv_.actions.at(action).apply, b.host, b.values));
+  return Run(action, b.host, component, cmd);
+}
+
+Status SshBackend::TrayAction(const std::string& action, ComponentId tray, std::map<std::string, std::string> extra) {
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, action, {tray, -1}));
+  for (auto& [k, v] : extra) b.values[k] = std::move(v);
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, RunHealerAction(action, b, tray));
+  if (r.exit_status != 0)
+    return Status::Unavailable(b.host + ": " + action + " exited " + std::to_string(r.exit_status) + ": " +
+                               FirstLine(r.err.empty() ? r.out : r.err));
+  return Status::Ok();
+}
+
+Status SshBackend::Drain(ComponentId tray, const std::string& reason) {
+  // One line of plain text: Slurm keeps the reason, and a template value may not span lines.
+  std::string text = FirstLine(reason);
+  return TrayAction("drain", tray, {{"reason", text}});
+}
+
+Status SshBackend::Resume(ComponentId tray) { return TrayAction("resume", tray, {}); }
+
+Status SshBackend::ResetGpu(ComponentId) {
+  return Status::NotSupported("gpu_reset has no inventory action yet (the rig's GPUs are CPU quotas)");
+}
+
+Status SshBackend::RequeueJob(JobId job, const std::string& reason) {
+  auto name = options_.job_names.find(job);
+  if (name == options_.job_names.end()) return Status::NotFound("job " + std::to_string(job) + " is not in the plan");
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindSite(inv_, "requeue_job"));
+  b.values["job"] = name->second;
+  b.values["reason"] = FirstLine(reason);
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, RunHealerAction("requeue_job", b, kNoComponent));
+  if (r.exit_status != 0)
+    return Status::Unavailable(b.host + ": requeue_job exited " + std::to_string(r.exit_status) + ": " + FirstLine(r.err));
+  return Status::Ok();
+}
+
+Status SshBackend::RunDiagnostic(ComponentId tray) {
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, "diagnostic", {tray, -1}));
+  auto r = RunHealerAction("diagnostic", b, tray);
+  cluster::DiagnosticResult result{tray, r.ok() && r->exit_status == 0,
+                                   r.ok() ? FirstLine(r->out.empty() ? r->err : r->out) : r.status().ToString()};
+  // Delivered later, as a finished diagnostic is in the simulator: never inside the healer's own call.
+  clock_.CallAfter(Duration{}, [this, result] { Publish({clock_.Now(), result}); });
+  return Status::Ok();
+}
+
+}  // namespace rackchaos::runner

@@ -1,0 +1,221 @@
+// SshBackend: the Backend seam on real hosts, running a site inventory's command templates over SSH.
+//
+// Fault verbs map to inventory actions (inventory.h: ActionFor). Turning a fault on renders the action's
+// apply, revert and verify commands for the target, writes a ledger entry with the revert command
+// (before anything runs), runs apply on the target's host, verifies it, and (for faults the run says
+// end on their own) arms a host-side expiry: a detached `sleep N && revert` on the host, so the fault
+// ends even if this process and its machine are gone. Turning it off cancels the expiry, runs revert,
+// verifies that, and closes the entry. Value actions (power cap, valve) read their baseline with the
+// `baseline` template; apply and revert are verified by reading it back.
+//
+// Several faults may hold one value action's target, as in the simulator (cluster/holds.h): each is a
+// hold with its own ledger entry, whose revert restores the baseline read before the first hold. The
+// lowest value held is the one applied; Release of one hold applies the lowest of the others (nothing
+// runs if that is the value already applied), and the last release restores the baseline. Nothing is
+// inferred from a value: a fault setting the baseline holds like any other. An on/off action
+// (link_down, link_degrade, ...) takes one fault per target: a second is refused while the first holds.
+//
+// Verbs the inventory does not define return NotSupported (validation checks them once per plan with
+// BindTarget). Healer verbs run the inventory's `healer:` actions once, with no ledger (drain and
+// resume are the site's own state changes, not faults): drain/resume on the tray's node, requeue_job
+// with the plan's job name, diagnostic whose exit status (0 = passed) and first output line come back
+// as a DiagnosticResult observation, delivered from a clock callback. Observations from the monitor
+// (runner/site/ssh_monitor.h) reach subscribers through Publish().
+//
+// Every remote command is recorded as an ActionTaken event ("ssh.apply", "ssh.verify", "ssh.revert",
+// "ssh.baseline", "ssh.expiry", "ssh.cancel_expiry", and for armed faults "ssh.arm", "ssh.land",
+// "ssh.disarm") with host, command, exit status and time taken.
+// A failed command fails only that verb; other hosts are unaffected.
+//
+// Threading: call on the thread that runs the pool's io_context, outside its handlers (WallClock
+// callbacks qualify): commands run through SshPool::RunAll. Borrowed references must outlive it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/backend.h"
+#include "core/clock.h"
+#include "core/event.h"
+#include "runner/site/inventory.h"
+#include "runner/site/ledger.h"
+#include "runner/ssh/ssh_pool.h"
+
+namespace rackchaos::runner {
+
+struct SshBackendOptions {
+  Ledger* ledger = nullptr;  // null: no ledger (unit tests); otherwise entries go to ledger_run
+  int64_t ledger_run = 0;
+  // Faults that end on their own after this long: they get a host-side expiry at end + expiry grace.
+  std::map<FaultId, Duration> durations;
+  // The plan's job names ({job} of requeue_job).
+  std::map<JobId, std::string> job_names;
+};
+
+class SshBackend : public cluster::Backend {
+ public:
+  SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, Clock& clock,
+             EventSink& events, SshBackendOptions options = {});
+
+  std::string Name() const override { return "ssh"; }
+  bool Supports(cluster::Verb verb) const override;
+
+  Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) override;
+  Status SetNicLink(ComponentId nic, bool up, FaultId cause) override;
+  // link_degrade: {bandwidth} in percent, {rate} in kbit of the line rate (the model's NIC rate, or the
+  // tray's `line_rate` var such as 100mbit), until Release(kLinkBandwidth).
+  Status SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) override;
+  Result<double> GetPowerCap(ComponentId gpu) override;
+  Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) override;
+  Result<double> GetValveOpening(ComponentId valve) override;
+  Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) override;
+  Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
+  // Ends `cause`'s hold (see above); Ok when it holds nothing there. NotSupported for a state the
+  // inventory has no action for.
+  Status Release(cluster::Held what, cluster::Target target, FaultId cause) override;
+
+  Status Drain(ComponentId tray, const std::string& reason) override;
+  Status Resume(ComponentId tray) override;
+  Status ResetGpu(ComponentId gpu) override;
+  Status RequeueJob(JobId job, const std::string& reason) override;
+  Status RunDiagnostic(ComponentId tray) override;
+  void Subscribe(cluster::ObservationSink* sink) override { sinks_.push_back(sink); }
+  // Hands `obs` to every subscriber, in subscription order.
+  void Publish(const cluster::Observation& obs);
+  // Renders `tmpl` for `host` with `values`, the host's env exported first.
+  Result<std::string> Render(const std::string& tmpl, const std::string& host,
+                             const std::map<std::string, std::string>& values) const;
+  // Runs a healer action once ("healer.<action>" ActionTaken); the result, or the transport failure.
+  Result<ssh::CommandResult> RunHealerAction(const std::string& action, const TargetBinding& b,
+                                             ComponentId component);
+
+  // Arming: how real runs land faults (runner/engine/real_run.h). Between BeginStaging() and ArmStaged() the
+  // fault verbs do everything but run the apply command: render the commands, read baselines, write
+  // the ledger entry (revert command; deadline counted from `until_landing` from now) and queue the
+  // apply. Arming, firing and disarming are in ssh_backend_arm.cpp.
+  void BeginStaging(Duration until_landing);
+  // Forgets the staged applies of `fault` (staging it failed part-way): their entries close unapplied.
+  void Unstage(FaultId fault, const std::string& why);
+  // Ends staging and starts every staged apply on its host, gated (SshPool::ArmEach): nothing runs
+  // until FireArmed. Returns the faults that could not be armed, and why; their entries close (a
+  // gated command that was never fired cannot have run). An "ssh.arm" action per apply.
+  std::map<FaultId, Status> ArmStaged();
+  bool armed() const { return armed_ != nullptr; }
+  // Lands the armed applies at Unix time `unix_us` on every host (SshPool::FireAt), then checks
+  // each one as an unarmed apply is checked (exit status, verify, host-side expiry; undone when it
+  // failed). Returns the faults that failed, and why.
+  std::map<FaultId, Status> FireArmed(int64_t unix_us);
+  // Ends the armed applies without running them: the entries of those that exited 125 (unrun)
+  // close; any other is reverted, since it may have run. An "ssh.disarm" action per apply.
+  void Disarm(const std::string& why);
+  // Reverts every target `fault` still holds; the first failure (every target is tried).
+  Status RevertFaultTargets(FaultId fault, const std::string& why);
+
+  // Reverts every fault still applied through this backend (a safety net after the injectors' own
+  // reverts). Returns the first failure; every target is tried.
+  Status RevertRemaining(const std::string& why);
+  // How many faults are applied through this backend now.
+  size_t applied() const { return open_.size(); }
+
+  // The HostSpec with the inventory's fields for `host`.
+  static std::optional<ssh::HostSpec> HostOf(const Inventory& inventory, const std::string& host);
+
+ private:
+  struct Open {
+    FaultId fault = kNoFault;
+    std::string host;
+    std::string action;
+    cluster::Target target;
+    double held = 0;  // a value action's hold: the value this fault asked for, in wire units
+    std::string revert, verify, readback;
+    std::optional<double> expect;
+    int64_t ledger_entry = 0;
+    std::string expiry_token;
+    int64_t expiry_pid = 0;
+  };
+
+  // Turns the fault on (apply = true) or off for an on/off action.
+  Status Switch(const std::string& action, const cluster::Target& t, bool apply, FaultId cause);
+  // Places `cause`'s hold on a value action's target at `value` (model units): applies the lowest value
+  // held, with the baseline read before the first hold (kept by the others) as {baseline}.
+  Status SetValue(const std::string& action, const cluster::Target& t, double value, FaultId cause);
+  Result<double> ReadValue(const std::string& action, const cluster::Target& t);
+  // The open_ key of a fault on a target: per fault for value actions (holds), else per target
+  // (ssh_backend_holds.cpp, as SetValue, Release and the value verbs).
+  std::string OpenKey(const std::string& action, const cluster::Target& t, FaultId cause) const;
+  // ssh_backend_holds.cpp: the lowest value held on a value action's target by faults other than the
+  // one open under `except` (nullopt: none, or not a value action).
+  std::optional<double> LowestHeld(const std::string& action, const cluster::Target& t,
+                                   const std::string& except) const;
+  // Applies `wire` to `o`'s target (its apply command, read back) for the holds left when `o` ends;
+  // RenderHeld: that apply command.
+  Status ApplyHeld(const Open& o, double wire);
+  Result<std::string> RenderHeld(const Open& o, double wire) const;
+  static std::string Number(double v);  // a value in a command or message: %.6g
+
+  // Opens `key` (OpenKey) and applies; `held`: a value action's own value (Open::held).
+  Status ApplyFault(const std::string& key, const std::string& action, const cluster::Target& t,
+                    const TargetBinding& b, std::map<std::string, std::string> values,
+                    std::optional<double> expect_applied, std::optional<double> baseline, FaultId cause,
+                    double held = 0);
+  // After the apply command ran: its exit status, then verify and the host-side expiry (or the undo).
+  Status Landed(const std::string& key, const Result<ssh::CommandResult>& applied,
+                std::optional<double> expect_applied, FaultId cause);
+  // Ends the fault open under `key`: restores the baseline, or for a hold others share on its target
+  // applies the lowest value they hold.
+  Status RevertFault(const std::string& key, const std::string& why);
+  // Records when the armed applies started on their hosts ("ssh.land": spread and delay after the
+  // instant, by the hosts' clocks); ok = false when some did not report it.
+  void RecordLanding(const std::vector<ssh::CommandResult>& results, int64_t unix_us);
+  // Closes the entry of a fault target whose apply never ran, and forgets it.
+  void CloseUnapplied(const std::string& key, const std::string& why);
+  // Runs a tray-bound healer action with extra placeholder values; OK when it exits 0.
+  Status TrayAction(const std::string& action, ComponentId tray, std::map<std::string, std::string> extra);
+
+  // Runs one command on `host` and records an ActionTaken (ok = it ran and exited `expected_exit`).
+  // Fails only when the command did not run to its end (transport); the exit status is the caller's.
+  Result<ssh::CommandResult> Run(const std::string& step, const std::string& host, ComponentId component,
+                                 const std::string& command, int expected_exit = 0);
+  // Records what `r` (of `command`) did as an "ssh.<step>" ActionTaken; fails when it did not run to its end.
+  Result<ssh::CommandResult> Record(const std::string& step, const std::string& host, ComponentId component,
+                                    const std::string& command, const ssh::CommandResult& r, int expected_exit);
+  Status Verify(const std::string& host, ComponentId component, const std::string& verify, bool want_applied);
+  Status VerifyValue(const std::string& host, ComponentId component, const std::string& readback, double expect);
+  std::string Key(const std::string& action, const cluster::Target& t) const;
+
+  const Inventory& inv_;
+  const cluster::Topology& topo_;
+  ssh::SshPool& pool_;
+  Clock& clock_;
+  EventSink& events_;
+  SshBackendOptions options_;
+  std::vector<cluster::ObservationSink*> sinks_;
+  std::map<std::string, Open> open_;          // by OpenKey()
+  std::map<std::string, double> baselines_;   // last value read per Key()
+  // Arming: applies queued while staging, then armed (parallel to armed_->names).
+  struct Staged {
+    std::string key, host, apply;
+    ComponentId component = kNoComponent;
+    std::optional<double> expect_applied;
+    FaultId fault = kNoFault;
+  };
+  bool staging_ = false;
+  Duration until_landing_{};
+  std::vector<Staged> staged_;
+  std::shared_ptr<ssh::SshPool::Armed> armed_;
+};
+
+// Parses the first number in `text` ("1200.00 W" -> 1200); InvalidArgument when there is none.
+Result<double> ParseFirstNumber(const std::string& text);
+// A rate as tc writes it (100mbit, 400gbit, 2500kbit, 9600bit) in bits per second.
+Result<double> ParseBitRate(const std::string& text);
+// The command that arms a host-side expiry: after `delay` runs `revert` unless the token file it
+// creates is gone by then; prints "<token> <pid>".
+std::string ExpiryCommand(Duration delay, const std::string& revert);
+// The command that cancels an armed expiry (idempotent).
+std::string CancelExpiryCommand(const std::string& token, int64_t pid);
+
+}  // namespace rackchaos::runner

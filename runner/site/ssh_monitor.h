@@ -1,0 +1,115 @@
+// SshMonitor: the real-mode observation source. What the simulator's physics produce for the healer,
+// this reads from real hosts on the wall clock, through the inventory's `healer:` observe actions:
+//
+//   observe_tray   on every tray host each period. That the host answers at all is the node's
+//                  heartbeat; its output may carry the rank's last step ("step <n> <compute_s> <step_s> [<send_s>]").
+//   observe_links  on its run_on host: "<host> <iface> up|down" per line (NICs via trays.<t>.nics).
+//   observe_jobs   on its run_on host: "<job> <STATE> <checkpoint step> <host,host,...|->" per line,
+//                  STATE as Slurm prints it (RUNNING, PENDING, ...; NONE when the job is gone).
+//
+// Polls are asynchronous (SshPool::Run) and at most one per host is in flight, so an unreachable tray
+// never delays the others; answers are turned into observations on the next period's tick, from a
+// clock callback (never inside an Asio handler), and published through the SshBackend to the healer:
+// HeartbeatChange (a host silent for two periods), LinkStateChange, JobStatus (on change) and
+// StepReport (when every rank of a job finished a newer step). The same answers give the report its
+// job timeline: JobChanged (running, hung = no step for three periods, restarting with the work lost
+// since the checkpoint, slowed) and Checkpointed events, attributed to the fault `cause()` names.
+//
+// Threading: the run's thread, like SshBackend. Borrowed references must outlive the monitor.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/event.h"
+#include "healer/metrics.h"
+#include "runner/site/inventory.h"
+#include "runner/ssh/ssh_pool.h"
+#include "runner/site/ssh_backend.h"
+
+namespace rackchaos::runner {
+
+// The plan's jobs as the monitor follows them: the same record the metrics use.
+using MonitoredJob = healer::JobInfo;
+
+class SshMonitor {
+ public:
+  SshMonitor(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, Clock& clock,
+             SshBackend& backend, EventSink& events, std::vector<MonitoredJob> jobs, std::function<FaultId()> cause);
+  ~SshMonitor();
+
+  // The inventory hosts the observe actions run on (sorted, unique).
+  static std::vector<std::string> Hosts(const Inventory& inventory);
+
+  void Start();  // the first poll now, then one per observe_period
+  void Stop();   // no further ticks; answers still in flight are dropped
+
+ private:
+  struct Answer {
+    bool ok = false;
+    Time at{};
+    std::string out;
+  };
+  struct Tray {
+    ComponentId id = kNoComponent;
+    std::string host;
+    bool in_flight = false;
+    bool failing = false;  // the last answer was an error (connection refused, timed out)
+    Time asked_at{};  // when the poll in flight was sent
+    std::optional<Answer> answer;
+    Time last_seen{}, step_seen{};  // the last answer; the last answer with a step
+    bool alive = true;
+    long step = -1;
+    double compute_s = 0, step_s = 0, send_s = -1;  // send_s: -1 = not reported
+  };
+  struct Job {
+    MonitoredJob spec;
+    JobState sched = JobState::kQueued;  // as the scheduler says
+    std::vector<ComponentId> trays;
+    long ckpt = 0, last_step = -1, reported_step = -1;
+    Time progress_at{};
+    JobState state = JobState::kQueued;  // as the report records it
+    double speed = 1;
+    bool timed = false;  // the last JobChanged while running carried a measured step time
+    bool seen = false;
+    bool replaced = false;                       // a new placement appeared since the last Track
+    std::deque<std::pair<Time, long>> progress;  // (when, newest step) over the speed window
+  };
+
+  void Tick();
+  void Poll();
+  void PollSite(const std::string& action, bool& in_flight, std::optional<Answer>& answer);
+  void Heartbeats(Time now);
+  void Links(const std::string& out, Time now);
+  void Jobs(const std::string& out, Time now);
+  void Steps(Job& job, Time now);
+  void Track(Job& job, Time now);
+  void Publish(cluster::ObservationBody body, Time now);
+  Tray& TrayOf(ComponentId tray);  // a tray of a job's placement (always one of the inventory's)
+
+  const Inventory& inv_;
+  const cluster::Topology& topo_;
+  ssh::SshPool& pool_;
+  Clock& clock_;
+  SshBackend& backend_;
+  EventSink& events_;
+  std::function<FaultId()> cause_;
+  Duration period_;
+  std::vector<Tray> trays_;
+  std::map<std::string, size_t> tray_of_host_;
+  std::map<std::string, Job> jobs_;  // by name
+  std::map<ComponentId, bool> link_up_;
+  bool links_in_flight_ = false, jobs_in_flight_ = false;
+  std::optional<Answer> links_answer_, jobs_answer_;
+  TimerId timer_ = 0;
+  bool running_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace rackchaos::runner

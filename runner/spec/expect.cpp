@@ -1,0 +1,232 @@
+#include "runner/spec/expect.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <limits>
+#include <optional>
+
+#include "core/units.h"
+
+namespace rackchaos::runner {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  // Nearest rank: the smallest value with at least p of the data at or below it.
+  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
+  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+}
+
+double Aggregate(const std::vector<double>& v, const std::string& agg) {
+  if (v.empty()) return 0;
+  if (agg == "max") return *std::max_element(v.begin(), v.end());
+  if (agg == "min") return *std::min_element(v.begin(), v.end());
+  if (agg == "mean") {
+    double s = 0;
+    for (double x : v) s += x;
+    return s / static_cast<double>(v.size());
+  }
+  if (agg == "p50") return Percentile(v, 0.5);
+  if (agg == "p95") return Percentile(v, 0.95);
+  if (agg == "total") {
+    double s = 0;
+    for (double x : v) s += x;
+    return s;
+  }
+  return 0;
+}
+
+double Seconds(const std::optional<Duration>& d) { return d ? d->Seconds() : kInf; }
+
+// Time gates look at faults that did something: a crash on an idle GPU leaves nothing to detect.
+bool HadEffect(const FaultMetrics& f) { return f.gpus_direct > 0 || f.jobs_touched > 0; }
+
+// Time to isolate looks at faults that needed isolation: those isolated and those missed (recall's
+// faults). A crashed process or a link flap that heals itself needs none: no isolation is not "never".
+bool NeededIsolation(const RunMetrics& m, const FaultMetrics& f) {
+  if (f.time_to_isolate) return true;
+  const std::string id = "#" + std::to_string(f.fault) + " ";
+  return std::any_of(m.missed_faults.begin(), m.missed_faults.end(),
+                     [&](const std::string& missed) { return missed.starts_with(id); });
+}
+
+using Extract = std::function<std::vector<double>(const RunMetrics&)>;
+
+struct MetricDef {
+  std::string base;
+  bool is_time;
+  std::vector<std::string> aggs;
+  std::string description;
+  Extract values;
+};
+
+const std::vector<MetricDef>& Defs() {
+  static const std::vector<MetricDef> kDefs = {
+      {"ttd", true, {"max", "p50", "p95", "mean"}, "time to detect, per fault",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_detect)); return v; }},
+      {"tti", true, {"max", "p50", "p95", "mean"}, "time to isolate, per fault that needed isolation",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f) && NeededIsolation(m, f)) v.push_back(Seconds(f.time_to_isolate)); return v; }},
+      {"ttr", true, {"max", "p50", "p95", "mean"}, "time to recover, per fault",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_recover)); return v; }},
+      {"blast.gpus", false, {"max", "total"}, "GPUs touched per fault (direct + collateral)",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.gpus_direct + f.gpus_collateral); return v; }},
+      {"blast.jobs", false, {"max", "total"}, "jobs touched per fault",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.jobs_touched); return v; }},
+      {"gpu_hours_lost", false, {"max", "total"}, "GPU-hours lost per fault",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.gpu_hours_lost); return v; }},
+      {"ettr", false, {"min", "mean"}, "effective training time ratio per job",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(j.ettr); return v; }},
+      {"goodput", false, {"min", "mean"}, "kept work / wall time per job",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(j.goodput); return v; }},
+      {"healer.precision", false, {""}, "isolations that hit a faulty component / all isolations",
+       [](const RunMetrics& m) { return std::vector<double>{m.precision}; }},
+      {"healer.recall", false, {""}, "faults isolated / faults that needed isolation",
+       [](const RunMetrics& m) { return std::vector<double>{m.recall}; }},
+      {"drained.gpus", false, {""}, "GPUs of the trays the healer drained",
+       [](const RunMetrics& m) { return std::vector<double>{static_cast<double>(m.gpus_drained)}; }},
+      {"drained.gpu_hours", false, {""}, "drained GPUs x hours until resumed",
+       [](const RunMetrics& m) { return std::vector<double>{m.drained_gpu_hours}; }},
+      {"healer.false_isolations", false, {""}, "isolations of healthy components",
+       [](const RunMetrics& m) { return std::vector<double>{static_cast<double>(m.false_isolations.size())}; }},
+  };
+  return kDefs;
+}
+
+const MetricDef* FindDef(const std::string& metric, std::string& agg) {
+  for (const MetricDef& d : Defs())
+    for (const std::string& a : d.aggs) {
+      std::string name = a.empty() ? d.base : d.base + "." + a;
+      if (name == metric) {
+        agg = a;
+        return &d;
+      }
+    }
+  return nullptr;
+}
+
+std::string Format(double v, bool is_time) {
+  if (std::isinf(v)) return "never";
+  if (is_time) return FormatDurationShort(Duration::FromSecondsF(v));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& ExpectationMetrics() {
+  static const auto kList = [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    // "ttr.p95" -> "time to recover, per fault: 95th percentile (a duration)"
+    static const std::map<std::string, std::string> kAggWords = {
+        {"max", "the largest"}, {"min", "the smallest"}, {"mean", "the mean"}, {"p50", "the median"},
+        {"p95", "the 95th percentile"}, {"total", "the sum over the run"}};
+    for (const MetricDef& d : Defs())
+      for (const std::string& a : d.aggs)
+        out.push_back({a.empty() ? d.base : d.base + "." + a,
+                       d.description + (a.empty() ? "" : ": " + kAggWords.at(a)) + (d.is_time ? " (a duration)" : "")});
+    return out;
+  }();
+  return kList;
+}
+
+bool IsTimeMetric(const std::string& metric) {
+  std::string agg;
+  const MetricDef* def = FindDef(metric, agg);
+  return def && def->is_time;
+}
+
+Result<Gate> ParseGate(const std::string& text) {
+  static const char* kOps[] = {"<=", ">=", "==", "!=", "<", ">"};
+  Gate g;
+  g.text = text;
+  size_t at = std::string::npos;
+  for (const char* op : kOps) {
+    at = text.find(op);
+    if (at != std::string::npos) {
+      g.op = op;
+      break;
+    }
+  }
+  if (at == std::string::npos)
+    return Status::Invalid("'" + text + "' is not a gate; write METRIC OP VALUE, e.g. 'ttr.max < 30m' (OP: < <= > >= == !=)");
+  auto trim = [](std::string s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t") + 1);
+    return s;
+  };
+  g.metric = trim(text.substr(0, at));
+  std::string value = trim(text.substr(at + g.op.size()));
+  std::string agg;
+  const MetricDef* def = FindDef(g.metric, agg);
+  if (!def) {
+    std::string known;
+    for (const auto& [name, desc] : ExpectationMetrics()) known += (known.empty() ? "" : ", ") + name;
+    return Status::Invalid("unknown metric '" + g.metric + "'; known metrics: " + known);
+  }
+  if (def->is_time) {
+    auto d = ParseDuration(value);
+    if (!d.ok()) return d.status().WithContext("gate '" + text + "'");
+    g.value = d->Seconds();
+  } else if (!value.empty() && value.back() == '%') {
+    auto f = ParseFraction(value);
+    if (!f.ok()) return f.status().WithContext("gate '" + text + "'");
+    g.value = *f;
+  } else {
+    char* end = nullptr;
+    g.value = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(g.value))
+      return Status::Invalid("gate '" + text + "': '" + value + "' is not a number");
+  }
+  return g;
+}
+
+GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics) {
+  std::string agg;
+  const MetricDef* def = FindDef(gate.metric, agg);
+  GateResult r{gate, false, 0, ""};
+  if (!def) {
+    r.message = gate.text + ": unknown metric";
+    return r;
+  }
+  std::vector<double> v = def->values(metrics);
+  r.actual = agg.empty() ? (v.empty() ? 0 : v[0]) : Aggregate(v, agg);
+  const std::string& op = gate.op;
+  double a = r.actual, b = gate.value;
+  r.passed = op == "<" ? a < b : op == "<=" ? a <= b : op == ">" ? a > b : op == ">=" ? a >= b
+           : op == "==" ? std::fabs(a - b) < 1e-9 : std::fabs(a - b) >= 1e-9;
+  if (v.empty() && !agg.empty()) r.message = gate.text + ": no data (" + (r.passed ? "pass" : "FAIL") + ")";
+  else r.message = gate.text + ": " + Format(r.actual, def->is_time) + " (" + (r.passed ? "pass" : "FAIL") + ")";
+  return r;
+}
+
+Status CheckContinuous(const Gate& gate) {
+  static const char* kMonotone[] = {"ttd.max", "tti.max", "ttr.max", "blast.gpus.max", "blast.gpus.total",
+                                    "blast.jobs.max", "blast.jobs.total", "gpu_hours_lost.max",
+                                    "gpu_hours_lost.total", "healer.false_isolations"};
+  bool upper = gate.op == "<" || gate.op == "<=";
+  bool monotone = std::any_of(std::begin(kMonotone), std::end(kMonotone), [&](const char* m) { return gate.metric == m; });
+  if (upper && monotone) return Status::Ok();
+  std::string list;
+  for (const char* m : kMonotone) list += (list.empty() ? "" : ", ") + std::string(m);
+  return Status::Invalid("gate '" + gate.text + "' cannot be continuous: a continuous gate is an upper bound (< or <=) " +
+                         "on a metric that never decreases during a run (" + list + ")");
+}
+
+GateResult EvaluateGateSoFar(const Gate& gate, const RunMetrics& metrics, Time now) {
+  RunMetrics so_far = metrics;
+  for (FaultMetrics& f : so_far.faults) {
+    Duration late = now - f.injected;
+    for (std::optional<Duration>* t : {&f.time_to_detect, &f.time_to_isolate, &f.time_to_recover})
+      if (!*t) *t = late;
+  }
+  return EvaluateGate(gate, so_far);
+}
+
+}  // namespace rackchaos::runner
