@@ -86,9 +86,13 @@ class Reader {
       if (std::string_view h = labels.StringAt(key); !h.empty())
         for (const HostMap& m : hosts_)
           if (m.Answers(h)) return &m;
+    // The target as given ("10.0.0.7:9400") before its host part alone, so two exporters on one
+    // address (different ports) stay apart.
     std::string_view instance = labels.StringAt("instance");
     for (const HostMap& m : hosts_)
-      if (m.Answers(instance) || m.Answers(instance.substr(0, instance.rfind(':')))) return &m;
+      if (m.Answers(instance)) return &m;
+    for (const HostMap& m : hosts_)
+      if (m.Answers(instance.substr(0, instance.rfind(':')))) return &m;
     return nullptr;
   }
 
