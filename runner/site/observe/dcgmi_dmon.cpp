@@ -10,22 +10,22 @@ namespace rackchaos::observe {
 
 namespace {
 
-enum Field { kTemp, kPower, kLimit, kSm, kSmMax, kReasons, kXid, kIgnored };
+enum DmonField { kDmonTemp, kDmonPower, kDmonLimit, kDmonSm, kDmonSmMax, kDmonReasons, kDmonXid, kDmonIgnored };
 
-Field FieldOf(std::string_view short_name) {
-  if (short_name == "TMPTR") return kTemp;
-  if (short_name == "POWER") return kPower;
-  if (short_name == "PMLMT" || short_name == "EPLMT") return kLimit;
-  if (short_name == "SMCLK") return kSm;
-  if (short_name == "SMMAX") return kSmMax;
-  if (short_name == "DVCCTR") return kReasons;
-  if (short_name == "XIDER") return kXid;
-  return kIgnored;
+DmonField FieldOf(std::string_view short_name) {
+  if (short_name == "TMPTR") return kDmonTemp;
+  if (short_name == "POWER") return kDmonPower;
+  if (short_name == "PMLMT" || short_name == "EPLMT") return kDmonLimit;
+  if (short_name == "SMCLK") return kDmonSm;
+  if (short_name == "SMMAX") return kDmonSmMax;
+  if (short_name == "DVCCTR") return kDmonReasons;
+  if (short_name == "XIDER") return kDmonXid;
+  return kDmonIgnored;
 }
 
 struct ColumnAt {
   size_t start = 0;
-  Field field = kIgnored;
+  DmonField field = kDmonIgnored;
 };
 
 std::vector<ColumnAt> HeaderColumns(std::string_view header) {
@@ -54,7 +54,7 @@ Value ReadDmonCell(std::string_view cell, bool bitmask) {
   return Value::Absent(Problem::kUnreadable, "unreadable \"" + std::string(cell) + "\"");
 }
 
-constexpr FieldNames kNames{"TMPTR (150)", "POWER (155)", "SMCLK (100)", "SMMAX (113)", "DVCCTR (112)"};
+constexpr FieldNames kDmonNames{"TMPTR (150)", "POWER (155)", "SMCLK (100)", "SMMAX (113)", "DVCCTR (112)"};
 
 }  // namespace
 
@@ -109,16 +109,16 @@ Observed ParseDcgmiDmon(std::string_view output, const HostMap& host) {
     for (size_t c = 0; c < cols.size(); ++c) {
       size_t start = cols[c].start, end = c + 1 < cols.size() ? cols[c + 1].start : line.size();
       std::string_view cell = start < line.size() ? Trim(line.substr(start, end - start)) : std::string_view();
-      Value v = ReadDmonCell(cell, cols[c].field == kReasons || cols[c].field == kXid);
+      Value v = ReadDmonCell(cell, cols[c].field == kDmonReasons || cols[c].field == kDmonXid);
       switch (cols[c].field) {
-        case kTemp: r.temperature_c = v; break;
-        case kPower: r.power_w = v; break;
-        case kLimit: r.power_limit_w = v; break;
-        case kSm: r.sm_mhz = v; break;
-        case kSmMax: r.sm_max_mhz = v; break;
-        case kReasons: r.reasons = v; break;
-        case kXid: r.xid = v; break;
-        case kIgnored: break;
+        case kDmonTemp: r.temperature_c = v; break;
+        case kDmonPower: r.power_w = v; break;
+        case kDmonLimit: r.power_limit_w = v; break;
+        case kDmonSm: r.sm_mhz = v; break;
+        case kDmonSmMax: r.sm_max_mhz = v; break;
+        case kDmonReasons: r.reasons = v; break;
+        case kDmonXid: r.xid = v; break;
+        case kDmonIgnored: break;
       }
     }
     rows[r.index] = std::move(r);
@@ -132,7 +132,7 @@ Observed ParseDcgmiDmon(std::string_view output, const HostMap& host) {
       continue;
     }
     seen[gpu->gpu] = true;
-    ToObservations(r, *gpu, host.host, src, kNames, out);
+    ToObservations(r, *gpu, host.host, src, kDmonNames, out);
     if (r.xid.present)
       out.xid_gauges.push_back({host.host, src, gpu->gpu, host.node, gpu->pci, static_cast<int>(r.xid.bits & 0xffff)});
   }

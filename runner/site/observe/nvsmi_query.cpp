@@ -64,7 +64,7 @@ Value ReadCell(std::string_view cell, bool bitmask) {
   return Value::Absent(Problem::kUnreadable, "unreadable \"" + std::string(cell) + "\"");
 }
 
-constexpr FieldNames kNames{"temperature.gpu", "power.draw", "clocks.sm", "clocks.max.sm", "clocks_event_reasons.active"};
+constexpr FieldNames kNvsmiNames{"temperature.gpu", "power.draw", "clocks.sm", "clocks.max.sm", "clocks_event_reasons.active"};
 
 }  // namespace
 
@@ -168,7 +168,7 @@ Observed ParseNvidiaSmiQuery(std::string_view output, const HostMap& host, std::
                 HostMap::Describe(r.index, r.pci) + " has a second row (line " + std::to_string(line_no) + ")");
       continue;
     }
-    ToObservations(r, *gpu, host.host, src, kNames, out);
+    ToObservations(r, *gpu, host.host, src, kNvsmiNames, out);
   }
   for (const GpuAddress& g : host.gpus) {
     if (seen.count(g.gpu)) continue;

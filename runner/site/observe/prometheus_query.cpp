@@ -51,12 +51,12 @@ const JsonValue* NewestSample(const JsonValue& series) {
   return &values->items().back();
 }
 
-constexpr FieldNames kNames{"DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_SM_CLOCK",
+constexpr FieldNames kPromNames{"DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_SM_CLOCK",
                             "DCGM_FI_DEV_MAX_SM_CLOCK", "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"};
 
-class Reader {
+class PromReader {
  public:
-  Reader(const std::vector<HostMap>& hosts, const PromQuery& q) : hosts_(hosts), q_(q) {}
+  PromReader(const std::vector<HostMap>& hosts, const PromQuery& q) : hosts_(hosts), q_(q) {}
 
   Observed Run(std::string_view body) {
     auto doc = ParseJson(body);
@@ -192,9 +192,9 @@ class Reader {
     const PromExpect& e = q_.expect;
     const std::string_view none;
     // A metric the query did not ask for is no missing data: its name is left empty.
-    const FieldNames names{e.temperature ? kNames.temperature : none, e.power ? kNames.power : none,
-                           e.sm_clock ? kNames.sm : none, e.sm_max ? kNames.sm_max : none,
-                           e.reasons ? kNames.reasons : none};
+    const FieldNames names{e.temperature ? kPromNames.temperature : none, e.power ? kPromNames.power : none,
+                           e.sm_clock ? kPromNames.sm : none, e.sm_max ? kPromNames.sm_max : none,
+                           e.reasons ? kPromNames.reasons : none};
     for (auto& [key, p] : pending_) {
       ToObservations(p.reading, *p.gpu, p.host->host, Source::kPrometheus, names, out_);
       if (p.reading.xid.present)
@@ -224,7 +224,7 @@ class Reader {
 }  // namespace
 
 Observed ParsePrometheusQuery(std::string_view body, const std::vector<HostMap>& hosts, const PromQuery& query) {
-  return Reader(hosts, query).Run(body);
+  return PromReader(hosts, query).Run(body);
 }
 
 }  // namespace rackchaos::observe

@@ -10,7 +10,7 @@ namespace {
 
 using cluster::Metric;
 
-struct Reader {
+struct RedfishReader {
   const std::string& bmc;
   const std::vector<RedfishPoint>& points;
   std::map<size_t, bool> done;  // point index -> read (or reported)
@@ -81,7 +81,7 @@ std::string RedfishErrorText(const JsonValue& error) {
 
 Observed ParseRedfish(int http_status, std::string_view body, const std::string& bmc,
                       const std::vector<RedfishPoint>& points) {
-  Reader reader{bmc, points, {}, {}};
+  RedfishReader reader{bmc, points, {}, {}};
   Observed& out = reader.out;
   auto doc = ParseJson(body);
   const JsonValue* error = doc.ok() ? doc->Find("error") : nullptr;
