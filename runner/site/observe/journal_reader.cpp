@@ -87,7 +87,7 @@ Observed JournalReader::OnOutput(std::string_view output) {
         out.Error(host_, Source::kJournal, Problem::kGap, node_,
                   "cursor " + cursor_ + " is no longer in the journal (its file was rotated away and vacuumed); "
                   "reading on from the first line after its position: lines logged between " +
-                      When(last_realtime_us_) + " and " + When(entries.front().realtime_us) + " are lost");
+                      When(last_realtime_us_) + " and " + When(entries.front().realtime_us) + ", if any, were not read");
       }
       break;
     case Mode::kSince:

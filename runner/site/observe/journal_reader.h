@@ -12,8 +12,8 @@
 //                   silently skips the next entry as if it were the cursor's own; see the samples.)
 //   cursor gone     the first entry is another one: the journal file holding the cursor was rotated
 //                   away and vacuumed (or the journal was reset). kGap error, and reading goes on from
-//                   the first entry after the cursor's position: what was logged in between is lost
-//                   and the error says from when to when.
+//                   the first entry after the cursor's position: what was logged in between (if
+//                   anything) is lost, and the error says from when to when.
 //   cursor refused  journalctl fails with "Failed to seek to cursor" (OnFailure): kGap error, and the
 //                   next poll re-reads from the last line's time (`--since=@<s.us>`), dropping the lines
 //                   at that time already read.
