@@ -1,0 +1,64 @@
+#include "runner/site/observe/text.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace rackchaos::observe {
+
+std::string_view Trim(std::string_view s) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+bool ParseNumber(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  // from_chars takes neither a leading '+' nor spaces; the tools print neither for these values.
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return false;
+  out = v;
+  return true;
+}
+
+bool ParseCount(std::string_view s, uint64_t& out) {
+  if (s.empty()) return false;
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return false;
+  out = v;
+  return true;
+}
+
+bool ParseBits(std::string_view s, uint64_t& out) {
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    std::string_view hex = s.substr(2);
+    if (hex.size() > 16) return false;
+    uint64_t v = 0;
+    auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), v, 16);
+    if (ec != std::errc() || end != hex.data() + hex.size()) return false;
+    out = v;
+    return true;
+  }
+  return ParseCount(s, out);
+}
+
+}  // namespace rackchaos::observe
