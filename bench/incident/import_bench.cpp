@@ -66,10 +66,11 @@ int main(int argc, char** argv) {
     auto s = importer.ImportFile(path);
     auto inc = importer.Finish();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%lld MiB, %lld lines, %zu events, %lld not understood (%zu patterns), %.2f s, %.1f MiB/s%s\n",
+    std::printf("%lld MiB, %lld lines, %zu events, %lld not understood (%zu patterns), %.2f s, %.1f MiB/s, %.0f lines/s%s\n",
                 static_cast<long long>(inc.bytes >> 20), static_cast<long long>(inc.lines), inc.events.size(),
                 static_cast<long long>(inc.not_understood), inc.patterns.size(), wall,
-                static_cast<double>(inc.bytes) / (1 << 20) / wall, s.ok() ? "" : " (read error)");
+                static_cast<double>(inc.bytes) / (1 << 20) / wall, static_cast<double>(inc.lines) / wall,
+                s.ok() ? "" : " (read error)");
     std::fflush(stdout);
     _exit(s.ok() ? 0 : 1);
   }

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <memory>
 
+#include "runner/incident/xid_links.h"
+
 namespace rackchaos::incident {
 namespace {
 
@@ -19,6 +21,20 @@ struct FileCloser {
 
 bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
+// Events whose lines come from one host's kernel or one job's output: --host names it when they do not.
+bool TakesFileHost(EventKind kind) {
+  switch (kind) {
+    case EventKind::kXid:
+    case EventKind::kSxid:
+    case EventKind::kNicDown:
+    case EventKind::kNicUp:
+    case EventKind::kNcclTimeout:
+    case EventKind::kNcclWarn:
+    case EventKind::kNcclError: return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 void IncidentImporter::BeginFile(const std::string& name) {
@@ -26,6 +42,8 @@ void IncidentImporter::BeginFile(const std::string& name) {
   incident_.files.push_back(name);
   state_ = FileState{};
   file_line_ = 0;
+  auto host = options_.host_by_file.find(name);
+  file_host_ = host != options_.host_by_file.end() ? host->second : options_.host;
   partial_.clear();
   partial_overlong_ = false;
 }
@@ -91,8 +109,9 @@ void IncidentImporter::Line(std::string_view line) {
   if (split.time.axis == TimeAxis::kNone && !body.empty() && body[0] == '{')
     r = ParseTimelineLine(body, state_, scratch_);
   if (r == LineResult::kNotUnderstood && split.time.axis == TimeAxis::kNone) r = ParseTableLine(line, state_, scratch_);
-  if (r == LineResult::kNotUnderstood) r = ParseKernelLine(line, split, scratch_);
+  if (r == LineResult::kNotUnderstood) r = ParseKernelLine(line, split, state_, scratch_);
   if (r == LineResult::kNotUnderstood) r = ParseSlurmLine(split, state_, scratch_);
+  if (r == LineResult::kNotUnderstood) r = ParseNcclLine(line, split, state_, scratch_);
   if (r == LineResult::kNotUnderstood) {
     CountNotUnderstood(incident_, body, file_, file_line_, pattern_);
     return;
@@ -105,6 +124,7 @@ void IncidentImporter::Line(std::string_view line) {
     }
     e.file = file_;
     e.line = file_line_;
+    if (e.host.empty() && TakesFileHost(e.kind)) e.host = file_host_;
     if (e.kind == EventKind::kXid && e.code == 0 && e.action == "xid") {  // timeline rows: the code is in the detail
       size_t d = e.detail.find_first_of("0123456789");
       if (d != std::string::npos)
@@ -141,6 +161,7 @@ Incident IncidentImporter::Finish() {
                      if (a.time.axis != b.time.axis) return a.time.axis < b.time.axis;
                      return a.time.seconds < b.time.seconds;
                    });
+  LinkXidCauses(incident_.events);
   return std::move(incident_);
 }
 

@@ -2,13 +2,15 @@
 //
 // Every line of every file is offered to the parsers in turn: generic timeline (JSON lines, CSV with a
 // header), tables (sacctmgr show event, sinfo -R), kernel lines (NVRM Xid, NVSwitch SXid, mlx5_core
-// link changes) and Slurm (slurmctld log, scontrol show node). A file may mix them. What no parser
+// link changes), Slurm (slurmctld log, scontrol show node) and NCCL (watchdog timeouts, NCCL WARN,
+// NCCL errors). A file may mix them. What no parser
 // understands is counted by pattern. Files are read in 1 MiB blocks; a line longer than kMaxLineBytes
 // is cut there. Memory is bounded by kMaxEvents, kMaxPatterns and the block size, not by the input.
 // Not thread-safe; one importer per incident.
 #pragma once
 
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +33,10 @@ struct ImportOptions {
   // The zone of wall-clock stamps that print none (Slurm, dmesg -T, syslog, journalctl short). Stamps
   // with a zone, and times from boot_time (already in UTC), are left alone.
   WallZone zone;
+  // The host of kernel and NCCL lines that name none (plain dmesg, dmesg -T, a job's output): `host`
+  // for every file, or per file (by the path as given to ImportFile) in `host_by_file`, which wins.
+  std::string host;
+  std::map<std::string, std::string> host_by_file;
 };
 
 class IncidentImporter {
@@ -43,7 +49,8 @@ class IncidentImporter {
   // The same for text held in memory; `name` names it in reports.
   void ImportText(std::string_view text, const std::string& name);
 
-  // Fixes guessed years and orders events by time (stable: equal times keep file order). Call once.
+  // Fixes guessed years, orders events by time (stable: equal times keep file order) and links each
+  // Xid to the one it follows from (runner/incident/xid_links.h). Call once.
   Incident Finish();
 
  private:
@@ -57,6 +64,7 @@ class IncidentImporter {
   FileState state_;
   int file_ = 0;
   int64_t file_line_ = 0;  // 1-based line number in the current file
+  std::string file_host_;  // ImportOptions' host for the current file
   std::string partial_;    // the line being assembled across chunks (at most kMaxLineBytes)
   bool partial_overlong_ = false;
   std::vector<IncidentEvent> scratch_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 namespace rackchaos::incident {
 
@@ -15,11 +16,24 @@ const char* EventKindName(EventKind kind) {
     case EventKind::kNodeDown: return "node_down";
     case EventKind::kNodeResume: return "node_resume";
     case EventKind::kJobRequeue: return "job_requeue";
+    case EventKind::kJobKill: return "job_kill";
+    case EventKind::kNcclTimeout: return "nccl_timeout";
+    case EventKind::kNcclWarn: return "nccl_warn";
+    case EventKind::kNcclError: return "nccl_error";
     case EventKind::kFaultStart: return "fault_start";
     case EventKind::kFaultEnd: return "fault_end";
     case EventKind::kNote: return "note";
   }
   return "note";
+}
+
+const char* SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kFatal: return "fatal";
+    case Severity::kNonFatal: return "non_fatal";
+    case Severity::kUnknown: break;
+  }
+  return "unknown";
 }
 
 // "usb 1-3: new device 42" and "usb 2-1: new device 7" count as one pattern; control and non-ASCII
@@ -65,7 +79,7 @@ std::vector<std::pair<std::string, PatternCount>> TopPatterns(const Incident& in
   std::vector<std::pair<std::string, PatternCount>> all(incident.patterns.begin(), incident.patterns.end());
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
-  if (all.size() > n) all.resize(n);
+  if (n != SIZE_MAX && all.size() > n) all.resize(n);
   return all;
 }
 

@@ -1,6 +1,8 @@
 // An incident as imported from its logs: a list of small events (GPU Xid, NVSwitch SXid, NIC link
-// change, scheduler drain/resume/down, job requeue, generic timeline rows) with their times, plus a
-// count of every line that was not understood, summarized by pattern.
+// change, scheduler drain/resume/down, job requeue or kill, NCCL watchdog timeouts, warnings and
+// errors, generic timeline rows) with their times, plus a count of every line that was not understood,
+// summarized by pattern. An Xid keeps its severity and, when it is the consequence of an earlier Xid
+// of the same GPU (45, 154, 63 ...), the index of that cause.
 //
 // Import is streamed (runner/incident/importer.h): only the events are kept, never the lines, and the
 // pattern table and event list are bounded, so a multi-gigabyte log takes bounded memory. Plain values;
@@ -35,27 +37,44 @@ enum class EventKind {
   kNodeDrain,   // Slurm: drained (reason)
   kNodeDown,    // Slurm: down / not responding
   kNodeResume,  // Slurm: resumed / idle again / responding again
-  kJobRequeue,  // Slurm: job requeued
+  kJobRequeue,  // Slurm: job requeued (job id in `job`, the failed node in `host` when printed)
+  kJobKill,     // Slurm: job killed on a failed node
+  kNcclTimeout,  // PyTorch ProcessGroupNCCL watchdog: a collective timed out (rank in `rank`)
+  kNcclWarn,     // NCCL WARN line (host, CUDA device; NET/IB completion errors, async port events ...)
+  kNcclError,    // an NCCL error surfaced to the application (ncclRemoteError, "NCCL error: ...")
   kFaultStart,  // generic timeline: event names a fault kind (an injector), e.g. gpu_fail
   kFaultEnd,    // generic timeline: end / resolved / up / recovered
   kNote,        // generic timeline: anything else (shown, not replayed)
 };
 const char* EventKindName(EventKind kind);  // "xid", "sxid", "nic_down", ...
 
+// How bad an event is for its component: fatal = the part needs a reset, a reboot or a repair before
+// it is used again (Xids whose catalogue action is reset_gpu, reboot_node, ...; an NVLink error the
+// driver calls fatal; a fatal SXid; a NIC link down); non-fatal = the application restarts or nothing
+// is needed (restart_app, none). Unknown when neither the catalogue nor the line says.
+enum class Severity { kUnknown, kFatal, kNonFatal };
+const char* SeverityName(Severity severity);  // "unknown", "fatal", "non_fatal"
+
 struct IncidentEvent {
   EventKind kind = EventKind::kNote;
   LogTime time;
   std::string host;     // host or Slurm node name; empty when the line does not say (dmesg)
   std::string address;  // GPU PCI "0000:3b:00", NIC PCI "0000:1a:00.0", switch PCI; generic: component
-  std::string iface;    // NIC interface name ("ibp26s0"), when printed
-  int code = 0;         // Xid/SXid code; Slurm job id for kJobRequeue
-  std::optional<int> link;
+  std::string iface;    // NIC interface or RDMA device name ("ibp26s0", "mlx5_0"), when printed
+  int code = 0;         // Xid/SXid code; numeric Slurm job id for kJobRequeue/kJobKill (0 when none)
+  std::optional<int> link;             // NVLink number; NIC port for "Port: N Link ..."
   std::optional<int> recovery_action;  // Xid 154
-  bool fatal = false;                  // SXid "Fatal"
-  std::string action;                  // Xid: recommended action name (healer/xid.h); generic: the event word
-  std::string detail;                  // driver message, Slurm reason, generic detail
-  int file = 0;                        // index into Incident::files
-  int64_t line = 0;                    // 1-based line in that file
+  std::optional<int> rank;             // NCCL: the rank that printed it
+  std::optional<int> device;           // NCCL WARN: the CUDA device ("[3]")
+  Severity severity = Severity::kUnknown;
+  std::string job;     // Slurm job id as printed ("81234", "12210_11(12238)")
+  std::string action;  // Xid: recommended action name (healer/xid.h); generic: the event word
+  std::string detail;  // driver message, Slurm reason, generic detail
+  int64_t caused_by = -1;  // index in Incident::events of the Xid this one follows from; -1 = none
+  int file = 0;            // index into Incident::files
+  int64_t line = 0;        // 1-based line in that file
+
+  bool fatal() const { return severity == Severity::kFatal; }
 };
 
 // Lines not understood, grouped by a pattern (the line without its time prefix, every run of digits
@@ -91,7 +110,8 @@ void LinePatternInto(std::string_view body, std::string& out);
 // Counts `body` (a line without its time prefix) as not understood; `scratch` is a reusable buffer.
 void CountNotUnderstood(Incident& incident, std::string_view body, int file, int64_t line, std::string& scratch);
 
-// The `n` most frequent patterns, most frequent first (ties by pattern text).
+// The `n` most frequent patterns, most frequent first (ties by pattern text); every pattern when
+// `n` is SIZE_MAX.
 std::vector<std::pair<std::string, PatternCount>> TopPatterns(const Incident& incident, size_t n);
 
 }  // namespace rackchaos::incident

@@ -30,14 +30,24 @@ struct FileState {
   std::string scontrol_node;                          // the NodeName of the `scontrol show node` record being read
   std::string scontrol_state;                         // its State=
   std::map<std::string, std::string> pending_reason;  // slurmctld: node -> last "reason set to"
+  // slurmctld prints "requeue job JobId=N due to failure of node X" and then "Requeuing JobId=N":
+  // one requeue. The job id of the first, so the second is a follow-up.
+  std::string last_requeue_job;
+  bool nccl_last_error_pending = false;  // "Last error:" seen: the next line is its text
+  std::string nvrm_gpu;                  // "NVRM: The NVIDIA GPU X" seen: the message about X goes on
+  LogTime nvrm_gpu_time;
 };
 
 // Emits at most a bounded number of events per line (hostlists expand to at most kMaxNodesPerLine).
 inline constexpr size_t kMaxNodesPerLine = 4096;
 
-LineResult ParseKernelLine(std::string_view line, const SplitLine& split, std::vector<IncidentEvent>& out);
+LineResult ParseKernelLine(std::string_view line, const SplitLine& split, FileState& state,
+                           std::vector<IncidentEvent>& out);
 LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<IncidentEvent>& out);
 LineResult ParseTimelineLine(std::string_view line, FileState& state, std::vector<IncidentEvent>& out);
+// NCCL and PyTorch's ProcessGroupNCCL (runner/incident/nccl_lines.cpp).
+LineResult ParseNcclLine(std::string_view line, const SplitLine& split, FileState& state,
+                         std::vector<IncidentEvent>& out);
 // Header and rows of the tables above (CSV timeline, sacctmgr, sinfo -R).
 LineResult ParseTableLine(std::string_view line, FileState& state, std::vector<IncidentEvent>& out);
 

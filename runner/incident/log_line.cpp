@@ -225,9 +225,87 @@ int YearOf(double unix_seconds) {
   return static_cast<int>(CivilFromDays(static_cast<int64_t>(unix_seconds / 86400.0)).y);
 }
 
+namespace {
+
+// journalctl -o short-full: "Mon 2026-11-30 06:02:21[.123456] UTC host tag: body". The zone word is
+// read when it is UTC/GMT/Z or a numeric offset; other abbreviations (CET, PST) are ambiguous and the
+// time is taken in --tz like the other zone-less stamps.
+bool TakeShortFull(string_view s, SplitLine& out) {
+  string_view rest = s;
+  string_view weekday = NextToken(rest);
+  string_view date = NextToken(rest);
+  string_view hms = NextToken(rest);
+  string_view zone = NextToken(rest);
+  if (weekday.size() != 3 || date.size() != 10 || hms.size() < 8 || zone.empty()) return false;
+  std::string iso = std::string(date) + "T" + std::string(hms);
+  bool zoned = false;
+  if (zone == "UTC" || zone == "GMT" || zone == "Z") {
+    iso += "Z";
+  } else if (zone[0] == '+' || zone[0] == '-') {
+    iso += std::string(zone);
+  }
+  auto t = ParseIsoTime(iso, &zoned);
+  if (!t) return false;
+  out.time = {TimeAxis::kWall, *t, false, zoned};
+  TakeHostAndTag(rest, out);
+  return true;
+}
+
+// journalctl -o short-unix: "1795989741.123456 host tag: body" (seconds since the epoch, UTC).
+bool TakeShortUnix(string_view s, SplitLine& out) {
+  string_view rest = s;
+  string_view first = NextToken(rest);
+  size_t dot = first.find('.');
+  if (dot < 9 || dot > 11 || first.find_first_not_of("0123456789.") != kNpos) return false;
+  auto t = ParseUptime(first);
+  if (!t) return false;
+  SplitLine probe;
+  TakeHostAndTag(rest, probe);
+  if (probe.host.empty()) return false;  // a bare number is not a stamp without "host tag:" after it
+  out = probe;
+  out.time = {TimeAxis::kWall, *t, false, true};
+  return true;
+}
+
+}  // namespace
+
+std::optional<LogTime> ParseGlogTime(string_view s) {
+  // "E1206 18:44:12.715298746": severity letter, month and day, time of day (no year, local time).
+  if (s.size() < 14 || (s[0] != 'E' && s[0] != 'W' && s[0] != 'I' && s[0] != 'F')) return std::nullopt;
+  s.remove_prefix(1);
+  size_t space = s.find(' ');
+  if (space == kNpos || space < 3 || space > 4) return std::nullopt;
+  int mmdd = 0;
+  for (size_t i = 0; i < space; ++i) {
+    if (!IsDigit(s[i])) return std::nullopt;
+    mmdd = mmdd * 10 + (s[i] - '0');
+  }
+  string_view hms = s.substr(space + 1);
+  auto tod = TimeOfDay(hms);
+  if (!tod) return std::nullopt;
+  auto t = Compose(1972, mmdd / 100, mmdd % 100, *tod);
+  if (!t) return std::nullopt;
+  return LogTime{TimeAxis::kWall, *t, true, false};
+}
+
+// dmesg -x (--decode) puts "FACILITY:LEVEL : " before the stamp ("kern  :err   : [ 1234.5] ...").
+string_view SkipDecodePrefix(string_view s) {
+  size_t colon = s.find(':');
+  if (colon == kNpos || colon == 0 || colon > 8) return s;
+  for (size_t i = 0; i < colon; ++i) {
+    if (!(s[i] >= 'a' && s[i] <= 'z') && s[i] != ' ') return s;
+  }
+  size_t end = s.find(": ", colon + 1);
+  if (end == kNpos || end > colon + 10) return s;
+  for (size_t i = colon + 1; i < end; ++i) {
+    if (!(s[i] >= 'a' && s[i] <= 'z') && s[i] != ' ') return s;
+  }
+  return Trim(s.substr(end + 2));
+}
+
 SplitLine SplitLogLine(string_view line) {
   SplitLine out;
-  string_view s = Trim(line);
+  string_view s = SkipDecodePrefix(Trim(line));
   out.body = s;
   if (s.empty()) return out;
   if (s[0] == '[') {
@@ -237,6 +315,16 @@ SplitLine SplitLogLine(string_view line) {
     string_view rest = Trim(s.substr(close + 1));
     if (auto up = ParseUptime(inside)) {
       out.time = {TimeAxis::kRelative, *up, false};
+      // journalctl -o short-monotonic: "[ 1234.567890] host kernel: body". Only the "kernel" tag is
+      // taken as the sign of a host: dmesg bodies look alike ("usb 1-1: new device").
+      SplitLine probe;
+      TakeHostAndTag(rest, probe);
+      if (probe.tag == "kernel") {
+        out.host = probe.host;
+        out.tag = probe.tag;
+        out.body = probe.body;
+        return out;
+      }
     } else if (auto ct = ParseCtimeTime(inside)) {
       out.time = {TimeAxis::kWall, *ct, false};
     } else if (auto iso = ParseIsoLogTime(inside)) {
@@ -249,11 +337,21 @@ SplitLine SplitLogLine(string_view line) {
   }
   string_view rest = s;
   string_view first = NextToken(rest);
+  // "2026-11-30T06:02:21.123Z: body" is Open MPI's --timestamp-output: a stamp, then the rank's output.
+  bool mpi_stamp = first.size() > 20 && first.back() == ':' && IsDigit(first[0]);
+  if (mpi_stamp) first.remove_suffix(1);
   if (auto iso = ParseIsoLogTime(first)) {
     out.time = *iso;
+    // dmesg --time-format=iso writes a comma before the fraction and no host; journald and syslog a dot.
+    if (mpi_stamp || first.find(',') != kNpos) {
+      out.body = Trim(rest);
+      return out;
+    }
     TakeHostAndTag(rest, out);
     return out;
   }
+  if (IsDigit(first[0]) && TakeShortUnix(s, out)) return out;
+  if (first.size() == 3 && !MonthIndex(first) && TakeShortFull(s, out)) return out;
   if (!MonthIndex(first) || s.size() < 15) return out;
   if (auto st = ParseShortTime(s.substr(0, 15))) {  // "Nov 30 06:02:21" (day space-padded: "Nov  3")
     size_t end = 15;

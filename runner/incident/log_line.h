@@ -4,6 +4,12 @@
 //   Nov 30 06:02:21[.123456] host tag[pid]: body            journalctl (short, short-precise), syslog (no year)
 //   2026-11-30T06:02:21.123456+00:00 host tag: body         syslog (RFC 3339), journalctl -o short-iso
 //   [2026-11-30T06:02:21.123] body                          slurmctld log
+//   2026-11-30T06:02:21,123456+00:00 body                   dmesg --time-format=iso (no host)
+//   [ 1234.567890] host kernel: body                        journalctl -o short-monotonic
+//   Mon 2026-11-30 06:02:21 UTC host tag: body              journalctl -o short-full
+//   1795989741.123456 host tag: body                        journalctl -o short-unix
+//   2026-11-30T06:02:21.123Z: body                          Open MPI --timestamp-output
+//   kern  :err   : [ 1234.567890] body                      dmesg -x (the decoded facility and level go)
 // A dmesg "[ uptime]" after a wall-clock prefix is dropped from the body (the wall time wins).
 // Pure functions; never throw; linear in the line length.
 #pragma once
@@ -35,5 +41,8 @@ std::optional<double> ParseShortTime(std::string_view text);
 // Moves a ParseShortTime() result to `year` (same month, day and time of day).
 double FixGuessedYear(double seconds_in_1972, int year);
 int YearOf(double unix_seconds);
+// A glog stamp as PyTorch prints it, "E1206 18:44:12.715298746" (severity letter, MMDD, time of day):
+// on the wall axis in 1972 with year_guessed set, like a journal stamp.
+std::optional<LogTime> ParseGlogTime(std::string_view text);
 
 }  // namespace rackchaos::incident

@@ -1,5 +1,5 @@
-// Slurm node state changes and job requeues, from the slurmctld log (plain or through syslog/journal)
-// and from `scontrol show node` records. The tables (`sacctmgr show event`, `sinfo -R`) are in
+// Slurm node state changes, job requeues and kills on failed nodes, from the slurmctld log (plain or
+// through syslog/journal) and from `scontrol show node` records. The tables (`sacctmgr show event`, `sinfo -R`) are in
 // table_lines.cpp.
 #include <cctype>
 
@@ -109,6 +109,47 @@ LineResult ParseScontrol(string_view body, FileState& state, std::vector<Inciden
   return LineResult::kNotUnderstood;
 }
 
+// A job id as slurmctld prints it: "81234", "12210_11(12238)" (an array task and its own id), "81234+0".
+std::string JobId(string_view s) {
+  size_t n = 0;
+  while (n < s.size() && n < 40 &&
+         (std::isdigit(static_cast<unsigned char>(s[n])) || s[n] == '_' || s[n] == '(' || s[n] == ')' || s[n] == '+'))
+    ++n;
+  if (n == 0 || !std::isdigit(static_cast<unsigned char>(s[0]))) return {};
+  return std::string(s.substr(0, n));
+}
+
+int LeadingNumber(const std::string& id) {
+  int v = 0;
+  for (size_t i = 0; i < id.size() && i < 9 && std::isdigit(static_cast<unsigned char>(id[i])); ++i)
+    v = v * 10 + (id[i] - '0');
+  return v;
+}
+
+// "requeue job JobId=10 due to failure of node N" (Slurm 20.02 and later print the job as "JobId=N";
+// older ones "requeue job 12345 due to failure of node N") and "Killing JobId=48 on failed node N".
+LineResult JobOnNode(EventKind kind, const SplitLine& split, string_view body, string_view node_key,
+                     FileState& state, std::vector<IncidentEvent>& out) {
+  size_t node_at = body.find(node_key);
+  string_view head = body.substr(0, node_at);
+  size_t id_at = head.find("JobId=");
+  id_at = id_at == kNpos ? head.find_first_of("0123456789") : id_at + 6;
+  if (id_at == kNpos) return LineResult::kNotUnderstood;
+  std::string id = JobId(head.substr(id_at));
+  string_view node = Word(body.substr(node_at + node_key.size()));
+  if (id.empty() || node.empty()) return LineResult::kNotUnderstood;
+  IncidentEvent e;
+  e.kind = kind;
+  e.time = split.time;
+  e.job = id;
+  e.code = LeadingNumber(id);
+  e.host = std::string(node);
+  e.detail = std::string(Trim(body));
+  out.push_back(std::move(e));
+  if (kind == EventKind::kJobRequeue) state.last_requeue_job = id;
+  return LineResult::kEvent;
+}
+
 }  // namespace
 
 LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<IncidentEvent>& out) {
@@ -122,17 +163,33 @@ LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<
     return LineResult::kEvent;
   }
   if (body.starts_with("Node ") && body.find(" now responding") != kNpos) return LineResult::kFollowUp;
+  // "validate_node_specs: Node N unexpectedly rebooted boot_time=... last response=..." (then DOWN) and
+  // "node N returned to service" / "node_did_resp: node N returned to service" (ReturnToService).
+  if (size_t at = body.find("Node "); at != kNpos && body.find(" unexpectedly rebooted", at) != kNpos) {
+    Emit(EventKind::kNodeDown, split, Word(body.substr(at + 5)), "Node unexpectedly rebooted", out);
+    return LineResult::kEvent;
+  }
+  if (size_t at = body.find("node "); at != kNpos && body.ends_with(" returned to service") &&
+                                      (at == 0 || body.starts_with("node_did_resp: "))) {
+    Emit(EventKind::kNodeResume, split, Word(body.substr(at + 5)), "", out);
+    return LineResult::kEvent;
+  }
+  if (body.starts_with("requeue ") && body.find(" due to failure of node ") != kNpos)
+    return JobOnNode(EventKind::kJobRequeue, split, body, " due to failure of node ", state, out);
+  if (body.starts_with("Killing JobId=") && body.find(" on failed node ") != kNpos)
+    return JobOnNode(EventKind::kJobKill, split, body, " on failed node ", state, out);
   if (size_t job = body.find("JobId="); job != kNpos && (body.find("equeu") != kNpos)) {
-    string_view digits = body.substr(job + 6);
-    int id = 0;
-    size_t n = 0;
-    for (; n < digits.size() && n < 9 && std::isdigit(static_cast<unsigned char>(digits[n])); ++n)
-      id = id * 10 + (digits[n] - '0');
-    if (n == 0) return LineResult::kNotUnderstood;
+    std::string id = JobId(body.substr(job + 6));
+    if (id.empty()) return LineResult::kNotUnderstood;
+    if (id == state.last_requeue_job) {  // "Requeuing JobId=N" after "requeue job JobId=N due to ..."
+      state.last_requeue_job.clear();
+      return LineResult::kFollowUp;
+    }
     IncidentEvent e;
     e.kind = EventKind::kJobRequeue;
     e.time = split.time;
-    e.code = id;
+    e.job = id;
+    e.code = LeadingNumber(id);
     e.detail = std::string(Trim(body));
     out.push_back(std::move(e));
     return LineResult::kEvent;

@@ -1,4 +1,4 @@
-// libFuzzer target: any bytes through the incident importers (kernel, Slurm, tables, JSON/CSV timeline).
+// libFuzzer target: any bytes through the incident importers (kernel, Slurm, NCCL, tables, JSON/CSV timeline).
 // The contract under test: never crash, never hang, bounded work per line, and the counts add up.
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +10,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace ri = rackchaos::incident;
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  ri::IncidentImporter importer;
+  ri::ImportOptions options;
+  if (size > 0 && (data[0] & 1)) options.host = "fuzz-host";  // host-less lines take --host
+  ri::IncidentImporter importer(options);
   importer.ImportText(text, "fuzz.log");
   ri::Incident inc = importer.Finish();
   // Every non-blank line is understood or counted as not understood; never both, never neither.
@@ -32,6 +34,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& b = inc.events[i].time;
     if (a.axis == b.axis && a.seconds > b.seconds) std::abort();  // Finish() orders each axis by time
   }
+  // An Xid's cause is an earlier Xid of the same GPU.
+  for (size_t i = 0; i < inc.events.size(); ++i) {
+    const auto& e = inc.events[i];
+    if (e.caused_by < 0) continue;
+    if (static_cast<size_t>(e.caused_by) >= i) std::abort();
+    const auto& c = inc.events[static_cast<size_t>(e.caused_by)];
+    if (c.kind != ri::EventKind::kXid || e.kind != ri::EventKind::kXid || c.address != e.address || c.host != e.host)
+      std::abort();
+  }
   (void)ri::TopPatterns(inc, 10);
+  (void)ri::TopPatterns(inc, SIZE_MAX);
   return 0;
 }

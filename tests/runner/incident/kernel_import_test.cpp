@@ -34,7 +34,7 @@ TEST_CASE("incident kernel: one Xid line in every log style gives the same event
     std::string line = cl::FormatXidLine(x, c.style, 3725.5, "node07");
     CAPTURE(line);
     // The journal prints no year: it comes from the option (or from a dated line).
-    auto inc = Import(line + "\n", {2026, std::nullopt, {}});
+    auto inc = Import(line + "\n", {2026, std::nullopt, {}, {}, {}});
     REQUIRE(inc.events.size() == 1);
     const auto& e = inc.events[0];
     CHECK(e.kind == ri::EventKind::kXid);
@@ -97,14 +97,14 @@ TEST_CASE("incident kernel: SXid fatal and non-fatal, detail lines are follow-up
                     cl::FormatSxidLine({3, "0000:05:00.0", 12028, false, "egress non-posted PRIV error"},
                                        cl::LogStyle::kJournal, 61, "nvsw1") +
                     "\n";
-  auto inc = Import(log, {2026, std::nullopt, {}});
+  auto inc = Import(log, {2026, std::nullopt, {}, {}, {}});
   REQUIRE(inc.events.size() == 2);
   CHECK(inc.events[0].kind == ri::EventKind::kSxid);
-  CHECK(inc.events[0].fatal);
+  CHECK(inc.events[0].fatal());
   CHECK(inc.events[0].link == 46);
   CHECK(inc.events[0].iface == "nvidia-nvswitch3");
   CHECK(inc.events[0].host == "nvsw1");
-  CHECK_FALSE(inc.events[1].fatal);
+  CHECK_FALSE(inc.events[1].fatal());
   CHECK(inc.understood == 3);
   CHECK(inc.not_understood == 0);
 }
@@ -170,4 +170,42 @@ TEST_CASE("incident kernel: an overlong line is cut and counted, the next line s
   CHECK(inc.overlong_lines == 1);
   REQUIRE(inc.events.size() == 1);
   CHECK(inc.events[0].line == 2);
+}
+
+TEST_CASE("incident kernel: journald's other outputs and dmesg's ISO and decoded forms give the same Xid and host") {
+  // journalctl -o short-iso (+0000 without a colon, systemd before 255), short-iso-precise, short-full,
+  // short-unix, short-monotonic; dmesg --time-format=iso (comma, no host) and dmesg -x.
+  struct Case {
+    const char* line;
+    ri::TimeAxis axis;
+    double seconds;
+    const char* host;
+  } cases[] = {
+      {"2026-11-30T06:02:21+0000 n7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+       ri::TimeAxis::kWall, 1796018541, "n7"},
+      {"2026-11-30T06:02:21.500000+00:00 n7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+       ri::TimeAxis::kWall, 1796018541.5, "n7"},
+      {"Mon 2026-11-30 06:02:21 UTC n7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+       ri::TimeAxis::kWall, 1796018541, "n7"},
+      {"1796018541.250000 n7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.", ri::TimeAxis::kWall,
+       1796018541.25, "n7"},
+      {"[ 3725.500000] n7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.", ri::TimeAxis::kRelative,
+       3725.5, "n7"},
+      {"2026-11-30T06:02:21,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+       ri::TimeAxis::kWall, 1796018541, ""},
+      {"kern  :err   : [ 3725.500000] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+       ri::TimeAxis::kRelative, 3725.5, ""},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.line);
+    auto inc = Import(std::string(c.line) + "\n");
+    REQUIRE(inc.events.size() == 1);
+    CHECK(inc.events[0].code == 79);
+    CHECK(inc.events[0].host == c.host);
+    CHECK(inc.events[0].time.axis == c.axis);
+    CHECK(inc.events[0].time.seconds == doctest::Approx(c.seconds).epsilon(1e-12));
+  }
+  // A dmesg line that looks like "host tag:" is not read as a host (only the kernel's tag is).
+  auto usb = Import("[    1.500000] usb 1-1: new high-speed USB device number 2 using xhci_hcd\n");
+  CHECK(usb.patterns.count("usb #-#: new high-speed USB device number # using xhci_hcd") == 1);
 }
