@@ -14,6 +14,7 @@
 #include "reports/summary.h"
 #include "runner/site/clock_check.h"
 #include "runner/site/ledger.h"
+#include "runner/engine/padded_names.h"
 #include "runner/engine/real_timeline.h"
 #include "runner/spec/safety.h"
 #include "runner/engine/score.h"
@@ -131,14 +132,10 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
     return At(plan.cluster.pos, "cluster.inventory: " + inv.status().message());
   }
   real.inventory = std::move(*inv);
+  RC_RETURN_IF_ERROR(CheckModel(real.inventory, plan.cluster));
+  // Tray names in any padding (r1.tray03 on a 120-rack cluster) become the model's (runner/engine/padded_names.h).
+  RC_RETURN_IF_ERROR(CanonicalTrayNames(real.inventory, spec.topology));
   const Inventory& iv = real.inventory;
-  RC_RETURN_IF_ERROR(CheckModel(iv, plan.cluster));
-  for (const auto& [name, tray] : iv.trays) {
-    auto id = spec.topology.Find(name);
-    if (!id || spec.topology.at(*id).kind != cluster::Kind::kComputeTray)
-      return At(tray.pos, "'" + name + "' is not a compute tray of " + iv.model + " x" + std::to_string(iv.racks) +
-                              " (e.g. r01.tray01)");
-  }
   // Once, before anything runs: every fault's verb is one this site can do on this target.
   std::set<std::string> hosts;
   std::map<Time, int> armed_at;  // apply commands armed at once, per `at` (each holds a session slot)

@@ -202,6 +202,28 @@ bool Selector::Matches(std::string_view name) const {
   return index == segments_.size();
 }
 
+std::string UnpaddedName(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (size_t i = 0; i < name.size();) {
+    if (!IsDigit(name[i])) {
+      out += name[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < name.size() && IsDigit(name[end])) ++end;
+    while (i + 1 < end && name[i] == '0') ++i;  // keep one digit of "000"
+    out.append(name.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+Result<Selector> ParseSelectorIgnoringPadding(std::string_view text) {
+  if (text.find('=') != std::string_view::npos) return ParseSelector(text);
+  return ParseSelector(UnpaddedName(text));
+}
+
 bool Selector::MatchesPort(int port) const {
   return port_.has_value() && port >= 0 && port_->Matches(std::string(kPortPrefix) + std::to_string(port));
 }

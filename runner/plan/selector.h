@@ -12,6 +12,13 @@
 //                            GPUs; ports are sub-targets, not components (see port_pattern())
 //   kind=gpu, region=east    attribute form: stored here, resolved later by the cluster model
 //
+// Numbers in names are zero-padded to the widest number of their kind in the cluster: racks to at
+// least two digits, three from 100 racks on (r01..r99, then r001..r120), trays to two, leaves, spines
+// and NVLink domains to two (three past 99); GPUs, NICs, CPUs, switches and PSUs are not padded. A
+// selector written for another width (r1, r01 on a 120-rack cluster, r001 on a 10-rack one) matches by
+// number: the validator retries a selector that matched nothing with padding ignored
+// (ParseSelectorIgnoringPadding), which is unambiguous because no two components differ only in padding.
+//
 // Everything here is a pure value; nothing touches the cluster. No function throws.
 #pragma once
 
@@ -92,6 +99,15 @@ Result<Selector> ParseSelector(std::string_view text);
 
 // The accepted selector forms, for messages and docs.
 const char* SelectorForms();
+
+// `name` with the leading zeros of every number removed: "r001.tray03.gpu0" -> "r1.tray3.gpu0".
+// Two component names with the same UnpaddedName name the same component.
+std::string UnpaddedName(std::string_view name);
+
+// The selector that matches UnpaddedName() of the names `text` matches whatever their padding: its
+// numbers (literal, listed or range bounds) lose their leading zeros ("r01.tray[01-04]" ->
+// "r1.tray[1-4]"). Match it against UnpaddedName(component_name). Attribute selectors are kept as they are.
+Result<Selector> ParseSelectorIgnoringPadding(std::string_view text);
 
 // Levenshtein distance (insertions, deletions and substitutions all cost 1).
 size_t EditDistance(std::string_view a, std::string_view b);

@@ -34,6 +34,23 @@ std::vector<cluster::Target> Match(const Selector& sel, const cluster::Topology&
   return out;
 }
 
+std::vector<cluster::Target> MatchIgnoringPadding(const std::string& text, const cluster::Topology& topo) {
+  auto sel = ParseSelectorIgnoringPadding(text);
+  if (!sel.ok()) return {};
+  std::vector<cluster::Target> out;
+  for (const cluster::Component& c : topo.components()) {
+    if (!sel->Matches(UnpaddedName(c.name))) continue;
+    if (!sel->port_pattern()) {
+      out.push_back({c.id, -1});
+      continue;
+    }
+    if (c.kind != cluster::Kind::kGpu) continue;
+    for (int p = 0; p < topo.model().nvlink_links_per_gpu; ++p)
+      if (sel->MatchesPort(p)) out.push_back({c.id, p});
+  }
+  return out;
+}
+
 Result<std::vector<cluster::Target>> Resolve(const FaultSpec& f, const injectors::Injector& inj,
                                              const cluster::Topology& topo, Rng& rng) {
   auto sel = ParseSelector(f.target.text);
@@ -46,6 +63,8 @@ Result<std::vector<cluster::Target>> Resolve(const FaultSpec& f, const injectors
     RC_ASSIGN_OR_RETURN(matches, MatchRegion(*sel, f, inj, topo));  // validate_regions.cpp
   } else {
     matches = Match(*sel, topo);
+    // Written for another padding ("r01" on a cluster of r001..r120): match by number (selector.h).
+    if (matches.empty() && !sel->is_attribute()) matches = MatchIgnoringPadding(f.target.text, topo);
   }
   if (matches.empty()) {
     std::vector<std::string> names;
