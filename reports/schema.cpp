@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "reports/incident_store.h"
 #include "reports/topology_store.h"
 
 namespace rackchaos::reports {
@@ -249,6 +250,9 @@ constexpr Migration kMigrations[] = {
     {12, "event_log, fault_timeline, fault_summary read run_topologies, topologies and topology_components by key "
          "(no longer the components view, which SQLite built whole for fault_timeline and fault_summary)",
      &ViewsByTopologyKeys},
+    {13, "incident_imports, incident_files, incident_events, incident_patterns: the logs a replay imported "
+         "(reports/incident_store.h)",
+     &AddIncidentTablesV13},
 };
 
 }  // namespace

@@ -268,6 +268,8 @@ int main(int argc, char** argv) {
                      "Zone of log stamps that print none (Slurm logs, sacctmgr, dmesg -T, syslog, journalctl short): UTC "
                      "(default), an offset such as +02:00, or a zone name such as America/Chicago")
       ->capture_default_str();
+  replay->add_option("--host", replay_args.hosts,
+                     "Host of log lines that print none (plain dmesg, dmesg -T): NODE, or FILE=NODE per file");
   replay->add_option("--seed", replay_args.seed, "Seed of the simulated run");
   add_common(replay, true);
   rc::runner::BlastArgs blast_args;
@@ -339,6 +341,7 @@ int main(int argc, char** argv) {
     replay_args.db = common.db;
     replay_args.command_line = command_line;
     replay_args.quiet = common.quiet;
+    replay_args.verbose = common.verbose > 0;
     return rc::runner::CmdReplay(replay_args);
   }
   if (*blast) return rc::runner::CmdBlast(blast_args);

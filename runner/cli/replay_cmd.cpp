@@ -1,5 +1,6 @@
 #include "runner/cli/replay_cmd.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -8,11 +9,13 @@
 #include <iostream>
 
 #include "cluster/catalogue.h"
+#include "reports/incident_store.h"
 #include "reports/store.h"
 #include "reports/text_table.h"
 #include "core/exit_code.h"
 #include "runner/incident/importer.h"
 #include "runner/incident/log_line.h"
+#include "runner/cli/replay_output.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/replay/replay.h"
 #include "runner/engine/run.h"
@@ -26,17 +29,6 @@ int Fail(ExitCode code, const std::string& message) {
   return ToInt(code);
 }
 
-std::string Ascii(const std::string& s, size_t max = 60) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (out.size() >= max) return out + "...";
-    out += (c < 0x20 || c >= 0x7f) ? '?' : static_cast<char>(c);
-  }
-  return out;
-}
-
-std::string Maybe(const std::optional<double>& s) { return s ? FormatDurationShort(Duration::Seconds(*s)) : "-"; }
-std::string Maybe(const std::optional<Duration>& d) { return d ? FormatDurationShort(*d) : "-"; }
 
 // The cluster side of a replay: from a plan (its cluster and jobs) or from a site inventory.
 struct ClusterSource {
@@ -81,56 +73,64 @@ Result<ClusterSource> LoadClusterSource(const ReplayArgs& args) {
   return src;
 }
 
-void PrintImport(const incident::Incident& inc, const ReplayTimeline& t) {
-  std::cout << "Incident: " << inc.files.size() << " file(s), " << inc.lines << " lines, " << inc.events.size()
-            << " events, " << inc.not_understood << " lines not understood";
-  if (inc.overlong_lines) std::cout << ", " << inc.overlong_lines << " overlong lines cut";
-  if (inc.dropped_events) std::cout << ", " << inc.dropped_events << " events beyond the cap dropped";
-  std::cout << "\n  " << t.faults.size() << " fault(s) replayed, " << t.follow_ups << " follow-up event(s) folded in, "
-            << t.not_replayed_count << " event(s) not replayed, " << t.requeues << " job requeue(s); span "
-            << FormatDurationShort(Duration::Seconds(t.span)) << "\n";
-  auto top = incident::TopPatterns(inc, 5);
-  if (!top.empty()) {
-    std::cout << "\nNot understood (top " << top.size() << " of " << inc.patterns.size() << " patterns)\n";
-    for (const auto& [pattern, c] : top)
-      std::cout << "  " << c.count << "  " << Ascii(pattern, 70) << "  (first "
-                << Ascii(std::filesystem::path(inc.files[static_cast<size_t>(c.file)]).filename().string(), 40) << ":"
-                << c.first_line << ")\n";
+// --host values into the importer's options: one "NODE" for every file, "FILE=NODE" per file.
+Status ApplyHosts(const ReplayArgs& args, incident::ImportOptions& options) {
+  for (const std::string& h : args.hosts) {
+    size_t eq = h.rfind('=');
+    if (eq == std::string::npos) {
+      if (!options.host.empty())
+        return Status::Invalid("--host " + Ascii(h) + ": a second host for every file (already " +
+                               Ascii(options.host) + "); give one per file as --host FILE=NODE");
+      options.host = h;
+      continue;
+    }
+    const std::string file = h.substr(0, eq), node = h.substr(eq + 1);
+    if (std::find(args.incidents.begin(), args.incidents.end(), file) == args.incidents.end() || node.empty())
+      return Status::Invalid("--host " + Ascii(h) + ": FILE=NODE needs FILE as given among the incident files");
+    options.host_by_file[file] = node;
   }
-  if (!t.not_replayed.empty()) {
-    std::cout << "\nNot replayed (" << t.not_replayed_count << ")\n";
-    for (size_t i = 0; i < t.not_replayed.size() && i < 10; ++i)
-      std::cout << "  " << Ascii(t.not_replayed[i].source, 70) << ": " << Ascii(t.not_replayed[i].why, 100) << "\n";
-  }
+  return Status::Ok();
 }
 
-void PrintSideBySide(const ReplayTimeline& t, const RunSpec& spec, const RunMetrics& m) {
-  reports::TextTable table(
-      {"#", "at", "fault", "target", "site drained", "site resumed", "healer detect", "isolate", "recover", "GPUs(d+c)",
-       "jobs"},
-      {reports::Align::kRight, reports::Align::kRight, reports::Align::kLeft, reports::Align::kLeft,
-       reports::Align::kRight, reports::Align::kRight, reports::Align::kRight, reports::Align::kRight,
-       reports::Align::kRight, reports::Align::kRight, reports::Align::kRight});
-  for (size_t i = 0; i < t.faults.size(); ++i) {
-    const ReplayFault& f = t.faults[i];
-    const FaultMetrics* fm = nullptr;  // the spec keeps the plan's order, which is the timeline's
-    for (const auto& candidate : m.faults) {
-      if (i < spec.faults.size() && candidate.fault == spec.faults[i].id) fm = &candidate;
-    }
-    std::string fault = f.kind;
-    for (const auto& [k, v] : f.params) fault += " " + k + "=" + v;
-    table.AddRow({std::to_string(i + 1), FormatDurationShort(Duration::Seconds(f.at)), Ascii(fault, 30),
-                  Ascii(f.target, 40), Maybe(f.drained_after), Maybe(f.resumed_after),
-                  fm ? Maybe(fm->time_to_detect) : "-", fm ? Maybe(fm->time_to_isolate) : "-",
-                  fm ? Maybe(fm->time_to_recover) : "-",
-                  fm ? std::to_string(fm->gpus_direct) + "+" + std::to_string(fm->gpus_collateral) : "-",
-                  fm ? std::to_string(fm->jobs_touched) + " (" + std::to_string(fm->jobs_interrupted) + " int)" : "-"});
+reports::IncidentRecord ToRecord(const incident::Incident& inc) {
+  reports::IncidentRecord r;
+  r.files = inc.files;
+  r.lines = inc.lines;
+  r.bytes = inc.bytes;
+  r.understood = inc.understood;
+  r.not_understood = inc.not_understood;
+  r.dropped_events = inc.dropped_events;
+  r.overlong_lines = inc.overlong_lines;
+  r.events.reserve(inc.events.size());
+  auto opt = [](const std::optional<int>& v) { return v ? std::optional<int64_t>(*v) : std::nullopt; };
+  for (const incident::IncidentEvent& e : inc.events) {
+    reports::IncidentEventRow x;
+    x.file = e.file;
+    x.line = e.line;
+    x.axis = e.time.axis == incident::TimeAxis::kWall       ? "wall"
+             : e.time.axis == incident::TimeAxis::kRelative ? "relative"
+                                                            : "none";
+    if (e.time.axis != incident::TimeAxis::kNone) x.time_s = e.time.seconds;
+    x.kind = incident::EventKindName(e.kind);
+    x.host = e.host;
+    x.address = e.address;
+    x.iface = e.iface;
+    const bool has_code = e.kind == incident::EventKind::kXid || e.kind == incident::EventKind::kSxid || e.code != 0;
+    if (has_code) x.code = e.code;
+    x.link = opt(e.link);
+    x.recovery_action = opt(e.recovery_action);
+    x.rank = opt(e.rank);
+    x.device = opt(e.device);
+    x.severity = incident::SeverityName(e.severity);
+    x.action = e.action;
+    x.job = e.job;
+    if (e.caused_by >= 0) x.caused_by = e.caused_by;
+    x.detail = e.detail;
+    r.events.push_back(std::move(x));
   }
-  std::cout << "\nIncident (site) vs healer policy '" << Ascii(spec.policy.name)
-            << "' (times after each fault; 'at' from the first event)\n"
-            << (t.faults.empty()
-                    ? std::string("  no fault to replay: nothing in the logs maps to a fault (see above)\n")
-                    : table.Render("  "));
+  for (const auto& [pattern, c] : incident::TopPatterns(inc, SIZE_MAX))
+    r.patterns.push_back({pattern, c.count, c.file, c.first_line});
+  return r;
 }
 
 }  // namespace
@@ -150,7 +150,8 @@ int CmdReplay(const ReplayArgs& args) {
   // Stage 2: the logs, streamed; only events are kept.
   auto zone = incident::WallZone::Parse(args.tz);
   if (!zone.ok()) return Fail(ExitCode::kBadInput, "--tz: " + zone.status().message());
-  incident::ImportOptions import_options{args.year, std::nullopt, *zone};
+  incident::ImportOptions import_options{args.year, std::nullopt, *zone, {}, {}};
+  if (Status s = ApplyHosts(args, import_options); !s.ok()) return Fail(ExitCode::kBadInput, s.message());
   if (!args.boot_time.empty()) {
     bool zoned = false;
     import_options.boot_time = incident::ParseIsoTime(args.boot_time, &zoned);
@@ -168,6 +169,11 @@ int CmdReplay(const ReplayArgs& args) {
 
   // Stage 3: events -> faults at their offsets -> plan text, checked like any plan.
   ReplayTimeline timeline = BuildReplayTimeline(inc, *topo, src->map);
+  if (timeline.faults.empty()) {  // an empty run would pass and say nothing: say why instead
+    if (!args.quiet) PrintImport(std::cout, inc, timeline, args.verbose);
+    std::cout.flush();
+    return Fail(ExitCode::kBadInput, NothingToReplay(inc, timeline));
+  }
   src->plan.name = "replay";
   src->plan.description = "replay of " + std::to_string(args.incidents.size()) + " incident log(s)";
   src->plan.comments.push_back("Written by rackchaos replay from:");
@@ -196,16 +202,20 @@ int CmdReplay(const ReplayArgs& args) {
   opt.command_line = args.command_line;
   RunOutcome out = ExecuteRun(*plan, *spec, opt);
   if (out.code == ExitCode::kRuntimeError) return Fail(out.code, out.error);
-  auto store = reports::ReportStore::OpenForReading(args.db);
+  auto store = reports::ReportStore::Open(args.db);
   if (!store.ok()) return Fail(ExitCode::kRuntimeError, store.status().message());
+  if (Status s = reports::StoreIncident(*store, out.run_id, ToRecord(inc)); !s.ok())
+    return Fail(ExitCode::kRuntimeError, s.message());
   auto metrics = store->ReadMetrics(out.run_id);
   if (!metrics.ok()) return Fail(ExitCode::kRuntimeError, metrics.status().message());
 
   // Stage 5: the incident next to what the policy did.
   if (!args.quiet) {
-    PrintImport(inc, timeline);
-    PrintSideBySide(timeline, *spec, *metrics);
-    std::cout << "\nRun " << out.run_id << " stored in " << args.db;
+    PrintImport(std::cout, inc, timeline, args.verbose);
+    PrintSideBySide(std::cout, timeline, *spec, *metrics);
+    PrintJobSide(std::cout, timeline, args.verbose);
+    std::cout << "\nRun " << out.run_id << " stored in " << args.db << " with the " << inc.events.size()
+              << " imported events";
     if (!args.export_path.empty()) std::cout << "; plan written to " << args.export_path;
     std::cout << "\n";
   }

@@ -1,7 +1,8 @@
-// `rackchaos replay INCIDENT... --cluster PLAN_OR_INVENTORY [--healer POLICY] [--export plan.yaml]`:
+// `rackchaos replay INCIDENT... --cluster PLAN_OR_INVENTORY [--host NODE] [--healer POLICY] [--export plan.yaml]`:
 // imports the incident's logs, rebuilds its faults on the simulated cluster at the recorded offsets,
-// runs them with the chosen healer policy, and prints what happened in the incident next to what the
-// policy did (docs/replay.md).
+// runs them with the chosen healer policy, prints what happened in the incident next to what the
+// policy did (docs/replay.md), and stores the imported events with the run (reports/incident_store.h).
+// An incident with no fault to replay is refused (exit 2) with the reason, never run empty.
 #pragma once
 
 #include <cstdint>
@@ -21,13 +22,17 @@ struct ReplayArgs {
   std::optional<int> year;  // for stamps without a year
   std::string boot_time;    // ISO time plain dmesg uptimes count from; empty = their own axis
   std::string tz = "UTC";   // zone of stamps that print none: UTC, +02:00, Europe/Berlin
+  // --host: "NODE" names the host of every kernel or NCCL line that prints none; "FILE=NODE" (FILE
+  // as given in `incidents`) that of one file's lines.
+  std::vector<std::string> hosts;
   std::optional<uint64_t> seed;
   std::string command_line;
   bool quiet = false;
+  bool verbose = false;  // -v: every pattern not understood, every event not replayed, every requeue
 };
 
 // Exit codes as core/exit_code.h: 0 replayed, 2 bad input (unreadable file, bad map, a plan that
-// does not validate), 3 infrastructure (report store).
+// does not validate, --host naming no incident file, nothing to replay), 3 infrastructure (report store).
 int CmdReplay(const ReplayArgs& args);
 
 }  // namespace rackchaos::runner

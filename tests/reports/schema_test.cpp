@@ -301,6 +301,7 @@ TEST_CASE("reports.schema: a database written by schema version 1 migrates to th
       {"events", ""}, {"fault_reverts", "4"}, {"event_details", "0"}, {"gates", "0"}, {"sweep_runs", "0"},
       {"qualifications", "0"}, {"qualification_plans", "0"}, {"faulty_isolations", "0"}, {"placements", "5"},
       {"components", ""}, {"topologies", "1"}, {"topology_components", "283"}, {"run_topologies", "1"},
+      {"incident_imports", "0"}, {"incident_files", "0"}, {"incident_events", "0"}, {"incident_patterns", "0"},
       {"schema_history", std::to_string(LatestSchemaVersion())}});
   CHECK_MESSAGE(after == expected, Join(after) << " vs " << Join(expected));
   CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM components") == 283);  // now a view over the topology tables
@@ -345,6 +346,8 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
                                                {"qualification_plans", "0"}, {"faulty_isolations", "0"},
                                                {"placements", "6"}, {"components", ""}, {"topologies", "1"},
                                                {"topology_components", "283"}, {"run_topologies", "1"},
+                                               {"incident_imports", "0"}, {"incident_files", "0"},
+                                               {"incident_events", "0"}, {"incident_patterns", "0"},
                                                {"schema_history", std::to_string(LatestSchemaVersion())}}));
   CHECK(EventRows(path) == events_before);
   // Every table and view a user could query keeps its columns (components became a view in version 8),
@@ -354,7 +357,8 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
   std::erase_if(columns_after, [](const std::string& c) {
     return c.starts_with("fault_reverts:") || c.starts_with("event_details:") || c.starts_with("sweep_runs:") ||
            c.starts_with("qualification") || c.starts_with("faulty_isolations:") || c.starts_with("placements:") ||
-           c.starts_with("job_placements:") || c.starts_with("topolog") || c.starts_with("run_topologies:");
+           c.starts_with("job_placements:") || c.starts_with("topolog") || c.starts_with("run_topologies:") ||
+           c.starts_with("incident_");
   });
   for (std::string& c : columns_before)
     if (c.starts_with("job_events:"))

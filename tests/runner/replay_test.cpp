@@ -7,6 +7,9 @@
 #include <filesystem>
 
 #include "cluster/catalogue.h"
+#include "reports/incident_store.h"
+#include "run_fixture.h"
+#include "runner/cli/replay_cmd.h"
 #include "runner/incident/importer.h"
 #include "runner/site/inventory.h"
 #include "runner/plan/plan_loader.h"
@@ -63,7 +66,7 @@ void CheckPlan(const rr::ReplayTimeline& t, const cl::Topology& topo, rr::Replay
 
 }  // namespace
 
-TEST_CASE("replay: Xid by action, follow-ups folded, drain and resume measured from the fault") {
+TEST_CASE("replay: Xid by action, follow-ups and caused Xids folded, drain and resume measured from the fatal fault") {
   auto topo = Gb200();
   auto inc = FromText(
       "[Mon Nov 30 06:00:00 2026] NVRM: Xid (PCI:0000:41:00): 13, pid=7, name=python3, Graphics SM Warp Exception\n"
@@ -85,18 +88,19 @@ TEST_CASE("replay: Xid by action, follow-ups folded, drain and resume measured f
   CHECK(t.faults[1].kind == "gpu_fail");
   CHECK(t.faults[1].params.at("xid") == "79");
   CHECK(t.faults[1].at == doctest::Approx(60));
-  CHECK(t.faults[1].follow_ups == 1);
+  CHECK(t.faults[1].follow_ups == 2);  // the second 79, and the 154 it caused
+  REQUIRE(t.faults[1].consequences.size() == 1);
+  CHECK(t.faults[1].consequences[0] == "xid 154 recovery action 2 (reboot_node)");
   CHECK(t.faults[1].end == doctest::Approx(2 * 3600 + 60));
   CHECK(t.faults[1].drained_after == doctest::Approx(30));
   CHECK(t.faults[1].drain_reason == "xid 79");
   CHECK(t.faults[1].resumed_after == doctest::Approx(7200));
   CHECK(t.faults[2].kind == "link_down");
   CHECK(t.faults[2].target == "r01.tray03.gpu0.nvlink5");
-  CHECK(t.follow_ups == 1);
-  // The 154 and the drain of a node with no fault are listed, with why.
-  CHECK(t.not_replayed_count == 2);
-  CHECK(t.not_replayed[0].why.find("follow-up") != std::string::npos);
-  CHECK(t.not_replayed[1].why.find("no fault imported") != std::string::npos);
+  CHECK(t.follow_ups == 2);
+  // The drain of a node with no fault is listed, with why.
+  CHECK(t.not_replayed_count == 1);
+  CHECK(t.not_replayed[0].why.find("no fault imported") != std::string::npos);
   CHECK(t.span == doctest::Approx(2 * 3600 + 300));
   CheckPlan(t, topo, {});
 }
@@ -237,7 +241,7 @@ TEST_CASE("replay: sample incident xid79-gpu-off-bus") {
   CHECK(t.faults[1].drained_after == doctest::Approx(14.812));
   CHECK(t.faults[1].resumed_after == doctest::Approx(3 * 3600 + 38 * 60 + 49));
   CHECK(t.requeues == 1);
-  CHECK(inc.not_understood == 5);
+  CHECK(inc.not_understood == 4);  // "NVRM: GPU ... has fallen off the bus." repeats the Xid 79
   CheckPlan(t, topo, {});
 }
 
@@ -253,7 +257,8 @@ TEST_CASE("replay: sample incident nvlink-xid149") {
   CHECK(t.faults[0].end == doctest::Approx(t.faults[0].at + 44 * 60 + 54.881798));
   CHECK(t.faults[1].target == "r01.tray09.gpu2.nvlink3");
   CHECK_FALSE(t.faults[1].resumed_after);
-  CHECK(t.not_replayed_count == 2);  // the XID 154 and the NVSwitch SXid
+  CHECK(t.not_replayed_count == 1);  // the NVSwitch SXid (the XID 154 is part of the 149's fault)
+  CHECK(t.faults[0].consequences.size() == 1);
   CheckPlan(t, topo, {});
 }
 
@@ -272,4 +277,161 @@ TEST_CASE("replay: sample incident nic-flap through the site inventory") {
   CHECK(t.faults[1].end == doctest::Approx(76 * 60 - 2));
   CHECK(t.not_replayed_count == 1);  // the operator's note
   CheckPlan(t, topo, {});
+}
+
+TEST_CASE("replay: the site's drain counts from the first fatal fault of the tray, not the first Xid") {
+  auto topo = Gb200();
+  auto inc = FromText(
+      "[2026-11-30T06:01:44] gpu-r01-t03 kernel: NVRM: Xid (PCI:0000:41:00): 13, pid=91811, name=python3, Graphics SM "
+      "Warp Exception\n"
+      "[2026-11-30T06:02:21] gpu-r01-t03 kernel: NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus.\n"
+      "[2026-11-30T06:02:35] update_node: node gpu-r01-t03 reason set to: Xid 79\n"
+      "[2026-11-30T06:02:35] update_node: node gpu-r01-t03 state set to DRAINING\n");
+  auto t = rr::BuildReplayTimeline(inc, topo, Map("gpu-r01-t03 r01.tray03\n"));
+  REQUIRE(t.faults.size() == 2);
+  CHECK(t.faults[0].kind == "process_crash");
+  CHECK_FALSE(t.faults[0].fatal);
+  CHECK_FALSE(t.faults[0].drained_after);  // the site did not drain for the Xid 13
+  CHECK(t.faults[1].fatal);
+  CHECK(t.faults[1].drained_after == doctest::Approx(14));
+  CHECK(t.first_fatal == doctest::Approx(37));
+  // With no fatal fault open, the drain counts from the first fault (the site drained for it).
+  auto only13 = FromText(
+      "[2026-11-30T06:01:44] n1 kernel: NVRM: Xid (PCI:0000:41:00): 13, pid=1, name=p, Graphics SM Warp Exception\n"
+      "[2026-11-30T06:02:44] update_node: node n1 state set to DRAIN\n");
+  auto t13 = rr::BuildReplayTimeline(only13, topo, Map("n1 r01.tray03\n"));
+  REQUIRE(t13.faults.size() == 1);
+  CHECK(t13.faults[0].drained_after == doctest::Approx(60));
+}
+
+TEST_CASE("replay: host-less lines (dmesg -T) resolve through --host, a unique PCI id in the map, or say what to do") {
+  auto topo = Gb200();
+  const std::string dmesg =
+      "[Mon Nov 30 06:02:21 2026] NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+      "the bus.\n";
+  // The map names 0000:41:00 on one host only: the line is that GPU.
+  auto unique = rr::BuildReplayTimeline(FromText(dmesg), topo, Map("n3 r01.tray03\nn3 0000:41:00 r01.tray03.gpu2\n"));
+  REQUIRE(unique.faults.size() == 1);
+  CHECK(unique.faults[0].target == "r01.tray03.gpu2");
+  // On two hosts it is ambiguous: the reason says to give --host.
+  auto two = rr::BuildReplayTimeline(FromText(dmesg), topo,
+                                     Map("n3 0000:41:00 r01.tray03.gpu2\nn4 0000:41:00 r01.tray04.gpu2\n"));
+  REQUIRE(two.faults.empty());
+  REQUIRE(two.not_replayed.size() == 1);
+  CHECK(two.not_replayed[0].why.find("mapped on 2 hosts (n3, n4)") != std::string::npos);
+  CHECK(two.not_replayed[0].why.find("--host") != std::string::npos);
+  CHECK(two.hostless == 1);
+  // No map entry at all: the hint says what can be done (not "add 'HOST TRAY'" for an empty host).
+  auto none = rr::BuildReplayTimeline(FromText(dmesg), topo, Map("n3 r01.tray03\nn4 r01.tray04\n"));
+  REQUIRE(none.not_replayed.size() == 1);
+  CHECK(none.not_replayed[0].why.find("give --host NODE") != std::string::npos);
+  CHECK(none.not_replayed[0].why.find("host ''") == std::string::npos);
+  // --host gives the line its node; the node's tray and the model's bus ids find the GPU.
+  ri::ImportOptions options;
+  options.host = "n4";
+  ri::IncidentImporter importer(options);
+  importer.ImportText(dmesg, "dmesg-T.log");
+  auto t = rr::BuildReplayTimeline(importer.Finish(), topo, Map("n3 r01.tray03\nn4 r01.tray04\n"));
+  REQUIRE(t.faults.size() == 1);
+  CHECK(t.faults[0].target == "r01.tray04.gpu2");
+}
+
+TEST_CASE("replay: requeues and kills keep their time, job id and node, and the fault they follow") {
+  auto topo = Gb200();
+  auto inc = FromText(
+      "[2026-11-30T06:02:21] n3 kernel: NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus.\n"
+      "[2026-11-30T06:02:41.004] requeue job JobId=81234 due to failure of node n3\n"
+      "[2026-11-30T06:02:41.004] Requeuing JobId=81234\n"
+      "[2026-11-30T06:03:00] Killing JobId=81240 on failed node n3\n"
+      "[2026-11-30T06:04:00] Requeuing JobId=81250\n");
+  auto t = rr::BuildReplayTimeline(inc, topo, Map("n3 r01.tray03\n"));
+  CHECK(t.requeues == 2);
+  CHECK(t.kills == 1);
+  REQUIRE(t.job_events.size() == 3);
+  CHECK(t.job_events[0].kind == "requeue");
+  CHECK(t.job_events[0].job == "81234");
+  CHECK(t.job_events[0].node == "n3");
+  CHECK(t.job_events[0].at == doctest::Approx(20.004));
+  CHECK(t.job_events[0].fault == 0);
+  CHECK(t.job_events[1].kind == "kill");
+  CHECK(t.job_events[1].job == "81240");
+  CHECK(t.job_events[2].job == "81250");
+  CHECK(t.job_events[2].node.empty());
+  CHECK(t.job_events[2].fault == 0);  // no node: the latest fault before it
+}
+
+TEST_CASE("replay: NCCL timeouts, warnings and errors are the job's view, summarized, never faults") {
+  auto topo = Gb200();
+  auto inc = FromText(
+      "[2026-11-30T06:00:00] n3 kernel: NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus.\n"
+      "[2026-11-30T06:10:00] n3 nccl: [rank0]:[E1130 06:10:00.000000000 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog "
+      "caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600013 "
+      "milliseconds before timing out.\n"
+      "[2026-11-30T06:10:00] n3 nccl: [rank1]:[E1130 06:10:00.100000000 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog "
+      "caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600013 "
+      "milliseconds before timing out.\n");
+  auto t = rr::BuildReplayTimeline(inc, topo, Map("n3 r01.tray03\n"));
+  REQUIRE(t.faults.size() == 1);
+  CHECK(t.nccl.timeouts == 2);
+  CHECK(t.nccl.ranks == std::vector<int>{0, 1});
+  CHECK(t.nccl.first_timeout == doctest::Approx(600));
+  CHECK(t.nccl.first_timeout_detail.starts_with("ALLREDUCE SeqNum=5"));
+  CHECK(t.not_replayed_count == 0);
+}
+
+TEST_CASE("replay: a non-fatal NVLink Xid is not a link down; short rack names in the map are the model's") {
+  auto topo = Gb200();
+  auto inc = FromText(
+      "[2026-11-30T06:00:00] n3 kernel: NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0)\n"
+      "[2026-11-30T06:01:00] n3 kernel: NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus.\n");
+  auto t = rr::BuildReplayTimeline(inc, topo, Map("n3 r1.tray3\n"));
+  REQUIRE(t.faults.size() == 1);
+  CHECK(t.faults[0].target == "r01.tray03.gpu2");
+  REQUIRE(t.not_replayed.size() == 1);
+  CHECK(t.not_replayed[0].why.find("non-fatal NVLink error") != std::string::npos);
+  CheckPlan(t, topo, {});
+}
+
+TEST_CASE("replay: the imported events are stored with the run, causes and all; nothing to replay is refused") {
+  rr::testing::TempDir dir("replay-store");
+  const std::string src = std::string(RACKCHAOS_SOURCE_DIR);
+  rr::ReplayArgs args;
+  args.incidents = {src + "/scenarios/incidents/xid79-gpu-off-bus/kernel.log",
+                    src + "/scenarios/incidents/xid79-gpu-off-bus/slurmctld.log"};
+  args.cluster = src + "/scenarios/quickstart.yaml";
+  args.gpu_map = src + "/scenarios/incidents/xid79-gpu-off-bus/gpu-map.txt";
+  args.db = (dir.path / "replay.db").string();
+  args.quiet = true;
+  REQUIRE(rr::CmdReplay(args) == 0);
+  auto store = rackchaos::reports::ReportStore::OpenForReading(args.db);
+  REQUIRE(store.ok());
+  auto stored = rackchaos::reports::ReadIncident(*store, 1);
+  REQUIRE_MESSAGE(stored.ok(), stored.status().message());
+  CHECK(stored->files == args.incidents);
+  CHECK(stored->lines == 14);
+  CHECK(stored->not_understood == 4);
+  REQUIRE(stored->events.size() == 8);
+  CHECK(stored->patterns.size() == 4);
+  int caused = 0;
+  for (const auto& e : stored->events) {
+    if (e.kind == "xid" && e.code == 154) {
+      REQUIRE(e.caused_by);
+      CHECK(stored->events[static_cast<size_t>(*e.caused_by)].code == 79);
+      ++caused;
+    }
+    if (e.kind == "job_requeue") CHECK(e.job == "81234");
+    CHECK(e.axis == "wall");
+  }
+  CHECK(caused == 1);
+  CHECK(stored->events[0].severity == "non_fatal");  // the Xid 13
+  // A dmesg -T log alone names no host: nothing to replay, exit 2, and no run stored for it.
+  rr::ReplayArgs hostless = args;
+  hostless.incidents = {src + "/tests/runner/incident/samples/fixture_xid79_dmesg_t.log"};
+  hostless.gpu_map.clear();
+  CHECK(rr::CmdReplay(hostless) == 2);
+  hostless.hosts = {"gpu-r01-t03"};
+  hostless.gpu_map = args.gpu_map;
+  CHECK(rr::CmdReplay(hostless) == 0);
+  hostless.hosts = {"elsewhere.log=gpu-r01-t03"};
+  CHECK(rr::CmdReplay(hostless) == 2);  // FILE=NODE names a file that is not given
 }
