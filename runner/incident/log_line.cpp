@@ -290,7 +290,7 @@ std::optional<LogTime> ParseGlogTime(string_view s) {
 
 // dmesg -x (--decode) puts "FACILITY:LEVEL : " before the stamp ("kern  :err   : [ 1234.5] ...").
 string_view SkipDecodePrefix(string_view s) {
-  size_t colon = s.find(':');
+  size_t colon = s.substr(0, 9).find(':');
   if (colon == kNpos || colon == 0 || colon > 8) return s;
   for (size_t i = 0; i < colon; ++i) {
     if (!(s[i] >= 'a' && s[i] <= 'z') && s[i] != ' ') return s;

@@ -22,6 +22,9 @@ constexpr size_t kNpos = string_view::npos;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// "NCCL" or "nccl" anywhere (most lines of a log are noise that has neither; find() runs on memchr).
+bool NamesNccl(string_view s) { return s.find("CCL") != kNpos || s.find("ccl") != kNpos; }
+
 // The number right after `key` in `s` ("SeqNum=" -> 1580); nullopt when absent.
 std::optional<long long> NumberAfter(string_view s, string_view key) {
   size_t at = s.find(key);
@@ -141,13 +144,14 @@ bool IsNcclResultName(string_view s) {
 
 LineResult ParseNcclLine(string_view line, const SplitLine& split, FileState& state, std::vector<IncidentEvent>& out) {
   string_view body = split.body;
+  if (split.tag == "kernel") return LineResult::kNotUnderstood;  // the kernel prints none of these
   if (state.nccl_last_error_pending) {  // the text after "Last error:" is the error itself
     state.nccl_last_error_pending = false;
     if (!body.empty()) return LineResult::kFollowUp;
   }
   // Every line of these families names NCCL ("ProcessGroupNCCL", "NCCL WARN", "ncclRemoteError") or is
   // "Last error:": one scan turns away the noise that makes up most of a kernel log.
-  if (body.find("NCCL") == kNpos && body.find("nccl") == kNpos && !body.ends_with("Last error:"))
+  if (!NamesNccl(body) && !body.ends_with("Last error:"))
     return LineResult::kNotUnderstood;
   if (body.find("Watchdog caught collective operation timeout") != kNpos) return WatchdogTimeout(body, split, out);
   if (size_t warn = body.find(" NCCL WARN "); warn != kNpos) return Warn(body, warn, split, out);

@@ -165,13 +165,12 @@ LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<
   if (body.starts_with("Node ") && body.find(" now responding") != kNpos) return LineResult::kFollowUp;
   // "validate_node_specs: Node N unexpectedly rebooted boot_time=... last response=..." (then DOWN) and
   // "node N returned to service" / "node_did_resp: node N returned to service" (ReturnToService).
-  if (size_t at = body.find("Node "); at != kNpos && body.find(" unexpectedly rebooted", at) != kNpos) {
-    Emit(EventKind::kNodeDown, split, Word(body.substr(at + 5)), "Node unexpectedly rebooted", out);
+  if (body.starts_with("validate_node_specs: Node ") && body.find(" unexpectedly rebooted") != kNpos) {
+    Emit(EventKind::kNodeDown, split, Word(body.substr(26)), "Node unexpectedly rebooted", out);
     return LineResult::kEvent;
   }
-  if (size_t at = body.find("node "); at != kNpos && body.ends_with(" returned to service") &&
-                                      (at == 0 || body.starts_with("node_did_resp: "))) {
-    Emit(EventKind::kNodeResume, split, Word(body.substr(at + 5)), "", out);
+  if ((body.starts_with("node ") || body.starts_with("node_did_resp: node ")) && body.ends_with(" returned to service")) {
+    Emit(EventKind::kNodeResume, split, Word(body.substr(body[4] == ' ' ? 5 : 20)), "", out);
     return LineResult::kEvent;
   }
   if (body.starts_with("requeue ") && body.find(" due to failure of node ") != kNpos)
