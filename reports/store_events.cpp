@@ -282,7 +282,7 @@ class EventWriter {
     const auto& revert = std::get<FaultReverted>(event.body);
     RC_ASSIGN_OR_RETURN(Stmt* close, state_.Cached(
         "UPDATE faults SET reverted_us = ?, revert_detail = ? WHERE run_id = ? AND seq = "
-        "(SELECT max(seq) FROM faults WHERE run_id = ? AND fault_id = ? AND reverted_us IS NULL)",
+        "(SELECT max(seq) FROM faults INDEXED BY faults_by_id WHERE run_id = ? AND fault_id = ? AND reverted_us IS NULL)",
         what_));
     close->Bind(1, event.at.us);
     close->BindStatic(2, revert.detail);
