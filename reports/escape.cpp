@@ -1,5 +1,6 @@
 #include "reports/escape.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -78,6 +79,68 @@ std::string MarkdownCell(std::string_view text) {
     if (c == '|') out += "\\|";
     else if (c == '\n' || c == '\r') out += ' ';
     else out += c;
+  }
+  return out;
+}
+
+namespace {
+
+// The length of the valid UTF-8 sequence at the start of `s` (1-4), or 0 when it is not one (overlong
+// forms, surrogates and code points past U+10FFFF included).
+size_t Utf8Length(std::string_view s) {
+  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  auto cont = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if ((c == 0xE0 && b(1) < 0xA0) || (c == 0xED && b(1) >= 0xA0)) return 0;
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if ((c == 0xF0 && b(1) < 0x90) || (c == 0xF4 && b(1) >= 0x90)) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string TerminalText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  char buf[16];
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t n = Utf8Length(text.substr(i));
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F || n == 0) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(text[i + 1]));  // C1: U+0080-U+009F
+      out += buf;
+    } else {
+      out.append(text.substr(i, n));
+    }
+    i += n == 0 ? 1 : n;
+  }
+  return out;
+}
+
+std::string TerminalLines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    out += TerminalText(text.substr(start, end - start));
+    if (end < text.size()) out += '\n';
+    start = end + 1;
   }
   return out;
 }

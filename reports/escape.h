@@ -28,6 +28,15 @@ std::string PromLabelValue(std::string_view text);
 // A Markdown table cell: '|' escaped, newlines turned into spaces.
 std::string MarkdownCell(std::string_view text);
 
+// Text safe to print on a terminal, on one line: every control character (C0 including tab and newline,
+// DEL, and the C1 range U+0080-U+009F, which terminals read as escape sequences too) and every byte that
+// is not part of valid UTF-8 written as a visible escape ("\x1b", "\n", "\u009b"). Other text, UTF-8
+// included, is copied as it is. Stored strings (plan names, targets, imported log lines) go through
+// this before they reach a terminal, so a hostile name cannot move the cursor or recolour the screen.
+std::string TerminalText(std::string_view text);
+// TerminalText of each line of `text`, its newlines kept: for whole pages of output.
+std::string TerminalLines(std::string_view text);
+
 // FormatDurationShort(*d), or "-" when `d` is unknown (table cells).
 std::string ShortOrDash(const std::optional<Duration>& d);
 // `value` with exactly `decimals` digits after the point ("%.*f").

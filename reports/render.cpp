@@ -1,5 +1,6 @@
 #include "reports/render.h"
 
+#include "reports/escape.h"
 #include "reports/summary.h"
 
 namespace rackchaos::reports {
@@ -21,7 +22,7 @@ Result<std::string> RenderText(const ReportStore& store, int64_t run) {
   RC_ASSIGN_OR_RETURN(std::vector<GateRow> gates, store.ReadGates(run));
   if (gates.empty()) return text;
   text += "\nExpectations\n";
-  for (const GateRow& g : gates) text += std::string("  ") + (g.passed ? "pass  " : "FAIL  ") + g.message + "\n";
+  for (const GateRow& g : gates) text += std::string("  ") + (g.passed ? "pass  " : "FAIL  ") + TerminalText(g.message) + "\n";
   return text;
 }
 

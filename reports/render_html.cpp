@@ -1,40 +1,40 @@
 // RenderHtml: one self-contained page (inline CSS and SVG, no script, no external resource) that a
-// burn-in engineer opens offline the morning after a run.
+// burn-in engineer opens offline the morning after a run. It holds what the text summary holds (per
+// fault detect / isolate / recover, the jobs with ETTR, the healer's precision, recall and misses) and
+// stays of bounded size for any run: past kHtmlLimits the tables list the worst and count the rest by
+// kind and by rack, the charts merge or aggregate (reports/html_page.h), and every cut is said.
 #include <algorithm>
-#include <map>
-#include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "reports/escape.h"
+#include "reports/html_page.h"
 #include "reports/render.h"
 
 namespace rackchaos::reports {
-namespace {
+namespace html {
 
-constexpr double kWidth = 1000, kLabel = 220, kRow = 22;
-constexpr size_t kMaxTimelineRows = 200;
-constexpr size_t kMaxPointsPerJob = 2000;
-
-struct Page {
-  RunReport report;
-  std::vector<FaultRow> faults;
-  std::vector<DetectionRow> detections;
-  std::vector<IsolationRow> isolations;
-  std::vector<JobEventRow> job_events;
-  std::map<ComponentId, std::string> names;
-  double end_s = 1;  // the time axis: the last thing that happened
-};
+constexpr size_t kIsolatedNames = 20;
+constexpr size_t kSpareRackMoves = 50;
 
 constexpr const char* kCss = R"css(
 body{font-family:system-ui,sans-serif;margin:24px;color:#222}
-table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
+table{border-collapse:collapse;margin:8px 0 20px;font-size:14px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
 th{background:#f3f3f3}td.num{text-align:right}.pass{color:#186a1b}.fail{color:#b00020;font-weight:bold}
-svg{display:block;margin:8px 0 20px;background:#fcfcfc;border:1px solid #ddd}
+svg{display:block;margin:8px 0 4px;background:#fcfcfc;border:1px solid #ddd}
 .tl-fault{fill:#e57373}.tl-recovered{fill:#81c784}.tl-detected{fill:#1565c0}.tl-isolated{fill:#6a1b9a}
-.fault-window{fill:#e57373;opacity:.18}.ttr-bar{fill:#42a5f5}.axis{stroke:#999}.lbl{font-size:11px}
+.fault-window{fill:#e57373;opacity:.18}.ttr-bar{fill:#42a5f5}.ttr-never{fill:#e57373}.axis{stroke:#999}.lbl{font-size:11px}
+.nominal{stroke:#2e7d32;stroke-width:1;stroke-dasharray:5 3}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 14px;vertical-align:middle}
+p.more{color:#555;font-style:italic;margin:2px 0 20px}p.cut{background:#fff8e1;border:1px solid #ffe082;padding:6px 10px}
+td[title]{text-decoration:underline dotted #999}
 )css";
+
+std::string Page::NameOf(ComponentId id) const {
+  auto it = names.find(id);
+  return it != names.end() ? it->second : "#" + std::to_string(id);
+}
 
 double X(const Page& p, double t_s) { return kLabel + (kWidth - kLabel - 10) * std::clamp(t_s / p.end_s, 0.0, 1.0); }
 
@@ -44,19 +44,9 @@ std::string Rect(double x, double y, double w, double h, const std::string& cls,
          "</title></rect>";
 }
 
-std::string Text(double x, double y, const std::string& text, const std::string& anchor = "start") {
+std::string Text(double x, double y, const std::string& text, const std::string& anchor) {
   return "<text class=\"lbl\" x=\"" + Fixed(x, 1) + "\" y=\"" + Fixed(y, 1) + "\" text-anchor=\"" + anchor +
          "\">" + XmlEscape(text) + "</text>";
-}
-
-std::string Axis(const Page& p, double y) {
-  std::string out = "<line class=\"axis\" x1=\"" + Fixed(kLabel, 1) + "\" y1=\"" + Fixed(y, 1) + "\" x2=\"" +
-                    Fixed(kWidth - 10, 1) + "\" y2=\"" + Fixed(y, 1) + "\"/>";
-  for (int i = 0; i <= 5; ++i) {
-    double t = p.end_s * i / 5;
-    out += Text(X(p, t), y + 14, FormatDurationShort(Duration::FromSecondsF(t)), i == 5 ? "end" : "middle");
-  }
-  return out;
 }
 
 std::string Svg(double height, const std::string& body, const std::string& cls) {
@@ -65,128 +55,121 @@ std::string Svg(double height, const std::string& body, const std::string& cls) 
          "\">" + body + "</svg>\n";
 }
 
-// Components worth a row: fault targets first, then whatever was detected on or isolated.
-std::vector<ComponentId> TimelineRows(const Page& p) {
-  std::vector<ComponentId> rows;
-  std::set<ComponentId> seen;
-  auto add = [&](ComponentId id) {
-    if (id != kNoComponent && rows.size() < kMaxTimelineRows && seen.insert(id).second) rows.push_back(id);
-  };
-  for (const FaultRow& f : p.faults) add(f.target);
-  for (const IsolationRow& i : p.isolations) add(i.component);
-  for (const DetectionRow& d : p.detections) add(d.component);
-  return rows;
+std::string More(const std::string& text) { return text.empty() ? "" : "<p class=\"more\">" + XmlEscape(text) + "</p>\n"; }
+
+std::string At(Time t) { return FormatDuration(t); }
+
+namespace {
+
+std::string Cell(const std::string& v, bool num = false, const std::string& title = "") {
+  std::string open = num ? "<td class=\"num\"" : "<td";
+  if (!title.empty()) open += " title=\"" + XmlEscape(title) + "\"";
+  return open + ">" + XmlEscape(v) + "</td>";
 }
 
-std::string Timeline(const Page& p) {
-  std::vector<ComponentId> rows = TimelineRows(p);
-  std::map<ComponentId, double> y;
-  std::string body;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    y[rows[i]] = 10 + kRow * static_cast<double>(i);
-    body += Text(4, y[rows[i]] + 14, p.names.count(rows[i]) ? p.names.at(rows[i]) : "#" + std::to_string(rows[i]));
-  }
-  for (const FaultRow& f : p.faults) {
-    if (!y.count(f.target)) continue;
-    double end = f.reverted ? f.reverted->Seconds() : p.end_s;
-    body += Rect(X(p, f.injected.Seconds()), y[f.target] + 2, X(p, end) - X(p, f.injected.Seconds()), 8,
-                 "tl-bar tl-fault", "fault #" + std::to_string(f.fault) + " " + f.kind);
-    for (const FaultMetrics& m : p.report.metrics.faults) {
-      if (m.fault != f.fault || !m.time_to_recover) continue;
-      double at = f.injected.Seconds(), rec = at + m.time_to_recover->Seconds();
-      body += Rect(X(p, at), y[f.target] + 11, X(p, rec) - X(p, at), 6, "tl-bar tl-recovered",
-                   "fault #" + std::to_string(f.fault) + " recovered after " + FormatDurationShort(*m.time_to_recover));
-    }
-  }
-  for (const DetectionRow& d : p.detections) {
-    if (y.count(d.component)) body += Rect(X(p, d.at.Seconds()), y[d.component], 3, 18, "tl-bar tl-detected", d.detector + ": " + d.symptom);
-  }
-  for (const IsolationRow& i : p.isolations) {
-    if (y.count(i.component)) body += Rect(X(p, i.at.Seconds()), y[i.component], 5, 18, "tl-bar tl-isolated", "isolated " + i.domain + ": " + i.reason);
-  }
-  double height = 10 + kRow * static_cast<double>(rows.size()) + 24;
-  body += Axis(p, height - 22);
-  return "<h2>Timeline per component</h2>\n<p class=\"legend\"><span style=\"background:#e57373\"></span>fault"
-         "<span style=\"background:#1565c0\"></span>detected<span style=\"background:#6a1b9a\"></span>isolated"
-         "<span style=\"background:#81c784\"></span>recovered (injection to full speed)</p>\n" +
-         Svg(height, body, "timeline");
+std::string Head(const std::vector<const char*>& names, const std::string& cls) {
+  std::string out = "<table class=\"" + cls + "\"><tr>";
+  for (const char* n : names) out += std::string("<th>") + n + "</th>";
+  return out + "</tr>\n";
 }
 
-// Speed over time per job, as a step line; long runs are bucketed (the slowest point per bucket is
-// kept, so dips stay visible). Fault windows are shaded behind.
-std::string Throughput(const Page& p) {
-  constexpr double kTop = 10, kHeight = 160;
-  std::string body;
-  for (const FaultRow& f : p.faults) {
-    double end = f.reverted ? f.reverted->Seconds() : p.end_s;
-    body += Rect(X(p, f.injected.Seconds()), kTop, X(p, end) - X(p, f.injected.Seconds()), kHeight,
-                 "fault-window", "fault #" + std::to_string(f.fault) + " " + f.kind);
-  }
-  std::map<JobId, std::vector<std::pair<double, double>>> buckets;  // bucket -> (t, min speed)
-  for (const JobEventRow& e : p.job_events) {
-    auto& pts = buckets[e.job];
-    double speed = e.state == "running" ? e.speed : 0;
-    size_t b = static_cast<size_t>(e.at.Seconds() / p.end_s * (kMaxPointsPerJob - 1));
-    if (pts.size() <= b) pts.resize(b + 1, {-1, 0});
-    if (pts[b].first < 0 || speed < pts[b].second) pts[b] = {e.at.Seconds(), speed};
-  }
-  for (auto& [job, pts] : buckets) {
-    std::string points;
-    double last = 0;
-    for (const auto& [t, speed] : pts) {
-      if (t < 0) continue;
-      double yv = kTop + kHeight * (1 - std::clamp(speed, 0.0, 1.2) / 1.2);
-      points += Fixed(X(p, t), 1) + "," + Fixed(kTop + kHeight * (1 - std::clamp(last, 0.0, 1.2) / 1.2), 1) + " " +
-                Fixed(X(p, t), 1) + "," + Fixed(yv, 1) + " ";
-      last = speed;
-    }
-    const JobRow* row = FindJob(p.report, job);
-    body += "<polyline class=\"job-line\" fill=\"none\" stroke=\"#333\" stroke-width=\"1.5\" points=\"" + points +
-            "\"><title>" + XmlEscape(row ? row->name : "job") + "</title></polyline>";
-  }
-  body += Text(4, kTop + 10, "speed 1.2x") + Text(4, kTop + kHeight, "0") + Axis(p, kTop + kHeight + 4);
-  return "<h2>Job throughput (speed vs nominal; fault windows shaded)</h2>\n" + Svg(kTop + kHeight + 26, body, "throughput");
+// A cell with a time since injection, its hover title the time on the run's clock.
+std::string TimeCell(const std::optional<Duration>& d, Time injected, const std::string& what, const std::string& never) {
+  return Cell(ShortOrDash(d), true, d ? what + " at " + At(injected + *d) + " (" + FormatDuration(*d) + " after injection)" : never);
 }
 
-std::string TtrChart(const Page& p) {
-  const auto& faults = p.report.metrics.faults;
-  double max_s = 1;
-  for (const FaultMetrics& f : faults) max_s = std::max(max_s, f.time_to_recover ? f.time_to_recover->Seconds() : 0);
-  std::string body;
-  for (size_t i = 0; i < faults.size(); ++i) {
-    const FaultMetrics& f = faults[i];
-    double y = 10 + kRow * static_cast<double>(i);
-    body += Text(4, y + 14, "#" + std::to_string(f.fault) + " " + f.kind);
-    if (!f.time_to_recover) {
-      body += Text(kLabel, y + 14, "never recovered");
-      continue;
-    }
-    double w = (kWidth - kLabel - 80) * f.time_to_recover->Seconds() / max_s;
-    body += Rect(kLabel, y + 3, w, 14, "ttr-bar", f.target) + Text(kLabel + w + 6, y + 14, FormatDurationShort(*f.time_to_recover));
+std::string FaultTable(const Page& p) {
+  const FaultDigest& d = p.digest;
+  std::string out = "<h2>Faults: detect, isolate, recover and blast radius</h2>\n";
+  if (d.total == 0) return out + "<p>No fault was injected.</p>\n";
+  if (d.cut())
+    out += More(Thousands(d.total) + " faults: " + CutFaultsSentence(d) + " below. Every fault: rackchaos report " + std::to_string(p.report.run.id) +
+                " --format json, or the fault_summary view of the database.");
+  out += Head({"#", "kind", "target", "injected", "detect", "isolate", "recover", "GPUs (direct+collateral)",
+               "jobs (interrupted)", "GPU-h lost", "rework", "isolated"},
+              "faults");
+  for (const FaultMetrics* f : d.listed) {
+    out += "<tr>" + Cell(std::to_string(f->fault), true) + Cell(f->kind) + Cell(f->target) +
+           Cell(FormatDurationShort(f->injected), true, "injected at " + At(f->injected) +
+                                                           (f->reverted ? ", reverted at " + At(*f->reverted) : "")) +
+           TimeCell(f->time_to_detect, f->injected, "detected", "never detected") +
+           TimeCell(f->time_to_isolate, f->injected, "isolated", "never isolated") +
+           TimeCell(f->time_to_recover, f->injected, "back to full speed", "never recovered before the run ended") +
+           Cell(std::to_string(f->gpus_direct) + "+" + std::to_string(f->gpus_collateral), true) +
+           Cell(std::to_string(f->jobs_touched) + " (" + std::to_string(f->jobs_interrupted) + ")", true) +
+           Cell(Fixed(f->gpu_hours_lost, 2), true) + Cell(FormatDurationShort(f->rework), true) +
+           Cell(JoinCut(f->isolated, kIsolatedNames, "nothing")) + "</tr>\n";
   }
-  return "<h2>Time to recover</h2>\n" + Svg(20 + kRow * static_cast<double>(faults.size()), body, "ttr");
+  return out + "</table>\n";
 }
 
-std::string Cell(const std::string& v, bool num = false) { return std::string(num ? "<td class=\"num\">" : "<td>") + XmlEscape(v) + "</td>"; }
+std::string NeverOr(const std::optional<Duration>& d) { return d ? FormatDurationShort(*d) : "never"; }
 
-std::string Tables(const RunReport& r) {
-  std::string out = "<h2>Blast radius</h2>\n<table class=\"blast\"><tr><th>#</th><th>kind</th><th>target</th><th>GPUs direct</th>"
-                    "<th>GPUs collateral</th><th>jobs</th><th>interrupted</th><th>GPU-h lost</th><th>isolated</th></tr>\n";
-  for (const FaultMetrics& f : r.metrics.faults) {
-    std::string iso;
-    for (const std::string& n : f.isolated) iso += (iso.empty() ? "" : ", ") + n;
-    out += "<tr>" + Cell(std::to_string(f.fault), true) + Cell(f.kind) + Cell(f.target) + Cell(std::to_string(f.gpus_direct), true) +
-           Cell(std::to_string(f.gpus_collateral), true) + Cell(std::to_string(f.jobs_touched), true) +
-           Cell(std::to_string(f.jobs_interrupted), true) + Cell(Fixed(f.gpu_hours_lost, 2), true) + Cell(iso) + "</tr>\n";
-  }
+std::string GroupTable(const std::string& first, const std::vector<FaultGroup>& groups, const std::string& cls) {
+  std::string out = Head({first.c_str(), "faults", "detected", "isolated", "recovered", "TTD p50", "TTR p50", "TTR p95",
+                          "TTR max", "GPUs", "GPU-h lost"},
+                         cls);
+  for (const FaultGroup& g : groups)
+    out += "<tr>" + Cell(g.name) + Cell(std::to_string(g.faults), true) + Cell(std::to_string(g.detected), true) +
+           Cell(std::to_string(g.isolated), true) + Cell(std::to_string(g.recovered), true) + Cell(NeverOr(g.ttd_p50), true) +
+           Cell(NeverOr(g.ttr_p50), true) + Cell(NeverOr(g.ttr_p95), true) + Cell(NeverOr(g.ttr_max), true) +
+           Cell(std::to_string(g.gpus), true) + Cell(Fixed(g.gpu_hours_lost, 2), true) + "</tr>\n";
+  return out + "</table>\n";
+}
+
+// Only when the fault table is cut: then these are the only place every fault is counted.
+std::string GroupTables(const Page& p) {
+  const FaultDigest& d = p.digest;
+  if (!d.cut()) return "";
+  std::string out = "<h2>Faults by kind</h2>\n" + GroupTable("kind", d.by_kind, "by-kind");
+  out += "<h2>Faults by rack</h2>\n" + GroupTable("rack", d.by_rack, "by-rack");
+  if (d.by_rack.size() < d.racks)
+    out += More(Thousands(d.racks - d.by_rack.size()) + " more racks with " + Thousands(d.faults_in_other_racks) +
+                " faults are not listed (the " + std::to_string(d.by_rack.size()) + " with the most faults are).");
+  return out;
+}
+
+std::string JobTable(const RunReport& r) {
+  const RunMetrics& m = r.metrics;
+  std::string out = "<h2>Jobs</h2>\n";
+  if (m.jobs.empty()) return out + "<p>No job.</p>\n";
+  const std::vector<const JobMetrics*> listed = ListedJobs(m, kHtmlLimits);
+  if (listed.size() < m.jobs.size())
+    out += More(Thousands(m.jobs.size()) + " jobs: the " + std::to_string(listed.size()) + " with the lowest ETTR are listed.");
+  out += Head({"job", "GPUs", "ETTR", "goodput", "interruptions", "kept steps"}, "jobs");
+  for (const JobMetrics* j : listed)
+    out += "<tr>" + Cell(j->name) + Cell(std::to_string(j->gpus), true) +
+           Cell(Percent(j->ettr), true, "productive " + FormatDuration(j->productive) + " of " + FormatDuration(j->wall)) +
+           Cell(Percent(j->goodput), true) + Cell(std::to_string(j->interruptions), true) + Cell(Fixed(j->steps, 0), true) +
+           "</tr>\n";
+  return out + "</table>\n";
+}
+
+std::string HealerTable(const RunMetrics& m) {
+  const size_t names = kHtmlLimits.names;
+  std::string out = "<h2>Healer</h2>\n<table class=\"healer\">";
+  out += "<tr><th>isolations</th>" + Cell(std::to_string(m.isolations) + " (" + std::to_string(m.correct_isolations) + " correct)") + "</tr>";
+  out += "<tr><th>precision</th>" + Cell(Percent(m.precision), false, "isolations that hit a faulty component") + "</tr>";
+  out += "<tr><th>recall</th>" + Cell(Percent(m.recall), false, "faults that needed isolating and were") + "</tr>";
+  out += "<tr><th>false isolations</th>" + Cell(JoinCut(m.false_isolations, names, "none")) + "</tr>";
+  out += "<tr><th>missed faults</th>" + Cell(JoinCut(m.missed_faults, names, "none")) + "</tr>";
+  out += "<tr><th>GPUs drained</th>" + Cell(std::to_string(m.gpus_drained) + " (" + Fixed(m.drained_gpu_hours, 2) + " GPU-h)") + "</tr>";
+  return out + "</table>\n";
+}
+
+std::string SpareRacks(const RunReport& r) {
+  if (r.spare_rack_moves.empty()) return "";  // only when the scheduler moved a job to a spare rack
+  std::string out = "<h2>Spare racks</h2>\n<table class=\"spare-racks\"><tr><th>at</th><th>move</th></tr>\n";
+  for (size_t i = 0; i < r.spare_rack_moves.size() && i < kSpareRackMoves; ++i)
+    out += "<tr>" + Cell(FormatDurationShort(r.spare_rack_moves[i].at)) + Cell(r.spare_rack_moves[i].detail) + "</tr>\n";
   out += "</table>\n";
-  if (!r.spare_rack_moves.empty()) {  // only when the scheduler moved a job to a spare rack
-    out += "<h2>Spare racks</h2>\n<table class=\"spare-racks\"><tr><th>at</th><th>move</th></tr>\n";
-    for (const ActionRow& a : r.spare_rack_moves)
-      out += "<tr>" + Cell(FormatDurationShort(a.at)) + Cell(a.detail) + "</tr>\n";
-    out += "</table>\n";
-  }
-  out += "<h2>Expectations</h2>\n";
+  if (r.spare_rack_moves.size() > kSpareRackMoves)
+    out += More(Thousands(r.spare_rack_moves.size() - kSpareRackMoves) + " more moves are not listed.");
+  return out;
+}
+
+std::string Gates(const RunReport& r) {
+  std::string out = "<h2>Expectations</h2>\n";
   if (r.gates.empty()) return out + "<p>None stored.</p>\n";
   out += "<table class=\"gates\"><tr><th>result</th><th>expectation</th><th>detail</th></tr>\n";
   for (const GateRow& g : r.gates) {
@@ -206,6 +189,16 @@ std::string Header(const RunReport& r) {
          Cell("precision " + Percent(r.metrics.precision) + ", recall " + Percent(r.metrics.recall)) + "</tr></table>\n";
 }
 
+// Said once at the top when anything below is cut, so nobody reads a digest as the whole run.
+std::string CutNotice(const Page& p) {
+  if (!p.digest.cut()) return "";
+  std::unordered_set<std::string> targets;
+  for (const FaultMetrics& f : p.report.metrics.faults) targets.insert(f.target);
+  return "<p class=\"cut\">" + Thousands(p.digest.total) + " faults on " + Thousands(targets.size()) +
+         " components: too many for a row each. The charts merge what would overlap and the tables list the worst, "
+         "counting the rest by kind and by rack; each section says what it leaves out.</p>\n";
+}
+
 double EndOfRun(const Page& p) {
   double end = 1;
   for (const FaultRow& f : p.faults) end = std::max(end, f.reverted ? f.reverted->Seconds() : f.injected.Seconds());
@@ -218,19 +211,24 @@ double EndOfRun(const Page& p) {
 }
 
 }  // namespace
+}  // namespace html
 
 Result<std::string> RenderHtml(const ReportStore& store, int64_t run) {
-  Page p;
+  html::Page p;
   RC_ASSIGN_OR_RETURN(p.report, LoadRunReport(store, run));
   RC_ASSIGN_OR_RETURN(p.faults, store.ReadFaults(run));
   RC_ASSIGN_OR_RETURN(p.detections, store.ReadDetections(run));
   RC_ASSIGN_OR_RETURN(p.isolations, store.ReadIsolations(run));
   RC_ASSIGN_OR_RETURN(p.job_events, store.ReadJobEvents(run));
+  p.names.reserve(p.report.components.size());
   for (const ComponentRow& c : p.report.components) p.names[c.id] = c.name;
-  p.end_s = EndOfRun(p);
+  p.digest = DigestFaults(p.report.metrics, kHtmlLimits);
+  p.end_s = html::EndOfRun(p);
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rackchaos run " + std::to_string(run) +
-         "</title>\n<style>" + kCss + "</style></head><body>\n" + Header(p.report) + Timeline(p) + Throughput(p) +
-         TtrChart(p) + Tables(p.report) + "</body></html>\n";
+         "</title>\n<style>" + html::kCss + "</style></head><body>\n" + html::Header(p.report) + html::CutNotice(p) +
+         html::TimelineChart(p) + html::ThroughputChart(p) + html::TtrChart(p) + html::FaultTable(p) +
+         html::GroupTables(p) + html::JobTable(p.report) + html::HealerTable(p.report.metrics) + html::SpareRacks(p.report) +
+         html::Gates(p.report) + "</body></html>\n";
 }
 
 }  // namespace rackchaos::reports
