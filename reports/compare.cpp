@@ -162,7 +162,7 @@ Result<std::vector<Threshold>> ParseThresholds(std::string_view spec) {
 
 Comparison CompareMetrics(int64_t run_a, const std::vector<MetricValue>& a, int64_t run_b,
                           const std::vector<MetricValue>& b, const std::vector<Threshold>& thresholds) {
-  Comparison c{run_a, run_b, {}, 0};
+  Comparison c{run_a, run_b, {}, 0, ""};
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
     MetricChange ch{a[i], b[i], b[i].value - a[i].value, 0, ""};
     double worse = Worsening(a[i], b[i]);
@@ -178,16 +178,26 @@ Comparison CompareMetrics(int64_t run_a, const std::vector<MetricValue>& a, int6
   return c;
 }
 
+std::string PlanDifference(const RunRow& a, const RunRow& b) {
+  if (a.info.plan_hash == b.info.plan_hash) return "";
+  auto plan = [](const RunRow& r) {
+    return "run " + std::to_string(r.id) + " ran '" + TerminalText(r.info.plan_name) + "' (plan hash " +
+           TerminalText(r.info.plan_hash) + ")";
+  };
+  return "Warning: the two runs ran different plans: " + plan(a) + ", " + plan(b) +
+         "; the differences below are partly the plans', not only the runs'";
+}
+
 std::string RenderComparison(const Comparison& c) {
-  TextTable table({"metric", "run " + std::to_string(c.run_a), "run " + std::to_string(c.run_b), "delta", ""},
+  TextTable table({"metric", "run " + std::to_string(c.run_a), "run " + std::to_string(c.run_b), "delta", "better/worse"},
                   {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   for (const MetricChange& ch : c.changes) {
     const char* verdict = ch.verdict < 0 ? "worse" : ch.verdict > 0 ? "better" : "";
     table.AddRow({ch.a.name, Show(ch.a), Show(ch.b), ShowDelta(ch),
                   ch.regression.empty() ? verdict : "REGRESSED"});
   }
-  std::string out = "Run " + std::to_string(c.run_b) + " compared with run " + std::to_string(c.run_a) + "\n" +
-                    table.Render("  ");
+  std::string out = c.plan_warning.empty() ? "" : c.plan_warning + "\n";
+  out += "Run " + std::to_string(c.run_b) + " compared with run " + std::to_string(c.run_a) + "\n" + table.Render("  ");
   for (const MetricChange& ch : c.changes) {
     if (!ch.regression.empty()) out += "FAIL  " + ch.regression + "\n";
   }

@@ -53,12 +53,18 @@ struct Comparison {
   int64_t run_a = 0, run_b = 0;
   std::vector<MetricChange> changes;
   int regressions = 0;
+  std::string plan_warning;  // PlanDifference of the two runs; shown above the table when not empty
 };
+
+// "" when runs `a` and `b` ran the same plan text (same plan hash); otherwise a warning naming both
+// plans: the differences then mix what the plans do differently with what changed between the runs.
+std::string PlanDifference(const RunRow& a, const RunRow& b);
 
 Comparison CompareMetrics(int64_t run_a, const std::vector<MetricValue>& a, int64_t run_b,
                           const std::vector<MetricValue>& b, const std::vector<Threshold>& thresholds);
 
-// A table (metric, run A, run B, delta, better/worse) and one line per exceeded threshold.
+// The plan warning when there is one, a table (metric, run A, run B, delta, "better/worse": better,
+// worse, REGRESSED or empty) and one line per exceeded threshold.
 std::string RenderComparison(const Comparison& comparison);
 
 }  // namespace rackchaos::reports

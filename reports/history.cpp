@@ -33,7 +33,7 @@ constexpr const char* kSubtreeTableSql =
 
 // faults_by_id is named: without statistics SQLite reads a run's faults by primary key for each metric.
 constexpr const char* kRunsSql =
-    "SELECT r.id, r.plan_name, r.started_wall, r.status, r.seed,"
+    "SELECT r.id, r.plan_name, r.started_wall, r.status, r.seed, r.plan_hash, r.backend,"
     " (SELECT count(*) FROM faults f WHERE f.run_id = r.id"
     "    AND (+rt.topology_id, +f.target_id) IN (SELECT topology_id, id FROM temp.history_subtree)),"
     " (SELECT count(*) FROM isolations i WHERE i.run_id = r.id"
@@ -47,13 +47,16 @@ constexpr const char* kRunsSql =
     " FROM runs r JOIN run_topologies rt ON rt.run_id = r.id"
     " WHERE rt.topology_id IN (SELECT topology_id FROM temp.history_subtree) ORDER BY r.id";
 
-// Isolations a fault explains (not false isolations), with the isolated component's serial.
-constexpr const char* kFaultySql =
-    "SELECT DISTINCT c.name, c.serial, f.run_id FROM faulty_isolations f"
-    " JOIN components c ON c.run_id = f.run_id AND c.name = f.component";
-constexpr const char* kFaultyUnderSql =
-    " JOIN run_topologies rt ON rt.run_id = c.run_id"
-    " WHERE (+rt.topology_id, +c.id) IN (SELECT topology_id, id FROM temp.history_subtree)";
+// The rack's qualification records, and what their plans ran on (the backends of their runs).
+constexpr const char* kQualificationsSql =
+    "SELECT q.id, q.suite, q.started_wall, q.verdict, q.reason,"
+    " (SELECT count(*) FROM qualification_plans p WHERE p.qualification_id = q.id),"
+    " (SELECT count(*) FROM qualification_plans p WHERE p.qualification_id = q.id AND p.verdict = 'passed'),"
+    " (SELECT count(*) FROM qualification_plans p JOIN runs r ON r.id = p.run_id"
+    "    WHERE p.qualification_id = q.id AND r.backend = 'sim'),"
+    " (SELECT count(*) FROM qualification_plans p JOIN runs r ON r.id = p.run_id"
+    "    WHERE p.qualification_id = q.id AND r.backend <> 'sim')"
+    " FROM qualifications q WHERE q.rack = ?1 ORDER BY q.id";
 
 // The ids under `roots` (themselves included) in one topology whose (parent, child) pairs are `edges`,
 // sorted by parent: a breadth-first walk, each pair taken once (a cycle in a damaged file ends it).
@@ -129,51 +132,70 @@ Status ReadRuns(Db& db, const std::string& serial, RackHistory& h) {
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
     if (!row) return Status::Ok();
-    RackRun r{s.Int(0), s.Text(1), s.Text(2), s.Text(3), std::strtoull(s.Text(4).c_str(), nullptr, 10),
-              static_cast<int>(s.Int(5)), static_cast<int>(s.Int(6)), static_cast<int>(s.Int(7)), std::nullopt};
-    if (!s.IsNull(8)) r.ttr_max_s = static_cast<double>(s.Int(8)) / 1e6;
+    RackRun r{s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(5), std::strtoull(s.Text(4).c_str(), nullptr, 10),
+              static_cast<int>(s.Int(7)), static_cast<int>(s.Int(8)), static_cast<int>(s.Int(9)), std::nullopt};
+    if (!s.IsNull(10)) r.ttr_max_s = static_cast<double>(s.Int(10)) / 1e6;
+    h.real_runs = h.real_runs || s.Text(6) != "sim";
     h.runs.push_back(r);
   }
 }
 
-// Groups (name, serial, run) rows by serial (name when blank); keeps those in at least `min_runs` runs.
-Result<std::vector<RepeatOffender>> Offenders(Stmt& s, int min_runs, const std::string& what) {
-  std::map<std::string, RepeatOffender> by_key;
+Status ReadQualifications(Db& db, const std::string& serial, RackHistory& h) {
+  const std::string what = "reading the qualifications of rack '" + serial + "'";
+  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(kQualificationsSql, what));
+  s.Bind(1, std::string_view(serial));
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
-    if (!row) break;
-    std::string name = s.Text(0), comp_serial = s.Text(1);
-    RepeatOffender& o = by_key[comp_serial.empty() ? name : comp_serial];
-    o.name = name;
-    o.serial = comp_serial;
-    if (o.runs.empty() || o.runs.back() != s.Int(2)) o.runs.push_back(s.Int(2));
+    if (!row) return Status::Ok();
+    const int64_t sim = s.Int(7), site = s.Int(8);
+    h.qualifications.push_back({s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), static_cast<int>(s.Int(5)),
+                                static_cast<int>(s.Int(6)),
+                                sim && site ? "simulator and site" : sim ? "simulator" : site ? "site" : "-"});
   }
-  std::vector<RepeatOffender> out;
-  for (auto& [key, o] : by_key)
-    if (static_cast<int>(o.runs.size()) >= min_runs) out.push_back(o);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const RepeatOffender& a, const RepeatOffender& b) { return a.runs.size() > b.runs.size(); });
-  return out;
 }
 
+// One line per plan (by plan hash, in the order plans first appear): its verdicts and whether its worst
+// TTR on this rack went up or down. Runs of different plans break different things, so a trend across
+// them would compare the plans, not the rack.
 std::string Trend(const RackHistory& h) {
-  std::string verdicts;
-  for (const RackRun& r : h.runs) verdicts += (verdicts.empty() ? "" : " ") + r.status;
-  std::string out = "Trend (oldest to newest): " + verdicts + "\n";
-  const RackRun* first = nullptr;
-  const RackRun* last = nullptr;
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const RackRun*>> by_plan;
   for (const RackRun& r : h.runs) {
-    if (!r.ttr_max_s) continue;
-    if (!first) first = &r;
-    last = &r;
+    auto& runs = by_plan[r.plan_hash];
+    if (runs.empty()) order.push_back(r.plan_hash);
+    runs.push_back(&r);
   }
-  if (first && last && first != last) {
+  std::string out = "Trend per plan (runs of one plan, by plan hash, oldest to newest)\n";
+  for (const std::string& hash : order) {
+    const std::vector<const RackRun*>& runs = by_plan[hash];
+    std::string verdicts;
+    for (const RackRun* r : runs) verdicts += (verdicts.empty() ? "" : " ") + TerminalText(r->status);
+    out += "  " + TerminalText(runs.front()->plan_name) + " (hash " + TerminalText(hash) + ", " +
+           std::to_string(runs.size()) + " run" + (runs.size() == 1 ? "" : "s") + "): " + verdicts + "\n";
+    const RackRun* first = nullptr;
+    const RackRun* last = nullptr;
+    for (const RackRun* r : runs) {
+      if (!r->ttr_max_s) continue;
+      if (!first) first = r;
+      last = r;
+    }
+    if (!first || first == last) continue;
     double a = *first->ttr_max_s, b = *last->ttr_max_s;
-    out += "Worst TTR on this rack: " + FormatDurationShort(Duration::FromSecondsF(a)) + " (run " +
+    out += "    worst TTR on this rack: " + FormatDurationShort(Duration::FromSecondsF(a)) + " (run " +
            std::to_string(first->run) + ") -> " + FormatDurationShort(Duration::FromSecondsF(b)) + " (run " +
            std::to_string(last->run) + "): " + (b < a ? "improving" : b > a ? "worsening" : "steady") + "\n";
   }
   return out;
+}
+
+std::string Qualifications(const RackHistory& h) {
+  if (h.qualifications.empty()) return "Qualifications: none\n";
+  TextTable table({"id", "suite", "started", "verdict", "plans passed", "ran on", "reason"},
+                  {Align::kRight, Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft});
+  for (const QualificationRecord& q : h.qualifications)
+    table.AddRow({std::to_string(q.id), TerminalText(q.suite), TerminalText(q.started_wall), TerminalText(q.verdict),
+                  std::to_string(q.passed) + "/" + std::to_string(q.plans), q.ran_on, TerminalText(q.reason)});
+  return "Qualifications (" + std::to_string(h.qualifications.size()) + ")\n" + table.Render("  ");
 }
 
 }  // namespace
@@ -184,47 +206,29 @@ Result<RackHistory> ReadRackHistory(const ReportStore& store, const std::string&
   h.min_runs = min_runs;
   RC_RETURN_IF_ERROR(FillSubtree(store.db(), serial));
   RC_RETURN_IF_ERROR(ReadRuns(store.db(), serial, h));
-  const std::string what = "reading isolations under serial '" + serial + "'";
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(std::string(kFaultySql) + kFaultyUnderSql + " ORDER BY f.run_id",
-                                                 what));
-  RC_ASSIGN_OR_RETURN(h.offenders, Offenders(s, min_runs, what));
+  RC_RETURN_IF_ERROR(ReadQualifications(store.db(), serial, h));
+  RC_ASSIGN_OR_RETURN(h.offenders, ReadLemonsInSubtree(store.db(), min_runs));
   return h;
 }
 
-Result<std::vector<RepeatOffender>> ReadLemons(const ReportStore& store, int min_runs, std::optional<int64_t> run) {
-  const std::string what = "reading repeat offenders";
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(std::string(kFaultySql) + " ORDER BY f.run_id", what));
-  RC_ASSIGN_OR_RETURN(std::vector<RepeatOffender> all, Offenders(s, min_runs, what));
-  if (run) std::erase_if(all, [&](const RepeatOffender& o) { return !std::count(o.runs.begin(), o.runs.end(), *run); });
-  return all;
-}
-
-std::string RenderLemons(const std::vector<RepeatOffender>& lemons, int min_runs) {
-  if (lemons.empty()) return "";
-  std::string out = "Lemons (isolated as really faulty in at least " + std::to_string(min_runs) + " stored runs)\n";
-  for (const RepeatOffender& o : lemons) {
-    std::string runs;
-    for (int64_t r : o.runs) runs += (runs.empty() ? "" : ", ") + std::to_string(r);
-    out += "  " + o.name + (o.serial.empty() ? "" : " (" + o.serial + ")") + ": " + std::to_string(o.runs.size()) +
-           " runs (" + runs + ")\n";
-  }
-  return out;
-}
-
 std::string RenderHistory(const RackHistory& h) {
-  if (h.runs.empty()) return "No stored run touched a component with serial '" + h.serial + "'.\n";
+  if (h.runs.empty() && h.qualifications.empty())
+    return "No stored run touched a component with serial '" + TerminalText(h.serial) + "', and no qualification names it.\n";
   TextTable table({"run", "plan", "seed", "started", "status", "faults", "isolations", "unrecovered", "worst TTR"},
                   {Align::kRight, Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft, Align::kRight,
                    Align::kRight, Align::kRight, Align::kRight});
   for (const RackRun& r : h.runs) {
-    table.AddRow({std::to_string(r.run), r.plan_name, std::to_string(r.seed), r.started_wall, r.status,
-                  std::to_string(r.faults), std::to_string(r.isolations), std::to_string(r.unrecovered),
+    table.AddRow({std::to_string(r.run), TerminalText(r.plan_name), std::to_string(r.seed), TerminalText(r.started_wall),
+                  TerminalText(r.status), std::to_string(r.faults), std::to_string(r.isolations), std::to_string(r.unrecovered),
                   r.ttr_max_s ? FormatDurationShort(Duration::FromSecondsF(*r.ttr_max_s)) : "-"});
   }
-  std::string out = "History of " + h.serial + ": " + std::to_string(h.runs.size()) + " run(s)\n" +
-                    table.Render("  ") + "\n" + Trend(h) + "\n";
-  if (h.offenders.empty()) return out + "Lemons: none\n";
-  return out + RenderLemons(h.offenders, h.min_runs);
+  std::string out = "History of " + TerminalText(h.serial) + ": " + std::to_string(h.runs.size()) + " run(s)\n";
+  if (!h.runs.empty()) out += table.Render("  ") + "\n" + Trend(h);
+  out += "\n" + Qualifications(h) + "\n";
+  if (!h.offenders.empty()) return out + RenderLemons(h.offenders, h.min_runs);
+  return out + (h.real_runs || h.runs.empty() ? "Lemons: none\n"
+                                              : "Lemons: none (only runs on real racks make lemons: on the simulator every "
+                                                "failure is injected; docs/policies.md)\n");
 }
 
 }  // namespace rackchaos::reports
