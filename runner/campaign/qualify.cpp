@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 
+#include "reports/escape.h"
 #include "reports/store.h"
 #include "core/exit_code.h"
 #include "runner/site/ledger.h"
@@ -53,18 +55,72 @@ Result<Ready> Prepare(const std::string& path) {
   return r;
 }
 
+// Whether `rack` is the serial of a component of the plan's cluster, as the run will store it
+// (runner/engine/run.cpp: "SIM-<model>-<name>" on the simulator; real_run.cpp: the inventory's tray
+// serial, or "<site>-<name>").
+bool NamesComponent(const Ready& r, const std::string& rack) {
+  const cluster::Topology& topo = r.spec.topology;
+  auto named = [&](const std::string& prefix) {
+    return rack.size() > prefix.size() && rack.compare(0, prefix.size(), prefix) == 0 &&
+           topo.Find(std::string_view(rack).substr(prefix.size())).has_value();
+  };
+  if (!r.real) return named("SIM-" + topo.model().name + "-");
+  for (const auto& [tray, mapping] : r.real->inventory.trays)
+    if (mapping.serial == rack) return true;
+  return named((r.real->inventory.site.empty() ? std::string("SITE") : r.real->inventory.site) + "-");
+}
+
+// The rack serials a --rack could have named, for the refusal: "simulated racks A, B; site racks C".
+std::string RackExamples(const std::vector<Ready>& ready) {
+  std::set<std::string> sim, site;
+  for (const Ready& r : ready) {
+    const cluster::Topology& topo = r.spec.topology;
+    const std::string prefix = !r.real ? "SIM-" + topo.model().name + "-"
+                                       : (r.real->inventory.site.empty() ? std::string("SITE") : r.real->inventory.site) + "-";
+    for (ComponentId rack : topo.racks()) (r.real ? site : sim).insert(prefix + topo.at(rack).name);
+  }
+  auto list = [](const std::set<std::string>& names) {
+    std::string out;
+    size_t n = 0;
+    for (const std::string& name : names)
+      if (n++ < 4) out += (out.empty() ? "" : ", ") + name;
+    return n > 4 ? out + " and " + std::to_string(n - 4) + " more" : out;
+  };
+  std::string out;
+  if (!sim.empty()) out = "its simulated racks are " + list(sim);
+  if (!site.empty()) out += (out.empty() ? "" : "; ") + std::string("its site racks are ") + list(site) + " (trays: their inventory serials)";
+  return out;
+}
+
+// "simulated", "on site S", or both with counts: what the record says the suite ran on.
+std::string RanOn(const std::vector<Ready>& ready) {
+  size_t sim = 0;
+  std::string site;
+  for (const Ready& r : ready) {
+    if (!r.real) ++sim;
+    else if (site.empty()) site = r.real->inventory.site.empty() ? r.real->inventory.path : r.real->inventory.site;
+  }
+  if (sim == ready.size()) return "simulated: no real rack was touched";
+  if (sim == 0) return "on site " + site;
+  return std::to_string(sim) + " plan(s) simulated, " + std::to_string(ready.size() - sim) + " on site " + site;
+}
+
 // Runs one plan; the verdict is the run row's status, so 'aborted' and 'failed' stay apart.
 QualifiedPlan RunOne(const SuitePlan& sp, const Ready& ready, const QualifyArgs& args) {
   QualifiedPlan q{sp, std::nullopt, "error", ""};
   RunOutcome out;
   if (ready.real) {
-    out = ExecuteRealRun(ready.plan, ready.spec, *ready.real, {args.db, "", args.command_line, false});
+    out = ExecuteRealRun(ready.plan, ready.spec, *ready.real, {args.db, "", args.command_line, false, nullptr});
   } else {
     RunOptions opt;
     opt.db_path = args.db;
     opt.command_line = args.command_line;
     ProgressLine line(ProgressWanted(args.progress, args.quiet));
     opt.progress = [&line](const RunProgress& p) { line.Run(p); };
+    opt.on_stop = [&line](int open_faults) {
+      line.Done();
+      std::fprintf(stderr, "rackchaos: stopping: reverting %d fault(s), writing the report\n", open_faults);
+    };
     out = ExecuteRun(ready.plan, ready.spec, opt);
   }
   if (out.run_id) q.run_id = out.run_id;
@@ -156,6 +212,11 @@ int CmdQualify(const QualifyArgs& args) {
     if (!r.ok()) return Error(ExitCode::kBadInput, r.status().message());
     ready.push_back(std::move(*r));
   }
+  // The record is the rack's: a serial no plan's cluster has would file the verdicts under nothing.
+  if (std::none_of(ready.begin(), ready.end(), [&](const Ready& r) { return NamesComponent(r, args.rack); }))
+    return Error(ExitCode::kBadInput, "--rack '" + reports::TerminalText(args.rack) + "' names no component of the suite's clusters (" +
+                                          RackExamples(ready) + "); name the rack's serial as its runs store it");
+  const std::string ran_on = RanOn(ready);
   if (StopFileExists()) return Error(ExitCode::kInterrupted, "stop file " + StopFilePath() + " exists; remove it to run");
   InstallStopHandlers();
 
@@ -195,9 +256,10 @@ int CmdQualify(const QualifyArgs& args) {
     if (!(out << QualificationJUnit(q)) || !out.flush()) return Error(ExitCode::kRuntimeError, args.junit + ": cannot write");
   }
   if (!args.quiet)
-    std::printf("Qualification %lld of rack %s (suite %s): %s%s\nStored in %s (tables qualifications, qualification_plans)\n",
-                static_cast<long long>(q.id), q.rack.c_str(), q.suite.c_str(), q.verdict.c_str(),
-                reason.empty() ? "" : (" - " + reason).c_str(), args.db.c_str());
+    std::printf("Qualification %lld of rack %s (suite %s, %s): %s%s\nStored in %s (tables qualifications, qualification_plans)\n",
+                static_cast<long long>(q.id), reports::TerminalText(q.rack).c_str(), reports::TerminalText(q.suite).c_str(),
+                ran_on.c_str(), q.verdict.c_str(), reason.empty() ? "" : (" - " + reports::TerminalText(reason)).c_str(),
+                args.db.c_str());
   return ToInt(code);
 }
 

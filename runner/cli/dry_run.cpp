@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/exit_code.h"
+#include "reports/escape.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/engine/real_run.h"
 #include "runner/spec/safety.h"
@@ -62,7 +63,7 @@ int CmdDryRun(const std::string& path, const ValidateOptions& options) {
   if (!plan.ok()) return fail(plan.status());
   auto spec = ValidatePlan(*plan, options);
   if (!spec.ok()) return fail(spec.status());
-  std::cout << RenderDryRun(*plan, *spec);
+  std::cout << reports::TerminalLines(RenderDryRun(*plan, *spec));  // names from the plan: no control characters
   if (!plan->cluster.inventory.empty()) {  // real plans: every fault must map onto the site's hosts
     auto real = ValidateRealPlan(*plan, *spec);
     if (!real.ok()) return fail(real.status());

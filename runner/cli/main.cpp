@@ -1,16 +1,21 @@
 // rackchaos: the command line. Each subcommand reads as a list of stages.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "cluster/catalogue.h"
 #include "core/log.h"
 #include "healer/detector.h"
 #include "healer/policy.h"
 #include "injectors/injector.h"
+#include "reports/escape.h"
 #include "runner/cli/blast_cmd.h"
+#include "runner/cli/commit.h"
 #include "runner/cli/dry_run.h"
 #include "core/exit_code.h"
 #include "runner/spec/expect.h"
@@ -55,6 +60,12 @@ int Error(ExitCode code, const std::string& message) {
   return ToInt(code);
 }
 
+// Said the moment a stop (SIGINT/SIGTERM, the stop file) is seen, before the faults are reverted and the
+// report written, which can take a while on a large cluster.
+void SayStopping(int open_faults) {
+  std::fprintf(stderr, "rackchaos: stopping: reverting %d fault(s), writing the report\n", open_faults);
+}
+
 // Load and validate: every problem is bad input (exit 2) with a file:line:column message.
 int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& vopt, rc::runner::Plan& plan,
                     rc::runner::RunSpec& spec) {
@@ -72,7 +83,7 @@ int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::
                const std::string& command_line) {
   auto real = rc::runner::ValidateRealPlan(plan, spec);
   if (!real.ok()) return Error(ExitCode::kBadInput, real.status().message());
-  rc::runner::RealRunOptions opt{c.db, c.ledger, command_line, c.accept_new_host_keys};
+  rc::runner::RealRunOptions opt{c.db, c.ledger, command_line, c.accept_new_host_keys, SayStopping};
   rc::runner::RunOutcome out = rc::runner::ExecuteRealRun(plan, spec, *real, opt);
   if (!c.quiet && !out.summary.empty()) std::cout << out.summary;
   if (!out.error.empty()) Error(out.code, out.error);
@@ -96,6 +107,10 @@ int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> see
   opt.command_line = command_line;
   rc::runner::ProgressLine progress(rc::runner::ProgressWanted(c.progress, c.quiet));
   opt.progress = [&progress](const rc::runner::RunProgress& p) { progress.Run(p); };
+  opt.on_stop = [&progress](int open_faults) {
+    progress.Done();
+    SayStopping(open_faults);
+  };
   rc::runner::RunOutcome out = rc::runner::ExecuteRun(plan, spec, opt);
   progress.Done();
   if (out.code == ExitCode::kRuntimeError) return Error(out.code, out.error);
@@ -122,7 +137,7 @@ int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
   }
   std::cout << path << ": ok: " << spec.topology.model().name << " x" << spec.topology.racks().size() << " ("
             << spec.topology.gpus().size() << " GPUs), " << spec.jobs.size() << " job(s), " << spec.faults.size()
-            << " fault(s), healer policy " << spec.policy.name << ", horizon " << rc::FormatDuration(spec.horizon) << "\n";
+            << " fault(s), healer policy " << rc::reports::TerminalText(spec.policy.name) << ", horizon " << rc::FormatDuration(spec.horizon) << "\n";
   for (const auto& f : spec.faults)
     std::cout << "  #" << f.id << " at " << rc::FormatDuration(f.at) << ": " << f.injector->name() << " on "
               << spec.topology.TargetName(f.target)
@@ -130,25 +145,34 @@ int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
   return 0;
 }
 
+// Name and description columns, the names padded to the longest: a long name never pushes its
+// description out of line. Names and descriptions come from rackchaos's own tables.
+void PrintColumns(const std::vector<std::pair<std::string, std::string>>& rows) {
+  size_t width = 0;
+  for (const auto& [name, desc] : rows) width = std::max(width, name.size());
+  for (const auto& [name, desc] : rows) std::printf("%-*s  %s\n", static_cast<int>(width), name.c_str(), desc.c_str());
+}
+
 int CmdList(const std::string& what) {
+  std::vector<std::pair<std::string, std::string>> rows;
   if (what == "models") {
     for (const auto& name : rc::cluster::CatalogueModelNames()) {
       auto m = rc::cluster::LoadRackModel(name);
-      std::printf("%-14s %s\n", name.c_str(), m.ok() ? m->description.c_str() : m.status().message().c_str());
+      rows.emplace_back(name, m.ok() ? m->description : m.status().message());
     }
   } else if (what == "injectors") {
-    for (const auto* i : rc::injectors::AllInjectors())
-      std::printf("%-15s %s\n", std::string(i->name()).c_str(), std::string(i->summary()).c_str());
+    for (const auto* i : rc::injectors::AllInjectors()) rows.emplace_back(std::string(i->name()), std::string(i->summary()));
   } else if (what == "detectors") {
-    for (const auto& d : rc::healer::DetectorTable()) std::printf("%-14s %s\n", d.name.c_str(), d.summary.c_str());
+    for (const auto& d : rc::healer::DetectorTable()) rows.emplace_back(d.name, d.summary);
   } else if (what == "policies") {
     for (const auto& name : rc::healer::ShippedPolicyNames()) {
       auto p = rc::healer::LoadPolicy(name);
-      std::printf("%-14s %s\n", name.c_str(), p.ok() ? p->description.c_str() : p.status().message().c_str());
+      rows.emplace_back(name, p.ok() ? p->description : p.status().message());
     }
   } else if (what == "metrics") {
-    for (const auto& [name, desc] : rc::runner::ExpectationMetrics()) std::printf("%-24s %s\n", name.c_str(), desc.c_str());
+    for (const auto& [name, desc] : rc::runner::ExpectationMetrics()) rows.emplace_back(name, desc);
   }
+  PrintColumns(rows);
   return 0;
 }
 
@@ -162,6 +186,8 @@ int main(int argc, char** argv) {
              "\nExamples:\n  rackchaos run scenarios/quickstart.yaml\n  rackchaos run scenarios/quickstart.yaml --seed 7 --healer aggressive\n"
              "  rackchaos validate scenarios/quickstart.yaml\n  rackchaos recover --db rackchaos.db\n  rackchaos report --db rackchaos.db\n"
              "  sqlite3 rackchaos.db 'select * from fault_summary'\n");
+  app.set_version_flag("--version", std::string("rackchaos ") + RACKCHAOS_VERSION + " (commit " + RACKCHAOS_COMMIT + ")",
+                       "Print the version and the git commit it was built from, and exit");
   app.require_subcommand(1);
   Common common;
   auto add_common = [&](CLI::App* sub, bool db) {
@@ -210,6 +236,7 @@ int main(int argc, char** argv) {
   report->add_option("--lemon-runs", report_args.lemon_runs,
                      "Text: flag parts this run isolated that were really faulty in at least N stored runs")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
+  report->footer(std::string("\n") + rc::runner::kReportExitHelp);
   add_common(report, true);
   std::vector<std::string> merge_inputs;
   std::string merge_output;
@@ -332,6 +359,7 @@ int main(int argc, char** argv) {
   if (*history) return rc::runner::CmdHistory(common.db, rack_serial, history_lemon_runs);
   if (*report) {
     report_args.db = common.db;
+    report_args.quiet = common.quiet;
     return rc::runner::CmdReportRender(report_args);
   }
   if (*list) return CmdList(list_what);

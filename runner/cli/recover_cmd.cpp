@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/exit_code.h"
+#include "reports/escape.h"
 
 namespace rackchaos::runner {
 
@@ -25,7 +26,7 @@ int CmdRecover(const std::string& db, const std::string& ledger_path, const Reco
       std::fprintf(stderr, "rackchaos: %s\n", lines.status().ToString().c_str());
       return ToInt(ExitCode::kRuntimeError);
     }
-    for (const std::string& line : *lines) std::printf("%s\n", line.c_str());
+    for (const std::string& line : *lines) std::printf("%s\n", reports::TerminalText(line).c_str());
     std::printf("recover: %zu open entr%s in %s\n", lines->size(), lines->size() == 1 ? "y" : "ies", path.c_str());
     return ToInt(ExitCode::kPass);
   }
@@ -37,7 +38,7 @@ int CmdRecover(const std::string& db, const std::string& ledger_path, const Reco
                                                                                      : ExitCode::kRuntimeError);
   }
   if (!quiet) {
-    for (const std::string& line : result->lines) std::printf("%s\n", line.c_str());
+    for (const std::string& line : result->lines) std::printf("%s\n", reports::TerminalText(line).c_str());
     std::printf("recover: %d reverted, %d still open, %d left to live runs, %d run(s) marked aborted%s (ledger %s)\n",
                 result->reverted, result->failed, result->skipped_live, result->runs_aborted,
                 result->forgotten ? (", " + std::to_string(result->forgotten) + " forgotten").c_str() : "", path.c_str());

@@ -44,7 +44,23 @@ Status WriteOutput(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+// The run's verdict as the run itself exited with it (core/exit_code.h), from its stored status.
+ExitCode VerdictOf(const reports::RunRow& run) {
+  if (run.status == "passed") return ExitCode::kPass;
+  if (run.status == "failed" || run.status == "aborted") return ExitCode::kExpectationFailed;
+  if (run.status == "interrupted") return ExitCode::kInterrupted;
+  if (run.status == "running")
+    std::fprintf(stderr, "rackchaos: run %lld has no verdict: it is still running, or its process died\n",
+                 static_cast<long long>(run.id));
+  return ExitCode::kRuntimeError;
+}
+
 }  // namespace
+
+const char* const kReportExitHelp =
+    "Exit codes of report: the run's verdict, as the run exited: 0 passed, 1 failed (an expectation) or aborted,\n"
+    "3 error, 4 interrupted; 3 also for a run with no verdict (still running, or its process died).\n"
+    "2 for an unknown run or format, 3 when the database or the output file fails.\n";
 
 int CmdReportRender(const ReportArgs& args) {
   auto format = reports::ParseFormat(args.format);
@@ -53,6 +69,8 @@ int CmdReportRender(const ReportArgs& args) {
   if (!store.ok()) return FailWith(store.status());
   auto run = PickRun(*store, args.run);
   if (!run.ok()) return FailWith(run.status());
+  auto row = store->ReadRun(*run);
+  if (!row.ok()) return FailWith(row.status());
   auto text = reports::Render(*store, *run, *format);
   if (!text.ok()) return FailWith(text.status());
   if (*format == reports::Format::kText) {  // parts of this run that keep failing across runs
@@ -62,7 +80,10 @@ int CmdReportRender(const ReportArgs& args) {
   }
   Status written = WriteOutput(args.output, *text);
   if (!written.ok()) return Fail(ExitCode::kRuntimeError, written.message());
-  return ToInt(ExitCode::kPass);
+  if (!args.quiet && !args.output.empty() && args.output != "-")
+    std::printf("wrote %s (%s report of run %lld, %zu bytes)\n", args.output.c_str(), reports::FormatName(*format),
+                static_cast<long long>(*run), text->size());
+  return ToInt(VerdictOf(*row));
 }
 
 int CmdCompare(const CompareArgs& args) {
@@ -76,7 +97,12 @@ int CmdCompare(const CompareArgs& args) {
   if (!store_b.ok()) return FailWith(store_b.status());
   auto b = reports::RunMetricValues(*store_b, args.run_b);
   if (!b.ok()) return FailWith(b.status());
+  auto row_a = store_a->ReadRun(args.run_a);
+  if (!row_a.ok()) return FailWith(row_a.status());
+  auto row_b = store_b->ReadRun(args.run_b);
+  if (!row_b.ok()) return FailWith(row_b.status());
   reports::Comparison c = reports::CompareMetrics(args.run_a, *a, args.run_b, *b, *thresholds);
+  c.plan_warning = reports::PlanDifference(*row_a, *row_b);
   std::cout << reports::RenderComparison(c);
   return ToInt(c.regressions > 0 ? ExitCode::kExpectationFailed : ExitCode::kPass);
 }

@@ -15,11 +15,17 @@ struct ReportArgs {
   std::optional<int64_t> run;  // default: the latest run
   std::string format = "text";
   std::string output;          // "" or "-": stdout
-  int lemon_runs = 2;          // text: flag the run's isolated parts that were really faulty in this many runs
+  int lemon_runs = 2;          // text: flag the run's isolated parts that are lemons (reports/lemons.h)
+  bool quiet = false;          // no "wrote FILE" line
 };
 
-// `rackchaos report [RUN] --format F [-o FILE]`: 0, 2 (unknown format or run), 3 (database, file).
+// `rackchaos report [RUN] --format F [-o FILE]`. Rendered, it exits with the run's verdict, as the run
+// itself exited: 0 passed, 1 failed or aborted, 3 error, 4 interrupted, and 3 for a run with no verdict
+// (still running, or its process died; said on stderr). Not rendered: 2 (unknown format or run), 3
+// (database, file). With -o FILE it prints "wrote FILE (...)" unless quiet.
 int CmdReportRender(const ReportArgs& args);
+// The help text of those exit codes (`rackchaos report --help`).
+extern const char* const kReportExitHelp;
 
 struct CompareArgs {
   std::string db = "rackchaos.db";
@@ -28,8 +34,8 @@ struct CompareArgs {
   std::string fail_on;  // "ttr.p95=+10%,precision=-0.05"
 };
 
-// `rackchaos compare A B`: the table on stdout; 1 when a --fail-on threshold is exceeded,
-// 2 for an unknown run or a bad threshold, 3 for database errors.
+// `rackchaos compare A B`: the table on stdout, under a warning when the runs ran different plans; 1 when
+// a --fail-on threshold is exceeded, 2 for an unknown run or a bad threshold, 3 for database errors.
 int CmdCompare(const CompareArgs& args);
 
 // `rackchaos history --rack SERIAL`: 0 (also when no run touched it), 3 for database errors.

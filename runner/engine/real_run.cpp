@@ -300,6 +300,7 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   while (clock.RunNext(real.horizon, stop)) {
   }
   const bool interrupted = StopRequested();
+  if (interrupted && options.on_stop) options.on_stop(static_cast<int>(backend.applied()));
   const bool aborted = !interrupted && watch.tripped();
   const Time end = clock.Now();
   if (aborted) watch.RecordAbort(events, clock.Now());  // on the record before the reverts it causes

@@ -18,6 +18,7 @@
 // section only the faults run (jobs are not started; a warning says so).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,7 @@ struct RealRunOptions {
   std::string ledger_path;  // empty: DefaultLedgerPath(db_path)
   std::string command_line;
   bool accept_new_host_keys = false;
+  std::function<void(int open_faults)> on_stop;  // as RunOptions::on_stop (runner/engine/run.h)
 };
 
 RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec& real, const RealRunOptions& options);

@@ -233,6 +233,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
     stop_file = steps % kStopFileEvery == 0 && StopFileExists();
     if (stop_file || StopRequested()) {
       interrupted = true;
+      if (options.on_stop) options.on_stop(static_cast<int>(ledger.open.size()));
       break;
     }
     if (watch.tripped()) break;

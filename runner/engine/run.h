@@ -30,6 +30,9 @@ struct RunOptions {
   // Called every few thousand simulation steps with where the run is (the CLI's progress line); never
   // changes the run.
   std::function<void(const RunProgress&)> progress;
+  // Called once when a stop (SIGINT/SIGTERM, the stop file) ends the clock, with the faults still applied,
+  // before they are reverted and the report written: the CLI says so at once.
+  std::function<void(int open_faults)> on_stop;
 };
 
 struct RunOutcome {

@@ -44,7 +44,7 @@ struct Dir {
 runner::QualifyArgs Args(const Dir& d) {
   runner::QualifyArgs a;
   a.suite = (d.path / "suite").string();
-  a.rack = "RACK-0042";
+  a.rack = "SIM-gb200-nvl72-r01";  // a rack of the plans' cluster: qualify refuses any other
   a.db = (d.path / "q.db").string();
   a.junit = (d.path / "q.xml").string();
   a.quiet = true;
@@ -81,14 +81,14 @@ TEST_CASE("qualify: a failed stage skips the stages after it and the record says
   d.Write("suite/3-multi-rack/notes.txt", "not a plan");
   CHECK(runner::CmdQualify(Args(d)) == 1);
   const std::string db = (d.path / "q.db").string();
-  CHECK(Rows(db, "SELECT id, rack, suite, verdict, exit_code FROM qualifications") == "1|RACK-0042|suite|failed|1|\n");
+  CHECK(Rows(db, "SELECT id, rack, suite, verdict, exit_code FROM qualifications") == "1|SIM-gb200-nvl72-r01|suite|failed|1|\n");
   CHECK(Rows(db, "SELECT reason FROM qualifications").find("c.yaml failed: ttd.max < 1s") == 0);
   // Stage 2 runs whole (d runs although c failed), stage 3 does not.
   CHECK(Rows(db, "SELECT seq, stage, run_id, verdict FROM qualification_plans ORDER BY seq") ==
         "1|1-tray|1|passed|\n2|1-tray|2|passed|\n3|2-rack|3|failed|\n4|2-rack|4|passed|\n5|3-multi-rack||skipped|\n");
   CHECK(Rows(db, "SELECT count(*) FROM runs") == "4|\n");
   std::string xml = d.Read("q.xml");
-  CHECK(xml.find("<testsuites name=\"qualify suite rack RACK-0042\" tests=\"5\" failures=\"1\" errors=\"0\" skipped=\"1\">") != std::string::npos);
+  CHECK(xml.find("<testsuites name=\"qualify suite rack SIM-gb200-nvl72-r01\" tests=\"5\" failures=\"1\" errors=\"0\" skipped=\"1\">") != std::string::npos);
   CHECK(xml.find("<testsuite name=\"2-rack\" tests=\"2\" failures=\"1\"") != std::string::npos);
   CHECK(xml.find("<testcase classname=\"2-rack\" name=\"c.yaml\">\n      <failure message=\"failed: ttd.max &lt; 1s") != std::string::npos);
   CHECK(xml.find("<testcase classname=\"3-multi-rack\" name=\"e.yaml\">\n      <skipped message=\"skipped: an earlier stage did not pass\"/>") != std::string::npos);
