@@ -17,7 +17,7 @@ struct JobConfig {
   int min_gpus = 0;
   int tp = 1, pp = 1, dp = 1, ep = 1;
   // The plan declared its parallelism: placement and collectives follow its groups (cluster/
-  // sim_parallel.cpp). Ranks are numbered tp fastest, then dp, then pp (Megatron's order); an expert
+  // placement.h). Ranks are numbered tp fastest, then dp, then pp (Megatron's order); an expert
   // group is `ep` consecutive data-parallel ranks, so a block of tp*ep consecutive ranks holds whole TP
   // and EP groups and is placed inside one NVLink domain. A group of one rank has no collective.
   // Without it the job is one bag of ranks: both shares below apply whatever the degrees.
@@ -34,7 +34,7 @@ struct JobConfig {
   // What each GPU reads from the storage path per second of a step at full speed (training samples); the
   // loader prefetches during the step, so a step lasts at least as long as its slowest tray's read.
   double input_gbytes_per_s = 0;
-  // The input streams from the region's object store (sim_regions.cpp), not the trays' NVMe caches.
+  // The input streams from the region's object store (sim_storage.h), not the trays' NVMe caches.
   bool input_from_object_store = false;
   // Its home region (an index into Topology::regions()): placed there first; -1 = the first with room.
   int region = -1;
@@ -60,7 +60,7 @@ struct CommShares {
   double scaleout() const { return dp + pp; }
   double compute() const { return 1 - tp - dp - ep - pp; }  // this order: ungrouped jobs' old arithmetic
 };
-CommShares SharesOf(const JobConfig& job);  // sim_parallel.cpp
+CommShares SharesOf(const JobConfig& job);  // placement_groups.cpp
 // A grouped job's degrees and shares: tp*pp*dp = gpus, ep divides dp, tp*ep GPUs fit in one NVLink
 // domain of `model`, shares below 100%. Invalid names what would be valid. Ok for ungrouped jobs.
 Status CheckGroups(const JobConfig& job, const RackModel& model);

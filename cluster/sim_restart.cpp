@@ -1,92 +1,73 @@
+// Seats, restarts in place and spare racks (cluster/sim_scheduler.h).
+//
 // Restarts in place: a requeued job that gets back every tray it had but a few (the drained ones)
-// touches only the trays that change, not all 25,000 of a 100k-GPU job.
+// touches only the trays that change, not all 25,000 of a 100k-GPU job. The scheduler's answer is the
+// same as placing after a full release: the first `need` free regular trays in tray order, where the
+// job's own usable trays count as free. With the free trays listed (a scan of one byte per tray) and the
+// job's lost seats known (TouchTray keeps them), that is a merge of two sorted lists, copied a run at a
+// time. The trays it keeps owe the release's thermal carry, which thermal logs once and settles per tray
+// (sim_thermal_jobs.cpp). Only the plain case takes this path; anything else (spare racks, TP/EP blocks,
+// a partial last tray, hot spares, a shrunk job, another job waiting) releases and places in full.
 //
-// The scheduler's answer is the same as Place() after a full release: the first `need` free regular
-// trays in tray order, where the job's own usable trays count as free. With the free trays listed
-// (a scan of one byte per tray) and the job's lost seats known (TouchTray keeps them), that is a merge
-// of two sorted lists, copied a run at a time.
-//
-// A release leaves the job's thermal residual on each tray it frees (ThermalRelease: carry = carry *
-// decay + residual). A tray the job keeps owes that step; it is logged once per restart in the job's
-// carry_log and applied by SettleCarry, in order and with the same arithmetic, before anyone reads
-// the tray's carry or the tray changes hands. Temperatures are bit-identical to a full release.
-//
-// Only the plain case takes this path; anything else (spare racks, TP/EP blocks, a partial last tray,
-// hot spares, a shrunk job, another job waiting) releases and places in full as before.
+// Spare racks (SimOptions::spare_racks): a job that comes back to the queue while a rack it ran on is
+// UNHEALTHY (a switch tray lost in full-bandwidth mode, or power beyond the shelves' redundancy) or
+// short of coolant flow (its CDU or pumps) may be placed on a spare rack's trays (cluster/placement.h);
+// the scheduler records each move as a `spare_rack` action naming the spare rack. Only plans with spare
+// racks pay anything (one pass over the requeued job's trays).
 #include <algorithm>
-#include <bit>
 
-#include "cluster/sim_backend.h"
+#include "cluster/sim_fabric.h"
+#include "cluster/sim_nodes.h"
+#include "cluster/sim_region_health.h"
+#include "cluster/sim_scheduler.h"
+#include "cluster/sim_thermal.h"
 
 namespace rackchaos::cluster {
 
-void SimBackend::SeatJob(size_t k, JobId job, int gpus) {
-  Seat& s = seat_[k];
+void Scheduler::SeatJob(size_t k, JobId job, int gpus) {
   const ComponentId tray = topo_.trays()[k];
-  if (s.job != kNoJob && s.job != job && !usable_[k]) jobs_[s.job].lost_seats.erase(tray);
-  if (job != kNoJob && s.job != job) {
-    s.settled = static_cast<uint32_t>(jobs_[job].carry_log.size());
-    if (!usable_[k]) jobs_[job].lost_seats.insert(tray);
+  const JobId was = seats_.job_at(k);
+  if (was != kNoJob && was != job && !seats_.usable(k)) jobs_[was].lost_seats.erase(tray);
+  if (job != kNoJob && was != job) {
+    thermal_.StartCarry(k, job);
+    if (!seats_.usable(k)) jobs_[job].lost_seats.insert(tray);
   }
-  s.job = job;
-  s.job_gpus = gpus;
-  UpdateFree(k);
+  seats_.Seat(k, job, gpus);
 }
 
-void SimBackend::SettleCarry(size_t k) const {
-  Seat& s = seat_[k];
-  if (s.job == kNoJob) return;
-  const std::vector<Job::CarryStep>& log = jobs_[s.job].carry_log;
-  if (s.settled >= log.size()) return;
-  // The same job, steps and carry as the last settle (the log only grows): the same result, bit for bit.
-  SettleMemo& m = settle_memo_;
-  const uint64_t bits = std::bit_cast<uint64_t>(s.carry);
-  if (m.job == s.job && m.from == s.settled && m.to == log.size() && m.carry_at == s.carry_at && m.carry_bits == bits) {
-    s.carry = m.carry;
-    s.carry_at = m.at;
-    s.settled = m.to;
-    return;
+void Scheduler::TouchTray(ComponentId tray_id) {
+  const size_t k = topo_.TraySlot(tray_id);
+  const bool usable = nodes_.TrayUsable(tray_id);
+  if (usable != seats_.usable(k) && seats_.job_at(k) != kNoJob) {  // its job will not get it back on a restart
+    if (usable) jobs_[seats_.job_at(k)].lost_seats.erase(tray_id);
+    else jobs_[seats_.job_at(k)].lost_seats.insert(tray_id);
   }
-  m = SettleMemo{s.job, s.settled, static_cast<uint32_t>(log.size()), bits, s.carry_at, {}, 0};
-  for (; s.settled < log.size(); ++s.settled) {
-    const Job::CarryStep& step = log[s.settled];
-    double decay = step.decay;  // the same value Decay() gives for the same two instants: one exp per step
-    if (s.settled == 0 || s.carry_at != log[s.settled - 1].at) {
-      if (s.carry_at != settle_since_ || step.at != settle_at_) {
-        settle_since_ = s.carry_at;
-        settle_at_ = step.at;
-        settle_decay_ = Decay(s.carry_at, step.at);
-      }
-      decay = settle_decay_;
-    }
-    s.carry = s.carry * decay + step.residual;
-    s.carry_at = step.at;
-  }
-  m.carry = s.carry;
-  m.at = s.carry_at;
+  seats_.SetUsable(k, usable);
 }
 
-bool SimBackend::RestartInPlace(Job& j, const std::string& detail) {
+bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail) {
   const int per_tray = topo_.model().gpus_per_tray;
   const size_t need = static_cast<size_t>(j.cfg.gpus / per_tray);
   const int block = j.cfg.grouped ? j.cfg.tp * j.cfg.ep : 1;
-  if (!opt_.restart_in_place || opt_.spare_racks > 0 || block > 1 || j.cfg.gpus % per_tray != 0 || j.placed_gpus != j.cfg.gpus ||
-      j.trays.size() != need || j.spare_trays != 0 || !j.started_once || !j.trays.sorted())
+  if (!opt_.restart_in_place || opt_.spare_racks > 0 || block > 1 || j.cfg.gpus % per_tray != 0 ||
+      j.at.gpus != j.cfg.gpus || j.at.trays.size() != need || j.spare_trays != 0 || !j.started_once ||
+      !j.at.trays.sorted())
     return false;
-  for (const Job& other : jobs_)
+  for (const SimJob& other : jobs_)
     if (other.id != j.id && other.state == JobState::kQueued) return false;  // it might take the trays first
-  // The free regular trays now, in the window Place() tries first (the job's own region; the whole
-  // cluster without regions); with the job's usable ones they are what Place() would choose from. A job
-  // not wholly inside that window, or that would not fit in it, takes the full path (other windows).
+  // The free regular trays now, in the window placement tries first (the job's own region; the whole
+  // cluster without regions); with the job's usable ones they are what placement would choose from. A
+  // job not wholly inside that window, or that would not fit in it, takes the full path (other windows).
   const std::vector<ComponentId>& all = topo_.trays();
-  const std::vector<ComponentId>& had = j.trays.ids();
-  const std::vector<std::pair<size_t, size_t>> windows = RegionWindows(j);
+  const std::vector<ComponentId>& had = j.at.trays.ids();
+  const std::vector<std::pair<size_t, size_t>> windows = RegionWindows(topo_, j.region, regions_.down_flags());
   if (windows.empty() || had.empty()) return false;
   const size_t lo = windows.front().first, hi = std::min(windows.front().second, all.size());
-  if (slot(had.front()) < lo || slot(had.back()) >= hi) return false;
+  if (topo_.TraySlot(had.front()) < lo || topo_.TraySlot(had.back()) >= hi) return false;
+  const TrayPool& pool = seats_.pool();
   std::vector<ComponentId> free;
   for (size_t k = lo; k < hi; ++k)
-    if (free_[k] && spare_[k] == TrayUse::kRegular) free.push_back(all[k]);
+    if (pool.free(k) && pool.use(k) == TrayUse::kRegular) free.push_back(all[k]);
   if (free.size() + had.size() - j.lost_seats.size() < need) return false;  // hot spares or waiting
 
   // The new placement: the first `need` of (free + kept) in tray order, and what the job leaves.
@@ -120,30 +101,66 @@ bool SimBackend::RestartInPlace(Job& j, const std::string& detail) {
   keep_below(kNoComponent);
   left.insert(left.end(), had.begin() + a, had.end());  // past the cut, lost or not
 
-  // The job stops as BackToQueue stops it, then leaves, keeps and joins trays.
-  std::vector<ComponentId> loud;
-  for (ComponentId g : loud_gpus_)
-    if (JobOfGpu(g) == j.id) loud.push_back(g);
+  // The job stops as BackToQueue stops it, then leaves, keeps and joins trays. ReleaseTrays would
+  // re-solve the job's loud GPUs with no job on them; on a kept tray the job is there but queued, which
+  // draws the same idle power, and its fresh reference trajectory is idle now: the same.
+  const std::vector<ComponentId> loud = thermal_.LoudGpusOf(j.id);
   StopForRequeue(j, detail);
-  const Time now = clock_.Now();
-  const double since_last = j.carry_log.empty() ? 1 : Decay(j.carry_log.back().at, now);
-  j.carry_log.push_back({now, TemperatureAt(j.env, now) - idle_steady_c_, since_last});
+  thermal_.LogCarryStep(j.id);
   for (ComponentId tray : left) {
-    const size_t k = slot(tray);
-    SettleCarry(k);  // takes this release's step too
+    const size_t k = topo_.TraySlot(tray);
+    thermal_.SettleCarry(k);  // takes this release's step too
     SeatJob(k, kNoJob, 0);
   }
-  // ReleaseTrays re-solves the job's loud GPUs with no job on them. On a kept tray the job is there but
-  // queued, which draws the same idle power, and its fresh reference trajectory is idle now: the same.
-  j.env = ThermalState{idle_steady_c_, now, idle_steady_c_, full_tau_s_};
-  for (ComponentId g : loud) UpdateThermal(g);
-  for (ComponentId tray : joined) SeatJob(slot(tray), j.id, per_tray);
-  j.trays = TrayList::Ascending(std::move(next));  // a merge of two ascending lists
-  NoteGroupFabrics(j);  // as Place() does
-  StartAfterOverhead(j, "placed on " + std::to_string(j.trays.size()) + " trays");
+  for (ComponentId g : loud) thermal_.UpdateThermal(g);
+  for (ComponentId tray : joined) SeatJob(topo_.TraySlot(tray), j.id, per_tray);
+  j.at.trays = TrayList::Ascending(std::move(next));  // a merge of two ascending lists
+  j.at.kinds = GroupFabrics(topo_, j.cfg, j.at);       // as Place() does
+  StartAfterOverhead(j, "placed on " + std::to_string(j.at.trays.size()) + " trays");
   GrowShrunkJobs();
   ++restarts_in_place_;
   return true;
+}
+
+bool Scheduler::DomainLost(const SimJob& j) const {
+  int last = -1;
+  for (ComponentId tray : j.at.trays) {
+    const int r = topo_.at(tray).rack;
+    if (r == last) continue;
+    last = r;
+    const ComponentId rack = topo_.racks()[static_cast<size_t>(r)];
+    if (fabric_.DomainHealthOf(rack) == DomainHealth::kUnhealthy || thermal_.CduFlow(static_cast<size_t>(r)) < 1)
+      return true;
+  }
+  return false;
+}
+
+void Scheduler::NoteSpareRackUse(const SimJob& j) {
+  std::set<ComponentId> racks;
+  for (ComponentId tray : j.at.trays)
+    if (seats_.pool().use(topo_.TraySlot(tray)) == TrayUse::kSpareRack) racks.insert(topo_.RackOf(tray));
+  for (ComponentId rack : racks)
+    ctx_.Record(ActionTaken{
+        "spare_rack", rack, j.id, true,
+        "job '" + j.cfg.name + "' moved to spare rack " + topo_.at(rack).name + ": its NVLink domain was lost"});
+}
+
+std::string Scheduler::RecountFreeTrays() const {
+  const TrayPool& pool = seats_.pool();
+  size_t free = 0, free_spare_rack = 0;
+  std::string out;
+  for (size_t k = 0; k < topo_.trays().size(); ++k) {
+    const bool is_free = nodes_.TrayUsable(topo_.trays()[k]) && seats_.job_at(k) == kNoJob;
+    if (is_free != pool.free(k)) out += "tray slot " + std::to_string(k) + " free_ is stale; ";
+    free += is_free;
+    free_spare_rack += is_free && opt_.spare_racks > 0 && pool.use(k) == TrayUse::kSpareRack;
+  }
+  if (free != pool.free_count())
+    out += "free_count_ " + std::to_string(pool.free_count()) + ", recounted " + std::to_string(free) + "; ";
+  if (free_spare_rack != pool.free_spare_rack())
+    out += "free_spare_rack_ " + std::to_string(pool.free_spare_rack()) + ", recounted " +
+           std::to_string(free_spare_rack) + "; ";
+  return out;
 }
 
 }  // namespace rackchaos::cluster

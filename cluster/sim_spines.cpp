@@ -10,21 +10,30 @@
 // grouped job: the pods its spanning groups touch, noted at placement).
 #include <algorithm>
 
-#include "cluster/sim_backend.h"
+#include "cluster/sim_fabric.h"
+#include "cluster/sim_scheduler.h"
 
 namespace rackchaos::cluster {
 
-Status SimBackend::SetSpine(ComponentId spine, bool failed, bool taken_out, FaultId cause) {
+Status Fabric::SetSpineFailed(ComponentId spine, bool failed, FaultId cause) {
+  return SetSpine(spine, failed, spine_out_[SpineIndex(spine)], cause);
+}
+
+Status Fabric::TakeSpineOut(ComponentId spine, bool out) {
+  return SetSpine(spine, spine_failed_[SpineIndex(spine)], out, kNoFault);
+}
+
+Status Fabric::SetSpine(ComponentId spine, bool failed, bool taken_out, FaultId cause) {
   const size_t k = SpineIndex(spine);
   const bool was_failed = spine_failed_[k], was_out = spine_out_[k], was_lost = was_failed || was_out;
   spine_failed_[k] = failed;
   spine_out_[k] = taken_out;
   if (failed != was_failed) {
-    Physics(spine, failed ? "failed" : "repaired", 0, cause);
-    PartHealth(spine, !failed);
+    ctx_.Physics(spine, failed ? "failed" : "repaired", 0, cause);
+    ctx_.PartHealth(spine, !failed);
     if (failed) spine_causes_[k] = cause;
   }
-  if (taken_out != was_out) Physics(spine, taken_out ? "taken_out" : "returned", 0, kNoFault);
+  if (taken_out != was_out) ctx_.Physics(spine, taken_out ? "taken_out" : "returned", 0, kNoFault);
   const bool lost = failed || taken_out;
   if (!lost) spine_causes_.erase(k);  // back in service: its fault no longer slows anyone
   if (lost == was_lost) return Status::Ok();
@@ -39,68 +48,40 @@ Status SimBackend::SetSpine(ComponentId spine, bool failed, bool taken_out, Faul
 }
 
 // The spine's self-test (the fabric manager's health check): passes when the switch itself works.
-Status SimBackend::DiagnoseSpine(ComponentId spine) {
+void Fabric::DiagnoseSpine(ComponentId spine) {
   clock_.CallAfter(topo_.model().diagnostic_time, [this, spine] {
     const bool failed = spine_failed_[SpineIndex(spine)];
-    Emit(DiagnosticResult{spine, !failed, failed ? topo_.at(spine).name + " not responding" : "all checks passed"},
-         clock_.Now());
+    ctx_.Emit(DiagnosticResult{spine, !failed, failed ? topo_.at(spine).name + " not responding" : "all checks passed"},
+              clock_.Now());
   });
-  return Status::Ok();
 }
 
 // A job spanning leaf groups crosses the spines of every pod it touches; spanning pods, the super-spines.
 // A grouped job: only its DP and PP groups that span leaf groups do (CrossingOf, KindSpineShare).
-double SimBackend::SpineShare(const Job& j, FaultId& cause) const {
-  if ((spines_lost_ == 0 && super_spines_lost_ == 0) || j.trays.ids().empty()) return 1;
-  const SpineCrossing c = CrossingOf(j);
+double Fabric::SpineShare(const SimJob& j, FaultId& cause) const {
+  if ((spines_lost_ == 0 && super_spines_lost_ == 0) || j.at.trays.ids().empty()) return 1;
+  const SpineCrossing c = CrossingOf(topo_, j.cfg, j.at);
   FaultId dp_cause = kNoFault, pp_cause = kNoFault;
   const double dp = GroupsShare(c.dp, dp_cause), pp = GroupsShare(c.pp, pp_cause);
   if (std::min(dp, pp) < 1) cause = dp <= pp ? dp_cause : pp_cause;
   return std::min(dp, pp);
 }
 
-// The one rule for which spines a job crosses: the simulator slows it by it, `rackchaos blast` reports
-// by it (runner/cli/blast_cmd.cpp). A grouped job: from its placement's groups (NoteGroupFabrics); else all
-// of its scale-out traffic, as DP, when its trays span leaf groups.
-SimBackend::SpineCrossing SimBackend::CrossingOf(const Job& j) const {
-  SpineCrossing c;
-  const auto& trays = j.trays.ids();
-  if (trays.empty()) return c;
-  if (j.cfg.grouped) {
-    for (int kind : {kDp, kPp}) {
-      const Job::KindPlacement& k = j.kinds[static_cast<size_t>(kind)];
-      (kind == kDp ? c.dp : c.pp) = {k.spine_pods, k.spans_pods};
-    }
-    return c;
-  }
-  const int group = topo_.LeafGroupOfRack(topo_.at(trays.front()).rack);
-  bool spans = false;
-  for (ComponentId t : trays) {
-    spans = spans || topo_.LeafGroupOfRack(topo_.at(t).rack) != group;
-    c.dp.pods.push_back(topo_.PodOfRack(topo_.at(t).rack));
-  }
-  std::sort(c.dp.pods.begin(), c.dp.pods.end());
-  c.dp.pods.erase(std::unique(c.dp.pods.begin(), c.dp.pods.end()), c.dp.pods.end());
-  if (!spans) c.dp.pods.clear();
-  c.dp.spans_pods = c.dp.pods.size() > 1;
-  return c;
-}
-
 // The share of scale-out bandwidth left to a kind of group (DP or PP) of a job: its groups that span
 // leaf groups cross the spines of the pods their ranks sit in, and the super-spines when one spans pods.
 // Groups inside one leaf group, or one domain, cross no spine.
-double SimBackend::KindSpineShare(const Job& j, int kind, FaultId& cause) const {
+double Fabric::KindSpineShare(const SimJob& j, int kind, FaultId& cause) const {
   if (spines_lost_ == 0 && super_spines_lost_ == 0) return 1;
-  const SpineCrossing c = CrossingOf(j);
+  const SpineCrossing c = CrossingOf(topo_, j.cfg, j.at);
   return GroupsShare(kind == kDp ? c.dp : c.pp, cause);
 }
 
-double SimBackend::GroupsShare(const SpineCrossing::Groups& g, FaultId& cause) const {
+double Fabric::GroupsShare(const SpineCrossing::Groups& g, FaultId& cause) const {
   return g.pods.empty() ? 1 : PodsShare(g.pods, g.spans_pods, cause);
 }
 
 template <typename Pods>
-double SimBackend::PodsShare(const Pods& pods, bool spans_pods, FaultId& cause) const {
+double Fabric::PodsShare(const Pods& pods, bool spans_pods, FaultId& cause) const {
   double share = 1;
   for (int p : pods) {
     const double in_pod = topo_.SpinesInPod(p);
@@ -118,7 +99,7 @@ double SimBackend::PodsShare(const Pods& pods, bool spans_pods, FaultId& cause) 
 // a failed one first, else one the healer still keeps out after its repair; the lowest-numbered of
 // those. None when only spines taken out without a fault (a false isolation) are lost.
 template <typename Pods>
-FaultId SimBackend::LostSpineCause(const Pods& pods, bool spans_pods) const {
+FaultId Fabric::LostSpineCause(const Pods& pods, bool spans_pods) const {
   const size_t spines = topo_.spines().size();
   for (bool failed_only : {true, false})
     for (const auto& [k, fault] : spine_causes_) {
@@ -130,13 +111,13 @@ FaultId SimBackend::LostSpineCause(const Pods& pods, bool spans_pods) const {
   return kNoFault;
 }
 
-void SimBackend::RefreshCrossLeafJobs() {
-  for (Job& j : jobs_) {
+void Fabric::RefreshCrossLeafJobs() {
+  for (const SimJob& j : job_list_) {
     if (j.state != JobState::kRunning && j.state != JobState::kHung) continue;
-    const auto& trays = j.trays.ids();
+    const auto& trays = j.at.trays.ids();
     if (trays.empty()) continue;
     const int group = topo_.LeafGroupOfRack(topo_.at(trays.front()).rack);
-    if (topo_.LeafGroupOfRack(topo_.at(trays.back()).rack) != group) RefreshJob(j.id);
+    if (topo_.LeafGroupOfRack(topo_.at(trays.back()).rack) != group) jobs_.RefreshJob(j.id);
   }
 }
 

@@ -23,7 +23,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cluster/sim_backend.h"
+#include "cluster/sim_fabric.h"
+#include "cluster/sim_nodes.h"
+#include "cluster/sim_thermal.h"
 
 namespace rackchaos::cluster {
 
@@ -35,55 +37,55 @@ size_t HeatSlot(const Topology& t, ComponentId sw) {
 }
 }  // namespace
 
-SimBackend::SwitchHeat& SimBackend::HeatOf(ComponentId sw) {
+Thermal::SwitchHeat& Thermal::HeatOf(ComponentId sw) {
   const RackModel& m = topo_.model();
   if (switch_heat_.empty()) {  // every switch tray at its steady state at full flow since time zero
     const double g = m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k;
     const double steady = m.inlet_c + m.switch_power_w / g;
-    switch_heat_.assign(rack_.size() * static_cast<size_t>(m.switch_trays),
+    switch_heat_.assign(topo_.racks().size() * static_cast<size_t>(m.switch_trays),
                         SwitchHeat{ThermalState{steady, Time{}, steady, m.switch_heat_capacity_j_per_k / g}});
   }
   return switch_heat_[HeatSlot(topo_, sw)];
 }
 
-double SimBackend::SwitchConductance(ComponentId sw, double valve) const {
+double Thermal::SwitchConductance(ComponentId sw, double valve) const {
   const RackModel& m = topo_.model();
-  return m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k * valve * rack_of(sw).cdu_flow;
+  return m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k * valve * cdu_[static_cast<size_t>(topo_.at(sw).rack)].flow;
 }
 
-double SimBackend::SwitchValve(ComponentId sw) const {
+double Thermal::SwitchValve(ComponentId sw) const {
   return switch_heat_.empty() ? 1 : switch_heat_[HeatSlot(topo_, sw)].valve;
 }
 
-double SimBackend::SwitchTemperature(ComponentId sw) const {
+double Thermal::SwitchTemperature(ComponentId sw) const {
   const RackModel& m = topo_.model();
   if (switch_heat_.empty()) return m.inlet_c + m.switch_power_w / SwitchConductance(sw, 1);  // never changed
   return TemperatureAt(switch_heat_[HeatSlot(topo_, sw)].th, clock_.Now());
 }
 
 // Every switch tray of the rack after its CDU's flow or its power changed.
-void SimBackend::UpdateRackSwitchThermal(ComponentId rack, FaultId cause) {
+void Thermal::UpdateRackSwitchThermal(ComponentId rack, FaultId cause) {
   if (topo_.model().switch_power_w <= 0) return;
   for (ComponentId c : topo_.ChildrenOf(rack))
     if (topo_.at(c).kind == Kind::kSwitchTray) UpdateSwitchThermal(c, cause);
 }
 
-void SimBackend::ApplySwitchValve(ComponentId sw, const Holds<ComponentId>::State& s, FaultId cause) {
+void Thermal::ApplySwitchValve(ComponentId sw, const Holds<ComponentId>::State& s, FaultId cause) {
   if (topo_.model().switch_power_w <= 0) return;
   HeatOf(sw).valve = s.value;
   const FaultId why = s.held ? s.cause : cause;
-  Physics(sw, "valve_opening", s.value, why);
+  ctx_.Physics(sw, "valve_opening", s.value, why);
   UpdateSwitchThermal(sw, why);
 }
 
 // Restarts the trajectory for the current power and flow and schedules its next crossing: slowdown
 // (heating), shutdown (heating while slow), slowdown from above (cooling: recovered, or back in service
 // after a shutdown when the flow would now hold it below slowdown).
-void SimBackend::UpdateSwitchThermal(ComponentId sw, FaultId cause) {
+void Thermal::UpdateSwitchThermal(ComponentId sw, FaultId cause) {
   const RackModel& m = topo_.model();
   SwitchHeat& h = HeatOf(sw);
   const double g = SwitchConductance(sw, h.valve);
-  const double power = rack_of(sw).powered && !h.hot ? m.switch_power_w : 0;
+  const double power = nodes_.RackPowered(static_cast<size_t>(topo_.at(sw).rack)) && !h.hot ? m.switch_power_w : 0;
   h.th = Retarget(h.th, clock_.Now(), power, g, m.switch_heat_capacity_j_per_k, m.inlet_c);
   if (cause != kNoFault && g < m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k) h.cause = cause;
   if (h.timer) clock_.Cancel(h.timer);
@@ -101,98 +103,58 @@ void SimBackend::UpdateSwitchThermal(ComponentId sw, FaultId cause) {
   WatchSwitchTelemetry(sw);
 }
 
-void SimBackend::OnSwitchCrossing(ComponentId sw) {
+void Thermal::OnSwitchCrossing(ComponentId sw) {
   const RackModel& m = topo_.model();
   SwitchHeat& h = HeatOf(sw);
   h.timer = 0;
   const double t = TemperatureAt(h.th, clock_.Now());
   if (h.hot) {
     h.hot = h.slow = false;
-    Physics(sw, "thermal_recovered", t, h.cause);
-    rack_of(sw).switch_slow &= ~(uint64_t{1} << topo_.at(sw).index);  // back unthrottled
-    SetSwitchHot(sw, false, h.cause);
+    ctx_.Physics(sw, "thermal_recovered", t, h.cause);
+    fabric_.SwitchBackInService(sw, h.cause);  // unthrottled, and no longer lost
   } else if (!h.slow && t >= m.switch_slowdown_c - kEpsC) {
     h.slow = true;
-    Physics(sw, "thermal_slowdown", t, h.cause);
-    SetSwitchSlow(sw, true);
+    ctx_.Physics(sw, "thermal_slowdown", t, h.cause);
+    fabric_.SetSwitchSlow(sw, true);
   } else if (h.slow && t >= m.switch_shutdown_c - kEpsC) {
     h.hot = true;
-    Physics(sw, "thermal_shutdown", t, h.cause);
-    SetSwitchHot(sw, true, h.cause);  // lost: its throttle no longer counts (DomainSwitchesThrottled)
+    ctx_.Physics(sw, "thermal_shutdown", t, h.cause);
+    fabric_.SetSwitchHot(sw, true, h.cause);  // lost: its throttle no longer counts (DomainSwitchesThrottled)
   } else if (h.slow && t <= m.switch_slowdown_c + kEpsC) {
     h.slow = false;
-    Physics(sw, "thermal_recovered", t, h.cause);
-    SetSwitchSlow(sw, false);
+    ctx_.Physics(sw, "thermal_recovered", t, h.cause);
+    fabric_.SetSwitchSlow(sw, false);
   }
   UpdateSwitchThermal(sw, kNoFault);
 }
 
-// A shut-down switch tray is lost like a failed one (sim_domains.cpp); it is kept apart from
-// switch_failed so a repair and a cool-down each end only their own loss.
-void SimBackend::SetSwitchHot(ComponentId sw, bool hot, FaultId cause) {
-  Rack& r = rack_of(sw);
-  const uint64_t bit = uint64_t{1} << topo_.at(sw).index;
-  const bool was_lost = (r.switch_failed | r.switch_out | r.switch_hot) & bit;
-  r.switch_hot = hot ? r.switch_hot | bit : r.switch_hot & ~bit;
-  if (hot) r.switch_cause = cause;
-  SwitchPositionChanged(sw, was_lost);
+FaultId Thermal::SwitchHeatFault(size_t rack, size_t position) const {
+  if (switch_heat_.empty()) return kNoFault;
+  return switch_heat_[rack * static_cast<size_t>(topo_.model().switch_trays) + position].cause;
 }
 
-// Entering or leaving thermal slowdown: the domain's bandwidth changes by the switch tray's throttled
-// share (nothing shows on the ports: they stay up), so its jobs are re-timed.
-void SimBackend::SetSwitchSlow(ComponentId sw, bool slow) {
-  Rack& r = rack_of(sw);
-  const uint64_t bit = uint64_t{1} << topo_.at(sw).index;
-  r.switch_slow = slow ? r.switch_slow | bit : r.switch_slow & ~bit;
-  const ComponentId rack = topo_.RackOf(sw);
-  UpdateDomainHealth(rack);
-  for (JobId j : JobsInDomain(rack)) RefreshJob(j);
-}
-
-// Positions throttled anywhere in the domain and not lost (a lost position counts as lost only). As
-// for losses (sim_domains.cpp), position k of one rack carries every cross-rack path through k.
-uint64_t SimBackend::DomainSwitchesThrottled(ComponentId rack) const {
-  const size_t per = static_cast<size_t>(topo_.DomainRacks());
-  const size_t first = static_cast<size_t>(topo_.DomainOfRack(topo_.at(rack).rack)) * per;
-  uint64_t slow = 0;
-  for (size_t k = first; k < first + per; ++k) slow |= rack_[k].switch_slow;
-  return slow & ~DomainSwitchesLost(rack);
-}
-
-FaultId SimBackend::DomainThrottleCause(ComponentId rack) const {
-  const uint64_t slow = DomainSwitchesThrottled(rack);
-  if (!slow || switch_heat_.empty()) return kNoFault;
-  const size_t per = static_cast<size_t>(topo_.DomainRacks());
-  const size_t first = static_cast<size_t>(topo_.DomainOfRack(topo_.at(rack).rack)) * per;
-  const size_t trays = static_cast<size_t>(topo_.model().switch_trays);
-  for (size_t k = first; k < first + per; ++k)
-    for (size_t i = 0; i < trays; ++i)
-      if ((rack_[k].switch_slow & slow) >> i & 1) return switch_heat_[k * trays + i].cause;
-  return kNoFault;
-}
-
-FaultId SimBackend::SwitchHeatCause(ComponentId sw) const {
+FaultId Thermal::SwitchHeatCause(ComponentId sw) const {
   if (switch_heat_.empty()) return kNoFault;
   const SwitchHeat& h = switch_heat_[HeatSlot(topo_, sw)];
   return h.slow || h.hot ? h.cause : kNoFault;
 }
 
 // Polls the switch tray's temperature at its next telemetry slot, unless a poll is already due.
-void SimBackend::WatchSwitchTelemetry(ComponentId sw) {
+void Thermal::WatchSwitchTelemetry(ComponentId sw) {
   SwitchHeat& h = HeatOf(sw);
   if (h.poll) return;
-  h.poll = clock_.CallAt(NextSlot(PartPollPhase(sw), opt_.telemetry_period, clock_.Now()),
+  h.poll = clock_.CallAt(SimContext::NextSlot(ctx_.PartPollPhase(sw), opt_.telemetry_period, clock_.Now()),
                          [this, sw] { OnSwitchTelemetryTick(sw); });
 }
 
-void SimBackend::OnSwitchTelemetryTick(ComponentId sw) {
+void Thermal::OnSwitchTelemetryTick(ComponentId sw) {
   const RackModel& m = topo_.model();
   SwitchHeat& h = HeatOf(sw);
   h.poll = 0;
   const Time now = clock_.Now();
   const double t = TemperatureAt(h.th, now);
-  if (rack_of(sw).powered && !h.hot)  // a dark or shut-down switch tray reports nothing
-    Emit(TelemetrySample{sw, Metric::kSwitchTemperature, std::round(t * 10) / 10}, now);
+  if (nodes_.RackPowered(static_cast<size_t>(topo_.at(sw).rack)) && !h.hot)  // a dark or shut-down switch tray reports nothing
+    ctx_.Emit(TelemetrySample{sw, Metric::kSwitchTemperature, std::round(t * 10) / 10}, now);
   const double full = m.switch_residual_conductance_w_per_k + m.switch_conductance_w_per_k;
   if (h.slow || h.hot || SwitchConductance(sw, h.valve) < full || std::fabs(t - h.th.steady_c) > 0.5)
     WatchSwitchTelemetry(sw);

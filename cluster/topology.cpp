@@ -377,7 +377,7 @@ std::vector<ComponentId> Topology::GpusServedBy(ComponentId id) const {
     case Kind::kSwitchTray: case Kind::kNvlinkDomain: out = GpusOfDomain(DomainOfRack(c.rack)); break;
     case Kind::kCdu: case Kind::kRack: out = GpusOfRack(c.rack); break;
     case Kind::kRegion: out = GpusUnder(id); break;
-    // A region's stores cost their jobs stalls and rework, not service (sim_regions.cpp).
+    // A region's stores cost their jobs stalls and rework, not service (sim_storage.h).
     case Kind::kObjectStore:
     case Kind::kCheckpointStore: break;
     // Power shelves, PSUs and pumps are redundant: one alone serves no GPU exclusively; a spine is one of

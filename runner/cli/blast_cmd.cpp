@@ -6,10 +6,7 @@
 #include <map>
 
 #include "cluster/dependency.h"
-#include "cluster/sim_backend.h"
-#include "core/clock.h"
-#include "core/event.h"
-#include "core/rng.h"
+#include "cluster/placement.h"
 #include "core/exit_code.h"
 #include "runner/plan/plan_loader.h"
 
@@ -56,7 +53,7 @@ size_t CountIn(const std::vector<ComponentId>& sorted, const std::vector<Compone
 std::string KindsSlowed(const Topology& t, const cluster::BlastRadius& b, const Placed& p,
                         const cluster::JobConfig& job) {
   const cluster::CommShares shares = cluster::SharesOf(job);
-  auto crosses = [&](const cluster::SimBackend::SpineCrossing::Groups& g, double share) {
+  auto crosses = [&](const cluster::SpineCrossing::Groups& g, double share) {
     if (share <= 0) return false;
     if (b.cross_pod_only) return g.spans_pods;
     return std::binary_search(g.pods.begin(), g.pods.end(), t.PodOfSpine(b.component));
@@ -68,18 +65,10 @@ std::string KindsSlowed(const Topology& t, const cluster::BlastRadius& b, const 
 }  // namespace
 
 std::vector<Placed> InitialPlacement(const RunSpec& spec) {
-  VirtualClock clock;
-  EventLog log;
-  cluster::SimOptions options;
-  options.spare_racks = spec.spare_racks;
-  options.region_spare_racks = spec.region_spare_racks;
-  cluster::SimBackend sim(spec.topology, clock, Rng(spec.seed), log, options);
-  std::vector<JobId> ids;
-  for (const cluster::JobConfig& job : spec.jobs)
-    if (auto id = sim.AddJob(job); id.ok()) ids.push_back(*id);
-  sim.Start();  // places the jobs at time zero; nothing runs
+  const auto placements = cluster::PlaceAtStart(spec.topology, spec.jobs, spec.spare_racks, spec.region_spare_racks);
   std::vector<Placed> out;
-  for (JobId id : ids) out.push_back({sim.JobTrays(id), sim.JobSpineCrossing(id)});
+  for (size_t j = 0; j < placements.size(); ++j)
+    out.push_back({placements[j].trays.ids(), cluster::CrossingOf(spec.topology, spec.jobs[j], placements[j])});
   return out;
 }
 

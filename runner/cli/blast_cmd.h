@@ -1,13 +1,14 @@
 // `rackchaos blast COMPONENT --plan P` and `rackchaos spof --plan P [--threshold N]`: the static
 // dependency analysis of cluster/dependency.h applied to a plan's cluster and the placement its jobs
-// get when the run starts (the simulator's scheduler, so the same trays a run would use).
+// get when the run starts (cluster/placement.h: the simulator's own rule, without a simulator, so the
+// same trays a run would use).
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "cluster/sim_backend.h"
+#include "cluster/placement.h"
 #include "runner/spec/validate.h"
 
 namespace rackchaos::runner {
@@ -19,10 +20,10 @@ struct BlastArgs {
 };
 
 // Per job of `spec`, the trays it is placed on when the run starts (empty if it stays queued) and the
-// spines its groups cross there (the simulator's rule, SimBackend::JobSpineCrossing).
+// spines its groups cross there (cluster::PlaceAtStart and cluster::CrossingOf).
 struct Placed {
   std::vector<ComponentId> trays;
-  cluster::SimBackend::SpineCrossing spines;
+  cluster::SpineCrossing spines;
 };
 std::vector<Placed> InitialPlacement(const RunSpec& spec);
 

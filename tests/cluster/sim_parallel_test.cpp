@@ -1,4 +1,4 @@
-// Jobs placed and timed by their parallel groups (cluster/sim_parallel.cpp): TP and EP blocks inside one
+// Jobs placed and timed by their parallel groups (cluster/placement.h): TP and EP blocks inside one
 // NVLink domain, each kind of group's collectives over its own fabric, MoE all-to-all over the slowest
 // EP member's NVLink. Numbers from Job(): 10 s steps, TP 10% and DP 5% of a step.
 #include <doctest/doctest.h>

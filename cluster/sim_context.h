@@ -1,0 +1,99 @@
+// What every part of the simulator shares (cluster/sim_backend.h lists the parts): the borrowed
+// topology, clock and event sink, the options, the observation sinks, and the two ways out of the
+// model: observations (symptoms, delivered when the site's poll or heartbeat would reveal them) and
+// ground-truth events (PhysicsChanged, JobChanged, ...) recorded at the clock's now.
+//
+// Ownership: the topology, clock and event sink are borrowed and must outlive the context; the sinks
+// must outlive their use. Not thread-safe (the run's event loop).
+#pragma once
+
+#include <vector>
+
+#include "cluster/observation.h"
+#include "cluster/topology.h"
+#include "core/clock.h"
+#include "core/event.h"
+#include "core/rng.h"
+
+namespace rackchaos::cluster {
+
+struct SimOptions {
+  Duration heartbeat_period = Duration::Seconds(10);  // node agent heartbeat
+  Duration telemetry_period = Duration::Seconds(10);  // DCGM field polling as exported
+  Duration link_poll_period = Duration::Seconds(1);   // IB/NVLink counters visible within ~1 s (RACK-FACTS)
+  Duration log_delay = Duration::Seconds(2);          // kernel log line to the collector
+  // Step reports: a job's profiler reports every period while some rank is off nominal speed (and once
+  // more when they are all back), listing those ranks and summarizing the rest (observation.h); a job
+  // whose ranks all run at full speed reports nothing the straggler test could flag, so it costs nothing.
+  // The report phase is drawn per job from the seeded generator.
+  Duration step_report_period = Duration::Seconds(60);
+  double step_jitter = 0.01;  // relative stddev of a rank's compute time in one report
+  // remediation.shrink: a requeued elastic job too big for the free trays restarts on fewer GPUs (down
+  // to its min_gpus), its steps gpus/placed_gpus times longer; it grows back when trays are free again.
+  bool shrink_elastic = false;
+  // cluster.spares.racks: the last N racks are spare racks. Jobs are placed on them only when they come
+  // back to the queue from a lost NVLink domain (switch tray UNHEALTHY, CDU or pumps, power beyond the
+  // shelves' redundancy); any other requeue waits for regular trays or hot spares.
+  int spare_racks = 0;
+  // With regions (Topology::regions()): the spare racks of each region, its last N racks (spare_racks is
+  // then their sum). Jobs are placed inside one region, their own region first (cluster/placement.h).
+  std::vector<int> region_spare_racks;
+  // A region's health probe (object store, checkpoint store, the region itself) runs every period, at a
+  // phase drawn per region from the seeded generator [guess: a load balancer's 10 s health check].
+  Duration probe_period = Duration::Seconds(10);
+  // cluster.region_link_gbytes_per_s: the link from each region to the next, shared by the far copies
+  // of checkpoints with a size (JobConfig::checkpoint_size_gb); 0 = each copy takes checkpoint_copy.
+  double region_link_gbytes_per_s = 0;
+  // cluster.region_link_background_percent / 100: the share of each region link other traffic takes,
+  // from 0 (the copies have it all) to below 1.
+  double region_link_background = 0;
+  // cluster.object_store_gbytes_per_s: each region's object store read capacity, shared by the jobs
+  // streaming from it (sim_object_store.cpp); 0 = unlimited (each GPU reads at the catalogue's rate).
+  double object_store_gbytes_per_s = 0;
+  // A requeued job that gets back all its trays but a few touches only those (sim_restart.cpp), with
+  // the same result as releasing and placing every tray. Tests turn it off to compare the two.
+  bool restart_in_place = true;
+};
+
+class SimContext {
+ public:
+  // `part_phases`: the stream each controller's poll phase is forked from (PartPollPhase).
+  SimContext(const Topology& topology, VirtualClock& clock, EventSink& events, SimOptions options, Rng part_phases);
+  SimContext(const SimContext&) = delete;
+  SimContext& operator=(const SimContext&) = delete;
+
+  const Topology& topo() const { return topo_; }
+  VirtualClock& clock() const { return clock_; }
+  const SimOptions& opt() const { return opt_; }
+  void Subscribe(ObservationSink* sink) { sinks_.push_back(sink); }
+
+  // Delivers `body` to every sink at `at` (a timer of its own).
+  void Emit(ObservationBody body, Time at);
+  // Emits the samples in order as one timer (a telemetry tick's): the same observations at the same
+  // instant as a timer each, without a heap entry and a std::function per sample. Delivery stops once a
+  // sink stops the run (ObservationSink::StopsRun), where the run loop would have stopped.
+  void EmitSamples(std::vector<TelemetrySample> samples, Time at);
+  // Ground truth, at the clock's now.
+  void Record(EventBody body) { events_.Record({clock_.Now(), std::move(body)}); }
+  void Physics(ComponentId c, const char* what, double value, FaultId cause);
+  // The first time phase + k*period strictly after `after` (a poll or heartbeat slot).
+  static Time NextSlot(Duration phase, Duration period, Time after);
+  // The poll phase of the controller that reports a part's health (a PSU's shelf BMC, a pump's CDU
+  // controller, a DPU's BMC, a spine's fabric manager, a switch tray's management controller): drawn
+  // from the seeded generator per controller, so it depends on the seed and the controller only, not
+  // on what happened before.
+  Duration PartPollPhase(ComponentId controller) const;
+  // The part's controller reports its health (Metric::kPartOk) at its next poll: a pump by its CDU's
+  // controller, any other part by its own.
+  void PartHealth(ComponentId part, bool ok);
+
+ private:
+  const Topology& topo_;
+  VirtualClock& clock_;
+  EventSink& events_;
+  const SimOptions opt_;
+  std::vector<ObservationSink*> sinks_;
+  Rng part_phases_;
+};
+
+}  // namespace rackchaos::cluster

@@ -1,0 +1,209 @@
+// A job's step time and what its profiler reports (cluster/sim_scheduler.h).
+//
+// A synchronous step waits for every rank and every group: compute at the slowest GPU's speed, each kind
+// of group's exposed collectives over its slowest link (fabric: NVLink ports, impaired domains, degraded
+// links, NICs, spines), and the data stall when the slowest tray reads one step's input more slowly than
+// the step runs (storage). A lost GPU, tray, NIC, domain partition, spine path or object store hangs it.
+// Only abnormal GPUs, trays and links are looked at (the indexes are in id order, which is the job's
+// rank order), never every GPU of a job.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "cluster/sim_fabric.h"
+#include "cluster/sim_nodes.h"
+#include "cluster/sim_scheduler.h"
+#include "cluster/sim_storage.h"
+#include "cluster/sim_thermal.h"
+
+namespace rackchaos::cluster {
+
+void Scheduler::NoteGpu(ComponentId gpu_id) {
+  bool odd = !nodes_.GpuAlive(gpu_id) || fabric_.NvlinkDown(gpu_id) != 0 || thermal_.GpuSpeed(gpu_id) < 1 - 1e-12;
+  if (odd)
+    odd_gpus_.insert(gpu_id);
+  else
+    odd_gpus_.erase(gpu_id);
+}
+
+// Re-derives a running or hung job's condition from its GPUs and links after any change to them.
+void Scheduler::RefreshJob(JobId id) {
+  SimJob& j = jobs_[id];
+  if (j.state != JobState::kRunning && j.state != JobState::kHung) return;
+  Advance(j);
+  const RackModel& m = topo_.model();
+  // A lost GPU, tray or NIC link stops every collective: the job hangs. Only abnormal GPUs and trays
+  // are looked at (the indexes are in id order, which is the job's rank order).
+  FaultId hard_cause = kNoFault;
+  bool hard = false, fatal = false;
+  double domain_bw = 1;
+  FaultId domain_cause = kNoFault;
+  std::string why;
+  for (ComponentId g : odd_gpus_) {
+    if (nodes_.GpuAlive(g) || seats_.JobOfGpu(g) != id) continue;
+    const ComponentId tray = topo_.TrayOf(g);
+    const bool present = nodes_.TrayPresent(tray);
+    hard = fatal = true;
+    hard_cause = !present ? nodes_.PresenceCause(tray) : nodes_.GpuFailed(g) ? nodes_.FailCause(g) : thermal_.ThermalCause(g);
+    why = topo_.at(g).name + (present ? " fell off the bus" : " is gone");
+    break;
+  }
+  // A rank whose groups stay in NVLink does not care about its NIC (sim_nics.cpp).
+  if (!hard) hard = fabric_.JobNicDown(j, hard_cause, why);
+  if (!hard && fabric_.AnyDomainImpaired()) {  // an NVLink domain without a partition stops its jobs
+    fabric_.DomainImpact(id, hard, domain_bw, domain_cause);
+    if (hard) {
+      fatal = true;
+      hard_cause = domain_cause;
+      why = "NVLink domain UNHEALTHY";
+    }
+  }
+  FaultId spine_cause = kNoFault;  // sim_spines.cpp: cross-leaf traffic over the spines left
+  const double spine_share = fabric_.AnySpineLost() ? fabric_.SpineShare(j, spine_cause) : 1;
+  if (!hard && spine_share <= 0) {
+    hard = true;
+    hard_cause = spine_cause;
+    why = "no spine left between its leaf groups";
+  }
+  const FaultId input_cause = hard || topo_.regions().empty() ? kNoFault : storage_.InputLost(j);
+  if (input_cause != kNoFault) {
+    hard = true;
+    hard_cause = input_cause;
+    why = "its data loader waits on a failed object store";
+  }
+  if (hard) {
+    j.fatal = j.fatal || fatal;
+    if (j.state == JobState::kRunning) {
+      SetJobState(j, JobState::kHung, hard_cause, why);
+      j.timeout_timer = clock_.CallAfter(j.cfg.collective_timeout, [this, id] { OnCollectiveTimeout(id); });
+    }
+    return;
+  }
+  if (j.state == JobState::kHung && j.fatal) return;
+  // Slowest participant, slowest NVLink, and what caused each.
+  double min_speed = 1, min_nvlink = 1;
+  FaultId speed_cause = kNoFault, link_cause = kNoFault;
+  bool slow_ranks = false;
+  for (ComponentId g : odd_gpus_) {
+    if (seats_.JobOfGpu(g) != id) continue;
+    double s = thermal_.GpuSpeed(g);
+    slow_ranks = slow_ranks || s < 1 - 1e-12;
+    if (s < min_speed - 1e-12) {
+      min_speed = s;
+      speed_cause = thermal_.SpeedCause(g);
+    }
+    double up = static_cast<double>(m.nvlink_links_per_gpu - std::popcount(fabric_.NvlinkDown(g))) / m.nvlink_links_per_gpu;
+    if (up < min_nvlink - 1e-12) {
+      min_nvlink = up;
+      link_cause = fabric_.LinkCause(g);
+    }
+  }
+  if (domain_bw < min_nvlink - 1e-12) {  // adaptive mode: every GPU of the domain at (S - lost) / S
+    min_nvlink = domain_bw;
+    link_cause = domain_cause;
+  }
+  // Each kind of group waits for its slowest link (sim_links.cpp); every rank is in one group of
+  // each kind, so that is the slowest link among the job's ranks. The EP and PP terms come last: an
+  // ungrouped job adds zeros and keeps its arithmetic bit for bit.
+  const double nom = j.cfg.step_time.Seconds();
+  const CommShares sh = SharesOf(j.cfg);
+  const double compute = nom * sh.compute();
+  Fabric::SlowLinks slow = fabric_.AnyDegraded() ? fabric_.SlowLinksOf(j) : Fabric::SlowLinks{};
+  if (!j.cfg.grouped && spine_share < slow.nic) slow = {slow.nvlink, spine_share, spine_cause};  // sim_spines.cpp
+  const double nvlink_bw = min_nvlink * slow.nvlink;
+  // DP and PP: each kind at its slowest group, on the fabric each group uses (sim_links.cpp).
+  // Ungrouped: DP over the NICs (and the spines).
+  double dp_bw = slow.nic, pp_bw = slow.nic, dp_at = nom * sh.dp, pp_at = nom * sh.pp;  // at the ports' pace
+  if (j.cfg.grouped) {
+    const auto kinds = fabric_.GroupLinksOf(j);  // each kind at the domains its own groups use
+    dp_bw = kinds[kDp].bw;
+    pp_bw = kinds[kPp].bw;
+    dp_at = nom * sh.dp / kinds[kDp].ports;
+    pp_at = nom * sh.pp / kinds[kPp].ports;
+    for (const Fabric::KindLinks& k : kinds)  // the slowest degraded link or spine share that some group waits on
+      if (k.slow < std::min(slow.nvlink, slow.nic)) slow = {slow.nvlink, k.slow, k.cause};
+  }
+  double step = compute / min_speed + nom * sh.tp / nvlink_bw + nom * sh.dp / dp_bw + nom * sh.ep / nvlink_bw +
+                nom * sh.pp / pp_bw;
+  double compute_penalty = compute / min_speed - compute;
+  double link_penalty = nom * sh.tp / min_nvlink - nom * sh.tp + (nom * sh.ep / min_nvlink - nom * sh.ep);
+  if (j.cfg.grouped) link_penalty += dp_at - nom * sh.dp + (pp_at - nom * sh.pp);
+  double slow_penalty =
+      step - compute / min_speed - nom * sh.tp / min_nvlink - dp_at - nom * sh.ep / min_nvlink - pp_at;
+  FaultId cause = compute_penalty >= link_penalty ? speed_cause : link_cause;
+  if (slow_penalty > std::max(compute_penalty, link_penalty)) cause = slow.cause;
+  if (compute_penalty < 1e-9 && link_penalty < 1e-9 && slow_penalty < 1e-9) cause = kNoFault;
+  const Storage::DataStall data = storage_.DataStallOf(j);  // the loader prefetches during the step: only a longer read stalls
+  j.stall_s = std::max(0.0, data.read_s - step);
+  if (j.stall_s > 0) {
+    step = data.read_s;
+    if (j.stall_s > std::max({compute_penalty, link_penalty, slow_penalty})) cause = data.cause;
+  }
+  if (j.at.gpus < j.cfg.gpus) {  // shrunk: the same global batch on fewer GPUs
+    step *= static_cast<double>(j.cfg.gpus) / j.at.gpus;
+    if (cause == kNoFault) cause = j.shrink_cause;
+  }
+  slow_ranks = slow_ranks || slow.nvlink < 1 || slow.nic < 1 || j.stall_s > 0;
+  bool resumed = j.state == JobState::kHung;
+  if (resumed) {
+    if (j.timeout_timer) clock_.Cancel(j.timeout_timer);
+    j.timeout_timer = 0;
+  }
+  if (slow_ranks && !j.report_timer && !resumed)
+    j.report_timer = clock_.CallAt(SimContext::NextSlot(j.report_phase, opt_.step_report_period, clock_.Now()),
+                                   [this, id] { OnStepReport(id); });
+  if (!resumed && std::fabs(step - j.step_time_s) < 1e-9) return;
+  bool first = j.step_time_s == 0 && !resumed;
+  j.speed = nom / step;
+  if (resumed) {
+    j.state = JobState::kRunning;  // SetJobState below records it; timers restart here
+    j.segment_start = clock_.Now();
+  }
+  j.step_time_s = step;
+  j.cause = cause;
+  ctx_.Record(JobChanged{j.id, JobState::kRunning, j.steps, step, j.speed, j.at.gpus, {}, cause,
+                         resumed ? "collectives resumed" : (first ? "running" : "speed changed"), j.at.trays});
+  if (resumed || first) {
+    ctx_.Emit(JobStatus{j.id, JobState::kRunning, j.at.trays, ""}, clock_.Now());
+    ScheduleCheckpoint(j);
+    if (slow_ranks && !j.report_timer)
+      j.report_timer = clock_.CallAt(SimContext::NextSlot(j.report_phase, opt_.step_report_period, clock_.Now()),
+                                     [this, id] { OnStepReport(id); });
+    thermal_.JobPowerChanged(j.id);
+  }
+}
+
+// Lists the ranks off nominal speed, each with its own jitter, and summarizes the others: their median
+// and MAD as a sample of `bulk` ranks with Gaussian jitter would give them (the sample median's standard
+// error is 1.2533 sigma / sqrt(n); MAD = 0.6745 sigma). Reports again one period later while some rank
+// is listed, so a streak ends with one report that lists nobody.
+void Scheduler::OnStepReport(JobId id) {
+  SimJob& j = jobs_[id];
+  j.report_timer = 0;
+  if (j.state != JobState::kRunning) return;
+  StepReport r;
+  r.job = id;
+  r.step_time_s = j.step_time_s;
+  double nominal_compute = j.cfg.step_time.Seconds() * SharesOf(j.cfg).compute();
+  if (j.at.gpus < j.cfg.gpus) nominal_compute *= static_cast<double>(j.cfg.gpus) / j.at.gpus;  // shrunk
+  for (ComponentId g : odd_gpus_) {
+    double s = thermal_.GpuSpeed(g);
+    if (seats_.JobOfGpu(g) != id || s >= 1 - 1e-12) continue;
+    double noise = std::clamp(jitter_rng_.Normal(0, opt_.step_jitter), -0.2, 0.2);
+    r.rank_gpus.push_back(g);
+    r.compute_s.push_back(static_cast<float>(nominal_compute / std::max(s, 1e-6) * (1 + noise)));
+  }
+  storage_.AddStalledRanks(j, j.stall_s, nominal_compute, r, jitter_rng_);
+  if (fabric_.AnyDegraded()) fabric_.AddCommTimes(j, r);
+  r.bulk_ranks = j.at.gpus - static_cast<int64_t>(r.rank_gpus.size());
+  if (r.bulk_ranks > 0) {
+    double n = static_cast<double>(r.bulk_ranks), sigma = opt_.step_jitter;
+    r.bulk_median_s = nominal_compute * (1 + std::clamp(jitter_rng_.Normal(0, 1.2533 * sigma / std::sqrt(n)), -0.2, 0.2));
+    r.bulk_mad_s = nominal_compute * 0.6745 * sigma * std::max(0.0, 1 + jitter_rng_.Normal(0, 1.1 / std::sqrt(n)));
+  }
+  bool listed = !r.rank_gpus.empty();
+  ctx_.Emit(std::move(r), clock_.Now());
+  if (listed) j.report_timer = clock_.CallAfter(opt_.step_report_period, [this, id] { OnStepReport(id); });
+}
+
+}  // namespace rackchaos::cluster
