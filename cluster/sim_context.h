@@ -48,7 +48,7 @@ struct SimOptions {
   // from 0 (the copies have it all) to below 1.
   double region_link_background = 0;
   // cluster.object_store_gbytes_per_s: each region's object store read capacity, shared by the jobs
-  // streaming from it (sim_object_store.cpp); 0 = unlimited (each GPU reads at the catalogue's rate).
+  // streaming from it (sim_storage.cpp); 0 = unlimited (each GPU reads at the catalogue's rate).
   double object_store_gbytes_per_s = 0;
   // A requeued job that gets back all its trays but a few touches only those (sim_restart.cpp), with
   // the same result as releasing and placing every tray. Tests turn it off to compare the two.

@@ -7,9 +7,9 @@
 // which the last release gives back. The facade checks the target and the value here; the hold stacks
 // and what each state does once its value changes live with the part that owns it: power cap and valve
 // in thermal (sim_cooling.cpp; a switch tray's valve in sim_switch_thermal.cpp), link bandwidth in the
-// fabric (sim_links.cpp), storage read and store rate in storage (sim_storage.cpp, sim_object_store.cpp).
+// fabric (sim_links.cpp), storage read and store rate in storage (sim_storage.cpp).
 // Faults hold other states too, inside their parts: a NIC's link (sim_nics.cpp), a tray's presence and
-// a rack's power (sim_nodes.cpp, sim_power.cpp), a region's outage (sim_region_health.cpp).
+// a rack's power (sim_nodes.cpp), a region's outage (sim_region_health.cpp).
 #include "cluster/sim_backend.h"
 
 namespace rackchaos::cluster {

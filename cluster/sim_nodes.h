@@ -72,7 +72,7 @@ class Nodes {
   Status ResetGpu(ComponentId gpu);
   // The node's own test, its DiagnosticResult after the model's diagnostic time.
   void RunDiagnostic(ComponentId tray);
-  // A PSU or a whole shelf fails or is repaired (sim_power.cpp).
+  // A PSU or a whole shelf fails or is repaired.
   Status SetPsus(ComponentId psu_or_shelf, bool failed, FaultId cause);
   // A region outage holds the rack's power off (holder: the region), or releases its hold.
   void HoldRackPower(ComponentId rack, ComponentId holder, bool off, FaultId cause);
@@ -103,7 +103,7 @@ class Nodes {
   void Boot(ComponentId tray);
   void HeartbeatsStopped(ComponentId tray);
   void HeartbeatsResumed(ComponentId tray);
-  // sim_power.cpp: power_holds_' state takes effect; power lost or back on every tray of the rack.
+  // Rack power: power_holds_' state takes effect; power lost or back on every tray of the rack.
   void ApplyRackPower(ComponentId rack, const Holds<ComponentId>::State& state, FaultId cause);
   void SetRackPowered(ComponentId rack, bool powered, FaultId cause);
 

@@ -9,7 +9,7 @@
 //   hang (InputLost). Nothing is logged; what a site sees is the starved ranks' longer compute phase
 //   in the step reports (sim_storage.cpp), and the region's health probe.
 // - The object store's read capacity (cluster.object_store_gbytes_per_s [guess]) is shared by the jobs
-//   streaming from it, max-min fairly per GPU (sim_object_store.cpp).
+//   streaming from it, max-min fairly per GPU (sim_storage.cpp).
 // - The checkpoint store acknowledges checkpoint writes; while it has failed, writes are not
 //   acknowledged and the far copies landing in it are lost (the scheduler's checkpoints,
 //   sim_checkpoints.cpp, read CheckpointStoreFailed).
@@ -77,10 +77,10 @@ class Storage {
     bool checkpoint_failed = false;
     FaultId checkpoint_cause = kNoFault;
   };
-  // sim_storage.cpp
+  // the trays' caches
   void ApplyStorageRead(ComponentId tray, const Holds<ComponentId>::State& state, FaultId cause, bool lost);
   double ReadRate(const StoragePath& s, ComponentId tray = kNoComponent) const;  // GB/s per GPU
-  // sim_object_store.cpp
+  // each region's stores
   void ApplyStoreRate(ComponentId store, const Holds<ComponentId>::State& state, FaultId cause);
   double ObjectStoreShare(ComponentId tray) const;  // 1 without regions
   DataStall StreamStall(const SimJob& job) const;   // a job reading its input from the object store
