@@ -1,5 +1,5 @@
 // Which racks are spare racks (plan key spares.racks): the one rule the validator (GPUs jobs may ask for)
-// and the simulator (trays it keeps free, SimBackend::MarkSpareRacks) both read.
+// and the simulator (trays it keeps free, cluster/placement.h, TrayPool) both read.
 //
 // Without per-region counts: the cluster's last `spare_racks` racks. With them (one per region, in region
 // order): each region's last region_spare_racks[k] racks. Counts larger than a range are clamped to it.
