@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reports/escape.h"
+#include "reports/rack_subtree.h"
 #include "reports/text_table.h"
 
 namespace rackchaos::reports {
@@ -199,6 +200,9 @@ std::string Qualifications(const RackHistory& h) {
 }
 
 }  // namespace
+
+const char* RackRootsSql() { return kRootsSql; }
+Status FillRackSubtree(Db& db, const std::string& serial) { return FillSubtree(db, serial); }
 
 Result<RackHistory> ReadRackHistory(const ReportStore& store, const std::string& serial, int min_runs) {
   RackHistory h;

@@ -1,0 +1,171 @@
+// A rack serial's page for serve: every run that touched it (counted whole, the newest few in detail), the
+// parts isolated under it, its lemons and its qualification records.
+#include <algorithm>
+#include <cstdlib>
+
+#include "reports/rack_subtree.h"
+#include "reports/web_queries.h"
+
+namespace rackchaos::reports {
+namespace {
+
+// The runs whose cluster holds the subtree (temp.history_subtree, filled by FillRackSubtree).
+constexpr const char* kTouching =
+    " FROM runs r JOIN run_topologies rt ON rt.run_id = r.id"
+    " WHERE rt.topology_id IN (SELECT DISTINCT topology_id FROM temp.history_subtree)";
+
+// Fault rows under the subtree of run r (rt its topology); `col` aggregated over their scored metrics.
+std::string UnderSubtree(const std::string& aggregate) {
+  return " (SELECT " + aggregate +
+         " FROM fault_metrics m JOIN faults f INDEXED BY faults_by_id"
+         " ON f.run_id = m.run_id AND f.fault_id = m.fault_id WHERE m.run_id = r.id"
+         " AND (+rt.topology_id, +f.target_id) IN (SELECT topology_id, id FROM temp.history_subtree))";
+}
+
+std::string PointsSql() {
+  return "SELECT r.id, r.plan_name, r.started_wall, r.status,"
+         " (SELECT count(*) FROM faults f WHERE f.run_id = r.id"
+         "    AND (+rt.topology_id, +f.target_id) IN (SELECT topology_id, id FROM temp.history_subtree)),"
+         " (SELECT count(*) FROM isolations i WHERE i.run_id = r.id"
+         "    AND (+rt.topology_id, +i.component_id) IN (SELECT topology_id, id FROM temp.history_subtree)),"
+         + UnderSubtree("count(*) FILTER (WHERE m.ttr_us IS NULL)") + "," + UnderSubtree("max(m.ttd_us)") + "," +
+         UnderSubtree("max(m.tti_us)") + "," + UnderSubtree("max(m.ttr_us)") + kTouching +
+         " ORDER BY r.id DESC LIMIT ?1";
+}
+
+// Parts under the rack the healer isolated: each run's few isolations tested against the subtree by key.
+constexpr const char* kIsolatedSql =
+    "SELECT c.name, coalesce(c.serial, t.serial_prefix || c.name), g.n, g.runs FROM"
+    " (SELECT rt.topology_id AS topology_id, i.component_id AS id, count(*) AS n, count(DISTINCT i.run_id) AS runs"
+    "  FROM run_topologies rt JOIN isolations i ON i.run_id = rt.run_id"
+    "  WHERE rt.topology_id IN (SELECT DISTINCT topology_id FROM temp.history_subtree)"
+    "    AND (rt.topology_id, i.component_id) IN (SELECT topology_id, id FROM temp.history_subtree)"
+    "  GROUP BY rt.topology_id, i.component_id) g"
+    " JOIN topology_components c ON c.topology_id = g.topology_id AND c.id = g.id"
+    " JOIN topologies t ON t.id = g.topology_id ORDER BY g.n DESC, c.name LIMIT 50";
+
+// Isolations a fault explains (faulty_isolations, by name) of parts under the rack, run by run.
+constexpr const char* kFaultyUnderSql =
+    "SELECT c.name, coalesce(c.serial, t.serial_prefix || c.name), f.run_id"
+    " FROM run_topologies rt JOIN faulty_isolations f ON f.run_id = rt.run_id"
+    " JOIN topology_components c ON c.topology_id = rt.topology_id AND c.name = f.component"
+    " JOIN topologies t ON t.id = rt.topology_id"
+    " WHERE rt.topology_id IN (SELECT DISTINCT topology_id FROM temp.history_subtree)"
+    "   AND (c.topology_id, c.id) IN (SELECT topology_id, id FROM temp.history_subtree)"
+    " ORDER BY f.run_id";
+
+std::optional<double> Seconds(const Stmt& s, int col) {
+  if (s.IsNull(col)) return std::nullopt;
+  return static_cast<double>(s.Int(col)) / 1e6;
+}
+
+Status ReadPoints(Db& db, int limit, RackPage& page) {
+  const std::string what = "reading the runs of rack '" + page.serial + "'";
+  RC_ASSIGN_OR_RETURN(Stmt counts, db.Prepare(std::string("SELECT r.status, count(*)") + kTouching + " GROUP BY r.status", what));
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, counts.Step(what));
+    if (!row) break;
+    page.by_status[counts.Text(0)] = counts.Int(1);
+    page.runs_total += counts.Int(1);
+  }
+  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(PointsSql(), what));
+  s.Bind(1, static_cast<int64_t>(limit));
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) break;
+    page.runs.push_back({s.Int(0), s.Text(1), s.Text(2), s.Text(3), static_cast<int>(s.Int(4)),
+                         static_cast<int>(s.Int(5)), static_cast<int>(s.Int(6)), Seconds(s, 7), Seconds(s, 8),
+                         Seconds(s, 9)});
+  }
+  std::reverse(page.runs.begin(), page.runs.end());  // oldest first, as a chart reads
+  return Status::Ok();
+}
+
+Status ReadParts(Db& db, int min_runs, RackPage& page) {
+  const std::string what = "reading the parts isolated under rack '" + page.serial + "'";
+  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(kIsolatedSql, what));
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) break;
+    page.isolated.push_back({s.Text(0), s.Text(1), static_cast<int>(s.Int(2)), static_cast<int>(s.Int(3))});
+  }
+  // Lemons as `history` counts them: by serial (name when blank), in at least min_runs runs.
+  RC_ASSIGN_OR_RETURN(Stmt f, db.Prepare(kFaultyUnderSql, what));
+  std::map<std::string, RepeatOffender> by_key;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, f.Step(what));
+    if (!row) break;
+    const std::string name = f.Text(0), serial = f.Text(1);
+    RepeatOffender& o = by_key[serial.empty() ? name : serial];
+    o.name = name;
+    o.serial = serial;
+    if (o.runs.empty() || o.runs.back() != f.Int(2)) o.runs.push_back(f.Int(2));
+  }
+  for (auto& [key, o] : by_key)
+    if (static_cast<int>(o.runs.size()) >= min_runs) page.lemons.push_back(std::move(o));
+  std::stable_sort(page.lemons.begin(), page.lemons.end(),
+                   [](const RepeatOffender& a, const RepeatOffender& b) { return a.runs.size() > b.runs.size(); });
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RackPage> ReadRackPage(const ReportStore& store, const std::string& serial, int limit, int min_runs) {
+  if (limit < 1 || limit > 2000) return Status::Invalid("limit must be 1..2000");
+  RackPage page;
+  page.serial = serial;
+  Db& db = store.db();
+  RC_RETURN_IF_ERROR(FillRackSubtree(db, serial));
+  RC_RETURN_IF_ERROR(ReadPoints(db, limit, page));
+  RC_RETURN_IF_ERROR(ReadParts(db, min_runs, page));
+  RC_ASSIGN_OR_RETURN(page.qualifications, ReadQualifications(store, serial));
+  return page;
+}
+
+Result<std::vector<std::string>> ListRackSerials(const ReportStore& store, int limit) {
+  const std::string what = "listing rack serials";
+  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare("SELECT DISTINCT coalesce(c.serial, t.serial_prefix || c.name)"
+                                                 " FROM topology_components c JOIN topologies t ON t.id = c.topology_id"
+                                                 " WHERE c.kind = 'rack' ORDER BY 1 LIMIT ?1",
+                                                 what));
+  s.Bind(1, static_cast<int64_t>(limit));
+  std::vector<std::string> out;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) return out;
+    out.push_back(s.Text(0));
+  }
+}
+
+Result<std::vector<QualificationRecord>> ReadQualifications(const ReportStore& store, const std::string& rack) {
+  Db& db = store.db();
+  const std::string what = "reading qualification records";
+  RC_ASSIGN_OR_RETURN(Stmt q, db.Prepare("SELECT id, rack, suite, started_wall, coalesce(ended_wall, ''), verdict,"
+                                         " exit_code, reason FROM qualifications WHERE ?1 = '' OR rack = ?1"
+                                         " ORDER BY id DESC LIMIT 200",
+                                         what));
+  q.Bind(1, std::string_view(rack));
+  std::vector<QualificationRecord> out;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, q.Step(what));
+    if (!row) break;
+    QualificationRecord r{q.Int(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(7), std::nullopt, {}};
+    if (!q.IsNull(6)) r.exit_code = static_cast<int>(q.Int(6));
+    out.push_back(std::move(r));
+  }
+  RC_ASSIGN_OR_RETURN(Stmt p, db.Prepare("SELECT seq, stage, plan_path, verdict, reason, run_id FROM qualification_plans"
+                                         " WHERE qualification_id = ?1 ORDER BY seq",
+                                         what));
+  for (QualificationRecord& r : out) {
+    p.Bind(1, r.id);
+    for (;;) {
+      RC_ASSIGN_OR_RETURN(bool row, p.Step(what));
+      if (!row) break;
+      r.plans.push_back({p.Int(0), p.Text(1), p.Text(2), p.Text(3), p.Text(4), p.OptInt(5)});
+    }
+    p.Reset();
+  }
+  return out;
+}
+
+}  // namespace rackchaos::reports
