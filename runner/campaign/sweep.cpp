@@ -107,7 +107,7 @@ bool RunAll(std::vector<Item>& items, const SweepOptions& options) {
         return;
       }
       Item& item = items[i];
-      RunOptions run{options.db_path, options.command_line, false, std::nullopt, nullptr, nullptr};
+      RunOptions run{options.db_path, options.command_line, false, std::nullopt, nullptr, nullptr, options.live, 0};
       RunOutcome out = ExecuteRun(*item.plan, item.spec, run);
       item.run_id = out.run_id;
       item.code = out.code;

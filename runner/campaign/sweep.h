@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "reports/live_metrics.h"
 #include "reports/store.h"
 #include "runner/plan/plan.h"
 #include "runner/campaign/sweep_grid.h"
@@ -42,6 +43,7 @@ struct SweepOptions {
   std::string db_path = "rackchaos.db";
   std::string command_line;
   bool progress = false;  // the progress line on stderr (runner/engine/progress.h)
+  reports::LiveMetrics* live = nullptr;  // --metrics-listen: every run feeds it (runner/engine/run.h)
 };
 
 // One metric over the runs of one grid point.

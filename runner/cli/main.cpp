@@ -29,6 +29,7 @@
 #include "runner/cli/report_cmd.h"
 #include "runner/engine/run.h"
 #include "runner/spec/safety.h"
+#include "runner/cli/serve_cmd.h"
 #include "runner/cli/sweep_cmd.h"
 #include "runner/spec/validate.h"
 
@@ -45,6 +46,9 @@ struct Common {
   std::string ledger;              // real mode: fault ledger path (default <db>.ledger)
   bool accept_new_host_keys = false;
   bool progress = false;           // --progress: the progress line on stderr even when it is not a terminal
+  std::string metrics_listen;      // --metrics-listen HOST:PORT (run, sweep): live /metrics
+  bool allow_remote = false;       // --allow-remote: a non-loopback --listen / --metrics-listen
+  double pace = 0;                 // --pace N (run, simulated): N simulated seconds per wall second
 };
 
 void SetupLogging(const Common& c) {
@@ -83,7 +87,15 @@ int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::
                const std::string& command_line) {
   auto real = rc::runner::ValidateRealPlan(plan, spec);
   if (!real.ok()) return Error(ExitCode::kBadInput, real.status().message());
+  if (c.pace > 0) return Error(ExitCode::kBadInput, "--pace slows simulated runs; a real run keeps the wall clock");
   rc::runner::RealRunOptions opt{c.db, c.ledger, command_line, c.accept_new_host_keys, SayStopping};
+  rc::reports::LiveMetrics metrics;
+  std::unique_ptr<rc::serve::HttpServer> endpoint;
+  if (!c.metrics_listen.empty()) {
+    int code = 0;
+    if (!(endpoint = rc::runner::StartMetricsListen(c.metrics_listen, c.allow_remote, metrics, code))) return code;
+    opt.live = &metrics;
+  }
   rc::runner::RunOutcome out = rc::runner::ExecuteRealRun(plan, spec, *real, opt);
   if (!c.quiet && !out.summary.empty()) std::cout << out.summary;
   if (!out.error.empty()) Error(out.code, out.error);
@@ -105,6 +117,15 @@ int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> see
   rc::runner::RunOptions opt;
   opt.db_path = c.db;
   opt.command_line = command_line;
+  // --metrics-listen: /metrics while the run goes (a Prometheus scrapes it); --pace slows it to be watched.
+  rc::reports::LiveMetrics metrics;
+  std::unique_ptr<rc::serve::HttpServer> endpoint;
+  if (!c.metrics_listen.empty()) {
+    int code = 0;
+    if (!(endpoint = rc::runner::StartMetricsListen(c.metrics_listen, c.allow_remote, metrics, code))) return code;
+    opt.live = &metrics;
+  }
+  opt.pace = c.pace;
   rc::runner::ProgressLine progress(rc::runner::ProgressWanted(c.progress, c.quiet));
   opt.progress = [&progress](const rc::runner::RunProgress& p) { progress.Run(p); };
   opt.on_stop = [&progress](int open_faults) {
@@ -196,6 +217,11 @@ int main(int argc, char** argv) {
     if (sub->get_name() == "run" || sub->get_name() == "sweep" || sub->get_name() == "qualify")
       sub->add_flag("--progress", common.progress, "Progress line on stderr (default: only when stderr is a terminal)");
     if (db) sub->add_option("--db", common.db, "Report database (SQLite)")->capture_default_str();
+    if (sub->get_name() == "run" || sub->get_name() == "sweep") {
+      sub->add_option("--metrics-listen", common.metrics_listen,
+                      "Serve live metrics in Prometheus' format at http://HOST:PORT/metrics while it runs (docs/serve.md)");
+      sub->add_flag("--allow-remote", common.allow_remote, "Allow a --metrics-listen address that is not loopback");
+    }
   };
 
   std::string plan_path, healer, list_what, inventory;
@@ -210,6 +236,8 @@ int main(int argc, char** argv) {
   run->add_flag("--dry-run", dry_run, "Print the resolved timeline (what would happen to which component) and exit; touches nothing");
   run->add_option("--ledger", common.ledger, "Real mode: fault ledger (default <db>.ledger)");
   run->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Real mode: add unknown SSH host keys to known_hosts (changed keys are always refused)");
+  run->add_option("--pace", common.pace, "Simulated seconds per wall second (e.g. 60): a simulated run slowed to be watched or scraped; same results")
+      ->check(CLI::Range(0.0, 1e12));
   add_common(run, true);
 
   auto* recover = app.add_subcommand("recover", "Revert every fault a crashed or killed real run left applied (from the fault ledger)");
@@ -306,6 +334,15 @@ int main(int argc, char** argv) {
   spof->add_option("--threshold", blast_args.threshold, "GPUs (N)")->capture_default_str();
   for (auto* sub : {blast, spof}) sub->add_option("--plan", blast_args.plan, "Plan file (YAML)")->required();
 
+  rc::runner::ServeArgs serve_args;
+  auto* serve = app.add_subcommand("serve", "Read-only web UI and JSON API over report databases, with /metrics (docs/serve.md)");
+  serve->add_option("--db", serve_args.dbs, "Report database(s) to serve (repeat or list several)")->expected(1, -1);
+  serve->add_option("--listen", serve_args.listen, "HOST:PORT to listen on (loopback unless --allow-remote; port 0 picks one)")
+      ->capture_default_str();
+  serve->add_flag("--allow-remote", serve_args.allow_remote, "Allow a --listen address that is not loopback (it is logged)");
+  serve->add_option("--threads", serve_args.threads, "Threads answering requests")->capture_default_str();
+  add_common(serve, false);
+
   auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics");
   list->add_option("what", list_what, "models | injectors | detectors | policies | metrics")
       ->required()
@@ -336,7 +373,14 @@ int main(int argc, char** argv) {
     recover_options.accept_new_host_keys = common.accept_new_host_keys;
     return rc::runner::CmdRecover(common.db, common.ledger, recover_options, common.quiet);
   }
+  if (*serve) {
+    if (serve_args.dbs.empty()) serve_args.dbs.push_back(common.db);
+    serve_args.quiet = common.quiet;
+    return rc::runner::CmdServe(serve_args);
+  }
   if (*sweep) {
+    sweep_args.metrics_listen = common.metrics_listen;
+    sweep_args.allow_remote = common.allow_remote;
     sweep_args.db = common.db;
     sweep_args.command_line = command_line;
     sweep_args.quiet = common.quiet;

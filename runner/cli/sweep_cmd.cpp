@@ -9,6 +9,7 @@
 #include "runner/engine/run.h"
 #include "runner/spec/safety.h"
 #include "runner/campaign/sweep.h"
+#include "runner/cli/serve_cmd.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -49,7 +50,15 @@ int CmdSweep(const SweepArgs& args) {
   if (!plan->cluster.inventory.empty()) return Error(ExitCode::kBadInput, args.plan + ": sweeps run simulated plans only");
   if (StopFileExists()) return Error(ExitCode::kInterrupted, "stop file " + StopFilePath() + " exists; remove it to run");
 
-  // Stage 2: the runs. Stage 3: the aggregates as read back from the store.
+  // Stage 2: the runs (watched through /metrics when asked). Stage 3: the aggregates as read back.
+  reports::LiveMetrics metrics;
+  std::unique_ptr<serve::HttpServer> endpoint;
+  if (!args.metrics_listen.empty()) {
+    int code = 0;
+    endpoint = StartMetricsListen(args.metrics_listen, args.allow_remote, metrics, code);
+    if (!endpoint) return code;
+    options.live = &metrics;
+  }
   InstallStopHandlers();
   auto result = RunSweep(*plan, options);
   if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());

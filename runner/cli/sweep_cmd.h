@@ -18,6 +18,8 @@ struct SweepArgs {
   std::string command_line;
   bool quiet = false;
   bool progress = false;          // --progress: the progress line even when stderr is not a terminal
+  std::string metrics_listen;     // --metrics-listen HOST:PORT: /metrics while the sweep runs
+  bool allow_remote = false;      // --allow-remote: a non-loopback --metrics-listen
 };
 
 // `rackchaos sweep PLAN --seeds N ...`: the aggregate table on stdout; 0 when every run passed, 1 when

@@ -14,6 +14,7 @@
 #include "reports/summary.h"
 #include "runner/site/clock_check.h"
 #include "runner/site/ledger.h"
+#include "runner/engine/live_feed.h"
 #include "runner/engine/padded_names.h"
 #include "runner/engine/real_timeline.h"
 #include "runner/spec/safety.h"
@@ -52,9 +53,10 @@ std::string HostName() {
 // Real runs have few events and a crash must not lose them: every event is stored as it happens.
 class StoringSink : public EventSink {
  public:
-  StoringSink(reports::ReportStore& store, int64_t run) : store_(store), run_(run) {}
+  StoringSink(reports::ReportStore& store, int64_t run, EventSink& tee) : store_(store), run_(run), tee_(tee) {}
   void Record(const Event& e) override {
     log_.Record(e);
+    tee_.Record(e);
     Status s = store_.AppendEvents(run_, {e});
     if (!s.ok() && status_.ok()) status_ = s;
   }
@@ -64,6 +66,7 @@ class StoringSink : public EventSink {
  private:
   reports::ReportStore& store_;
   int64_t run_;
+  EventSink& tee_;  // live metrics (a LiveFeed that may do nothing)
   EventLog log_;
   Status status_;
 };
@@ -269,7 +272,8 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   // Stage 4: the faults on the wall clock until the end, or until a stop is asked.
   WallClock clock(io);
   SetLogClock(&clock);
-  StoringSink events(*store, *run);
+  LiveFeed live(options.live, "ssh");
+  StoringSink events(*store, *run, live);
   RecordClocks(clocks, clock, events);
   SshBackendOptions backend_options{&*ledger, *ledger_run, {}, {}};
   for (const ResolvedFault& f : spec.faults)
@@ -332,6 +336,10 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   out.code = verdict.code;
   if (verdict.code == ExitCode::kRuntimeError) out.error = verdict.reason;
   finish(verdict.status, out.code, verdict.reason);
+  if (live.on()) {
+    auto metrics = store->ReadMetrics(*run);
+    live.Finish(verdict.status, metrics.ok() ? &*metrics : nullptr);
+  }
   if (backend.applied() == 0) (void)ledger->FinishRun(*ledger_run);
   auto summary = reports::RenderSummary(*store, *run);
   out.summary = summary.ok() ? *summary : summary.status().ToString();

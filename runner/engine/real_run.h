@@ -53,6 +53,8 @@ struct RealRunOptions {
   std::string command_line;
   bool accept_new_host_keys = false;
   std::function<void(int open_faults)> on_stop;  // as RunOptions::on_stop (runner/engine/run.h)
+  // Live metrics (--metrics-listen): the run's events and final metrics; not owned (run.h RunOptions).
+  reports::LiveMetrics* live = nullptr;
 };
 
 RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec& real, const RealRunOptions& options);

@@ -16,6 +16,8 @@
 #include "reports/store.h"
 #include "reports/summary.h"
 #include "runner/spec/safety.h"
+#include "runner/engine/live_feed.h"
+#include "runner/engine/pacer.h"
 #include "runner/engine/score.h"
 #include "runner/engine/watch.h"
 
@@ -49,9 +51,10 @@ std::string HostName() {
 // Keeps every event for the metrics and flushes them to the store in batches.
 class RecordingSink : public EventSink {
  public:
-  RecordingSink(reports::ReportStore& store, int64_t run) : store_(store), run_(run) {}
+  RecordingSink(reports::ReportStore& store, int64_t run, EventSink& tee) : store_(store), run_(run), tee_(tee) {}
   void Record(const Event& e) override {
     log_.Record(e);
+    tee_.Record(e);
     if (log_.events().size() - flushed_ >= kBatch) (void)Flush();
   }
   Status Flush() {
@@ -68,6 +71,7 @@ class RecordingSink : public EventSink {
   static constexpr size_t kBatch = 20000;
   reports::ReportStore& store_;
   int64_t run_;
+  EventSink& tee_;  // live metrics (a LiveFeed that may do nothing)
   EventLog log_;
   std::vector<Event> batch_;  // the events being flushed
   size_t flushed_ = 0;
@@ -196,7 +200,8 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   // Stage 2: the simulated cluster and the healer, wired through observations only.
   VirtualClock clock;
   SetLogClock(&clock);
-  RecordingSink events(*store, *run);
+  LiveFeed live(options.live, "sim");
+  RecordingSink events(*store, *run, live);
   Rng rng(spec.seed);
   cluster::SimOptions sim_options;
   sim_options.shrink_elastic = spec.policy.shrink;  // the scheduler side of remediation.shrink
@@ -228,7 +233,23 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   const Time limit = options.interrupt_at ? std::min(*options.interrupt_at, spec.horizon) : spec.horizon;
   const Duration progress_step{std::max<int64_t>(spec.horizon.us / 100, 1)};
   Time next_progress = progress_step;
-  for (uint64_t steps = 1; clock.RunNext(limit); ++steps) {
+  Pacer pacer(options.pace);
+  for (uint64_t steps = 1;; ++steps) {
+    const Time allowed = pacer.Allowed(limit);
+    if (!clock.RunNext(allowed)) {
+      if (allowed >= limit) break;
+      // Paced, and ahead of the wall clock: what happened so far goes to the store (serve's live page
+      // polls it) and to the live metrics, then a short wait.
+      (void)events.Flush();
+      live.Tick(events.events(), spec.topology, job_infos, clock.Now());
+      pacer.Wait();
+      if (StopRequested()) {
+        interrupted = true;
+        break;
+      }
+      continue;
+    }
+    if (live.on()) live.Tick(events.events(), spec.topology, job_infos, clock.Now());
     // The stop file is looked at every kStopFileEvery events: cheap, and the same events on every replay.
     stop_file = steps % kStopFileEvery == 0 && StopFileExists();
     if (stop_file || StopRequested()) {
@@ -264,6 +285,10 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   out.code = verdict.code;
   s = store->FinishRun(*run, verdict.status, ToInt(out.code), WallNow(), verdict.reason);
   if (!s.ok()) return Fail(out, s);
+  if (live.on()) {
+    auto metrics = store->ReadMetrics(*run);
+    live.Finish(verdict.status, metrics.ok() ? &*metrics : nullptr);
+  }
   SetLogClock(nullptr);
   auto summary = reports::RenderSummary(*store, *run);
   out.summary = summary.ok() ? *summary : summary.status().ToString();

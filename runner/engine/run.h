@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/exit_code.h"
+#include "reports/live_metrics.h"
 #include "runner/engine/progress.h"
 #include "runner/plan/plan.h"
 #include "runner/spec/validate.h"
@@ -33,6 +34,12 @@ struct RunOptions {
   // Called once when a stop (SIGINT/SIGTERM, the stop file) ends the clock, with the faults still applied,
   // before they are reverted and the report written: the CLI says so at once.
   std::function<void(int open_faults)> on_stop;
+  // Live metrics (--metrics-listen; runner/engine/live_feed.h): fed the run's events and metrics, never
+  // changes the run. Not owned; thread-safe, so a sweep's runs share one.
+  reports::LiveMetrics* live = nullptr;
+  // Simulated seconds per wall second (--pace; runner/engine/pacer.h); 0: as fast as it computes. A
+  // paced run also stores its events each time it waits, so serve's live page sees them come.
+  double pace = 0;
 };
 
 struct RunOutcome {
