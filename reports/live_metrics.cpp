@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "reports/escape.h"
 
@@ -33,7 +34,10 @@ std::string Value(double v) {
   if (std::isnan(v)) return "NaN";
   char buf[40];
   if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%.17g", v);
+  else {  // the shortest of 15 or 17 significant digits that reads back as the same double
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
+  }
   return buf;
 }
 

@@ -156,17 +156,19 @@ HttpResponse ServeApp::Database(ReportDb& db, const HttpRequest& request, const 
   const int n = db.index();
   if (sub.empty() || (sub.size() == 1 && sub[0] == "runs")) return route = prefix + "runs", Runs(db, *lease, target, json);
   if (sub[0] == "runs" && sub.size() <= 3) return Run(db, *lease, request, target, json, route);
-  if (sub[0] == "racks" && sub.size() == 1) {
+  // A rack page is /racks?serial=S (any serial, '/' included) or /racks/S; /racks alone lists them.
+  const bool rack_page = sub[0] == "racks" && (sub.size() == 2 || (sub.size() == 1 && !target.Param("serial").empty()));
+  if (sub[0] == "racks" && sub.size() == 1 && !rack_page) {
     route = prefix + "racks";
     auto serials = reports::ListRackSerials(store);
     if (!serials.ok()) return Failed(serials.status(), json, n);
     return json ? Json(RacksJson(*serials)) : Html(RacksPage(n, *serials));
   }
-  if (sub[0] == "racks" && sub.size() == 2) {
+  if (rack_page) {
     route = prefix + "rack";
     auto limit = IntParam(target, "limit", 200, 1, 2000);
     if (!limit.ok()) return Failed(limit.status(), json, n);
-    auto page = reports::ReadRackPage(store, sub[1], *limit);
+    auto page = reports::ReadRackPage(store, sub.size() == 2 ? sub[1] : target.Param("serial"), *limit);
     if (!page.ok()) return Failed(page.status(), json, n);
     return json ? Json(RackJson(*page)) : Html(RackPage(n, *page));
   }

@@ -2,7 +2,7 @@
 // document, /metrics or the live page's script, over one or more report databases.
 //
 // Routes (docs/serve.md): /, /db/N/runs, /db/N/runs/ID, /db/N/runs/ID/live, /db/N/racks,
-// /db/N/racks/SERIAL, /db/N/sweeps, /db/N/sweeps/ID, /db/N/qualifications, /db/N/compare, and the same
+// /db/N/racks?serial=SERIAL (or /db/N/racks/SERIAL), /db/N/sweeps, /db/N/sweeps/ID, /db/N/qualifications, /db/N/compare, and the same
 // under /api/ as JSON (/api/dbs, /api/db/N/...; /api/db/N/runs/ID/events long-polls with wait=S),
 // /metrics, /healthz, /static/live.js.
 //

@@ -27,7 +27,7 @@ std::string QualificationTable(int db, const reports::QualificationRecord& q) {
 std::string RacksPage(int db, const std::vector<std::string>& serials) {
   std::vector<std::vector<std::string>> rows;
   for (const std::string& s : serials)
-    rows.push_back({Link(Base(db) + "/racks/" + UrlEncode(s), s), Link(Base(db) + "/runs?rack=" + UrlEncode(s), "runs")});
+    rows.push_back({Link(Base(db) + "/racks?serial=" + UrlEncode(s), s), Link(Base(db) + "/runs?rack=" + UrlEncode(s), "runs")});
   return Page("Racks", db, "<p>Rack serials of the stored clusters (at most 500).</p>" + Table({"serial", ""}, rows, {}, "racks"));
 }
 
@@ -78,7 +78,7 @@ std::string RackPage(int db, const reports::RackPage& page) {
 std::string QualificationsPage(int db, const std::vector<reports::QualificationRecord>& records) {
   std::string body = records.empty() ? "<p class=\"muted\">No qualification records.</p>" : "";
   for (const reports::QualificationRecord& q : records)
-    body += QualificationTable(db, q) + "<p>" + Link(Base(db) + "/racks/" + UrlEncode(q.rack), "rack " + q.rack) + "</p>";
+    body += QualificationTable(db, q) + "<p>" + Link(Base(db) + "/racks?serial=" + UrlEncode(q.rack), "rack " + q.rack) + "</p>";
   return Page("Qualifications", db, body);
 }
 

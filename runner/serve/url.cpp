@@ -33,11 +33,9 @@ Result<std::string> Decode(std::string_view text, bool plus) {
   return out;
 }
 
-bool HasControl(const std::string& s) {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f) return true;
-  return false;
-}
+// NUL ends a C string wherever the text goes next (SQLite binds, file names): never let one through.
+// Other control characters may be in a serial or a plan name; every output escapes or drops them.
+bool HasNul(const std::string& s) { return s.find('\0') != std::string::npos; }
 
 }  // namespace
 
@@ -60,8 +58,8 @@ Result<Target> ParseTarget(std::string_view target) {
     auto decoded = Decode(raw, false);
     if (!decoded.ok()) return decoded.status();
     const std::string seg = std::move(decoded).value();
-    if (seg.empty() || seg.find_first_not_of('.') == std::string::npos || seg.find('/') != std::string::npos || seg.find('\\') != std::string::npos ||
-        HasControl(seg))
+    if (seg.empty() || seg.find_first_not_of('.') == std::string::npos || seg.find('/') != std::string::npos ||
+        seg.find('\\') != std::string::npos || HasNul(seg))
       return Status::Invalid("path segment '" + std::string(raw) + "' is not allowed");
     out.path.push_back(seg);
   }
@@ -80,7 +78,7 @@ Result<Target> ParseTarget(std::string_view target) {
       RC_ASSIGN_OR_RETURN(value, Decode(pair.substr(eq + 1), true));
     }
     if (value.size() > kMaxValue) return Status::Invalid("parameter '" + key + "' is longer than 512 bytes");
-    if (HasControl(key) || HasControl(value)) return Status::Invalid("parameter '" + key + "' holds a control character");
+    if (HasNul(key) || HasNul(value)) return Status::Invalid("parameter '" + key + "' holds a NUL character");
     if (!out.query.emplace(key, std::move(value)).second) return Status::Invalid("parameter '" + key + "' is repeated");
     if (out.query.size() > kMaxParams) return Status::Invalid("more than 32 parameters");
   }

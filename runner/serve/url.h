@@ -2,8 +2,8 @@
 // with what a read-only UI never needs refused up front.
 //
 // Refused (kInvalidArgument, answered 400): bad percent-encoding; a segment that is "." or ".." or
-// decodes to one, or holds '/', '\\', NUL or another control character (path traversal, encoded or
-// not); a repeated parameter; more than 32 parameters; a parameter value over 512 bytes. The target's
+// decodes to one (only dots), or holds '/', '\\' or NUL (path traversal, encoded or not); a NUL in a
+// parameter; a repeated parameter; more than 32 parameters; a parameter value over 512 bytes. The target's
 // length is bounded before it gets here (the server's 414).
 #pragma once
 
