@@ -78,7 +78,8 @@ LiveMetrics::LiveMetrics() {
          "(from a run's final metrics).",
          kSecondsBuckets);
   Define("rackchaos_rack_recoveries_total", Type::kCounter,
-         "Recovered faults of finished runs, by rack (the first part of the target's name).");
+         "Recovered faults of finished runs, by rack (the first part of the target's name); serve: of the runs "
+         "stored in database `db`.");
   Define("rackchaos_rack_recovery_seconds_total", Type::kCounter,
          "Sum of the times to recover of those faults, by rack; divided by rackchaos_rack_recoveries_total, the "
          "mean TTR.");
@@ -154,6 +155,12 @@ void LiveMetrics::ObserveRequest(std::string_view route, int code, double second
 void LiveMetrics::SetStoredRuns(std::string_view db, std::string_view status, double runs) {
   std::lock_guard lock(mu_);
   Set("rackchaos_stored_runs", {{"db", db}, {"status", status}}, runs);
+}
+
+void LiveMetrics::SetStoredRackRecoveries(std::string_view db, std::string_view rack, double recoveries, double seconds) {
+  std::lock_guard lock(mu_);
+  Set("rackchaos_rack_recoveries_total", {{"db", db}, {"rack", rack}}, recoveries);
+  Set("rackchaos_rack_recovery_seconds_total", {{"db", db}, {"rack", rack}}, seconds);
 }
 
 std::string LiveMetrics::Render() const {

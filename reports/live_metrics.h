@@ -73,6 +73,9 @@ class LiveMetrics {
   void ObserveRequest(std::string_view route, int code, double seconds);
   // A gauge of stored runs by status in a database serve reads (`db` is its index).
   void SetStoredRuns(std::string_view db, std::string_view status, double runs);
+  // The per-rack recovery totals of a database serve reads (labelled db and rack), as of now: counters
+  // that grow as runs are stored.
+  void SetStoredRackRecoveries(std::string_view db, std::string_view rack, double recoveries, double seconds);
 
   // The text exposition of every family, names in a fixed order; '\n' line ends.
   std::string Render() const;

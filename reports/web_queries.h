@@ -69,6 +69,15 @@ struct DbOverview {
 };
 Result<DbOverview> ReadOverview(const ReportStore& store);
 
+// Recovered faults of every scored run, by rack (the first part of the target's name, as
+// RackOfName): serve's rackchaos_rack_recoveries_total and rackchaos_rack_recovery_seconds_total.
+struct RackRecoveryTotal {
+  std::string rack;
+  int64_t recoveries = 0;
+  double seconds = 0;  // sum of their times to recover
+};
+Result<std::vector<RackRecoveryTotal>> ReadRackRecoveryTotals(const ReportStore& store);
+
 // One row of event_log (names resolved).
 struct EventLogRow {
   int64_t seq = 0;

@@ -135,6 +135,21 @@ Result<DbOverview> ReadOverview(const ReportStore& store) {
   return o;
 }
 
+Result<std::vector<RackRecoveryTotal>> ReadRackRecoveryTotals(const ReportStore& store) {
+  const std::string what = "reading recoveries by rack";
+  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare("SELECT CASE WHEN instr(target, '.') > 0"
+                                                 " THEN substr(target, 1, instr(target, '.') - 1) ELSE target END AS rack,"
+                                                 " count(*), total(ttr_us) / 1e6 FROM fault_metrics"
+                                                 " WHERE ttr_us IS NOT NULL GROUP BY rack ORDER BY rack",
+                                                 what));
+  std::vector<RackRecoveryTotal> out;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) return out;
+    out.push_back({s.Text(0), s.Int(1), s.Double(2)});
+  }
+}
+
 Result<std::vector<EventLogRow>> ReadEventsAfter(const ReportStore& store, int64_t run, int64_t after, int limit) {
   if (limit < 1 || limit > 5000) return Status::Invalid("limit must be 1..5000");
   RC_RETURN_IF_ERROR(store.ReadRun(run).status());

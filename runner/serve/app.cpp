@@ -316,6 +316,10 @@ HttpResponse ServeApp::Metrics() {
         auto it = overview->by_status.find(status);
         metrics_.SetStoredRuns(index, status, it == overview->by_status.end() ? 0 : static_cast<double>(it->second));
       }
+    auto racks = lease.ok() ? reports::ReadRackRecoveryTotals(lease->store())
+                            : Result<std::vector<reports::RackRecoveryTotal>>(lease.status());
+    if (racks.ok())
+      for (const reports::RackRecoveryTotal& r : *racks) metrics_.SetStoredRackRecoveries(index, r.rack, r.recoveries, r.seconds);
     auto ledger = PeekLedger(runner::DefaultLedgerPath(db->path()));
     if (ledger.ok()) metrics_.SetLedger(index, ledger->open, ledger->oldest_opened_unix);
   }
