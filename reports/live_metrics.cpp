@@ -11,15 +11,15 @@ namespace rackchaos::reports {
 namespace {
 
 // Recovery times span a second (an Xid seen at once) to hours (a tray waiting for repair).
-const std::vector<double> kSecondsBuckets = {1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600};
+const std::vector<double> kLiveSecondsBuckets = {1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600};
 // ETTR of burn-in jobs sits between 0.5 and 1; below that the run is broken anyway.
-const std::vector<double> kRatioBuckets = {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99, 1};
+const std::vector<double> kLiveRatioBuckets = {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99, 1};
 // An observation poll is a command over SSH or an HTTP query: milliseconds to tens of seconds.
-const std::vector<double> kPollBuckets = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+const std::vector<double> kLivePollBuckets = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 // Serve's pages are answered in milliseconds; 200 ms is the target (bench/serve).
-const std::vector<double> kRequestBuckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 5};
+const std::vector<double> kLiveRequestBuckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 5};
 
-std::string LabelText(const LiveMetrics::Labels& labels) {
+std::string LivePromLabels(const LiveMetrics::Labels& labels) {
   std::string out;
   for (const auto& [key, value] : labels) {
     if (!out.empty()) out += ',';
@@ -29,11 +29,12 @@ std::string LabelText(const LiveMetrics::Labels& labels) {
 }
 
 // Prometheus' float format: integers without a fraction, others with enough digits to round-trip.
-std::string Value(double v) {
+std::string LivePromValue(double v) {
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   if (std::isnan(v)) return "NaN";
   char buf[40];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
+  if (v == std::floor(v) && std::fabs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
   else {  // the shortest of 15 or 17 significant digits that reads back as the same double
     std::snprintf(buf, sizeof buf, "%.15g", v);
     if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -41,7 +42,7 @@ std::string Value(double v) {
   return buf;
 }
 
-std::string Braced(const std::string& labels, const std::string& extra = "") {
+std::string LivePromBraced(const std::string& labels, const std::string& extra = "") {
   std::string inner = labels;
   if (!extra.empty()) inner += (inner.empty() ? "" : ",") + extra;
   return inner.empty() ? "" : "{" + inner + "}";
@@ -49,9 +50,7 @@ std::string Braced(const std::string& labels, const std::string& extra = "") {
 
 }  // namespace
 
-std::string RackOfName(std::string_view component) {
-  return std::string(component.substr(0, component.find('.')));
-}
+std::string RackOfName(std::string_view component) { return std::string(component.substr(0, component.find('.'))); }
 
 LiveMetrics::LiveMetrics() {
   Define("rackchaos_runs_started_total", Type::kCounter, "Runs started, by backend (sim or ssh).");
@@ -70,33 +69,36 @@ LiveMetrics::LiveMetrics() {
   Define("rackchaos_actions_total", Type::kCounter, "Actions carried out (drain, resume, ...), by action and result.");
   Define("rackchaos_jobs", Type::kGauge, "Jobs of the active runs, by state (running, hung, restarting, ...).");
   Define("rackchaos_time_to_detect_seconds", Type::kHistogram,
-         "Time from a fault's injection to its first attributed detection, by fault kind.", kSecondsBuckets);
+         "Time from a fault's injection to its first attributed detection, by fault kind.", kLiveSecondsBuckets);
   Define("rackchaos_time_to_isolate_seconds", Type::kHistogram,
-         "Time from a fault's injection to its first attributed isolation, by fault kind.", kSecondsBuckets);
+         "Time from a fault's injection to its first attributed isolation, by fault kind.", kLiveSecondsBuckets);
   Define("rackchaos_time_to_recover_seconds", Type::kHistogram,
          "Time from a fault's injection until every job it touched ran at full speed again, by fault kind "
          "(from a run's final metrics).",
-         kSecondsBuckets);
+         kLiveSecondsBuckets);
   Define("rackchaos_rack_recoveries_total", Type::kCounter,
          "Recovered faults of finished runs, by rack (the first part of the target's name); serve: of the runs "
          "stored in database `db`.");
   Define("rackchaos_rack_recovery_seconds_total", Type::kCounter,
          "Sum of the times to recover of those faults, by rack; divided by rackchaos_rack_recoveries_total, the "
          "mean TTR.");
-  Define("rackchaos_job_ettr_ratio", Type::kHistogram,
-         "Effective training time ratio of each job of a finished run.", kRatioBuckets);
-  Define("rackchaos_ledger_entries_open", Type::kGauge, "Fault ledger entries still open (applied on a host), by ledger.");
+  Define("rackchaos_job_ettr_ratio", Type::kHistogram, "Effective training time ratio of each job of a finished run.",
+         kLiveRatioBuckets);
+  Define("rackchaos_ledger_entries_open", Type::kGauge,
+         "Fault ledger entries still open (applied on a host), by ledger.");
   Define("rackchaos_ledger_oldest_open_timestamp_seconds", Type::kGauge,
          "Unix time the oldest open ledger entry was opened at (0: none open), by ledger.");
   Define("rackchaos_observation_polls_total", Type::kCounter, "Real mode: observation polls, by source.");
   Define("rackchaos_observation_poll_errors_total", Type::kCounter,
          "Real mode: observation polls that failed (missing data, command error), by source.");
   Define("rackchaos_observation_poll_duration_seconds", Type::kHistogram,
-         "Real mode: wall time of one observation poll, by source.", kPollBuckets);
-  Define("rackchaos_serve_requests_total", Type::kCounter, "Requests rackchaos serve answered, by route and HTTP code.");
+         "Real mode: wall time of one observation poll, by source.", kLivePollBuckets);
+  Define("rackchaos_serve_requests_total", Type::kCounter,
+         "Requests rackchaos serve answered, by route and HTTP code.");
   Define("rackchaos_serve_request_duration_seconds", Type::kHistogram,
-         "Wall time rackchaos serve took to answer a request, by route.", kRequestBuckets);
-  Define("rackchaos_stored_runs", Type::kGauge, "Runs stored in a database rackchaos serve reads, by database and status.");
+         "Wall time rackchaos serve took to answer a request, by route.", kLiveRequestBuckets);
+  Define("rackchaos_stored_runs", Type::kGauge,
+         "Runs stored in a database rackchaos serve reads, by database and status.");
 }
 
 void LiveMetrics::Define(const std::string& name, Type type, std::string help, std::vector<double> buckets) {
@@ -108,8 +110,9 @@ void LiveMetrics::Define(const std::string& name, Type type, std::string help, s
 
 LiveMetrics::Series& LiveMetrics::At(std::string_view name, const Labels& labels) {
   auto family = families_.find(name);
-  Series& s = family->second.series[LabelText(labels)];
-  if (family->second.type == Type::kHistogram && s.counts.empty()) s.counts.assign(family->second.buckets.size() + 1, 0);
+  Series& s = family->second.series[LivePromLabels(labels)];
+  if (family->second.type == Type::kHistogram && s.counts.empty())
+    s.counts.assign(family->second.buckets.size() + 1, 0);
   return s;
 }
 
@@ -157,7 +160,8 @@ void LiveMetrics::SetStoredRuns(std::string_view db, std::string_view status, do
   Set("rackchaos_stored_runs", {{"db", db}, {"status", status}}, runs);
 }
 
-void LiveMetrics::SetStoredRackRecoveries(std::string_view db, std::string_view rack, double recoveries, double seconds) {
+void LiveMetrics::SetStoredRackRecoveries(std::string_view db, std::string_view rack, double recoveries,
+                                          double seconds) {
   std::lock_guard lock(mu_);
   Set("rackchaos_rack_recoveries_total", {{"db", db}, {"rack", rack}}, recoveries);
   Set("rackchaos_rack_recovery_seconds_total", {{"db", db}, {"rack", rack}}, seconds);
@@ -171,17 +175,17 @@ std::string LiveMetrics::Render() const {
     out += "# HELP " + name + " " + f.help + "\n# TYPE " + name + " " + type + "\n";
     for (const auto& [labels, s] : f.series) {
       if (f.type != Type::kHistogram) {
-        out += name + Braced(labels) + " " + Value(s.value) + "\n";
+        out += name + LivePromBraced(labels) + " " + LivePromValue(s.value) + "\n";
         continue;
       }
       uint64_t cumulative = 0;
       for (size_t i = 0; i <= f.buckets.size(); ++i) {
         cumulative += s.counts[i];
-        const std::string le = i < f.buckets.size() ? Value(f.buckets[i]) : "+Inf";
-        out += name + "_bucket" + Braced(labels, "le=\"" + le + "\"") + " " + std::to_string(cumulative) + "\n";
+        const std::string le = i < f.buckets.size() ? LivePromValue(f.buckets[i]) : "+Inf";
+        out += name + "_bucket" + LivePromBraced(labels, "le=\"" + le + "\"") + " " + std::to_string(cumulative) + "\n";
       }
-      out += name + "_sum" + Braced(labels) + " " + Value(s.sum) + "\n";
-      out += name + "_count" + Braced(labels) + " " + std::to_string(s.count) + "\n";
+      out += name + "_sum" + LivePromBraced(labels) + " " + LivePromValue(s.sum) + "\n";
+      out += name + "_count" + LivePromBraced(labels) + " " + std::to_string(s.count) + "\n";
     }
   }
   return out;

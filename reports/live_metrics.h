@@ -94,7 +94,7 @@ class LiveMetrics {
   struct Family {
     Type type = Type::kCounter;
     std::string help;
-    std::vector<double> buckets;            // histograms: upper bounds, ascending
+    std::vector<double> buckets;           // histograms: upper bounds, ascending
     std::map<std::string, Series> series;  // by rendered label text
   };
 

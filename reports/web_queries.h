@@ -48,8 +48,8 @@ struct RunListRow {
 };
 
 struct RunListPage {
-  std::vector<RunListRow> runs;  // newest first
-  int64_t matching = 0;          // runs that match the filter, all pages
+  std::vector<RunListRow> runs;        // newest first
+  int64_t matching = 0;                // runs that match the filter, all pages
   std::optional<int64_t> next_before;  // the `before` of the next page, when there is one
 };
 
@@ -122,11 +122,11 @@ struct QualificationRecord {
 
 struct RackPage {
   std::string serial;
-  int64_t runs_total = 0;                      // every run that touched it
-  std::map<std::string, int64_t> by_status;    // over all of them
-  std::vector<RackRunPoint> runs;              // the newest `limit`, oldest first (the chart's points)
-  std::vector<IsolatedPart> isolated;          // most isolated first, at most 50
-  std::vector<RepeatOffender> lemons;          // isolated as really faulty in >= min_runs runs
+  int64_t runs_total = 0;                           // every run that touched it
+  std::map<std::string, int64_t> by_status;         // over all of them
+  std::vector<RackRunPoint> runs;                   // the newest `limit`, oldest first (the chart's points)
+  std::vector<IsolatedPart> isolated;               // most isolated first, at most 50
+  std::vector<RepeatOffender> lemons;               // isolated as really faulty in >= min_runs runs
   std::vector<QualificationRecord> qualifications;  // newest first
 };
 

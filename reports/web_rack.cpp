@@ -10,31 +10,31 @@ namespace rackchaos::reports {
 namespace {
 
 // The runs whose cluster holds the subtree (temp.history_subtree, filled by FillRackSubtree).
-constexpr const char* kTouching =
+constexpr const char* kRackTouching =
     " FROM runs r JOIN run_topologies rt ON rt.run_id = r.id"
     " WHERE rt.topology_id IN (SELECT DISTINCT topology_id FROM temp.history_subtree)";
 
 // Fault rows under the subtree of run r (rt its topology); `col` aggregated over their scored metrics.
-std::string UnderSubtree(const std::string& aggregate) {
+std::string RackUnderSubtree(const std::string& aggregate) {
   return " (SELECT " + aggregate +
          " FROM fault_metrics m JOIN faults f INDEXED BY faults_by_id"
          " ON f.run_id = m.run_id AND f.fault_id = m.fault_id WHERE m.run_id = r.id"
          " AND (+rt.topology_id, +f.target_id) IN (SELECT topology_id, id FROM temp.history_subtree))";
 }
 
-std::string PointsSql() {
+std::string RackPointsSql() {
   return "SELECT r.id, r.plan_name, r.started_wall, r.status,"
          " (SELECT count(*) FROM faults f WHERE f.run_id = r.id"
          "    AND (+rt.topology_id, +f.target_id) IN (SELECT topology_id, id FROM temp.history_subtree)),"
          " (SELECT count(*) FROM isolations i WHERE i.run_id = r.id"
-         "    AND (+rt.topology_id, +i.component_id) IN (SELECT topology_id, id FROM temp.history_subtree)),"
-         + UnderSubtree("count(*) FILTER (WHERE m.ttr_us IS NULL)") + "," + UnderSubtree("max(m.ttd_us)") + "," +
-         UnderSubtree("max(m.tti_us)") + "," + UnderSubtree("max(m.ttr_us)") + kTouching +
+         "    AND (+rt.topology_id, +i.component_id) IN (SELECT topology_id, id FROM temp.history_subtree))," +
+         RackUnderSubtree("count(*) FILTER (WHERE m.ttr_us IS NULL)") + "," + RackUnderSubtree("max(m.ttd_us)") + "," +
+         RackUnderSubtree("max(m.tti_us)") + "," + RackUnderSubtree("max(m.ttr_us)") + kRackTouching +
          " ORDER BY r.id DESC LIMIT ?1";
 }
 
 // Parts under the rack the healer isolated: each run's few isolations tested against the subtree by key.
-constexpr const char* kIsolatedSql =
+constexpr const char* kRackIsolatedSql =
     "SELECT c.name, coalesce(c.serial, t.serial_prefix || c.name), g.n, g.runs FROM"
     " (SELECT rt.topology_id AS topology_id, i.component_id AS id, count(*) AS n, count(DISTINCT i.run_id) AS runs"
     "  FROM run_topologies rt JOIN isolations i ON i.run_id = rt.run_id"
@@ -45,7 +45,7 @@ constexpr const char* kIsolatedSql =
     " JOIN topologies t ON t.id = g.topology_id ORDER BY g.n DESC, c.name LIMIT 50";
 
 // Isolations a fault explains (faulty_isolations, by name) of parts under the rack, run by run.
-constexpr const char* kFaultyUnderSql =
+constexpr const char* kRackFaultyUnderSql =
     "SELECT c.name, coalesce(c.serial, t.serial_prefix || c.name), f.run_id"
     " FROM run_topologies rt JOIN faulty_isolations f ON f.run_id = rt.run_id"
     " JOIN topology_components c ON c.topology_id = rt.topology_id AND c.name = f.component"
@@ -54,43 +54,44 @@ constexpr const char* kFaultyUnderSql =
     "   AND (c.topology_id, c.id) IN (SELECT topology_id, id FROM temp.history_subtree)"
     " ORDER BY f.run_id";
 
-std::optional<double> Seconds(const Stmt& s, int col) {
+std::optional<double> RackSeconds(const Stmt& s, int col) {
   if (s.IsNull(col)) return std::nullopt;
   return static_cast<double>(s.Int(col)) / 1e6;
 }
 
-Status ReadPoints(Db& db, int limit, RackPage& page) {
+Status ReadRackPoints(Db& db, int limit, RackPage& page) {
   const std::string what = "reading the runs of rack '" + page.serial + "'";
-  RC_ASSIGN_OR_RETURN(Stmt counts, db.Prepare(std::string("SELECT r.status, count(*)") + kTouching + " GROUP BY r.status", what));
+  RC_ASSIGN_OR_RETURN(
+      Stmt counts, db.Prepare(std::string("SELECT r.status, count(*)") + kRackTouching + " GROUP BY r.status", what));
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, counts.Step(what));
     if (!row) break;
     page.by_status[counts.Text(0)] = counts.Int(1);
     page.runs_total += counts.Int(1);
   }
-  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(PointsSql(), what));
+  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(RackPointsSql(), what));
   s.Bind(1, static_cast<int64_t>(limit));
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
     if (!row) break;
     page.runs.push_back({s.Int(0), s.Text(1), s.Text(2), s.Text(3), static_cast<int>(s.Int(4)),
-                         static_cast<int>(s.Int(5)), static_cast<int>(s.Int(6)), Seconds(s, 7), Seconds(s, 8),
-                         Seconds(s, 9)});
+                         static_cast<int>(s.Int(5)), static_cast<int>(s.Int(6)), RackSeconds(s, 7), RackSeconds(s, 8),
+                         RackSeconds(s, 9)});
   }
   std::reverse(page.runs.begin(), page.runs.end());  // oldest first, as a chart reads
   return Status::Ok();
 }
 
-Status ReadParts(Db& db, int min_runs, RackPage& page) {
+Status ReadRackParts(Db& db, int min_runs, RackPage& page) {
   const std::string what = "reading the parts isolated under rack '" + page.serial + "'";
-  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(kIsolatedSql, what));
+  RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(kRackIsolatedSql, what));
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
     if (!row) break;
     page.isolated.push_back({s.Text(0), s.Text(1), static_cast<int>(s.Int(2)), static_cast<int>(s.Int(3))});
   }
   // Lemons as `history` counts them: by serial (name when blank), in at least min_runs runs.
-  RC_ASSIGN_OR_RETURN(Stmt f, db.Prepare(kFaultyUnderSql, what));
+  RC_ASSIGN_OR_RETURN(Stmt f, db.Prepare(kRackFaultyUnderSql, what));
   std::map<std::string, RepeatOffender> by_key;
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, f.Step(what));
@@ -116,8 +117,8 @@ Result<RackPage> ReadRackPage(const ReportStore& store, const std::string& seria
   page.serial = serial;
   Db& db = store.db();
   RC_RETURN_IF_ERROR(FillRackSubtree(db, serial));
-  RC_RETURN_IF_ERROR(ReadPoints(db, limit, page));
-  RC_RETURN_IF_ERROR(ReadParts(db, min_runs, page));
+  RC_RETURN_IF_ERROR(ReadRackPoints(db, limit, page));
+  RC_RETURN_IF_ERROR(ReadRackParts(db, min_runs, page));
   RC_ASSIGN_OR_RETURN(page.qualifications, ReadQualifications(store, serial));
   return page;
 }
@@ -153,9 +154,10 @@ Result<std::vector<QualificationRecord>> ReadQualifications(const ReportStore& s
     if (!q.IsNull(6)) r.exit_code = static_cast<int>(q.Int(6));
     out.push_back(std::move(r));
   }
-  RC_ASSIGN_OR_RETURN(Stmt p, db.Prepare("SELECT seq, stage, plan_path, verdict, reason, run_id FROM qualification_plans"
-                                         " WHERE qualification_id = ?1 ORDER BY seq",
-                                         what));
+  RC_ASSIGN_OR_RETURN(Stmt p,
+                      db.Prepare("SELECT seq, stage, plan_path, verdict, reason, run_id FROM qualification_plans"
+                                 " WHERE qualification_id = ?1 ORDER BY seq",
+                                 what));
   for (QualificationRecord& r : out) {
     p.Bind(1, r.id);
     for (;;) {

@@ -8,11 +8,11 @@
 namespace rackchaos::reports {
 namespace {
 
-const std::set<std::string> kStatuses = {"running", "passed", "failed", "error", "interrupted", "aborted"};
+const std::set<std::string> kRunStatuses = {"running", "passed", "failed", "error", "interrupted", "aborted"};
 
 // The per-row columns read from the run's own rows by primary key (fault_metrics and faults are keyed
 // by run), so a page of 50 costs 50 lookups whatever the database holds.
-constexpr const char* kRunColumns =
+constexpr const char* kRunListColumns =
     "SELECT r.id, r.plan_name, r.status, r.backend, r.host, r.started_wall, coalesce(r.ended_wall, ''),"
     " r.failed_reason, r.seed,"
     " (SELECT count(*) FROM faults f WHERE f.run_id = r.id),"
@@ -22,7 +22,7 @@ constexpr const char* kRunColumns =
 
 // The WHERE clause of a filter; `binds` gets the text of each ?N in order (the rack serial is ?1 when
 // present, as RackRootsSql wants it).
-std::string Where(const RunFilter& f, std::vector<std::string>& binds) {
+std::string RunFilterWhere(const RunFilter& f, std::vector<std::string>& binds) {
   std::vector<std::string> terms;
   auto param = [&](const std::string& value) {
     binds.push_back(value);
@@ -47,11 +47,11 @@ std::string Where(const RunFilter& f, std::vector<std::string>& binds) {
   return out;
 }
 
-void BindAll(Stmt& stmt, const std::vector<std::string>& binds) {
+void BindRunFilter(Stmt& stmt, const std::vector<std::string>& binds) {
   for (size_t i = 0; i < binds.size(); ++i) stmt.Bind(static_cast<int>(i + 1), std::string_view(binds[i]));
 }
 
-RunListRow RowFrom(const Stmt& s) {
+RunListRow RunListRowFrom(const Stmt& s) {
   RunListRow r;
   r.id = s.Int(0);
   r.plan_name = s.Text(1);
@@ -71,7 +71,7 @@ RunListRow RowFrom(const Stmt& s) {
 }  // namespace
 
 Result<RunListPage> ListRunsPage(const ReportStore& store, const RunFilter& filter) {
-  if (!filter.status.empty() && !kStatuses.count(filter.status))
+  if (!filter.status.empty() && !kRunStatuses.count(filter.status))
     return Status::Invalid("unknown status '" + filter.status +
                            "'; known: running, passed, failed, error, interrupted, aborted");
   if (!filter.backend.empty() && filter.backend != "sim" && filter.backend != "ssh")
@@ -81,19 +81,20 @@ Result<RunListPage> ListRunsPage(const ReportStore& store, const RunFilter& filt
   Db& db = store.db();
   const std::string what = "listing runs";
   std::vector<std::string> binds;
-  const std::string where = Where(filter, binds);
+  const std::string where = RunFilterWhere(filter, binds);
   RunListPage page;
   {
     RC_ASSIGN_OR_RETURN(Stmt count, db.Prepare("SELECT count(*) FROM runs r" + where, what));
-    BindAll(count, binds);
+    BindRunFilter(count, binds);
     RC_ASSIGN_OR_RETURN(bool row, count.Step(what));
     page.matching = row ? count.Int(0) : 0;
   }
-  std::string sql = std::string(kRunColumns) + where;
-  if (filter.before > 0) sql += (where.empty() ? " WHERE" : " AND") + std::string(" r.id < ") + std::to_string(filter.before);
+  std::string sql = std::string(kRunListColumns) + where;
+  if (filter.before > 0)
+    sql += (where.empty() ? " WHERE" : " AND") + std::string(" r.id < ") + std::to_string(filter.before);
   sql += " ORDER BY r.id DESC LIMIT " + std::to_string(filter.limit + 1);
   RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(sql, what));
-  BindAll(s, binds);
+  BindRunFilter(s, binds);
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
     if (!row) break;
@@ -101,14 +102,15 @@ Result<RunListPage> ListRunsPage(const ReportStore& store, const RunFilter& filt
       page.next_before = page.runs.back().id;
       break;
     }
-    page.runs.push_back(RowFrom(s));
+    page.runs.push_back(RunListRowFrom(s));
   }
   return page;
 }
 
 Result<std::vector<std::string>> ListPlanNames(const ReportStore& store, int limit) {
   const std::string what = "listing plan names";
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare("SELECT DISTINCT plan_name FROM runs ORDER BY plan_name LIMIT ?1", what));
+  RC_ASSIGN_OR_RETURN(Stmt s,
+                      store.db().Prepare("SELECT DISTINCT plan_name FROM runs ORDER BY plan_name LIMIT ?1", what));
   s.Bind(1, static_cast<int64_t>(limit));
   std::vector<std::string> out;
   for (;;) {
@@ -137,11 +139,12 @@ Result<DbOverview> ReadOverview(const ReportStore& store) {
 
 Result<std::vector<RackRecoveryTotal>> ReadRackRecoveryTotals(const ReportStore& store) {
   const std::string what = "reading recoveries by rack";
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare("SELECT CASE WHEN instr(target, '.') > 0"
-                                                 " THEN substr(target, 1, instr(target, '.') - 1) ELSE target END AS rack,"
-                                                 " count(*), total(ttr_us) / 1e6 FROM fault_metrics"
-                                                 " WHERE ttr_us IS NOT NULL GROUP BY rack ORDER BY rack",
-                                                 what));
+  RC_ASSIGN_OR_RETURN(Stmt s,
+                      store.db().Prepare("SELECT CASE WHEN instr(target, '.') > 0"
+                                         " THEN substr(target, 1, instr(target, '.') - 1) ELSE target END AS rack,"
+                                         " count(*), total(ttr_us) / 1e6 FROM fault_metrics"
+                                         " WHERE ttr_us IS NOT NULL GROUP BY rack ORDER BY rack",
+                                         what));
   std::vector<RackRecoveryTotal> out;
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));

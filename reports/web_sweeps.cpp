@@ -12,14 +12,15 @@
 namespace rackchaos::reports {
 namespace {
 
-constexpr const char* kListSql =
+constexpr const char* kSweepListSql =
     "SELECT g.sweep, (SELECT plan_name FROM runs WHERE id = g.first), g.n, g.points,"
-    " (SELECT count(*) FROM sweep_runs s JOIN runs r ON r.id = s.run_id WHERE s.sweep = g.sweep AND r.status != 'passed'),"
+    " (SELECT count(*) FROM sweep_runs s JOIN runs r ON r.id = s.run_id WHERE s.sweep = g.sweep AND r.status != "
+    "'passed'),"
     " g.first, g.last FROM (SELECT sweep, count(*) AS n, count(DISTINCT point) AS points, min(run_id) AS first,"
     " max(run_id) AS last FROM sweep_runs GROUP BY sweep) g ORDER BY g.last DESC";
 
 // One row per run of the sweep, by point; a fault never recovered makes the run's ttr.max infinite.
-constexpr const char* kRunsSql =
+constexpr const char* kSweepRunsSql =
     "SELECT s.point, r.status,"
     " (SELECT CASE WHEN count(*) FILTER (WHERE m.ttr_us IS NULL) > 0 THEN NULL ELSE coalesce(max(m.ttr_us), 0) END"
     "    FROM fault_metrics m WHERE m.run_id = s.run_id),"
@@ -29,15 +30,15 @@ constexpr const char* kRunsSql =
     " r.plan_name"
     " FROM sweep_runs s JOIN runs r ON r.id = s.run_id WHERE s.sweep = ?1 ORDER BY s.point, s.run_id";
 
-const char* const kMetrics[] = {"ttr.max", "ttd.max", "ettr.min", "gpu_hours_lost"};
-constexpr size_t kMetricCount = 4;
+const char* const kSweepPageMetrics[] = {"ttr.max", "ttd.max", "ettr.min", "gpu_hours_lost"};
+constexpr size_t kSweepPageMetricCount = 4;
 
-double Nearest(const std::vector<double>& sorted, double p) {
+double SweepNearest(const std::vector<double>& sorted, double p) {
   size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
-SweepMetricStats Stats(const char* metric, std::vector<double> values) {
+SweepMetricStats SweepPageStats(const char* metric, std::vector<double> values) {
   SweepMetricStats s;
   s.metric = metric;
   std::erase_if(values, [](double v) { return !std::isfinite(v); });
@@ -47,8 +48,8 @@ SweepMetricStats Stats(const char* metric, std::vector<double> values) {
     double sum = 0;
     for (double v : values) sum += v;
     s.mean = sum / s.n;
-    s.p50 = Nearest(values, 0.5);
-    s.p95 = Nearest(values, 0.95);
+    s.p50 = SweepNearest(values, 0.5);
+    s.p95 = SweepNearest(values, 0.95);
     s.min = values.front();
     s.max = values.back();
   }
@@ -60,7 +61,7 @@ SweepMetricStats Stats(const char* metric, std::vector<double> values) {
 
 Result<std::vector<SweepListRow>> ListSweeps(const ReportStore& store) {
   const std::string what = "listing sweeps";
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(kListSql, what));
+  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(kSweepListSql, what));
   std::vector<SweepListRow> out;
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
@@ -71,15 +72,16 @@ Result<std::vector<SweepListRow>> ListSweeps(const ReportStore& store) {
 
 Result<SweepPage> ReadSweepPage(const ReportStore& store, const std::string& sweep_id) {
   const std::string what = "reading sweep " + sweep_id;
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(kRunsSql, what));
+  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(kSweepRunsSql, what));
   s.Bind(1, std::string_view(sweep_id));
   SweepPage page;
   page.id = sweep_id;
-  std::vector<std::vector<double>> values(kMetricCount);
+  std::vector<std::vector<double>> values(kSweepPageMetricCount);
   auto close_point = [&] {
     if (page.points.empty()) return;
-    for (size_t m = 0; m < kMetricCount; ++m) page.points.back().metrics.push_back(Stats(kMetrics[m], std::move(values[m])));
-    values.assign(kMetricCount, {});
+    for (size_t m = 0; m < kSweepPageMetricCount; ++m)
+      page.points.back().metrics.push_back(SweepPageStats(kSweepPageMetrics[m], std::move(values[m])));
+    values.assign(kSweepPageMetricCount, {});
   };
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, s.Step(what));

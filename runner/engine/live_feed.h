@@ -26,8 +26,8 @@ class LiveFeed : public EventSink {
   bool on() const { return run_ != nullptr; }
   void Record(const Event& event) override;
   // Scores `events` so far, at most once a second of wall time (less often when scoring is slow).
-  void Tick(const std::vector<Event>& events, const cluster::Topology& topology, const std::vector<healer::JobInfo>& jobs,
-            Time now);
+  void Tick(const std::vector<Event>& events, const cluster::Topology& topology,
+            const std::vector<healer::JobInfo>& jobs, Time now);
   // The run ended with `status` (runs.status) and, when it was scored, these metrics.
   void Finish(const char* status, const RunMetrics* metrics);
 

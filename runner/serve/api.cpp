@@ -11,8 +11,10 @@ using reports::JsonWriter;
 
 void OptSeconds(JsonWriter& w, std::string_view key, const std::optional<double>& s) {
   w.Key(key);
-  if (s) w.Number(*s);
-  else w.Null();
+  if (s)
+    w.Number(*s);
+  else
+    w.Null();
 }
 
 void Overview(JsonWriter& w, const reports::DbOverview& o) {
@@ -24,8 +26,10 @@ void Overview(JsonWriter& w, const reports::DbOverview& o) {
   w.Field("sweeps", o.sweeps);
   w.Field("qualifications", o.qualifications);
   w.Key("latest_run");
-  if (o.latest_run) w.Int(*o.latest_run);
-  else w.Null();
+  if (o.latest_run)
+    w.Int(*o.latest_run);
+  else
+    w.Null();
 }
 
 void Qualification(JsonWriter& w, const reports::QualificationRecord& q) {
@@ -47,8 +51,10 @@ void Qualification(JsonWriter& w, const reports::QualificationRecord& q) {
     w.Field("verdict", p.verdict);
     w.Field("reason", p.reason);
     w.Key("run");
-    if (p.run) w.Int(*p.run);
-    else w.Null();
+    if (p.run)
+      w.Int(*p.run);
+    else
+      w.Null();
     w.EndObject();
   }
   w.EndArray();
@@ -66,8 +72,10 @@ std::string DbsJson(const std::vector<DbCard>& dbs) {
     w.BeginObject();
     w.Field("index", d.index);
     w.Field("path", d.path);
-    if (d.overview) Overview(w, *d.overview);
-    else w.Field("error", d.error);
+    if (d.overview)
+      Overview(w, *d.overview);
+    else
+      w.Field("error", d.error);
     w.EndObject();
   }
   w.EndArray();
@@ -80,8 +88,10 @@ std::string RunsJson(const reports::RunListPage& page) {
   w.BeginObject();
   w.Field("matching", page.matching);
   w.Key("next_before");
-  if (page.next_before) w.Int(*page.next_before);
-  else w.Null();
+  if (page.next_before)
+    w.Int(*page.next_before);
+  else
+    w.Null();
   w.Key("runs");
   w.BeginArray();
   for (const reports::RunListRow& r : page.runs) {
@@ -105,7 +115,8 @@ std::string RunsJson(const reports::RunListPage& page) {
   return w.Take();
 }
 
-std::string EventsJson(int64_t run, const std::string& status, int64_t after, const std::vector<reports::EventLogRow>& events) {
+std::string EventsJson(int64_t run, const std::string& status, int64_t after,
+                       const std::vector<reports::EventLogRow>& events) {
   JsonWriter w;
   w.BeginObject();
   w.Field("run", run);
@@ -121,8 +132,10 @@ std::string EventsJson(int64_t run, const std::string& status, int64_t after, co
     w.Field("component", e.component);
     w.Field("job", e.job);
     w.Key("fault");
-    if (e.fault) w.Int(*e.fault);
-    else w.Null();
+    if (e.fault)
+      w.Int(*e.fault);
+    else
+      w.Null();
     w.Field("detail", e.detail);
     w.EndObject();
   }
@@ -237,10 +250,13 @@ std::string SweepJson(const reports::SweepPage& page) {
       w.BeginObject();
       w.Field("metric", m.metric);
       w.Field("n", m.n);
-      for (auto [key, value] : {std::pair{"mean", m.mean}, {"p50", m.p50}, {"p95", m.p95}, {"min", m.min}, {"max", m.max}}) {
+      for (auto [key, value] :
+           {std::pair{"mean", m.mean}, {"p50", m.p50}, {"p95", m.p95}, {"min", m.min}, {"max", m.max}}) {
         w.Key(key);
-        if (m.n > 0) w.Number(value);
-        else w.Null();
+        if (m.n > 0)
+          w.Number(value);
+        else
+          w.Null();
       }
       w.EndObject();
     }

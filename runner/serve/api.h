@@ -14,7 +14,8 @@ namespace rackchaos::serve {
 
 std::string DbsJson(const std::vector<DbCard>& dbs);
 std::string RunsJson(const reports::RunListPage& page);
-std::string EventsJson(int64_t run, const std::string& status, int64_t after, const std::vector<reports::EventLogRow>& events);
+std::string EventsJson(int64_t run, const std::string& status, int64_t after,
+                       const std::vector<reports::EventLogRow>& events);
 std::string RackJson(const reports::RackPage& page);
 std::string RacksJson(const std::vector<std::string>& serials);
 std::string SweepsJson(const std::vector<reports::SweepListRow>& sweeps);

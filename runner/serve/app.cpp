@@ -68,13 +68,15 @@ Status CheckDate(const std::string& text, const std::string& key) {
 }  // namespace
 
 HttpResponse ErrorResponse(int status, const std::string& message, bool json, int db) {
-  HttpResponse r = json ? Json(ErrorJson(status, message)) : Html(ErrorPage(status, "HTTP " + std::to_string(status), message, db));
+  HttpResponse r =
+      json ? Json(ErrorJson(status, message)) : Html(ErrorPage(status, "HTTP " + std::to_string(status), message, db));
   r.status = status;
   return r;
 }
 
 ServeApp::ServeApp(const std::vector<std::string>& db_paths, reports::LiveMetrics& metrics) : metrics_(metrics) {
-  for (size_t i = 0; i < db_paths.size(); ++i) dbs_.push_back(std::make_unique<ReportDb>(static_cast<int>(i), db_paths[i]));
+  for (size_t i = 0; i < db_paths.size(); ++i)
+    dbs_.push_back(std::make_unique<ReportDb>(static_cast<int>(i), db_paths[i]));
 }
 
 HttpResponse ServeApp::Handle(const HttpRequest& request) {
@@ -82,8 +84,10 @@ HttpResponse ServeApp::Handle(const HttpRequest& request) {
   std::string route = "error";
   HttpResponse r;
   auto target = ParseTarget(request.target);
-  if (!target.ok()) r = ErrorResponse(400, target.status().message(), request.target.rfind("/api/", 0) == 0);
-  else r = Route(request, *target, route);
+  if (!target.ok())
+    r = ErrorResponse(400, target.status().message(), request.target.rfind("/api/", 0) == 0);
+  else
+    r = Route(request, *target, route);
   if (request.attempt == 0) {  // a long poll counts once
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     metrics_.ObserveRequest(route, r.status, took.count());
@@ -114,7 +118,9 @@ HttpResponse ServeApp::Route(const HttpRequest& request, const Target& target, s
   if (json && p.size() == 2 && p[1] == "dbs") return route = "api_dbs", Index(true);
   if (p.size() >= at + 2 && p[at] == "db") {
     ReportDb* db = DbAt(p[at + 1]);
-    if (!db) return ErrorResponse(404, "no database '" + p[at + 1] + "'; this server reads " + std::to_string(dbs_.size()), json);
+    if (!db)
+      return ErrorResponse(404, "no database '" + p[at + 1] + "'; this server reads " + std::to_string(dbs_.size()),
+                           json);
     return Database(*db, request, target, json, route);
   }
   return ErrorResponse(404, "no page " + request.target.substr(0, 200), json);
@@ -132,8 +138,10 @@ HttpResponse ServeApp::Index(bool json) {
     DbCard card{db->index(), db->path(), std::nullopt, ""};
     auto lease = db->Borrow();
     auto overview = lease.ok() ? reports::ReadOverview(lease->store()) : Result<reports::DbOverview>(lease.status());
-    if (overview.ok()) card.overview = *overview;
-    else card.error = overview.status().message();
+    if (overview.ok())
+      card.overview = *overview;
+    else
+      card.error = overview.status().message();
     cards.push_back(std::move(card));
   }
   return json ? Json(DbsJson(cards)) : Html(IndexPage(cards));
@@ -147,14 +155,15 @@ HttpResponse ServeApp::Database(ReportDb& db, const HttpRequest& request, const 
   auto lease = db.Borrow();
   if (!lease.ok()) {
     route = prefix + "database";
-    return ErrorResponse(HttpStatusFor(lease.status()),
-                         "database " + std::to_string(db.index()) + " (" + db.path() + ") cannot be read: " +
-                             lease.status().message(),
-                         json, db.index());
+    return ErrorResponse(
+        HttpStatusFor(lease.status()),
+        "database " + std::to_string(db.index()) + " (" + db.path() + ") cannot be read: " + lease.status().message(),
+        json, db.index());
   }
   const reports::ReportStore& store = lease->store();
   const int n = db.index();
-  if (sub.empty() || (sub.size() == 1 && sub[0] == "runs")) return route = prefix + "runs", Runs(db, *lease, target, json);
+  if (sub.empty() || (sub.size() == 1 && sub[0] == "runs"))
+    return route = prefix + "runs", Runs(db, *lease, target, json);
   if (sub[0] == "runs" && sub.size() <= 3) return Run(db, *lease, request, target, json, route);
   // A rack page is /racks?serial=S (any serial, '/' included) or /racks/S; /racks alone lists them.
   const bool rack_page = sub[0] == "racks" && (sub.size() == 2 || (sub.size() == 1 && !target.Param("serial").empty()));
@@ -221,8 +230,8 @@ HttpResponse ServeApp::Runs(ReportDb& db, const ReportDb::Lease& lease, const Ta
   return Html(RunsPage(db.index(), db.path(), f, *page, *plans));
 }
 
-HttpResponse ServeApp::Run(ReportDb& db, const ReportDb::Lease& lease, const HttpRequest& request,
-                           const Target& target, bool json, std::string& route) {
+HttpResponse ServeApp::Run(ReportDb& db, const ReportDb::Lease& lease, const HttpRequest& request, const Target& target,
+                           bool json, std::string& route) {
   const size_t at = json ? 3 : 2;
   const std::vector<std::string> sub(target.path.begin() + static_cast<long>(at), target.path.end());
   const int n = db.index();
@@ -319,7 +328,8 @@ HttpResponse ServeApp::Metrics() {
     auto racks = lease.ok() ? reports::ReadRackRecoveryTotals(lease->store())
                             : Result<std::vector<reports::RackRecoveryTotal>>(lease.status());
     if (racks.ok())
-      for (const reports::RackRecoveryTotal& r : *racks) metrics_.SetStoredRackRecoveries(index, r.rack, r.recoveries, r.seconds);
+      for (const reports::RackRecoveryTotal& r : *racks)
+        metrics_.SetStoredRackRecoveries(index, r.rack, r.recoveries, r.seconds);
     auto ledger = PeekLedger(runner::DefaultLedgerPath(db->path()));
     if (ledger.ok()) metrics_.SetLedger(index, ledger->open, ledger->oldest_opened_unix);
   }

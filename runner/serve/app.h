@@ -2,9 +2,9 @@
 // document, /metrics or the live page's script, over one or more report databases.
 //
 // Routes (docs/serve.md): /, /db/N/runs, /db/N/runs/ID, /db/N/runs/ID/live, /db/N/racks,
-// /db/N/racks?serial=SERIAL (or /db/N/racks/SERIAL), /db/N/sweeps, /db/N/sweeps/ID, /db/N/qualifications, /db/N/compare, and the same
-// under /api/ as JSON (/api/dbs, /api/db/N/...; /api/db/N/runs/ID/events long-polls with wait=S),
-// /metrics, /healthz, /static/live.js.
+// /db/N/racks?serial=SERIAL (or /db/N/racks/SERIAL), /db/N/sweeps, /db/N/sweeps/ID, /db/N/qualifications,
+// /db/N/compare, and the same under /api/ as JSON (/api/dbs, /api/db/N/...; /api/db/N/runs/ID/events long-polls with
+// wait=S), /metrics, /healthz, /static/live.js.
 //
 // Read-only: only GET and HEAD reach it, every database is opened read-only (runner/serve/report_db.h).
 // Answers: 400 for a malformed target or parameter, 404 for an unknown page, run, sweep or database,

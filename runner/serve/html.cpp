@@ -54,7 +54,8 @@ std::string Page(std::string_view title, int db, std::string_view body, bool liv
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + Esc(title) +
                     "</title>\n<style>" + kCss + "</style>";
   if (live_script) out += "<script src=\"/static/live.js\" defer></script>";
-  out += "</head><body>\n" + nav + "<main>\n<h1>" + Esc(title) + "</h1>\n" + std::string(body) + "</main></body></html>\n";
+  out +=
+      "</head><body>\n" + nav + "<main>\n<h1>" + Esc(title) + "</h1>\n" + std::string(body) + "</main></body></html>\n";
   return out;
 }
 
@@ -90,7 +91,9 @@ std::string LineChart(const std::vector<ChartSeries>& series, const std::vector<
   for (const ChartSeries& s : series)
     for (const auto& y : s.y)
       if (y) top = std::max(top, *y);
-  auto x = [&](size_t i) { return kLeft + (n <= 1 ? 0.5 : static_cast<double>(i) / static_cast<double>(n - 1)) * (kW - kLeft - kRight); };
+  auto x = [&](size_t i) {
+    return kLeft + (n <= 1 ? 0.5 : static_cast<double>(i) / static_cast<double>(n - 1)) * (kW - kLeft - kRight);
+  };
   auto y = [&](double v) { return kTop + (1 - v / top) * (kH - kTop - kBottom); };
   std::string out = "<svg class=\"chart\" width=\"" + Num(kW, 0) + "\" height=\"" + Num(kH, 0) + "\" viewBox=\"0 0 " +
                     Num(kW, 0) + " " + Num(kH, 0) + "\" role=\"img\">";
@@ -113,7 +116,8 @@ std::string LineChart(const std::vector<ChartSeries>& series, const std::vector<
                "\" r=\"3\"><title>" + Esc(s.name + " " + Secs(*s.y[i]) + ", " + point_titles[i]) + "</title></circle>";
   }
   out += "</svg>\n<div class=\"legend\">";
-  for (const ChartSeries& s : series) out += "<span class=\"pt " + Esc(s.css) + "\" style=\"background:currentColor\"></span>" + Esc(s.name);
+  for (const ChartSeries& s : series)
+    out += "<span class=\"pt " + Esc(s.css) + "\" style=\"background:currentColor\"></span>" + Esc(s.name);
   return out + "</div>\n";
 }
 

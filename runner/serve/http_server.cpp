@@ -96,11 +96,14 @@ struct HttpServer::Impl {
       co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
       HttpResponse r;
       bool keep_alive = false;
-      if (ec == http::error::header_limit) r = Plain(431, "request headers too large");
-      else if (ec == http::error::unexpected_body || ec == http::error::body_limit) r = Plain(413, "request bodies are not accepted");
+      if (ec == http::error::header_limit)
+        r = Plain(431, "request headers too large");
+      else if (ec == http::error::unexpected_body || ec == http::error::body_limit)
+        r = Plain(413, "request bodies are not accepted");
       else if (ec == http::error::bad_target || ec == http::error::bad_method || ec == http::error::bad_version)
         r = Plain(400, "malformed request line");
-      else if (ec) break;  // closed, timed out, reset, or too broken to answer
+      else if (ec)
+        break;  // closed, timed out, reset, or too broken to answer
       else {
         const auto& req = parser.get();
         keep_alive = req.keep_alive() && !over_limit;
@@ -147,7 +150,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
   if (ec) return Status::Invalid("listen address '" + options.host + "' is not an IP address or localhost");
   const tcp::endpoint endpoint(address, options.port);
   const std::string where = host + ":" + std::to_string(options.port);
-  if (impl->acceptor.open(endpoint.protocol(), ec); ec) return Status::IoError("cannot listen on " + where + ": " + ec.message());
+  if (impl->acceptor.open(endpoint.protocol(), ec); ec)
+    return Status::IoError("cannot listen on " + where + ": " + ec.message());
   impl->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
   if (impl->acceptor.bind(endpoint, ec); ec) return Status::IoError("cannot listen on " + where + ": " + ec.message());
   if (impl->acceptor.listen(asio::socket_base::max_listen_connections, ec); ec)

@@ -32,7 +32,8 @@ Result<LedgerPeek> PeekLedger(const std::string& path) {
   const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<sqlite3, Closer> db(raw);
   auto fail = [&](int code) -> Status {
-    const std::string message = "reading fault ledger '" + path + "': " + (db ? sqlite3_errmsg(db.get()) : sqlite3_errstr(code));
+    const std::string message =
+        "reading fault ledger '" + path + "': " + (db ? sqlite3_errmsg(db.get()) : sqlite3_errstr(code));
     if (code == SQLITE_BUSY || code == SQLITE_LOCKED) return Status::Unavailable(message);
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) return Status::Corrupt(message);
     return Status::IoError(message);

@@ -17,8 +17,9 @@ Result<std::unique_ptr<HttpServer>> Listen(const ListenSpec& spec, HttpHandler h
   options.threads = spec.threads;
   RC_ASSIGN_OR_RETURN(auto server, HttpServer::Start(options, std::move(handler)));
   if (!loopback)
-    spdlog::warn("listening on non-loopback address {} (--allow-remote): anyone who can reach it can read what it serves",
-                 server->url());
+    spdlog::warn(
+        "listening on non-loopback address {} (--allow-remote): anyone who can reach it can read what it serves",
+        server->url());
   return server;
 }
 

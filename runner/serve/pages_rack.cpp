@@ -10,15 +10,18 @@ namespace rackchaos::serve {
 namespace {
 
 std::string Base(int db) { return "/db/" + std::to_string(db); }
-std::string RunLink(int db, int64_t run) { return Link(Base(db) + "/runs/" + std::to_string(run), std::to_string(run)); }
+std::string RunLink(int db, int64_t run) {
+  return Link(Base(db) + "/runs/" + std::to_string(run), std::to_string(run));
+}
 
 std::string QualificationTable(int db, const reports::QualificationRecord& q) {
   std::vector<std::vector<std::string>> rows;
   for (const reports::QualificationPlanRow& p : q.plans)
-    rows.push_back({Esc(p.stage), Esc(p.plan_path), StatusCell(p.verdict), p.run ? RunLink(db, *p.run) : "-", Esc(p.reason)});
+    rows.push_back(
+        {Esc(p.stage), Esc(p.plan_path), StatusCell(p.verdict), p.run ? RunLink(db, *p.run) : "-", Esc(p.reason)});
   return "<h3>Qualification " + std::to_string(q.id) + " of " + Esc(q.rack) + ": " + StatusCell(q.verdict) + "</h3>" +
-         "<p>suite " + Esc(q.suite) + ", " + Esc(q.started_wall) + " to " + Esc(q.ended_wall.empty() ? "-" : q.ended_wall) +
-         (q.reason.empty() ? "" : "; " + Esc(q.reason)) + "</p>" +
+         "<p>suite " + Esc(q.suite) + ", " + Esc(q.started_wall) + " to " +
+         Esc(q.ended_wall.empty() ? "-" : q.ended_wall) + (q.reason.empty() ? "" : "; " + Esc(q.reason)) + "</p>" +
          Table({"stage", "plan", "verdict", "run", "reason"}, rows);
 }
 
@@ -27,8 +30,10 @@ std::string QualificationTable(int db, const reports::QualificationRecord& q) {
 std::string RacksPage(int db, const std::vector<std::string>& serials) {
   std::vector<std::vector<std::string>> rows;
   for (const std::string& s : serials)
-    rows.push_back({Link(Base(db) + "/racks?serial=" + UrlEncode(s), s), Link(Base(db) + "/runs?rack=" + UrlEncode(s), "runs")});
-  return Page("Racks", db, "<p>Rack serials of the stored clusters (at most 500).</p>" + Table({"serial", ""}, rows, {}, "racks"));
+    rows.push_back(
+        {Link(Base(db) + "/racks?serial=" + UrlEncode(s), s), Link(Base(db) + "/runs?rack=" + UrlEncode(s), "runs")});
+  return Page("Racks", db,
+              "<p>Rack serials of the stored clusters (at most 500).</p>" + Table({"serial", ""}, rows, {}, "racks"));
 }
 
 std::string RackPage(int db, const reports::RackPage& page) {
@@ -53,22 +58,23 @@ std::string RackPage(int db, const reports::RackPage& page) {
     rows.push_back({RunLink(db, r->run), Esc(r->plan_name), Esc(r->started_wall), StatusCell(r->status),
                     std::to_string(r->faults), std::to_string(r->isolations), std::to_string(r->unrecovered),
                     Esc(Secs(r->ttd_max_s)), Esc(Secs(r->tti_max_s)), Esc(Secs(r->ttr_max_s))});
-  body += "<h2>Runs, newest first</h2>" +
-          Table({"run", "plan", "started", "verdict", "faults", "isolations", "unrecovered", "worst TTD", "worst TTI",
-                 "worst TTR"},
-                rows, {0, 4, 5, 6, 7, 8, 9}, "rack-runs");
+  body += "<h2>Runs, newest first</h2>" + Table({"run", "plan", "started", "verdict", "faults", "isolations",
+                                                 "unrecovered", "worst TTD", "worst TTI", "worst TTR"},
+                                                rows, {0, 4, 5, 6, 7, 8, 9}, "rack-runs");
   rows.clear();
   for (const reports::IsolatedPart& p : page.isolated)
     rows.push_back({Esc(p.name), Esc(p.serial), std::to_string(p.isolations), std::to_string(p.runs)});
-  body += "<h2>Parts isolated under this rack</h2>" + Table({"part", "serial", "isolations", "runs"}, rows, {2, 3}, "isolated");
+  body += "<h2>Parts isolated under this rack</h2>" +
+          Table({"part", "serial", "isolations", "runs"}, rows, {2, 3}, "isolated");
   rows.clear();
   for (const reports::RepeatOffender& o : page.lemons) {
     std::string runs;
     for (int64_t r : o.runs) runs += (runs.empty() ? "" : ", ") + RunLink(db, r);
     rows.push_back({Esc(o.name), Esc(o.serial), std::to_string(o.runs.size()), runs});
   }
-  body += "<h2>Lemons</h2><p class=\"muted\">Parts isolated as really faulty (a fault explains it) in several runs.</p>" +
-          Table({"part", "serial", "runs", "which"}, rows, {2}, "lemons");
+  body +=
+      "<h2>Lemons</h2><p class=\"muted\">Parts isolated as really faulty (a fault explains it) in several runs.</p>" +
+      Table({"part", "serial", "runs", "which"}, rows, {2}, "lemons");
   body += "<h2>Qualification</h2>";
   if (page.qualifications.empty()) body += "<p class=\"muted\">No qualification record for this serial.</p>";
   for (const reports::QualificationRecord& q : page.qualifications) body += QualificationTable(db, q);
@@ -78,7 +84,8 @@ std::string RackPage(int db, const reports::RackPage& page) {
 std::string QualificationsPage(int db, const std::vector<reports::QualificationRecord>& records) {
   std::string body = records.empty() ? "<p class=\"muted\">No qualification records.</p>" : "";
   for (const reports::QualificationRecord& q : records)
-    body += QualificationTable(db, q) + "<p>" + Link(Base(db) + "/racks?serial=" + UrlEncode(q.rack), "rack " + q.rack) + "</p>";
+    body += QualificationTable(db, q) + "<p>" +
+            Link(Base(db) + "/racks?serial=" + UrlEncode(q.rack), "rack " + q.rack) + "</p>";
   return Page("Qualifications", db, body);
 }
 
@@ -88,12 +95,14 @@ std::string SweepsPage(int db, const std::vector<reports::SweepListRow>& sweeps)
     rows.push_back({Link(Base(db) + "/sweeps/" + UrlEncode(s.id), s.id), Esc(s.plan_name), std::to_string(s.runs),
                     std::to_string(s.points), std::to_string(s.not_passed),
                     RunLink(db, s.first_run) + " .. " + RunLink(db, s.last_run)});
-  return Page("Sweeps", db, Table({"sweep", "plan", "runs", "grid points", "not passed", "runs"}, rows, {2, 3, 4}, "sweeps"));
+  return Page("Sweeps", db,
+              Table({"sweep", "plan", "runs", "grid points", "not passed", "runs"}, rows, {2, 3, 4}, "sweeps"));
 }
 
 std::string SweepPage(int db, const reports::SweepPage& page) {
   std::string body = "<p>Plan " + Esc(page.plan_name) + ", " + std::to_string(page.runs) + " run(s) at " +
-                     std::to_string(page.points.size()) + " grid point(s). Per run: the worst time to recover (a run "
+                     std::to_string(page.points.size()) +
+                     " grid point(s). Per run: the worst time to recover (a run "
                      "with a fault never recovered is left out), the worst time to detect, the lowest job ETTR and "
                      "the GPU-hours lost.</p>";
   std::vector<std::vector<std::string>> rows;
@@ -138,11 +147,15 @@ std::string ComparePage(int db, int db_b, const std::optional<reports::Compariso
   for (const reports::MetricChange& c : comparison->changes) {
     const char* verdict = c.verdict > 0 ? "better" : c.verdict < 0 ? "worse" : "same";
     rows.push_back({Esc(c.a.name), Esc(show(c.a)), Esc(show(c.b)),
-                    "<span class=\"st-" + std::string(c.verdict < 0 ? "failed" : c.verdict > 0 ? "passed" : "") + "\">" +
-                        verdict + "</span>"});
+                    "<span class=\"st-" +
+                        std::string(c.verdict < 0   ? "failed"
+                                    : c.verdict > 0 ? "passed"
+                                                    : "") +
+                        "\">" + verdict + "</span>"});
   }
   body += Table({"metric", "run A", "run B", "B against A"}, rows, {1, 2}, "compare");
-  return Page("Compare run " + std::to_string(comparison->run_a) + " and run " + std::to_string(comparison->run_b), db, body);
+  return Page("Compare run " + std::to_string(comparison->run_a) + " and run " + std::to_string(comparison->run_b), db,
+              body);
 }
 
 }  // namespace rackchaos::serve

@@ -50,11 +50,13 @@ std::string IndexPage(const std::vector<DbCard>& dbs) {
   for (const DbCard& d : dbs) {
     const std::string base = Base(d.index);
     if (!d.overview) {
-      rows.push_back({std::to_string(d.index), Esc(d.path), "<span class=\"st-error\">" + Esc(d.error) + "</span>", "", "", ""});
+      rows.push_back(
+          {std::to_string(d.index), Esc(d.path), "<span class=\"st-error\">" + Esc(d.error) + "</span>", "", "", ""});
       continue;
     }
     std::string statuses;
-    for (const auto& [status, n] : d.overview->by_status) statuses += StatusCell(status) + " " + std::to_string(n) + " ";
+    for (const auto& [status, n] : d.overview->by_status)
+      statuses += StatusCell(status) + " " + std::to_string(n) + " ";
     rows.push_back({std::to_string(d.index), Link(base + "/runs", d.path),
                     std::to_string(d.overview->runs) + " runs: " + statuses,
                     Link(base + "/sweeps", std::to_string(d.overview->sweeps) + " sweeps"),
@@ -68,8 +70,9 @@ std::string IndexPage(const std::vector<DbCard>& dbs) {
 }
 
 std::string ErrorPage(int status, const std::string& title, const std::string& message, int db) {
-  return Page(title, db, "<div class=\"err\"><p>" + Esc(message) + "</p><p class=\"muted\">HTTP " +
-                             std::to_string(status) + "</p></div>");
+  return Page(
+      title, db,
+      "<div class=\"err\"><p>" + Esc(message) + "</p><p class=\"muted\">HTTP " + std::to_string(status) + "</p></div>");
 }
 
 std::string RunsPage(int db, const std::string& path, const reports::RunFilter& filter,
@@ -86,9 +89,9 @@ std::string RunsPage(int db, const std::string& path, const reports::RunFilter& 
   std::vector<std::vector<std::string>> rows;
   for (const reports::RunListRow& r : page.runs) {
     rows.push_back({Link(base + "/runs/" + std::to_string(r.id), std::to_string(r.id)), Esc(r.plan_name),
-                    StatusCell(r.status), Esc(r.backend), Esc(r.started_wall), Esc(r.ended_wall), std::to_string(r.seed),
-                    std::to_string(r.faults), std::to_string(r.unrecovered), Esc(Secs(r.ttr_max_s)), Esc(r.host),
-                    Esc(r.failed_reason)});
+                    StatusCell(r.status), Esc(r.backend), Esc(r.started_wall), Esc(r.ended_wall),
+                    std::to_string(r.seed), std::to_string(r.faults), std::to_string(r.unrecovered),
+                    Esc(Secs(r.ttr_max_s)), Esc(r.host), Esc(r.failed_reason)});
   }
   body += Table({"run", "plan", "status", "backend", "started", "ended", "seed", "faults", "unrecovered", "worst TTR",
                  "host", "reason"},
@@ -114,9 +117,8 @@ std::string LiveRunPage(int db, const reports::RunRow& run, const std::vector<re
   std::string body = Table({"plan", "status", "backend", "seed", "started", "host"},
                            {{Esc(run.info.plan_name), StatusCell(run.status), Esc(run.info.backend),
                              std::to_string(run.info.seed), Esc(run.info.started_wall), Esc(run.info.host)}});
-  body += "<p id=\"live-status\">" + Esc(run.status == "running" ? "running; new events appear as they are stored"
-                                                                 : "run " + run.status) +
-          "</p>";
+  body += "<p id=\"live-status\">" +
+          Esc(run.status == "running" ? "running; new events appear as they are stored" : "run " + run.status) + "</p>";
   if (run.status != "running") body += "<p>" + Link(Base(db) + "/runs/" + id, "the run's report") + "</p>";
   const int64_t after = events.empty() ? 0 : events.back().seq;
   std::vector<std::vector<std::string>> rows;

@@ -17,8 +17,8 @@
 namespace rackchaos::serve {
 
 struct Target {
-  std::vector<std::string> path;              // "/db/0/runs/5" -> {"db", "0", "runs", "5"}
-  std::map<std::string, std::string> query;   // "?status=failed&plan=a+b" -> {status: failed, plan: "a b"}
+  std::vector<std::string> path;             // "/db/0/runs/5" -> {"db", "0", "runs", "5"}
+  std::map<std::string, std::string> query;  // "?status=failed&plan=a+b" -> {status: failed, plan: "a b"}
 
   // The parameter, or "" when absent.
   std::string Param(const std::string& key) const;

@@ -121,8 +121,8 @@ TEST_CASE("url: segments and parameters decoded, traversal and oversized paramet
   CHECK(t->Param("x").empty());
   CHECK(t->Param("absent").empty());
   CHECK(ParseTarget("//db///0/")->path.size() == 2);
-  for (const char* bad : {"/..", "/a/%2e%2E/b", "/a/%2fetc", "/a%5cb", "/a/%00", "/%", "/%4", "/a?x=%g1", "/a?x=1&x=2",
-                          "nope"})
+  for (const char* bad :
+       {"/..", "/a/%2e%2E/b", "/a/%2fetc", "/a%5cb", "/a/%00", "/%", "/%4", "/a?x=%g1", "/a?x=1&x=2", "nope"})
     CHECK_MESSAGE(!ParseTarget(bad).ok(), bad);
   CHECK_FALSE(ParseTarget("/a?v=" + std::string(513, 'x')).ok());
   std::string many = "/a?";

@@ -30,10 +30,10 @@ std::map<std::string, double> Samples(const std::string& text) {
 TEST_CASE("live metrics: every family announced before any sample; events counted with bounded labels") {
   reports::LiveMetrics metrics;
   const std::string empty = metrics.Render();
-  for (const char* family : {"rackchaos_faults_injected_total counter", "rackchaos_faults_active gauge",
-                             "rackchaos_time_to_recover_seconds histogram", "rackchaos_ledger_entries_open gauge",
-                             "rackchaos_observation_poll_duration_seconds histogram",
-                             "rackchaos_observation_poll_errors_total counter"})
+  for (const char* family :
+       {"rackchaos_faults_injected_total counter", "rackchaos_faults_active gauge",
+        "rackchaos_time_to_recover_seconds histogram", "rackchaos_ledger_entries_open gauge",
+        "rackchaos_observation_poll_duration_seconds histogram", "rackchaos_observation_poll_errors_total counter"})
     CHECK_MESSAGE(empty.find(std::string("# TYPE ") + family + "\n") != std::string::npos, family);
   CHECK(Samples(empty).empty());
 
@@ -53,9 +53,23 @@ TEST_CASE("live metrics: every family announced before any sample; events counte
   CHECK(s["rackchaos_runs_active"] == 1);
 
   RunMetrics m;
-  m.faults.push_back({1, "link_down", "r01.tray03.gpu2.nvlink3", {}, {}, Duration::Seconds(2), Duration::Seconds(3),
-                      Duration::Seconds(90), 1, 0, 1, 0, 0, {}, {}});
-  m.faults.push_back({2, "tray_pull", "r01.tray07", {}, {}, std::nullopt, std::nullopt, std::nullopt, 4, 0, 1, 1, 0, {}, {}});
+  m.faults.push_back({1,
+                      "link_down",
+                      "r01.tray03.gpu2.nvlink3",
+                      {},
+                      {},
+                      Duration::Seconds(2),
+                      Duration::Seconds(3),
+                      Duration::Seconds(90),
+                      1,
+                      0,
+                      1,
+                      0,
+                      0,
+                      {},
+                      {}});
+  m.faults.push_back(
+      {2, "tray_pull", "r01.tray07", {}, {}, std::nullopt, std::nullopt, std::nullopt, 4, 0, 1, 1, 0, {}, {}});
   m.jobs.push_back({0, "j", 8, {}, {}, 0.93, 0.9, 1, 10});
   run->Scored(m, false);
   run->Scored(m, false);  // a fault's TTD is observed once, however often the run is scored
@@ -117,14 +131,16 @@ TEST_CASE("a run feeds live metrics what it stores") {
   }
   CHECK(injected == runner::testing::QueryNumber(db, "SELECT count(*) FROM faults"));
   CHECK(ttr == runner::testing::QueryNumber(db, "SELECT count(*) FROM fault_metrics WHERE ttr_us IS NOT NULL"));
-  CHECK(s["rackchaos_events_total{type=\"detected\"}"] == runner::testing::QueryNumber(db, "SELECT count(*) FROM detections"));
+  CHECK(s["rackchaos_events_total{type=\"detected\"}"] ==
+        runner::testing::QueryNumber(db, "SELECT count(*) FROM detections"));
   CHECK(s["rackchaos_runs_finished_total{status=\"passed\"}"] == 1);
 }
 
 TEST_CASE("pacer: the simulated clock follows the wall clock at the pace, and not before it") {
   auto wall = std::chrono::steady_clock::time_point{};
   int waits = 0;
-  runner::Pacer pacer(60, {[&] { return wall; }, [&](std::chrono::milliseconds d) {
+  runner::Pacer pacer(60, {[&] { return wall; },
+                           [&](std::chrono::milliseconds d) {
                              ++waits;
                              wall += d;
                            }});

@@ -81,11 +81,15 @@ inline void WriteFleet(const std::string& db_path, int runs, bool hostile) {
   Exec(db_path, "INSERT INTO sweep_runs(run_id, sweep, point) SELECT id, 'abc123', CASE WHEN id % 2 = 1 THEN " +
                     Quote(point) + " ELSE 'healer=aggressive' END FROM runs WHERE status != 'running'");
   const std::string rack = hostile ? Hostile("serial") : "RK-001";
-  Exec(db_path, "INSERT INTO qualifications(id, rack, suite, started_wall, ended_wall, verdict, exit_code, reason,"
-                " command_line) VALUES (1, " + Quote(rack) + ", " + Quote(hostile ? Hostile("suite") : "gb200") +
-                    ", '2025-02-01T00:00:00Z', '2025-02-01T01:00:00Z', 'failed', 1, " + Quote(h) + ", 'x');"
-                    "INSERT INTO qualification_plans VALUES (1, 1, '1-tray', " + Quote(hostile ? Hostile("plan-path") : "a.yaml") +
-                    ", 1, 'passed', ''), (1, 2, '2-rack', 'b.yaml', 2, 'failed', 'ttr.max < 1m')");
+  Exec(db_path,
+       "INSERT INTO qualifications(id, rack, suite, started_wall, ended_wall, verdict, exit_code, reason,"
+       " command_line) VALUES (1, " +
+           Quote(rack) + ", " + Quote(hostile ? Hostile("suite") : "gb200") +
+           ", '2025-02-01T00:00:00Z', '2025-02-01T01:00:00Z', 'failed', 1, " + Quote(h) +
+           ", 'x');"
+           "INSERT INTO qualification_plans VALUES (1, 1, '1-tray', " +
+           Quote(hostile ? Hostile("plan-path") : "a.yaml") +
+           ", 1, 'passed', ''), (1, 2, '2-rack', 'b.yaml', 2, 'failed', 'ttr.max < 1m')");
 }
 
 }  // namespace rackchaos::serve::testing

@@ -148,12 +148,29 @@ TEST_CASE("serve: every page and API document answers, unknown ones 404, bad par
   testing::WriteFleet(db, 5, false);
   reports::LiveMetrics metrics;
   ServeApp app({db}, metrics);
-  for (const char* page : {"/", "/db/0/runs", "/db/0/runs?status=failed&plan=tray-pull", "/db/0/runs/1",
-                           "/db/0/runs/5", "/db/0/runs/1/live", "/db/0/racks", "/db/0/racks/RK-001", "/db/0/sweeps",
-                           "/db/0/sweeps/abc123", "/db/0/qualifications", "/db/0/compare", "/db/0/compare?a=1&b=2",
-                           "/api/dbs", "/api/db/0/runs", "/api/db/0/runs/1", "/api/db/0/runs/1/events?after=3",
-                           "/api/db/0/racks/RK-001", "/api/db/0/sweeps", "/api/db/0/sweeps/abc123",
-                           "/api/db/0/compare?a=1&b=2", "/metrics", "/static/live.js"}) {
+  for (const char* page : {"/",
+                           "/db/0/runs",
+                           "/db/0/runs?status=failed&plan=tray-pull",
+                           "/db/0/runs/1",
+                           "/db/0/runs/5",
+                           "/db/0/runs/1/live",
+                           "/db/0/racks",
+                           "/db/0/racks/RK-001",
+                           "/db/0/sweeps",
+                           "/db/0/sweeps/abc123",
+                           "/db/0/qualifications",
+                           "/db/0/compare",
+                           "/db/0/compare?a=1&b=2",
+                           "/api/dbs",
+                           "/api/db/0/runs",
+                           "/api/db/0/runs/1",
+                           "/api/db/0/runs/1/events?after=3",
+                           "/api/db/0/racks/RK-001",
+                           "/api/db/0/sweeps",
+                           "/api/db/0/sweeps/abc123",
+                           "/api/db/0/compare?a=1&b=2",
+                           "/metrics",
+                           "/static/live.js"}) {
     CAPTURE(page);
     const HttpResponse r = Get(app, page);
     CHECK(r.status == 200);
@@ -189,9 +206,9 @@ TEST_CASE("serve: path traversal, encoded or not, is refused before any file is 
   testing::WriteFleet(db, 2, false);
   reports::LiveMetrics metrics;
   ServeApp app({db}, metrics);
-  for (const char* target : {"/db/0/../../etc/passwd", "/db/0/%2e%2e/%2e%2e/etc/passwd", "/static/..%2f..%2fetc",
-                             "/db/0/runs/%2E%2E", "/static/%5c..%5cx", "/db/0/racks/a%00b", "/db/0/runs/%zz",
-                             "relative/path"}) {
+  for (const char* target :
+       {"/db/0/../../etc/passwd", "/db/0/%2e%2e/%2e%2e/etc/passwd", "/static/..%2f..%2fetc", "/db/0/runs/%2E%2E",
+        "/static/%5c..%5cx", "/db/0/racks/a%00b", "/db/0/runs/%zz", "relative/path"}) {
     CAPTURE(target);
     CHECK(Get(app, target).status == 400);
   }
@@ -204,9 +221,10 @@ TEST_CASE("serve: database text is escaped on every page and in JSON") {
   reports::LiveMetrics metrics;
   ServeApp app({db}, metrics);
   const std::string serial = UrlEncode(testing::Hostile("serial"));
-  for (const std::string& page : std::vector<std::string>{"/", "/db/0/runs", "/db/0/runs/1", "/db/0/runs/4", "/db/0/runs/1/live", "/db/0/racks",
-                                 "/db/0/racks?serial=" + serial, "/db/0/sweeps", "/db/0/sweeps/abc123", "/db/0/qualifications",
-                                 "/db/0/compare?a=1&b=2", "/db/0/runs?plan=" + UrlEncode(testing::Hostile("plan"))}) {
+  for (const std::string& page : std::vector<std::string>{
+           "/", "/db/0/runs", "/db/0/runs/1", "/db/0/runs/4", "/db/0/runs/1/live", "/db/0/racks",
+           "/db/0/racks?serial=" + serial, "/db/0/sweeps", "/db/0/sweeps/abc123", "/db/0/qualifications",
+           "/db/0/compare?a=1&b=2", "/db/0/runs?plan=" + UrlEncode(testing::Hostile("plan"))}) {
     CAPTURE(page);
     const HttpResponse r = Get(app, page);
     REQUIRE(r.status == 200);
