@@ -187,9 +187,10 @@ std::string RackJson(const reports::RackPage& page) {
     w.BeginObject();
     w.Field("name", o.name);
     w.Field("serial", o.serial);
-    w.Key("runs");
+    w.Field("runs_count", static_cast<int64_t>(o.runs.size()));
+    w.Key("runs");  // the newest 100, ascending
     w.BeginArray();
-    for (int64_t r : o.runs) w.Int(r);
+    for (size_t i = o.runs.size() > 100 ? o.runs.size() - 100 : 0; i < o.runs.size(); ++i) w.Int(o.runs[i]);
     w.EndArray();
     w.EndObject();
   }

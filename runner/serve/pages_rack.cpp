@@ -64,17 +64,24 @@ std::string RackPage(int db, const reports::RackPage& page) {
   rows.clear();
   for (const reports::IsolatedPart& p : page.isolated)
     rows.push_back({Esc(p.name), Esc(p.serial), std::to_string(p.isolations), std::to_string(p.runs)});
-  body += "<h2>Parts isolated under this rack</h2>" +
+  const std::string window = static_cast<int64_t>(page.runs.size()) < page.runs_total
+                                 ? "<p class=\"muted\">Over the newest " + std::to_string(page.runs.size()) +
+                                       " runs (rackchaos history --rack counts over all of them).</p>"
+                                 : "";
+  body += "<h2>Parts isolated under this rack</h2>" + window +
           Table({"part", "serial", "isolations", "runs"}, rows, {2, 3}, "isolated");
   rows.clear();
   for (const reports::RepeatOffender& o : page.lemons) {
+    // The newest ten runs: a part isolated in every run of a 10,000-run history would be 10,000 links.
     std::string runs;
-    for (int64_t r : o.runs) runs += (runs.empty() ? "" : ", ") + RunLink(db, r);
+    for (size_t i = o.runs.size() > 10 ? o.runs.size() - 10 : 0; i < o.runs.size(); ++i)
+      runs += (runs.empty() ? "" : ", ") + RunLink(db, o.runs[i]);
+    if (o.runs.size() > 10) runs = "... " + runs;
     rows.push_back({Esc(o.name), Esc(o.serial), std::to_string(o.runs.size()), runs});
   }
   body +=
       "<h2>Lemons</h2><p class=\"muted\">Parts isolated as really faulty (a fault explains it) in several runs.</p>" +
-      Table({"part", "serial", "runs", "which"}, rows, {2}, "lemons");
+      Table({"part", "serial", "runs", "newest"}, rows, {2}, "lemons");
   body += "<h2>Qualification</h2>";
   if (page.qualifications.empty()) body += "<p class=\"muted\">No qualification record for this serial.</p>";
   for (const reports::QualificationRecord& q : page.qualifications) body += QualificationTable(db, q);

@@ -112,6 +112,10 @@ TEST_CASE("rack page: every run that touched it, the chart's points oldest first
   auto newest = reports::ReadRackPage(*store, "RK-001", 2);
   REQUIRE(newest->runs.size() == 2);
   CHECK(newest->runs[0].run == 4);
+  // Parts and lemons over the runs shown: r01.tray03 isolated in runs 4 and 5, explained only in 4 (5 runs).
+  REQUIRE_FALSE(newest->isolated.empty());
+  CHECK(newest->isolated[0].isolations == 2);
+  CHECK(newest->lemons.empty());
   CHECK(reports::ReadRackPage(*store, "NO-SUCH")->runs_total == 0);
 }
 
