@@ -74,6 +74,7 @@ def load(host, port, clients, seconds, runs):
              "/db/0/racks?serial=" + RACK, "/api/db/0/runs", "/api/db/0/racks?serial=" + RACK, "/metrics"]
     stop = time.monotonic() + seconds
     counts, errors, lock = [0], [], threading.Lock()
+    latencies = []
 
     def client(seed):
         rng = random.Random(seed)
@@ -83,7 +84,9 @@ def load(host, port, clients, seconds, runs):
             run = rng.randint(1, runs)
             path = rng.choice(paths + ["/db/0/runs/%d" % run, "/api/db/0/runs/%d/events?limit=200" % run])
             try:
-                status, _, _ = timed_get(conn, path)
+                status, took, _ = timed_get(conn, path)
+                with lock:
+                    latencies.append(took * 1000)
                 if status != 200:
                     with lock:
                         errors.append("%s: HTTP %d" % (path, status))
@@ -99,7 +102,19 @@ def load(host, port, clients, seconds, runs):
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
-    return threads, counts, errors
+    return threads, counts, errors, latencies
+
+
+def server_times(host, port):
+    """serve's own view: its request duration histogram (handler time, no queueing) from /metrics."""
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    conn.close()
+    buckets = {}
+    for m in re.finditer(r'rackchaos_serve_request_duration_seconds_bucket\{route="[^"]*",le="([^"]+)"\} (\d+)', text):
+        buckets[m.group(1)] = buckets.get(m.group(1), 0) + int(m.group(2))
+    return buckets
 
 
 def main():
@@ -139,7 +154,8 @@ def main():
 
         print("\n2. load: %d clients for %d s" % (a.clients, a.seconds))
         cpu0, wall0 = cpu_s(serve.pid), time.time()
-        threads, counts, errors = load(host, port, a.clients, a.seconds, runs)
+        before = server_times(host, port)
+        threads, counts, errors, latencies = load(host, port, a.clients, a.seconds, runs)
         samples = []
         while any(t.is_alive() for t in threads):
             samples.append(rss_kib(serve.pid))
@@ -149,6 +165,13 @@ def main():
         wall, cpu = time.time() - wall0, cpu_s(serve.pid) - cpu0
         third = max(1, len(samples) // 3)
         print("  requests %d (%.0f/s), errors %d" % (counts[0], counts[0] / wall, len(errors)))
+        print("  client latency (ms, queueing included): p50 %.0f, p99 %.0f, max %.0f" %
+              (statistics.median(latencies), percentile(latencies, 99), max(latencies)))
+        after = server_times(host, port)
+        total = after["+Inf"] - before.get("+Inf", 0)
+        within = {le: after[le] - before.get(le, 0) for le in ("0.2", "1", "5")}
+        print("  serve's handler time: %d requests, %d within 200 ms, %d within 1 s, %d within 5 s" %
+              (total, within["0.2"], within["1"], within["5"]))
         for e in errors[:10]:
             print("    " + e)
         print("  serve RSS (MiB): start %.1f, mean of the first third %.1f, of the last third %.1f, max %.1f" %
