@@ -9,6 +9,7 @@
 
 #include "reports/web_queries.h"
 #include "runner/serve/app.h"
+#include "runner/site/ledger.h"
 #include "tests/serve/serve_fixture.h"
 
 namespace rackchaos::serve {
@@ -279,6 +280,38 @@ TEST_CASE("serve: read-only, and a broken or locked database is a page that says
   sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(writer);
   CHECK(Get(app, "/db/3/runs").status == 200);
+}
+
+TEST_CASE("serve's /metrics: the fault ledger next to a database, its runs by status and racks' recoveries") {
+  TempDir dir;
+  const std::string db = dir.File("fleet.db");
+  testing::WriteFleet(db, 3, false);
+  {
+    auto ledger = runner::Ledger::Open(runner::DefaultLedgerPath(db));  // what a real run writes
+    REQUIRE(ledger.ok());
+    auto run = ledger->BeginRun(db, 1);
+    REQUIRE(run.ok());
+    runner::LedgerEntry entry;
+    entry.run = *run;
+    entry.fault = 1;
+    entry.action = "link_down";
+    entry.target = "r01.tray03.nic1";
+    REQUIRE(ledger->Record(entry).ok());
+    REQUIRE(ledger->Record(entry).ok());
+  }
+  reports::LiveMetrics metrics;
+  ServeApp app({db}, metrics);
+  const std::string text = Get(app, "/metrics").body;
+  CHECK(text.find("rackchaos_ledger_entries_open{ledger=\"0\"} 2\n") != std::string::npos);
+  const size_t at = text.find("rackchaos_ledger_oldest_open_timestamp_seconds{ledger=\"0\"} ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(text.substr(text.find('}', at) + 2)) > 1.7e9);  // opened now, in Unix seconds
+  CHECK(text.find("rackchaos_stored_runs{db=\"0\",status=\"running\"} 1\n") != std::string::npos);
+  CHECK(text.find("rackchaos_stored_runs{db=\"0\",status=\"passed\"} 1\n") != std::string::npos);
+  // Runs 1 and 2 recovered their one fault on r01, in 110 s and 120 s.
+  CHECK(text.find("rackchaos_rack_recoveries_total{db=\"0\",rack=\"r01\"} 2\n") != std::string::npos);
+  CHECK(text.find("rackchaos_rack_recovery_seconds_total{db=\"0\",rack=\"r01\"} 230\n") != std::string::npos);
+  CHECK(text.find("rackchaos_serve_requests_total") != std::string::npos);
 }
 
 }  // namespace
