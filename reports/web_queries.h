@@ -113,7 +113,7 @@ struct QualificationPlanRow {
   std::optional<int64_t> run;
 };
 
-struct QualificationRecord {
+struct QualificationDetail {
   int64_t id = 0;
   std::string rack, suite, started_wall, ended_wall, verdict, reason;
   std::optional<int> exit_code;
@@ -127,7 +127,7 @@ struct RackPage {
   std::vector<RackRunPoint> runs;                   // the newest `limit`, oldest first (the chart's points)
   std::vector<IsolatedPart> isolated;               // most isolated first, at most 50
   std::vector<RepeatOffender> lemons;               // isolated as really faulty in >= min_runs runs
-  std::vector<QualificationRecord> qualifications;  // newest first
+  std::vector<QualificationDetail> qualifications;  // newest first
 };
 
 // An unknown serial gives an empty page, not an error. `limit` 1..2000.
@@ -172,6 +172,6 @@ struct SweepPage {
 Result<SweepPage> ReadSweepPage(const ReportStore& store, const std::string& sweep_id);
 
 // Qualification records of a rack serial, newest first (every rack when `rack` is empty, at most 200).
-Result<std::vector<QualificationRecord>> ReadQualifications(const ReportStore& store, const std::string& rack);
+Result<std::vector<QualificationDetail>> ReadQualificationDetails(const ReportStore& store, const std::string& rack);
 
 }  // namespace rackchaos::reports

@@ -130,7 +130,7 @@ Result<RackPage> ReadRackPage(const ReportStore& store, const std::string& seria
   RC_RETURN_IF_ERROR(FillRackSubtree(db, serial));
   RC_RETURN_IF_ERROR(ReadRackPoints(db, limit, page));
   RC_RETURN_IF_ERROR(ReadRackParts(db, min_runs, page));
-  RC_ASSIGN_OR_RETURN(page.qualifications, ReadQualifications(store, serial));
+  RC_ASSIGN_OR_RETURN(page.qualifications, ReadQualificationDetails(store, serial));
   return page;
 }
 
@@ -149,7 +149,7 @@ Result<std::vector<std::string>> ListRackSerials(const ReportStore& store, int l
   }
 }
 
-Result<std::vector<QualificationRecord>> ReadQualifications(const ReportStore& store, const std::string& rack) {
+Result<std::vector<QualificationDetail>> ReadQualificationDetails(const ReportStore& store, const std::string& rack) {
   Db& db = store.db();
   const std::string what = "reading qualification records";
   RC_ASSIGN_OR_RETURN(Stmt q, db.Prepare("SELECT id, rack, suite, started_wall, coalesce(ended_wall, ''), verdict,"
@@ -157,11 +157,11 @@ Result<std::vector<QualificationRecord>> ReadQualifications(const ReportStore& s
                                          " ORDER BY id DESC LIMIT 200",
                                          what));
   q.Bind(1, std::string_view(rack));
-  std::vector<QualificationRecord> out;
+  std::vector<QualificationDetail> out;
   for (;;) {
     RC_ASSIGN_OR_RETURN(bool row, q.Step(what));
     if (!row) break;
-    QualificationRecord r{q.Int(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(7), std::nullopt, {}};
+    QualificationDetail r{q.Int(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(7), std::nullopt, {}};
     if (!q.IsNull(6)) r.exit_code = static_cast<int>(q.Int(6));
     out.push_back(std::move(r));
   }
@@ -169,7 +169,7 @@ Result<std::vector<QualificationRecord>> ReadQualifications(const ReportStore& s
                       db.Prepare("SELECT seq, stage, plan_path, verdict, reason, run_id FROM qualification_plans"
                                  " WHERE qualification_id = ?1 ORDER BY seq",
                                  what));
-  for (QualificationRecord& r : out) {
+  for (QualificationDetail& r : out) {
     p.Bind(1, r.id);
     for (;;) {
       RC_ASSIGN_OR_RETURN(bool row, p.Step(what));

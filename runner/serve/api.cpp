@@ -32,7 +32,7 @@ void Overview(JsonWriter& w, const reports::DbOverview& o) {
     w.Null();
 }
 
-void Qualification(JsonWriter& w, const reports::QualificationRecord& q) {
+void Qualification(JsonWriter& w, const reports::QualificationDetail& q) {
   w.BeginObject();
   w.Field("id", q.id);
   w.Field("rack", q.rack);
@@ -197,7 +197,7 @@ std::string RackJson(const reports::RackPage& page) {
   w.EndArray();
   w.Key("qualifications");
   w.BeginArray();
-  for (const reports::QualificationRecord& q : page.qualifications) Qualification(w, q);
+  for (const reports::QualificationDetail& q : page.qualifications) Qualification(w, q);
   w.EndArray();
   w.EndObject();
   return w.Take();
@@ -269,12 +269,12 @@ std::string SweepJson(const reports::SweepPage& page) {
   return w.Take();
 }
 
-std::string QualificationsJson(const std::vector<reports::QualificationRecord>& records) {
+std::string QualificationsJson(const std::vector<reports::QualificationDetail>& records) {
   JsonWriter w;
   w.BeginObject();
   w.Key("qualifications");
   w.BeginArray();
-  for (const reports::QualificationRecord& q : records) Qualification(w, q);
+  for (const reports::QualificationDetail& q : records) Qualification(w, q);
   w.EndArray();
   w.EndObject();
   return w.Take();

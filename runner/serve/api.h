@@ -20,7 +20,7 @@ std::string RackJson(const reports::RackPage& page);
 std::string RacksJson(const std::vector<std::string>& serials);
 std::string SweepsJson(const std::vector<reports::SweepListRow>& sweeps);
 std::string SweepJson(const reports::SweepPage& page);
-std::string QualificationsJson(const std::vector<reports::QualificationRecord>& records);
+std::string QualificationsJson(const std::vector<reports::QualificationDetail>& records);
 std::string CompareJson(const reports::Comparison& comparison);
 // {"error": {"status": 404, "message": "..."}}
 std::string ErrorJson(int status, const std::string& message);

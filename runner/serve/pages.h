@@ -36,7 +36,7 @@ const char* LiveScript();
 // pages_rack.cpp
 std::string RacksPage(int db, const std::vector<std::string>& serials);
 std::string RackPage(int db, const reports::RackPage& page);
-std::string QualificationsPage(int db, const std::vector<reports::QualificationRecord>& records);
+std::string QualificationsPage(int db, const std::vector<reports::QualificationDetail>& records);
 std::string SweepsPage(int db, const std::vector<reports::SweepListRow>& sweeps);
 std::string SweepPage(int db, const reports::SweepPage& page);
 // `comparison` absent: the form only.

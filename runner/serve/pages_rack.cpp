@@ -14,7 +14,7 @@ std::string RunLink(int db, int64_t run) {
   return Link(Base(db) + "/runs/" + std::to_string(run), std::to_string(run));
 }
 
-std::string QualificationTable(int db, const reports::QualificationRecord& q) {
+std::string QualificationTable(int db, const reports::QualificationDetail& q) {
   std::vector<std::vector<std::string>> rows;
   for (const reports::QualificationPlanRow& p : q.plans)
     rows.push_back(
@@ -84,13 +84,13 @@ std::string RackPage(int db, const reports::RackPage& page) {
       Table({"part", "serial", "runs", "newest"}, rows, {2}, "lemons");
   body += "<h2>Qualification</h2>";
   if (page.qualifications.empty()) body += "<p class=\"muted\">No qualification record for this serial.</p>";
-  for (const reports::QualificationRecord& q : page.qualifications) body += QualificationTable(db, q);
+  for (const reports::QualificationDetail& q : page.qualifications) body += QualificationTable(db, q);
   return Page("Rack " + page.serial, db, body);
 }
 
-std::string QualificationsPage(int db, const std::vector<reports::QualificationRecord>& records) {
+std::string QualificationsPage(int db, const std::vector<reports::QualificationDetail>& records) {
   std::string body = records.empty() ? "<p class=\"muted\">No qualification records.</p>" : "";
-  for (const reports::QualificationRecord& q : records)
+  for (const reports::QualificationDetail& q : records)
     body += QualificationTable(db, q) + "<p>" +
             Link(Base(db) + "/racks?serial=" + UrlEncode(q.rack), "rack " + q.rack) + "</p>";
   return Page("Qualifications", db, body);
