@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "reports/escape.h"
+#include "reports/fault_digest.h"
 
 namespace rackchaos::reports {
 namespace {
@@ -49,8 +50,6 @@ std::string LivePromBraced(const std::string& labels, const std::string& extra =
 }
 
 }  // namespace
-
-std::string RackOfName(std::string_view component) { return std::string(component.substr(0, component.find('.'))); }
 
 LiveMetrics::LiveMetrics() {
   Define("rackchaos_runs_started_total", Type::kCounter, "Runs started, by backend (sim or ssh).");
@@ -237,7 +236,7 @@ void LiveMetrics::Run::Scored(const RunMetrics& metrics, bool final) {
       registry_.Add("rackchaos_faults_unrecovered_total", kind, 1);
       continue;
     }
-    const std::string rack = RackOfName(f.target);
+    const std::string rack(RackOfName(f.target));  // reports/fault_digest.h
     registry_.Observe("rackchaos_time_to_recover_seconds", kind, f.time_to_recover->Seconds());
     registry_.Add("rackchaos_rack_recoveries_total", {{"rack", rack}}, 1);
     registry_.Add("rackchaos_rack_recovery_seconds_total", {{"rack", rack}}, f.time_to_recover->Seconds());

@@ -109,7 +109,5 @@ class LiveMetrics {
   std::map<std::string, Family, std::less<>> families_;
 };
 
-// The rack a component name is under: its first dotted part ("r01.tray03.gpu2" -> "r01").
-std::string RackOfName(std::string_view component);
 
 }  // namespace rackchaos::reports

@@ -69,8 +69,8 @@ struct DbOverview {
 };
 Result<DbOverview> ReadOverview(const ReportStore& store);
 
-// Recovered faults of every scored run, by rack (the first part of the target's name, as
-// RackOfName): serve's rackchaos_rack_recoveries_total and rackchaos_rack_recovery_seconds_total.
+// Recovered faults of every scored run, by rack (the first part of the target's name, as RackOfName in
+// reports/fault_digest.h): serve's rackchaos_rack_recoveries_total and rackchaos_rack_recovery_seconds_total.
 struct RackRecoveryTotal {
   std::string rack;
   int64_t recoveries = 0;
