@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace rackchaos::bench {
 namespace {
@@ -131,6 +132,17 @@ double TreeCpuMs(const std::string& comm, const std::string& text) {
     for (auto [it, end] = children.equal_range(pid); it != end; ++it) todo.push_back(it->second);
   }
   return total;
+}
+
+double SettledTreeCpuMs(const std::string& comm, const std::string& text) {
+  double last = TreeCpuMs(comm, text);
+  for (int i = 0; i < 50; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const double now = TreeCpuMs(comm, text);
+    if (now - last < 2) return now;
+    last = now;
+  }
+  return last;
 }
 
 std::string LoadAverage() {

@@ -33,6 +33,11 @@ double ChildrenCpuMs();
 // from /proc/<pid>/schedstat (nanoseconds), so many short sessions do not add up tick rounding.
 double TreeCpuMs(const std::string& comm, const std::string& text);
 
+// TreeCpuMs once the trees are idle: read every 100 ms until two reads differ by less than 2 ms (at most 5 s).
+// The sessions a row ends keep working (closing, exiting, being reaped) after the row's command returned;
+// without the wait the next row would be charged for them. Sleeps: for the bench's setup, never timed.
+double SettledTreeCpuMs(const std::string& comm, const std::string& text);
+
 // /proc/loadavg's first three fields ("1.20 0.80 0.55").
 std::string LoadAverage();
 

@@ -14,8 +14,9 @@
 //             ahead (FireAt, as real runs); apply `:` (a builtin: the shells' wake-up) and `date +%s%N`
 //             (a program exec'd on every host, as a real apply does).
 // Each row reports wall time, the client side's CPU time (rackchaos: this process; a peer: its
-// processes and, pooled, the masters' CPU) and the server side's (every sshd process of the fixture),
-// and the hosts' start skew. Ends with a Markdown table (bench/README.md) and, as before, the LANDING
+// processes and, pooled, the masters' CPU) and the server side's (every sshd process of the fixture,
+// from idle to idle: the row's sessions' ends included; for armed rows the arming too), and the hosts'
+// start skew. Ends with a Markdown table (bench/README.md) and, as before, the LANDING
 // SKEW line. --armed-only runs only the armed rows. Exit status 1 when any host failed in any row.
 // Must run as root (the fixture creates the test user when missing, and then removes it; it starts
 // sshd). Loopback only. Hold /tmp/rackchaos-root.lock (machine-wide ports).
@@ -201,9 +202,9 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < rows.size(); ++k) {
       Row& row = rows[(r + k) % rows.size()];
       for (int i = 0; i < row.per_round; ++i) {
-        const double server_before = TreeCpuMs("sshd", sshd_text);
+        const double server_before = SettledTreeCpuMs("sshd", sshd_text);
         Round round = row.run();
-        round.server_cpu_ms = TreeCpuMs("sshd", sshd_text) - server_before;
+        round.server_cpu_ms = SettledTreeCpuMs("sshd", sshd_text) - server_before;  // its sessions' ends included
         std::printf("round %d  %-58s wall %8.1f ms  client cpu %7.1f ms  sshd cpu %7.1f ms  failed %d\n", r,
                     row.name.c_str(), round.wall_ms, round.client_cpu_ms, round.server_cpu_ms, round.failed);
         row.rounds.push_back(std::move(round));
