@@ -54,7 +54,8 @@ struct Row {
 };
 
 struct Summary {
-  double wall = 0, wall_min = 0, wall_max = 0, client_cpu = 0, server_cpu = 0;
+  double wall = 0, wall_min = 0, wall_max = 0, client_cpu = 0, client_cpu_min = 0, client_cpu_max = 0;
+  double server_cpu = 0, server_cpu_min = 0, server_cpu_max = 0;
   double skew_p99 = 0, skew_p99_min = 0, skew_p99_max = 0;  // remote `date` stamps, per round
   double landing_p50 = 0, landing_p99 = 0, round_landing_min = 0, round_landing_med = 0, round_landing_max = 0;
   double applied_p99 = 0, late_p50 = 0;
@@ -77,7 +78,8 @@ Summary Summarize(const Row& row) {
     s.failed += r.failed;
   }
   s.wall = Quantile(walls, 0.5), s.wall_min = Quantile(walls, 0), s.wall_max = Quantile(walls, 1);
-  s.client_cpu = Quantile(client, 0.5), s.server_cpu = Quantile(server, 0.5);
+  s.client_cpu = Quantile(client, 0.5), s.client_cpu_min = Quantile(client, 0), s.client_cpu_max = Quantile(client, 1);
+  s.server_cpu = Quantile(server, 0.5), s.server_cpu_min = Quantile(server, 0), s.server_cpu_max = Quantile(server, 1);
   s.skew_p99 = Quantile(skews, 0.5), s.skew_p99_min = Quantile(skews, 0), s.skew_p99_max = Quantile(skews, 1);
   s.landing_p50 = Quantile(gate, 0.5), s.landing_p99 = Quantile(gate, 0.99), s.stamps = gate.size();
   s.round_landing_min = Quantile(round_gate, 0), s.round_landing_med = Quantile(round_gate, 0.5);
@@ -96,19 +98,20 @@ std::string Ratio(double peer, double ours) {
 void PrintTables(const std::vector<Row>& rows) {
   std::vector<Summary> sums;
   for (const Row& row : rows) sums.push_back(Summarize(row));
-  std::printf("\n| row | wall median (min-max) | peer wall / rackchaos wall | client CPU median | peer CPU / "
-              "rackchaos CPU | sshd CPU median | `date` start skew p99, median of rounds (min-max) | failed |\n"
+  std::printf("\n| row | wall median (min-max) | peer wall / rackchaos wall | client CPU median (min-max) | peer CPU / "
+              "rackchaos CPU | sshd CPU median (min-max) | `date` start skew p99, median of rounds (min-max) | failed |\n"
               "|---|---|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].kind == "armed") continue;
     const Summary& s = sums[i];
     const bool peer = rows[i].baseline >= 0;
     const Summary& base = sums[peer ? rows[i].baseline : i];
-    std::printf("| %s | %.2f s (%.2f-%.2f) | %s | %.2f s | %s | %.2f s | %.0f ms (%.0f-%.0f) | %d |\n",
+    std::printf("| %s | %.2f s (%.2f-%.2f) | %s | %.2f s (%.2f-%.2f) | %s | %.2f s (%.2f-%.2f) | %.0f ms (%.0f-%.0f) | %d |\n",
                 rows[i].name.c_str(), s.wall / 1e3, s.wall_min / 1e3, s.wall_max / 1e3,
-                peer ? Ratio(s.wall, base.wall).c_str() : "1", s.client_cpu / 1e3,
-                peer ? Ratio(s.client_cpu, base.client_cpu).c_str() : "1", s.server_cpu / 1e3, s.skew_p99,
-                s.skew_p99_min, s.skew_p99_max, s.failed);
+                peer ? Ratio(s.wall, base.wall).c_str() : "1", s.client_cpu / 1e3, s.client_cpu_min / 1e3,
+                s.client_cpu_max / 1e3, peer ? Ratio(s.client_cpu, base.client_cpu).c_str() : "1",
+                s.server_cpu / 1e3, s.server_cpu_min / 1e3, s.server_cpu_max / 1e3, s.skew_p99, s.skew_p99_min,
+                s.skew_p99_max, s.failed);
   }
   std::printf("\n| armed at T | landing p50 / p99 (all stamps) | rounds' own landing p99 min/median/max | "
               "applied p99 | `date` stamp p99 | landing after T, p50 | runner CPU median | failed |\n"
