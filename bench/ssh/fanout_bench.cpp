@@ -98,32 +98,34 @@ std::string Ratio(double peer, double ours) {
 void PrintTables(const std::vector<Row>& rows) {
   std::vector<Summary> sums;
   for (const Row& row : rows) sums.push_back(Summarize(row));
-  std::printf("\n| row | wall median (min-max) | peer wall / rackchaos wall | client CPU median (min-max) | peer CPU / "
-              "rackchaos CPU | sshd CPU median (min-max) | `date` start skew p99, median of rounds (min-max) | failed |\n"
-              "|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n| row | wall median (min-max) | peer wall / rackchaos wall | client CPU median (min-max) | peer CPU / "
+      "rackchaos CPU | sshd CPU median (min-max) | `date` start skew p99, median of rounds (min-max) | failed |\n"
+      "|---|---|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].kind == "armed") continue;
     const Summary& s = sums[i];
     const bool peer = rows[i].baseline >= 0;
     const Summary& base = sums[peer ? rows[i].baseline : i];
-    std::printf("| %s | %.2f s (%.2f-%.2f) | %s | %.2f s (%.2f-%.2f) | %s | %.2f s (%.2f-%.2f) | %.0f ms (%.0f-%.0f) | %d |\n",
-                rows[i].name.c_str(), s.wall / 1e3, s.wall_min / 1e3, s.wall_max / 1e3,
-                peer ? Ratio(s.wall, base.wall).c_str() : "1", s.client_cpu / 1e3, s.client_cpu_min / 1e3,
-                s.client_cpu_max / 1e3, peer ? Ratio(s.client_cpu, base.client_cpu).c_str() : "1",
-                s.server_cpu / 1e3, s.server_cpu_min / 1e3, s.server_cpu_max / 1e3, s.skew_p99, s.skew_p99_min,
-                s.skew_p99_max, s.failed);
+    std::printf(
+        "| %s | %.2f s (%.2f-%.2f) | %s | %.2f s (%.2f-%.2f) | %s | %.2f s (%.2f-%.2f) | %.0f ms (%.0f-%.0f) | %d |\n",
+        rows[i].name.c_str(), s.wall / 1e3, s.wall_min / 1e3, s.wall_max / 1e3,
+        peer ? Ratio(s.wall, base.wall).c_str() : "1", s.client_cpu / 1e3, s.client_cpu_min / 1e3,
+        s.client_cpu_max / 1e3, peer ? Ratio(s.client_cpu, base.client_cpu).c_str() : "1", s.server_cpu / 1e3,
+        s.server_cpu_min / 1e3, s.server_cpu_max / 1e3, s.skew_p99, s.skew_p99_min, s.skew_p99_max, s.failed);
   }
-  std::printf("\n| armed at T | landing p50 / p99 (all stamps) | rounds' own landing p99 min/median/max | "
-              "applied p99 | `date` stamp p99 | landing after T, p50 | runner CPU median | failed |\n"
-              "|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n| armed at T | landing p50 / p99 (all stamps) | rounds' own landing p99 min/median/max | "
+      "applied p99 | `date` stamp p99 | landing after T, p50 | runner CPU median | failed |\n"
+      "|---|---|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].kind != "armed") continue;
     const Summary& s = sums[i];
     std::printf("| %s | %.1f / %.1f ms (%zu) | %.1f/%.1f/%.1f ms | %.1f ms | %s | %.1f ms | %.0f ms | %d |\n",
-                rows[i].name.c_str(), s.landing_p50, s.landing_p99, s.stamps, s.round_landing_min,
-                s.round_landing_med, s.round_landing_max, s.applied_p99,
-                s.skew_p99 > 0 ? (std::to_string(static_cast<int>(s.skew_p99 + 0.5)) + " ms").c_str() : "-",
-                s.late_p50, s.client_cpu, s.failed);
+                rows[i].name.c_str(), s.landing_p50, s.landing_p99, s.stamps, s.round_landing_min, s.round_landing_med,
+                s.round_landing_max, s.applied_p99,
+                s.skew_p99 > 0 ? (std::to_string(static_cast<int>(s.skew_p99 + 0.5)) + " ms").c_str() : "-", s.late_p50,
+                s.client_cpu, s.failed);
   }
 }
 
@@ -131,7 +133,8 @@ void PrintTables(const std::vector<Row>& rows) {
 rackchaos::ssh::testing::CleanupGuard UserGuard(bool existed) {
   if (existed) return {};
   const std::string user = SshdFixture::kUser;
-  auto guard = rackchaos::ssh::testing::CleanupGuard::Arm("userdel -f " + user + " 2>/dev/null; rm -rf /var/lib/" + user);
+  auto guard =
+      rackchaos::ssh::testing::CleanupGuard::Arm("userdel -f " + user + " 2>/dev/null; rm -rf /var/lib/" + user);
   return guard.ok() ? std::move(*guard) : rackchaos::ssh::testing::CleanupGuard{};
 }
 
@@ -160,8 +163,8 @@ int main(int argc, char** argv) {
   const std::vector<rackchaos::ssh::HostSpec> hosts = (*sshd)->Hosts((*sshd)->known_hosts());
   const PeerConfigs peers = WritePeerConfigs(**sshd);
   boost::asio::io_context io;
-  auto pool_owner = std::make_unique<rackchaos::ssh::SshPool>(
-      io, rackchaos::ssh::PoolOptions{.max_concurrent = std::max(256, n)});
+  auto pool_owner =
+      std::make_unique<rackchaos::ssh::SshPool>(io, rackchaos::ssh::PoolOptions{.max_concurrent = std::max(256, n)});
   rackchaos::ssh::SshPool& pool = *pool_owner;
   if (const rackchaos::Status s = pool.ConnectAll(hosts); !s.ok())
     std::fprintf(stderr, "connect: %s\n", s.ToString().c_str());
@@ -174,29 +177,47 @@ int main(int argc, char** argv) {
   const std::chrono::milliseconds lead{lead_env ? std::atoi(lead_env) : 300};
   std::vector<Row> rows;
   if (!armed_only) {
-    rows.push_back({"rackchaos cold (libssh: curve25519-sha256)", "cold", -1, 1, [&] { return RackchaosCold(hosts, date); }, {}});
+    rows.push_back(
+        {"rackchaos cold (libssh: curve25519-sha256)", "cold", -1, 1, [&] { return RackchaosCold(hosts, date); }, {}});
     const bool pdsh = Installed("pdsh"), clush = Installed("clush");
-    if (!pdsh || !clush) std::printf("not installed (rows left out):%s%s\n", pdsh ? "" : " pdsh", clush ? "" : " clush");
-    const auto peer = [&](const std::string& name, const std::string& kind, int base, std::string command, std::string masters) {
+    if (!pdsh || !clush)
+      std::printf("not installed (rows left out):%s%s\n", pdsh ? "" : " pdsh", clush ? "" : " clush");
+    const auto peer = [&](const std::string& name, const std::string& kind, int base, std::string command,
+                          std::string masters) {
       rows.push_back({name, kind, base, 1, [=, &peers] { return External(command, peers.count, masters); }, {}});
     };
     if (pdsh) peer("pdsh -R ssh, kex pinned curve25519-sha256", "cold", 0, PdshCommand(peers, peers.pinned, date), "");
     if (clush) peer("clush, kex pinned curve25519-sha256", "cold", 0, ClushCommand(peers, peers.pinned, date), "");
-    if (pdsh) peer("pdsh -R ssh, OpenSSH default kex (sntrup761x25519)", "cold", 0, PdshCommand(peers, peers.defaults, date), "");
-    if (clush) peer("clush, OpenSSH default kex (sntrup761x25519)", "cold", 0, ClushCommand(peers, peers.defaults, date), "");
+    if (pdsh)
+      peer("pdsh -R ssh, OpenSSH default kex (sntrup761x25519)", "cold", 0, PdshCommand(peers, peers.defaults, date),
+           "");
+    if (clush)
+      peer("clush, OpenSSH default kex (sntrup761x25519)", "cold", 0, ClushCommand(peers, peers.defaults, date), "");
     const int pooled = static_cast<int>(rows.size());
-    rows.push_back({"rackchaos pooled (sessions open)", "pooled", -1, 1, [&] { return RackchaosPooled(io, pool, date); }, {}});
+    rows.push_back(
+        {"rackchaos pooled (sessions open)", "pooled", -1, 1, [&] { return RackchaosPooled(io, pool, date); }, {}});
     // The warm-up opens one master per host (pdsh's run); clush's then finds them by ControlPath.
     if (pdsh) External(PdshCommand(peers, peers.multiplexed, "true"), 0);
     if (clush) External(ClushCommand(peers, peers.multiplexed, "true"), 0);
     const std::string masters = peers.multiplexed;
-    if (pdsh) peer("pdsh -R ssh over ControlMaster (masters open)", "pooled", pooled, PdshCommand(peers, masters, date), masters);
-    if (clush) peer("clush over ControlMaster (masters open)", "pooled", pooled, ClushCommand(peers, masters, date), masters);
+    if (pdsh)
+      peer("pdsh -R ssh over ControlMaster (masters open)", "pooled", pooled, PdshCommand(peers, masters, date),
+           masters);
+    if (clush)
+      peer("clush over ControlMaster (masters open)", "pooled", pooled, ClushCommand(peers, masters, date), masters);
   }
-  rows.push_back({"apply `" + builtin.substr(0, 12) + "` (builtin: the shells wake)", "armed", -1, 2,
-                  [&] { return RackchaosArmedAt(pool, builtin, lead); }, {}});
-  rows.push_back({"apply `date +%s%N` (exec'd on every host)", "armed", -1, 2,
-                  [&] { return RackchaosArmedAt(pool, date, lead); }, {}});
+  rows.push_back({"apply `" + builtin.substr(0, 12) + "` (builtin: the shells wake)",
+                  "armed",
+                  -1,
+                  2,
+                  [&] { return RackchaosArmedAt(pool, builtin, lead); },
+                  {}});
+  rows.push_back({"apply `date +%s%N` (exec'd on every host)",
+                  "armed",
+                  -1,
+                  2,
+                  [&] { return RackchaosArmedAt(pool, date, lead); },
+                  {}});
 
   // The rounds, interleaved: round r starts at row r (mod the rows).
   std::printf("%zu endpoints on %d sshd processes, %d rounds, started %s, load average %s\n", hosts.size(),
@@ -216,9 +237,9 @@ int main(int argc, char** argv) {
   }
 
   const std::string load_after = LoadAverage();
-  std::printf("\n`ssh_fanout_bench %d %d%s`, %s, %zu hosts, %d rounds, load average %s before, %s after\n", n,
-              rounds, armed_only ? " --armed-only" : "", started.c_str(), hosts.size(), rounds,
-              load_before.c_str(), load_after.c_str());
+  std::printf("\n`ssh_fanout_bench %d %d%s`, %s, %zu hosts, %d rounds, load average %s before, %s after\n", n, rounds,
+              armed_only ? " --armed-only" : "", started.c_str(), hosts.size(), rounds, load_before.c_str(),
+              load_after.c_str());
   PrintTables(rows);
   const Summary at_t = Summarize(rows[rows.size() - 2]), at_t_exec = Summarize(rows.back());
   std::printf(

@@ -42,8 +42,8 @@ PeerConfigs WritePeerConfigs(const SshdFixture& sshd) {
   peers.pinned = Write(dir + "/ssh_config_pinned", common + "  KexAlgorithms curve25519-sha256\n");
   peers.defaults = Write(dir + "/ssh_config_defaults", common);
   // %C is a hash of the local host, remote host, port and user: short enough for a socket path.
-  peers.multiplexed = Write(dir + "/ssh_config_mux", common + "  ControlMaster auto\n  ControlPath " + dir +
-                                                        "/cm-%C\n  ControlPersist yes\n");
+  peers.multiplexed = Write(dir + "/ssh_config_mux",
+                            common + "  ControlMaster auto\n  ControlPath " + dir + "/cm-%C\n  ControlPersist yes\n");
   return peers;
 }
 
@@ -55,8 +55,8 @@ std::string PdshCommand(const PeerConfigs& peers, const std::string& config, con
 
 std::string ClushCommand(const PeerConfigs& peers, const std::string& config, const std::string& command) {
   // -o passes options to each ssh; clush adds its own -oForwardAgent=no -oForwardX11=no -oBatchMode=yes.
-  return "clush --nostdin -f " + std::to_string(peers.count) + " -l " + SshdFixture::kUser + " -o '-F " +
-         config + "' -w " + peers.hosts + " " + ssh::ShellQuote(command);
+  return "clush --nostdin -f " + std::to_string(peers.count) + " -l " + SshdFixture::kUser + " -o '-F " + config +
+         "' -w " + peers.hosts + " " + ssh::ShellQuote(command);
 }
 
 bool Installed(const std::string& program) {
