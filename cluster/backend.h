@@ -5,11 +5,23 @@
 // (Supports()). Fault verbs take the id of the fault that calls them so that the simulator can record
 // ground truth for blast-radius metrics; it is never shown to the healer. All calls happen on the
 // run's event-loop thread.
+//
+// Besides the verbs, a backend carries a run's lifecycle (the engine, runner/engine/engine.h, calls it
+// in this order): StartRun -> StartJobs -> StartObserving -> fault groups (StageGroup, the fault verbs,
+// SealGroup, CommitGroup) -> StopObserving -> StopJobs -> RevertRemaining -> ResumeHeld -> Shutdown.
+// What differs between the simulator and real hosts lives here, not in the engine: the simulator's
+// verbs act the instant they are called (its group lead is zero); a site's are staged, armed ahead of
+// time and landed together on the hosts' clocks.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "cluster/job.h"
 #include "cluster/observation.h"
 #include "cluster/topology.h"
 #include "core/ids.h"
@@ -41,6 +53,20 @@ constexpr Verb VerbOf(Held h) {
   }
   return Verb::kPowerCap;
 }
+
+// The run a backend serves (Backend::StartRun): where its report is stored.
+struct RunContext {
+  std::string report_db;   // the report database's path
+  int64_t report_run = 0;  // the run's id there
+};
+
+// How long before a fault group's instant the backend stages it (`stage`: the fault verbs run then,
+// staged) and commits it (`commit`: it is told the instant). Zero for a backend whose verbs act the
+// moment they are called.
+struct GroupLeads {
+  Duration stage{};
+  Duration commit{};
+};
 
 class Backend {
  public:
@@ -110,6 +136,63 @@ class Backend {
 
   // Observations go to every subscribed sink, in time order. The sink must outlive the backend's use.
   virtual void Subscribe(ObservationSink* sink) = 0;
+
+  // --- the run's lifecycle. The defaults suit a backend with nothing to bring up whose verbs act at
+  // once (tests' fakes); the simulator's are in cluster/sim_lifecycle.cpp.
+
+  // A part's serial for the report: SerialOf(id), or SerialPrefix() followed by its name when that is
+  // empty. The view must stay valid while the backend lives.
+  virtual std::string SerialPrefix() const { return Name() + "-"; }
+  virtual std::string_view SerialOf(ComponentId) const { return {}; }
+  // True when the backend has an observation source (then the healer runs and the plan's jobs start);
+  // a site without one runs only the faults.
+  virtual bool Observes() const { return true; }
+  // Brings the backend up once the run is on record and before anything is applied. A failure means
+  // nothing was touched: the engine ends the run as an error with its message (and calls Shutdown).
+  virtual Status StartRun(const RunContext&) { return Status::Ok(); }
+  // Starts the plan's jobs (job ids are their indexes). Fails when one could not be started.
+  virtual Status StartJobs(const std::vector<JobConfig>& jobs) {
+    return jobs.empty() ? Status::Ok() : Status::NotSupported("this backend cannot run jobs");
+  }
+  // Starts the observation source: from now on subscribers receive observations.
+  virtual void StartObserving() {}
+  // How many of the plan's jobs run now (the progress line), or -1 when the backend does not know.
+  virtual int JobsRunning() const { return -1; }
+
+  // Fault groups: the faults that share an instant land together. StageGroup(at) opens a group; until
+  // SealGroup the fault verbs stage their faults (every check and record done, nothing changed yet).
+  // It returns false for a backend that stages nothing: its verbs have acted when they return, and
+  // SealGroup and CommitGroup have nothing to do.
+  virtual GroupLeads Leads() const { return {}; }
+  virtual bool StageGroup(Time) { return false; }
+  // Forgets what `fault` staged (its staging failed part-way); nothing of it will run.
+  virtual void DropStaged(FaultId, const std::string& /*why*/) {}
+  // Ends staging and readies the group to land; the faults that could not be readied, and why
+  // (forgotten: nothing of them ran).
+  virtual std::map<FaultId, Status> SealGroup() { return {}; }
+  // Lands the sealed group at the instant `at` and returns once it has landed (at or after `at`); the
+  // faults that failed, and why (each undone as far as it can be).
+  virtual std::map<FaultId, Status> CommitGroup(Time) { return {}; }
+  // Drops a staged or sealed group without landing it: nothing of it runs, and what may have run is
+  // reverted.
+  virtual void AbandonGroup(const std::string& /*why*/) {}
+  // Reverts whatever `fault` still holds, a fault part of which failed to land.
+  virtual Status UndoFault(FaultId, const std::string& /*why*/) { return Status::Ok(); }
+
+  // Stops the observation source: no observation is delivered after it returns.
+  virtual void StopObserving() {}
+  // Stops the plan's jobs (those StartJobs started); fails when one could not be stopped.
+  virtual Status StopJobs(const std::vector<JobConfig>&) { return Status::Ok(); }
+  // A safety net after the engine's own reverts: reverts whatever is still applied through the backend.
+  virtual Status RevertRemaining(const std::string& /*why*/) { return Status::Ok(); }
+  // Returns to service the trays the healer still holds isolated when the run ends. The simulator
+  // keeps them (its cluster ends with the run); a site resumes them, recording each as an action.
+  virtual Status ResumeHeld(const std::vector<ComponentId>& /*trays*/) { return Status::Ok(); }
+  // How many faults are still applied through the backend (what `rackchaos recover` would revert).
+  virtual size_t StillApplied() const { return 0; }
+  // Releases what StartRun took, after the run's verdict is stored. Called once StartRun was called,
+  // also when it failed.
+  virtual Status Shutdown() { return Status::Ok(); }
 };
 
 }  // namespace rackchaos::cluster

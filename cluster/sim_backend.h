@@ -81,6 +81,11 @@ class SimBackend : public Backend {
   Status RunDiagnostic(ComponentId tray) override;
   Status RebootNode(ComponentId tray) override;
   void Subscribe(ObservationSink* sink) override { ctx_.Subscribe(sink); }
+  // The run's lifecycle (cluster/sim_lifecycle.cpp): StartJobs adds the jobs, StartObserving is Start().
+  std::string SerialPrefix() const override;
+  Status StartJobs(const std::vector<JobConfig>& jobs) override;
+  void StartObserving() override;
+  int JobsRunning() const override;
 
   // Inspection for tests and summaries.
   double GpuTemperature(ComponentId gpu) const;

@@ -24,6 +24,10 @@ class Clock {
   TimerId CallAfter(Duration d, std::function<void()> fn) { return CallAt(Now() + d, std::move(fn)); }
   // Cancelling an id that already ran or was cancelled does nothing.
   virtual void Cancel(TimerId id) = 0;
+  // Runs the next timer due by `limit` and returns true. Returns false, running nothing, when none is
+  // due by then (the clock then reads `limit`) or as soon as `stop()` turns true while it waits for
+  // one. How a run goes on (runner/engine/engine.h): a virtual clock never waits, so it never asks.
+  virtual bool RunNext(Time limit, const std::function<bool()>& stop) = 0;
 };
 
 class VirtualClock : public Clock {
@@ -35,6 +39,7 @@ class VirtualClock : public Clock {
   // Runs the next due timer; returns false when none is left or the next one is after `limit`
   // (then the clock stops at `limit`).
   bool RunNext(Time limit = Time::Max());
+  bool RunNext(Time limit, const std::function<bool()>&) override { return RunNext(limit); }
   // Runs timers up to and including `limit`, then sets now to `limit`. Returns how many ran.
   uint64_t RunUntil(Time limit);
   // Stops RunUntil after the timer that is running now.

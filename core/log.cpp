@@ -38,5 +38,6 @@ void InitLogging(spdlog::level::level_enum level) {
 }
 
 void SetLogClock(const Clock* clock) { g_clock = clock; }
+const Clock* LogClock() { return g_clock; }
 
 }  // namespace rackchaos

@@ -1,31 +1,14 @@
 #include "runner/campaign/qualify.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <set>
 
-#include "reports/escape.h"
 #include "reports/store.h"
-#include "core/exit_code.h"
 #include "runner/site/ledger.h"
-#include "runner/plan/plan_loader.h"
-#include "runner/engine/progress.h"
-#include "runner/engine/real_run.h"
-#include "runner/engine/run.h"
-#include "runner/spec/safety.h"
-#include "runner/spec/validate.h"
 
 namespace rackchaos::runner {
 namespace fs = std::filesystem;
 namespace {
-
-int Error(ExitCode code, const std::string& message) {
-  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
-  return ToInt(code);
-}
 
 std::vector<fs::path> Sorted(const fs::path& dir, bool dirs) {
   std::vector<fs::path> out;
@@ -37,98 +20,15 @@ std::vector<fs::path> Sorted(const fs::path& dir, bool dirs) {
   return out;
 }
 
-// A plan validated before the qualification starts.
-struct Ready {
-  Plan plan;
-  RunSpec spec;
-  std::optional<RealSpec> real;  // for plans with a site inventory
-};
-
-Result<Ready> Prepare(const std::string& path) {
-  RC_ASSIGN_OR_RETURN(Plan plan, LoadPlan(path));
-  RC_ASSIGN_OR_RETURN(RunSpec spec, ValidatePlan(plan, {}));
-  Ready r{std::move(plan), std::move(spec), std::nullopt};
-  if (!r.plan.cluster.inventory.empty()) {
-    RC_ASSIGN_OR_RETURN(RealSpec real, ValidateRealPlan(r.plan, r.spec));
-    r.real = std::move(real);
-  }
-  return r;
-}
-
-// Whether `rack` is the serial of a component of the plan's cluster, as the run will store it
-// (runner/engine/run.cpp: "SIM-<model>-<name>" on the simulator; real_run.cpp: the inventory's tray
-// serial, or "<site>-<name>").
-bool NamesComponent(const Ready& r, const std::string& rack) {
-  const cluster::Topology& topo = r.spec.topology;
-  auto named = [&](const std::string& prefix) {
-    return rack.size() > prefix.size() && rack.compare(0, prefix.size(), prefix) == 0 &&
-           topo.Find(std::string_view(rack).substr(prefix.size())).has_value();
-  };
-  if (!r.real) return named("SIM-" + topo.model().name + "-");
-  for (const auto& [tray, mapping] : r.real->inventory.trays)
-    if (mapping.serial == rack) return true;
-  return named((r.real->inventory.site.empty() ? std::string("SITE") : r.real->inventory.site) + "-");
-}
-
-// The rack serials a --rack could have named, for the refusal: "simulated racks A, B; site racks C".
-std::string RackExamples(const std::vector<Ready>& ready) {
-  std::set<std::string> sim, site;
-  for (const Ready& r : ready) {
-    const cluster::Topology& topo = r.spec.topology;
-    const std::string prefix = !r.real ? "SIM-" + topo.model().name + "-"
-                                       : (r.real->inventory.site.empty() ? std::string("SITE") : r.real->inventory.site) + "-";
-    for (ComponentId rack : topo.racks()) (r.real ? site : sim).insert(prefix + topo.at(rack).name);
-  }
-  auto list = [](const std::set<std::string>& names) {
-    std::string out;
-    size_t n = 0;
-    for (const std::string& name : names)
-      if (n++ < 4) out += (out.empty() ? "" : ", ") + name;
-    return n > 4 ? out + " and " + std::to_string(n - 4) + " more" : out;
-  };
-  std::string out;
-  if (!sim.empty()) out = "its simulated racks are " + list(sim);
-  if (!site.empty()) out += (out.empty() ? "" : "; ") + std::string("its site racks are ") + list(site) + " (trays: their inventory serials)";
-  return out;
-}
-
-// "simulated", "on site S", or both with counts: what the record says the suite ran on.
-std::string RanOn(const std::vector<Ready>& ready) {
-  size_t sim = 0;
-  std::string site;
-  for (const Ready& r : ready) {
-    if (!r.real) ++sim;
-    else if (site.empty()) site = r.real->inventory.site.empty() ? r.real->inventory.path : r.real->inventory.site;
-  }
-  if (sim == ready.size()) return "simulated: no real rack was touched";
-  if (sim == 0) return "on site " + site;
-  return std::to_string(sim) + " plan(s) simulated, " + std::to_string(ready.size() - sim) + " on site " + site;
-}
-
-// Runs one plan; the verdict is the run row's status, so 'aborted' and 'failed' stay apart.
-QualifiedPlan RunOne(const SuitePlan& sp, const Ready& ready, const QualifyArgs& args) {
+// The verdict of one plan that ran: the run row's status, so 'aborted' and 'failed' stay apart.
+QualifiedPlan PlanVerdict(const SuitePlan& sp, const RunOutcome& out, const std::string& db) {
   QualifiedPlan q{sp, std::nullopt, "error", ""};
-  RunOutcome out;
-  if (ready.real) {
-    out = ExecuteRealRun(ready.plan, ready.spec, *ready.real, {args.db, "", args.command_line, false, nullptr});
-  } else {
-    RunOptions opt;
-    opt.db_path = args.db;
-    opt.command_line = args.command_line;
-    ProgressLine line(ProgressWanted(args.progress, args.quiet));
-    opt.progress = [&line](const RunProgress& p) { line.Run(p); };
-    opt.on_stop = [&line](int open_faults) {
-      line.Done();
-      std::fprintf(stderr, "rackchaos: stopping: reverting %d fault(s), writing the report\n", open_faults);
-    };
-    out = ExecuteRun(ready.plan, ready.spec, opt);
-  }
   if (out.run_id) q.run_id = out.run_id;
   if (out.code == ExitCode::kRuntimeError) {
     q.reason = out.error;
     return q;
   }
-  auto store = reports::ReportStore::OpenForReading(args.db);
+  auto store = reports::ReportStore::OpenForReading(db);
   auto row = store.ok() ? store->ReadRun(out.run_id) : Result<reports::RunRow>(store.status());
   if (!row.ok()) {
     q.reason = row.status().ToString();
@@ -139,7 +39,7 @@ QualifiedPlan RunOne(const SuitePlan& sp, const Ready& ready, const QualifyArgs&
   return q;
 }
 
-Result<int64_t> Begin(reports::ReportStore& store, const QualifyArgs& args, const Suite& suite) {
+Result<int64_t> Begin(reports::ReportStore& store, const QualifyRecord& args, const Suite& suite) {
   reports::Db& db = store.db();
   RC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT INTO qualifications(rack, suite, started_wall, verdict, command_line) "
                                             "VALUES (?1, ?2, ?3, 'running', ?4)", "recording the qualification"));
@@ -201,66 +101,33 @@ Result<Suite> LoadSuite(const std::string& dir) {
   return suite;
 }
 
-int CmdQualify(const QualifyArgs& args) {
-  // Stage 1: the suite and every plan in it, validated before anything runs.
-  auto suite = LoadSuite(args.suite);
-  if (!suite.ok()) return Error(ExitCode::kBadInput, suite.status().message());
-  if (args.rack.empty()) return Error(ExitCode::kBadInput, "--rack: the rack's serial number is required");
-  std::vector<Ready> ready;
-  for (const SuitePlan& sp : suite->plans) {
-    auto r = Prepare(sp.path);
-    if (!r.ok()) return Error(ExitCode::kBadInput, r.status().message());
-    ready.push_back(std::move(*r));
-  }
-  // The record is the rack's: a serial no plan's cluster has would file the verdicts under nothing.
-  if (std::none_of(ready.begin(), ready.end(), [&](const Ready& r) { return NamesComponent(r, args.rack); }))
-    return Error(ExitCode::kBadInput, "--rack '" + reports::TerminalText(args.rack) + "' names no component of the suite's clusters (" +
-                                          RackExamples(ready) + "); name the rack's serial as its runs store it");
-  const std::string ran_on = RanOn(ready);
-  if (StopFileExists()) return Error(ExitCode::kInterrupted, "stop file " + StopFilePath() + " exists; remove it to run");
-  InstallStopHandlers();
-
-  // Stage 2: the record, then the stages in order; a stage that is not reached is recorded as skipped.
-  auto store = reports::ReportStore::Open(args.db);
-  if (!store.ok()) return Error(ExitCode::kRuntimeError, store.status().ToString());
-  auto id = Begin(*store, args, *suite);
-  if (!id.ok()) return Error(ExitCode::kRuntimeError, id.status().ToString());
-  Qualification q{*id, args.rack, suite->name, "passed", {}};
+Result<Qualification> Qualify(const Suite& suite, const QualifyRecord& record, const RunSuitePlan& run,
+                              const std::function<void(const QualifiedPlan&)>& on_plan) {
+  // The record first, then the stages in order; a stage that is not reached is recorded as skipped.
+  RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(record.db));
+  RC_ASSIGN_OR_RETURN(int64_t id, Begin(store, record, suite));
+  Qualification q{id, record.rack, suite.name, "passed", {}, ExitCode::kPass, ""};
   std::string blocked;  // why later plans are skipped
-  for (size_t i = 0; i < suite->plans.size(); ++i) {
-    const SuitePlan& sp = suite->plans[i];
-    const bool new_stage = i == 0 || suite->plans[i - 1].stage != sp.stage;
+  for (size_t i = 0; i < suite.plans.size(); ++i) {
+    const SuitePlan& sp = suite.plans[i];
+    const bool new_stage = i == 0 || suite.plans[i - 1].stage != sp.stage;
     if (new_stage && blocked.empty() && q.verdict != "passed") blocked = "an earlier stage did not pass";
-    QualifiedPlan p = blocked.empty() ? RunOne(sp, ready[i], args) : QualifiedPlan{sp, std::nullopt, "skipped", blocked};
+    QualifiedPlan p = blocked.empty() ? PlanVerdict(sp, run(i), record.db) : QualifiedPlan{sp, std::nullopt, "skipped", blocked};
     if (p.verdict == "interrupted" || StopRequested()) blocked = "the qualification was interrupted";
     if (p.verdict == "error" && q.verdict != "interrupted") q.verdict = "error";
     else if (p.verdict == "interrupted") q.verdict = "interrupted";
     else if ((p.verdict == "failed" || p.verdict == "aborted") && q.verdict == "passed") q.verdict = "failed";
-    if (!args.quiet)
-      std::printf("  %-14s %-36s %-11s%s\n", sp.stage.c_str(), fs::path(sp.path).filename().c_str(), p.verdict.c_str(),
-                  p.run_id ? (" run " + std::to_string(*p.run_id)).c_str() : "");
+    if (on_plan) on_plan(p);
     q.plans.push_back(std::move(p));
   }
-
-  // Stage 3: the verdict, stored, and as JUnit when asked.
-  const ExitCode code = q.verdict == "passed" ? ExitCode::kPass : q.verdict == "failed" ? ExitCode::kExpectationFailed
-                        : q.verdict == "interrupted" ? ExitCode::kInterrupted : ExitCode::kRuntimeError;
-  std::string reason;
+  // The verdict, with the first plan that did not pass, stored.
+  q.code = q.verdict == "passed" ? ExitCode::kPass : q.verdict == "failed" ? ExitCode::kExpectationFailed
+           : q.verdict == "interrupted" ? ExitCode::kInterrupted : ExitCode::kRuntimeError;
   for (const QualifiedPlan& p : q.plans)
-    if (reason.empty() && p.verdict != "passed" && p.verdict != "skipped")
-      reason = fs::path(p.plan.path).filename().string() + " " + p.verdict + (p.reason.empty() ? "" : ": " + p.reason);
-  Status s = Finish(*store, q, code, reason);
-  if (!s.ok()) return Error(ExitCode::kRuntimeError, s.ToString());
-  if (!args.junit.empty()) {
-    std::ofstream out(args.junit, std::ios::binary);
-    if (!(out << QualificationJUnit(q)) || !out.flush()) return Error(ExitCode::kRuntimeError, args.junit + ": cannot write");
-  }
-  if (!args.quiet)
-    std::printf("Qualification %lld of rack %s (suite %s, %s): %s%s\nStored in %s (tables qualifications, qualification_plans)\n",
-                static_cast<long long>(q.id), reports::TerminalText(q.rack).c_str(), reports::TerminalText(q.suite).c_str(),
-                ran_on.c_str(), q.verdict.c_str(), reason.empty() ? "" : (" - " + reports::TerminalText(reason)).c_str(),
-                args.db.c_str());
-  return ToInt(code);
+    if (q.reason.empty() && p.verdict != "passed" && p.verdict != "skipped")
+      q.reason = fs::path(p.plan.path).filename().string() + " " + p.verdict + (p.reason.empty() ? "" : ": " + p.reason);
+  RC_RETURN_IF_ERROR(Finish(store, q, q.code, q.reason));
+  return q;
 }
 
 }  // namespace rackchaos::runner

@@ -5,15 +5,18 @@
 // A suite is a directory whose subdirectories are its stages, in name order (1-tray/, 2-rack/,
 // 3-multi-rack/); a stage's plans are its *.yaml files, in name order. A stage runs only when every
 // plan of the stages before it passed; the plans of a stage that does not run are recorded 'skipped'.
-// Every plan is loaded and validated before anything runs, so a typo fails the qualification at once
-// (exit 2) instead of after an hour of earlier stages.
+// Every plan is loaded and validated before anything runs (the `qualify` command, runner/cli/qualify_cmd.h),
+// so a typo fails the qualification at once (exit 2) instead of after an hour of earlier stages.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/exit_code.h"
 #include "core/status.h"
+#include "runner/engine/engine.h"
 
 namespace rackchaos::runner {
 
@@ -46,23 +49,28 @@ struct Qualification {
   std::string suite;
   std::string verdict;  // passed | failed | error | interrupted
   std::vector<QualifiedPlan> plans;
+  ExitCode code = ExitCode::kPass;  // of the verdict: 0 passed, 1 failed, 3 error, 4 interrupted
+  std::string reason;               // the first plan that did not pass, and why; "" when all did
 };
 
 // JUnit XML: one <testsuite> per stage, one <testcase> per plan (failure, error or skipped).
 std::string QualificationJUnit(const Qualification& q);
 
-struct QualifyArgs {
-  std::string suite;
+// Where a qualification is recorded, and for which rack.
+struct QualifyRecord {
   std::string rack;
   std::string db = "rackchaos.db";
-  std::string junit;  // also write JUnit XML here
   std::string command_line;
-  bool quiet = false;
-  bool progress = false;
 };
 
-// The `qualify` subcommand. Exit codes (core/exit_code.h): 0 every plan passed; 1 a plan failed or was
-// aborted (later stages skipped); 2 bad suite or plan; 3 database or backend error; 4 interrupted.
-int CmdQualify(const QualifyArgs& args);
+// Runs the plan at `index` of the suite's plans; the caller (the composition root) picks its backend.
+using RunSuitePlan = std::function<RunOutcome(size_t index)>;
+
+// Runs `suite` stage by stage into a qualification record in `record.db`: a stage runs only when every
+// plan before it passed, the plans of a stage not reached are recorded 'skipped', and a stop (signal or
+// stop file) skips the rest. `on_plan` hears of each plan as it is decided. Fails only when the record
+// cannot be written; each plan's own failure is its verdict.
+Result<Qualification> Qualify(const Suite& suite, const QualifyRecord& record, const RunSuitePlan& run,
+                              const std::function<void(const QualifiedPlan&)>& on_plan);
 
 }  // namespace rackchaos::runner

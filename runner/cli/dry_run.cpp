@@ -7,7 +7,7 @@
 #include "core/exit_code.h"
 #include "reports/escape.h"
 #include "runner/plan/plan_loader.h"
-#include "runner/engine/real_run.h"
+#include "runner/cli/real_run.h"
 #include "runner/spec/safety.h"
 
 namespace rackchaos::runner {
@@ -54,13 +54,14 @@ std::string RenderDryRun(const Plan& plan, const RunSpec& spec) {
   return out.str();
 }
 
-int CmdDryRun(const std::string& path, const ValidateOptions& options) {
+int CmdDryRun(const std::string& path, const ValidateOptions& options, const std::string& inventory) {
   auto fail = [](const Status& s) {
     std::fprintf(stderr, "rackchaos: %s\n", s.message().c_str());
     return ToInt(ExitCode::kBadInput);
   };
   auto plan = LoadPlan(path);
   if (!plan.ok()) return fail(plan.status());
+  UseInventory(*plan, inventory);
   auto spec = ValidatePlan(*plan, options);
   if (!spec.ok()) return fail(spec.status());
   std::cout << reports::TerminalLines(RenderDryRun(*plan, *spec));  // names from the plan: no control characters

@@ -17,6 +17,7 @@ namespace rackchaos::runner {
 std::string RenderDryRun(const Plan& plan, const RunSpec& spec);
 
 // The subcommand: exit 0 with the timeline on stdout, 2 (bad input) with the error on stderr.
-int CmdDryRun(const std::string& path, const ValidateOptions& options);
+// `inventory`: run's --inventory (the plan on that site; runner/cli/real_run.h UseInventory).
+int CmdDryRun(const std::string& path, const ValidateOptions& options, const std::string& inventory = "");
 
 }  // namespace rackchaos::runner

@@ -22,8 +22,8 @@
 #include "runner/cli/explain_cmd.h"
 #include "runner/cli/init_cmd.h"
 #include "runner/plan/plan_loader.h"
-#include "runner/campaign/qualify.h"
-#include "runner/engine/real_run.h"
+#include "runner/cli/qualify_cmd.h"
+#include "runner/cli/real_run.h"
 #include "runner/cli/recover_cmd.h"
 #include "runner/cli/replay_cmd.h"
 #include "runner/cli/report_cmd.h"
@@ -70,12 +70,14 @@ void SayStopping(int open_faults) {
   std::fprintf(stderr, "rackchaos: stopping: reverting %d fault(s), writing the report\n", open_faults);
 }
 
-// Load and validate: every problem is bad input (exit 2) with a file:line:column message.
+// Load and validate: every problem is bad input (exit 2) with a file:line:column message. `inventory`
+// (run's --inventory) puts the plan on that site before it is validated.
 int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& vopt, rc::runner::Plan& plan,
-                    rc::runner::RunSpec& spec) {
+                    rc::runner::RunSpec& spec, const std::string& inventory = "") {
   auto loaded = rc::runner::LoadPlan(path);
   if (!loaded.ok()) return Error(ExitCode::kBadInput, loaded.status().message());
   plan = std::move(*loaded);
+  rc::runner::UseInventory(plan, inventory);
   auto validated = rc::runner::ValidatePlan(plan, vopt);
   if (!validated.ok()) return Error(ExitCode::kBadInput, validated.status().message());
   spec = std::move(*validated);
@@ -107,12 +109,11 @@ int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> see
            const std::string& inventory, const std::string& command_line) {
   rc::runner::Plan plan;
   rc::runner::RunSpec spec;
-  if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec)) return rc_;
+  if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec, inventory)) return rc_;
   if (rc::runner::StopFileExists())  // an operator halted every run on this machine
     return Error(ExitCode::kInterrupted, "stop file " + rc::runner::StopFilePath() + " exists; remove it to run");
   rc::runner::InstallStopHandlers();
-  // --inventory runs the plan on that site (relative to the working directory, not to the plan).
-  if (!inventory.empty()) plan.cluster.inventory = std::filesystem::absolute(inventory).lexically_normal().string();
+  // The composition root: a plan on a site runs on its hosts (SSH, wall clock), any other on the simulator.
   if (!plan.cluster.inventory.empty()) return CmdRunReal(c, plan, spec, command_line);
   rc::runner::RunOptions opt;
   opt.db_path = c.db;
@@ -300,6 +301,8 @@ int main(int argc, char** argv) {
   qualify->add_option("suite", qualify_args.suite, "Suite directory: stage directories (1-tray/, 2-rack/, ...) of plans")->required();
   qualify->add_option("--rack", qualify_args.rack, "The rack's serial number, recorded with the verdicts")->required();
   qualify->add_option("--junit", qualify_args.junit, "Also write the verdicts as JUnit XML to this file");
+  qualify->add_option("--ledger", common.ledger, "Real plans: fault ledger (default <db>.ledger)");
+  qualify->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Real plans: add unknown SSH host keys to known_hosts (changed keys are always refused)");
   add_common(qualify, true);
 
   std::string rack_serial;
@@ -366,7 +369,7 @@ int main(int argc, char** argv) {
   SetupLogging(common);
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
-  if (*run && dry_run) return rc::runner::CmdDryRun(plan_path, {seed, healer});
+  if (*run && dry_run) return rc::runner::CmdDryRun(plan_path, {seed, healer}, inventory);
   if (*run) return CmdRun(common, plan_path, seed, healer, inventory, command_line);
   if (*validate) return CmdValidate(plan_path, seed);
   if (*recover) {
@@ -392,6 +395,8 @@ int main(int argc, char** argv) {
     qualify_args.command_line = command_line;
     qualify_args.quiet = common.quiet;
     qualify_args.progress = common.progress;
+    qualify_args.ledger = common.ledger;
+    qualify_args.accept_new_host_keys = common.accept_new_host_keys;
     return rc::runner::CmdQualify(qualify_args);
   }
   if (*report_sweep) return rc::runner::CmdSweepReport(common.db, sweep_id);

@@ -19,7 +19,8 @@ Result<std::string> ScoreRun(reports::ReportStore& store, int64_t run, const Run
   return failed;
 }
 
-Verdict Decide(const RunEnd& end) {
+RunVerdict Verdict(const RunEnd& end) {
+  if (!end.error.empty()) return {"error", ExitCode::kRuntimeError, end.error};
   if (end.interrupted) return {"interrupted", ExitCode::kInterrupted, end.stop_reason};
   if (!end.host_error.empty()) return {"error", ExitCode::kRuntimeError, end.host_error};
   if (end.aborted) return {"aborted", ExitCode::kExpectationFailed, end.abort_reason};

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "runner/engine/padded_names.h"
+#include "runner/site/padded_names.h"
 
 namespace rackchaos::runner {
 namespace {

@@ -3,7 +3,7 @@
 //
 // A line that names no host (plain dmesg, dmesg -T) is resolved when its address is unique: one
 // mapped target with that PCI id or interface on any host, or a map of a single tray. Otherwise the
-// reason says to give --host. Names in the map may use any zero padding (runner/engine/padded_names.h).
+// reason says to give --host. Names in the map may use any zero padding (runner/site/padded_names.h).
 // Not thread-safe (caches).
 #pragma once
 

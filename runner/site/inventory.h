@@ -89,9 +89,10 @@ struct InventoryKey {
 };
 const std::vector<InventoryKey>& InventoryKeys();
 
-// The fault actions an inventory may define, with the injector that uses each, the placeholders its
-// targets provide (besides CommonPlaceholders() and the site's vars) and whether it is checked by
-// `verify` (on/off) or `baseline` (value).
+// The actions an inventory may define, as injectors/real_actions.h lists them (that table is the one
+// place a real-mode action is declared): the injector that uses each (healer actions: "healer"), its
+// targets, the placeholders they provide (besides CommonPlaceholders() and the site's vars) and how it
+// is checked (`verify` for on/off, `baseline` for values; healer actions by exit status or output).
 struct ActionInfo {
   std::string name;
   std::string injector;  // the fault kind that uses it
@@ -99,28 +100,27 @@ struct ActionInfo {
   std::vector<std::string> placeholders;
   std::string checked_by;
 };
-const std::vector<ActionInfo>& InventoryActions();
-// The healer's actions (the inventory's `healer:` section), in the same form; apply only. Their
-// `target` is kTrayAction (runs on the tray's host unless run_on) or kSiteAction (needs run_on).
+const std::vector<ActionInfo>& InventoryActions();  // the `injectors:` section's
+// The `healer:` section's, in the same form; apply only. Their `target` is kTrayAction (runs on the
+// tray's host unless run_on), kSiteAction (needs run_on) or a component ("a GPU", on its tray's host).
 inline constexpr const char* kTrayAction = "a tray";
 inline constexpr const char* kSiteAction = "the site";
 const std::vector<ActionInfo>& HealerActions();
 const std::vector<std::string>& CommonPlaceholders();  // host, address, tray, bmc, serial
 
-// Action names an inventory may define, in documentation order:
-// link_down, link_degrade, nvlink_down, gpu_throttle, valve_fail, tray_pull.
+// Action names an inventory may define, in documentation order (link_down, link_degrade, nvlink_down,
+// gpu_throttle, valve_fail, tray_pull, ...), and the `healer:` section's (observe_tray, observe_links,
+// observe_jobs, drain, resume, ...; docs/real-mode.md).
 const std::vector<std::string>& ActionNames();
-// The `healer:` section's actions, which take only `apply` (and `run_on`): observe_tray, observe_links,
-// observe_jobs, drain, resume, diagnostic, start_job, stop_job, requeue_job (docs/real-mode.md).
 const std::vector<std::string>& HealerActionNames();
-// The action that carries out `verb` (link_down for kNicLink, nvlink_down for kNvlinkPort, ...);
-// drain, resume, requeue_job, diagnostic for the healer verbs; empty for verbs no action provides.
+// The action that carries out `verb` (link_down for kNicLink, nvlink_down for kNvlinkPort, drain for
+// kDrain, ...); empty for verbs no action provides.
 std::string ActionFor(cluster::Verb verb);
 // True for actions that set a value and read it back through `baseline` (gpu_throttle, valve_fail).
 bool IsValueAction(const std::string& action);
 
-// The verb a fault of `injector` needs on `target` (link_down needs kNvlinkPort or kNicLink); empty
-// for injectors this table does not know (use Injector::verbs()).
+// The verbs a fault of `injector` needs on `target` (link_down needs kNvlinkPort or kNicLink); empty
+// for injectors with no real-mode action (use Injector::verbs()).
 std::vector<cluster::Verb> VerbsForTarget(std::string_view injector, const cluster::Topology& topo,
                                           const cluster::Target& target);
 
@@ -132,8 +132,9 @@ struct TargetBinding {
 
 // Resolves `target` for `action`: the host (the tray's, or the action's run_on) and every placeholder
 // the target provides ({host} {address} {tray} {bmc} {gpu} {port} {iface} {valve_endpoint}
-// {valve_object} and the host's and tray's vars). NotSupported when the action has no templates,
-// NotFound (naming what is missing) when the inventory does not map the target.
+// {valve_object} and the host's and tray's vars). NotSupported when the inventory does not define the
+// action or the target is not of the kind it takes, NotFound (naming what is missing) when the
+// inventory does not map the target.
 Result<TargetBinding> BindTarget(const Inventory& inv, const cluster::Topology& topo, const std::string& action,
                                  const cluster::Target& target);
 

@@ -1,5 +1,5 @@
-// The inventory's key and action tables: the loader accepts exactly these keys and actions, and
-// docs/inventory-reference.md and `rackchaos explain` are generated from them, so they cannot drift.
+// The inventory's key table: the loader accepts exactly these keys, and docs/inventory-reference.md is
+// generated from it (with the action table, injectors/real_actions.cpp), so they cannot drift.
 #include "runner/site/inventory.h"
 
 namespace rackchaos::runner {
@@ -20,11 +20,10 @@ const std::vector<InventoryKey>& InventoryKeys() {
        "Map from a model compute tray (`r01.tray03`) to what it is on the site (see `trays.<tray>`); short form "
        "`r01.tray03: host03`. Only mapped trays can be targeted."},
       {"", "injectors",
-       "Map from a fault action (`link_down`, `nvlink_down`, `gpu_throttle`, `valve_fail`, `tray_pull`) to its command "
-       "templates (see `injectors.<action>`)."},
+       "Map from a fault action (see Fault actions below) to its command templates (see `injectors.<action>`)."},
       {"", "healer",
        "Real mode's healer: how it observes the site (`observe_*`, every `observe_period`) and carries out its "
-       "actions (`drain`, `resume`, ...): a map from a healer action to `{apply, run_on}` (see docs/real-mode.md)."},
+       "actions (see Healer actions below): a map from a healer action to `{apply, run_on}` (docs/real-mode.md)."},
       {"healer", "observe_period", "Duration between two observation polls of every tray (default 1s, at least 100ms)."},
       {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s)."},
       {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s)."},
@@ -73,35 +72,6 @@ const std::vector<InventoryKey>& InventoryKeys() {
        "A host name that runs these commands (e.g. a management host for Redfish); default the target's tray host."},
   };
   return kKeys;
-}
-
-const std::vector<ActionInfo>& InventoryActions() {
-  static const std::vector<ActionInfo> kActions = {
-      {"link_down", "link_down", "a NIC", {"iface", "nic"}, "verify"},
-      {"link_degrade", "link_degrade", "a NIC", {"iface", "nic", "bandwidth", "rate"}, "verify"},
-      {"nvlink_down", "link_down", "an NVLink port (`<gpu>.nvlinkN`)", {"gpu", "port"}, "verify"},
-      {"gpu_throttle", "gpu_throttle", "", {"gpu", "watts", "baseline"}, "baseline"},
-      {"valve_fail", "valve_fail", "", {"valve_endpoint", "valve_object", "opening", "baseline"}, "baseline"},
-      {"tray_pull", "tray_pull", "", {}, "verify"},
-  };
-  return kActions;
-}
-
-const std::vector<ActionInfo>& HealerActions() {
-  // `target` is "a tray" (runs on the tray's host unless run_on) or "the site" (needs run_on); checked
-  // by its exit status (and, for observe_*, its output lines; docs/real-mode.md gives the formats).
-  static const std::vector<ActionInfo> kActions = {
-      {"observe_tray", "healer", kTrayAction, {}, "output: step <n> <compute_s> <step_s> [<send_s>]"},
-      {"observe_links", "healer", kSiteAction, {}, "output: <host> <iface> up or down"},
-      {"observe_jobs", "healer", kSiteAction, {}, "output: <job> <STATE> <checkpoint step> <hosts>"},
-      {"drain", "healer", kTrayAction, {"reason"}, "exit 0 = drained"},
-      {"resume", "healer", kTrayAction, {}, "exit 0 = back in service"},
-      {"diagnostic", "healer", kTrayAction, {}, "exit 0 = passed"},
-      {"start_job", "healer", kSiteAction, {"job", "ranks"}, "exit 0 = started"},
-      {"stop_job", "healer", kSiteAction, {"job"}, "exit 0 = stopped"},
-      {"requeue_job", "healer", kSiteAction, {"job", "reason"}, "exit 0 = requeued"},
-  };
-  return kActions;
 }
 
 const std::vector<std::string>& CommonPlaceholders() {

@@ -13,14 +13,15 @@ namespace {
 
 bool Near(double a, double b) { return std::fabs(a - b) <= std::max(1.0, 0.01 * std::fabs(b)); }
 
-std::string FirstLine(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
-}
 
 std::string Abbrev(const std::string& s) { return s.size() > 400 ? s.substr(0, 400) + "..." : s; }
 
 }  // namespace
+
+std::string SshBackend::FirstLine(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
+}
 
 std::string SshBackend::Number(double v) {
   char buf[32];
@@ -36,7 +37,7 @@ Result<double> ParseFirstNumber(const std::string& text) {
     double v = std::strtod(text.c_str() + i, &end);
     if (end != text.c_str() + i && std::isfinite(v)) return v;
   }
-  return Status::Invalid("no number in \"" + FirstLine(text) + "\"");
+  return Status::Invalid("no number in \"" + SshBackend::FirstLine(text) + "\"");
 }
 
 Result<double> ParseBitRate(const std::string& text) {
@@ -66,9 +67,6 @@ std::string CancelExpiryCommand(const std::string& token, int64_t pid) {
   return cmd + " true";
 }
 
-SshBackend::SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool,
-                       Clock& clock, EventSink& events, SshBackendOptions options)
-    : inv_(inventory), topo_(topology), pool_(pool), clock_(clock), events_(events), options_(std::move(options)) {}
 
 std::optional<ssh::HostSpec> SshBackend::HostOf(const Inventory& inventory, const std::string& host) {
   auto it = inventory.hosts.find(host);
@@ -76,9 +74,17 @@ std::optional<ssh::HostSpec> SshBackend::HostOf(const Inventory& inventory, cons
   return it->second.spec;
 }
 
-bool SshBackend::Supports(cluster::Verb verb) const {
-  const std::string action = ActionFor(verb);
-  return !action.empty() && inv_.actions.count(action);
+bool SshBackend::Supports(cluster::Verb verb) const { return ActionOf(verb).ok(); }
+
+Result<const injectors::RealAction*> SshBackend::ActionOf(cluster::Verb verb) const {
+  const injectors::RealAction* a = injectors::RealActionFor(verb);
+  if (!a)
+    return Status::NotSupported(std::string("no real-mode action carries out the '") + cluster::VerbName(verb) +
+                                "' verb (injectors/real_actions.cpp)");
+  if (!inv_.actions.count(a->name))
+    return Status::NotSupported("site inventory " + inv_.path + " defines no " + (a->healer ? "healer." : "injectors.") +
+                                a->name + " command" + (a->healer ? "" : "s"));
+  return a;
 }
 
 std::string SshBackend::Key(const std::string& action, const cluster::Target& t) const {
@@ -197,11 +203,11 @@ Status SshBackend::ApplyFault(const std::string& key, const std::string& action,
     staged_.push_back({key, b.host, apply, t.component, expect_applied, cause});
     return Status::Ok();
   }
-  return Landed(key, Run("apply", b.host, t.component, apply), expect_applied, cause);
+  return Landed(key, Run("apply", b.host, t.component, apply), expect_applied, cause, clock_.Now());
 }
 
 Status SshBackend::Landed(const std::string& key, const Result<ssh::CommandResult>& applied,
-                          std::optional<double> expect_applied, FaultId cause) {
+                          std::optional<double> expect_applied, FaultId cause, Time at) {
   const Open o = open_.at(key);
   Status s = applied.ok() ? (applied->exit_status == 0 ? Status::Ok()
                                                        : Status::Unavailable(o.host + ": apply exited " +
@@ -227,7 +233,18 @@ Status SshBackend::Landed(const std::string& key, const Result<ssh::CommandResul
       spdlog::warn("fault #{} {}: no host-side expiry on {}; the ledger still has its revert", cause, key, o.host);
     }
   }
+  RecordLanded(o, at);
   return Status::Ok();
+}
+
+void SshBackend::RecordLanded(const Open& o, Time at) {
+  // At the instant it landed on the host (ssh.land says how closely), not when the runner heard of it.
+  const injectors::RealAction* a = injectors::FindRealAction(o.action);
+  const std::string what = a ? a->injector : o.action;
+  events_.Record({at, PhysicsChanged{o.target.component, what, 0, o.fault}});
+  if (topo_.at(o.target.component).kind == cluster::Kind::kNic)  // and the GPUs it carries traffic for
+    for (ComponentId g : topo_.GpusServedBy(o.target.component)) events_.Record({at, PhysicsChanged{g, what, 0, o.fault}});
+  last_landed_ = o.fault;
 }
 
 Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
@@ -261,10 +278,15 @@ Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
   return Status::Ok();
 }
 
-Status SshBackend::Switch(const std::string& action, const cluster::Target& t, bool apply, FaultId cause) {
-  if (!apply) return RevertFault(Key(action, t), "fault #" + std::to_string(cause) + " reverted");
-  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, action, t));
-  return ApplyFault(OpenKey(action, t, cause), action, t, b, b.values, std::nullopt, std::nullopt, cause);
+Status SshBackend::Switch(cluster::Verb verb, const cluster::Target& t, bool apply, FaultId cause,
+                          const std::map<std::string, std::string>& extra) {
+  RC_ASSIGN_OR_RETURN(const injectors::RealAction* a, ActionOf(verb));
+  if (a->healer || a->check != injectors::RealCheck::kVerify)
+    return Status::Internal(a->name + " is not an on/off fault action");
+  if (!apply) return RevertFault(Key(a->name, t), "fault #" + std::to_string(cause) + " reverted");
+  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, a->name, t));
+  for (const auto& [k, v] : extra) b.values[k] = v;
+  return ApplyFault(OpenKey(a->name, t, cause), a->name, t, b, b.values, std::nullopt, std::nullopt, cause);
 }
 
 Status SshBackend::RevertRemaining(const std::string& why) {
@@ -279,79 +301,8 @@ Status SshBackend::RevertRemaining(const std::string& why) {
   return first;
 }
 
-Status SshBackend::SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) {
-  return Switch("nvlink_down", {gpu, port}, !up, cause);
-}
-Status SshBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) { return Switch("link_down", {nic, -1}, !up, cause); }
-
-Status SshBackend::SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) {
-  const cluster::Target t{link, port};
-  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, "link_degrade", t));
-  double line_bits = topo_.model().nic_gbit_per_s * 1e9;
-  if (auto it = b.values.find("line_rate"); it != b.values.end()) {
-    RC_ASSIGN_OR_RETURN(line_bits, ParseBitRate(it->second));
-  }
-  std::map<std::string, std::string> values = b.values;
-  values["bandwidth"] = Number(fraction * 100);
-  values["rate"] = std::to_string(std::max<int64_t>(1, std::llround(line_bits * fraction / 1000))) + "kbit";
-  return ApplyFault(OpenKey("link_degrade", t, cause), "link_degrade", t, b, values, std::nullopt, std::nullopt, cause);
-}
-Status SshBackend::SetTrayPresent(ComponentId tray, bool present, FaultId cause) {
-  return Switch("tray_pull", {tray, -1}, !present, cause);
-}
-
 void SshBackend::Publish(const cluster::Observation& obs) {
   for (cluster::ObservationSink* sink : sinks_) sink->OnObservation(obs);
-}
-
-Result<ssh::CommandResult> SshBackend::RunHealerAction(const std::string& action, const TargetBinding& b,
-                                                       ComponentId component) {
-  RC_ASSIGN_OR_RETURN(std::string cmd, Render(inv_.actions.at(action).apply, b.host, b.values));
-  return Run(action, b.host, component, cmd);
-}
-
-Status SshBackend::TrayAction(const std::string& action, ComponentId tray, std::map<std::string, std::string> extra) {
-  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, action, {tray, -1}));
-  for (auto& [k, v] : extra) b.values[k] = std::move(v);
-  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, RunHealerAction(action, b, tray));
-  if (r.exit_status != 0)
-    return Status::Unavailable(b.host + ": " + action + " exited " + std::to_string(r.exit_status) + ": " +
-                               FirstLine(r.err.empty() ? r.out : r.err));
-  return Status::Ok();
-}
-
-Status SshBackend::Drain(ComponentId tray, const std::string& reason) {
-  // One line of plain text: Slurm keeps the reason, and a template value may not span lines.
-  std::string text = FirstLine(reason);
-  return TrayAction("drain", tray, {{"reason", text}});
-}
-
-Status SshBackend::Resume(ComponentId tray) { return TrayAction("resume", tray, {}); }
-
-Status SshBackend::ResetGpu(ComponentId) {
-  return Status::NotSupported("gpu_reset has no inventory action yet (the rig's GPUs are CPU quotas)");
-}
-
-Status SshBackend::RequeueJob(JobId job, const std::string& reason) {
-  auto name = options_.job_names.find(job);
-  if (name == options_.job_names.end()) return Status::NotFound("job " + std::to_string(job) + " is not in the plan");
-  RC_ASSIGN_OR_RETURN(TargetBinding b, BindSite(inv_, "requeue_job"));
-  b.values["job"] = name->second;
-  b.values["reason"] = FirstLine(reason);
-  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, RunHealerAction("requeue_job", b, kNoComponent));
-  if (r.exit_status != 0)
-    return Status::Unavailable(b.host + ": requeue_job exited " + std::to_string(r.exit_status) + ": " + FirstLine(r.err));
-  return Status::Ok();
-}
-
-Status SshBackend::RunDiagnostic(ComponentId tray) {
-  RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, "diagnostic", {tray, -1}));
-  auto r = RunHealerAction("diagnostic", b, tray);
-  cluster::DiagnosticResult result{tray, r.ok() && r->exit_status == 0,
-                                   r.ok() ? FirstLine(r->out.empty() ? r->err : r->out) : r.status().ToString()};
-  // Delivered later, as a finished diagnostic is in the simulator: never inside the healer's own call.
-  clock_.CallAfter(Duration{}, [this, result] { Publish({clock_.Now(), result}); });
-  return Status::Ok();
 }
 
 }  // namespace rackchaos::runner

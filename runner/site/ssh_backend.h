@@ -29,6 +29,47 @@
 //
 // Threading: call on the thread that runs the pool's io_context, outside its handlers (WallClock
 // callbacks qualify): commands run through SshPool::RunAll. Borrowed references must outlive it.
+// SshBackend: the Backend seam on real hosts, running a site inventory's command templates over SSH.
+//
+// Each verb maps to its action in the real-mode action table (injectors/real_actions.h); a verb whose
+// action the table or the inventory lacks answers NotSupported (validation checks fault verbs once per
+// plan with BindTarget), so a new real-mode action is a row of that table, not code here. Turning a
+// fault on renders the action's apply, revert and verify commands for the target, writes a ledger
+// entry with the revert command (before anything runs), runs apply on the target's host, verifies it,
+// and (for faults the run says end on their own) arms a host-side expiry: a detached
+// `sleep N && revert` on the host, so the fault ends even if this process and its machine are gone.
+// Turning it off cancels the expiry, runs revert, verifies that, and closes the entry. Value actions
+// (power cap, valve) read their baseline with the `baseline` template; apply and revert are verified
+// by reading it back. A fault that lands is ground truth for the report (a PhysicsChanged on its
+// target, and on the GPUs a NIC serves), as the simulator records it; never shown to the healer.
+//
+// Several faults may hold one value action's target, as in the simulator (cluster/holds.h): each is a
+// hold with its own ledger entry, whose revert restores the baseline read before the first hold. The
+// lowest value held is the one applied; Release of one hold applies the lowest of the others (nothing
+// runs if that is the value already applied), and the last release restores the baseline. Nothing is
+// inferred from a value: a fault setting the baseline holds like any other. An on/off action
+// (link_down, link_degrade, ...) takes one fault per target: a second is refused while the first holds.
+//
+// Healer verbs run the inventory's `healer:` actions once, with no ledger (drain and resume are the
+// site's own state changes, not faults): drain/resume/gpu_reset on the tray's node, requeue_job with
+// the plan's job name, diagnostic whose exit status (0 = passed) and first output line come back as a
+// DiagnosticResult observation, delivered from a clock callback.
+//
+// A run's lifecycle (cluster/backend.h; ssh_backend_run.cpp): StartRun reverts what earlier runs left
+// open in the fault ledger (runner/site/recover.h), registers this run there, opens every session the
+// run needs with its host key checked and checks the fault hosts' clocks and bash
+// (runner/site/clock_check.h); nothing is applied if one fails. The observation source is an
+// SshMonitor (runner/site/ssh_monitor.h) the backend owns; the plan's jobs start with start_job and
+// stop with stop_job. Fault groups (ssh_backend_arm.cpp) are staged with their ledger entries, armed on
+// their hosts the group's stage lead ahead and landed at one wall-clock instant on the hosts' own clocks.
+//
+// Every remote command is recorded as an ActionTaken event ("ssh.apply", "ssh.verify", "ssh.revert",
+// "ssh.baseline", "ssh.expiry", "ssh.cancel_expiry", for armed faults "ssh.arm", "ssh.land",
+// "ssh.disarm", and "ssh.clock" at start) with host, command, exit status and time taken. A failed
+// command fails only that verb; other hosts are unaffected.
+//
+// Threading: call on the thread that runs the pool's io_context, outside its handlers (WallClock
+// callbacks qualify): commands run through SshPool::RunAll. Borrowed references must outlive it.
 #pragma once
 
 #include <map>
@@ -40,29 +81,41 @@
 #include "cluster/backend.h"
 #include "core/clock.h"
 #include "core/event.h"
+#include "healer/metrics.h"
+#include "injectors/real_actions.h"
 #include "runner/site/inventory.h"
 #include "runner/site/ledger.h"
 #include "runner/ssh/ssh_pool.h"
 
 namespace rackchaos::runner {
 
+class SshMonitor;
+struct HostClock;
+
 struct SshBackendOptions {
-  Ledger* ledger = nullptr;  // null: no ledger (unit tests); otherwise entries go to ledger_run
+  Ledger* ledger = nullptr;  // a caller's ledger (tests); null and no ledger_path: no ledger
   int64_t ledger_run = 0;
   // Faults that end on their own after this long: they get a host-side expiry at end + expiry grace.
   std::map<FaultId, Duration> durations;
-  // The plan's job names ({job} of requeue_job).
+  // The plan's job names ({job} of requeue_job); StartJobs adds them too.
   std::map<JobId, std::string> job_names;
+  // A run's start-up (StartRun). `ledger_path` empty: no ledger is opened and nothing recovered.
+  std::string ledger_path;
+  bool accept_new_host_keys = false;
+  std::vector<std::string> hosts;        // inventory hosts the run needs: connected before the first fault
+  std::vector<std::string> fault_hosts;  // those the faults land on: their clocks are checked
 };
 
 class SshBackend : public cluster::Backend {
  public:
   SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, Clock& clock,
              EventSink& events, SshBackendOptions options = {});
+  ~SshBackend() override;
 
   std::string Name() const override { return "ssh"; }
   bool Supports(cluster::Verb verb) const override;
 
+  // --- fault verbs (ssh_backend_verbs.cpp), each through its action in the table
   Status SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) override;
   Status SetNicLink(ComponentId nic, bool up, FaultId cause) override;
   // link_degrade: {bandwidth} in percent, {rate} in kbit of the line rate (the model's NIC rate, or the
@@ -72,17 +125,55 @@ class SshBackend : public cluster::Backend {
   Status SetPowerCap(ComponentId gpu, double watts, FaultId cause) override;
   Result<double> GetValveOpening(ComponentId valve) override;
   Status SetValveOpening(ComponentId valve, double fraction, FaultId cause) override;
+  Status SetStorageRead(ComponentId tray, double fraction, FaultId cause) override;
+  Status SetStoreRate(ComponentId store, double fraction, FaultId cause) override;
   Status SetTrayPresent(ComponentId tray, bool present, FaultId cause) override;
+  Status SetGpuFailed(ComponentId gpu, bool failed, int xid, FaultId cause) override;       // {xid}
+  Status SetComponentFailed(ComponentId component, bool failed, FaultId cause) override;
+  Status SetRegionDown(ComponentId region, bool down, FaultId cause) override;
   // Ends `cause`'s hold (see above); Ok when it holds nothing there. NotSupported for a state the
   // inventory has no action for.
   Status Release(cluster::Held what, cluster::Target target, FaultId cause) override;
 
-  Status Drain(ComponentId tray, const std::string& reason) override;
+  // --- healer verbs (ssh_backend_verbs.cpp)
+  Status Drain(ComponentId tray, const std::string& reason) override;  // {reason}: its first line
   Status Resume(ComponentId tray) override;
   Status ResetGpu(ComponentId gpu) override;
-  Status RequeueJob(JobId job, const std::string& reason) override;
+  Status RebootNode(ComponentId tray) override;
+  Status RequeueJob(JobId job, const std::string& reason) override;  // {job} {reason}
   Status RunDiagnostic(ComponentId tray) override;
   void Subscribe(cluster::ObservationSink* sink) override { sinks_.push_back(sink); }
+
+  // --- the run's lifecycle (ssh_backend_run.cpp; cluster/backend.h gives the order)
+  // Serials: the inventory's tray serials, else "<site>-<name>".
+  std::string SerialPrefix() const override;
+  std::string_view SerialOf(ComponentId id) const override;
+  // True when the inventory can observe trays (healer.observe_tray): the healer and the jobs run.
+  bool Observes() const override;
+  Status StartRun(const cluster::RunContext& run) override;
+  // start_job for each job when Observes(), else a warning that only the faults run.
+  Status StartJobs(const std::vector<cluster::JobConfig>& jobs) override;
+  void StartObserving() override;
+  void StopObserving() override;
+  Status StopJobs(const std::vector<cluster::JobConfig>& jobs) override;
+  // Resumes the mapped trays among `trays`, each recorded as a "resume" action; the first failure.
+  Status ResumeHeld(const std::vector<ComponentId>& trays) override;
+  size_t StillApplied() const override { return open_.size(); }
+  // Stops the monitor; closes this run in the ledger when nothing it applied is left open.
+  Status Shutdown() override;
+
+  // --- fault groups (ssh_backend_arm.cpp): the Backend's group verbs over the arming steps below.
+  cluster::GroupLeads Leads() const override { return {inv_.arm_lead, inv_.fire_lead}; }
+  bool StageGroup(Time at) override;
+  void DropStaged(FaultId fault, const std::string& why) override { Unstage(fault, why); }
+  std::map<FaultId, Status> SealGroup() override { return ArmStaged(); }
+  std::map<FaultId, Status> CommitGroup(Time at) override { return FireArmed(UnixMicrosAt(at)); }
+  void AbandonGroup(const std::string& why) override { Disarm(why); }
+  Status UndoFault(FaultId fault, const std::string& why) override { return RevertFaultTargets(fault, why); }
+  // Reverts every fault still applied through this backend (a safety net after the injectors' own
+  // reverts). Returns the first failure; every target is tried.
+  Status RevertRemaining(const std::string& why) override;
+
   // Hands `obs` to every subscriber, in subscription order.
   void Publish(const cluster::Observation& obs);
   // Renders `tmpl` for `host` with `values`, the host's env exported first.
@@ -92,10 +183,9 @@ class SshBackend : public cluster::Backend {
   Result<ssh::CommandResult> RunHealerAction(const std::string& action, const TargetBinding& b,
                                              ComponentId component);
 
-  // Arming: how real runs land faults (runner/engine/real_run.h). Between BeginStaging() and ArmStaged() the
-  // fault verbs do everything but run the apply command: render the commands, read baselines, write
-  // the ledger entry (revert command; deadline counted from `until_landing` from now) and queue the
-  // apply. Arming, firing and disarming are in ssh_backend_arm.cpp.
+  // Arming, the steps under the group verbs. Between BeginStaging() and ArmStaged() the fault verbs do
+  // everything but run the apply command: render the commands, read baselines, write the ledger entry
+  // (revert command; deadline counted from `until_landing` from now) and queue the apply.
   void BeginStaging(Duration until_landing);
   // Forgets the staged applies of `fault` (staging it failed part-way): their entries close unapplied.
   void Unstage(FaultId fault, const std::string& why);
@@ -113,12 +203,10 @@ class SshBackend : public cluster::Backend {
   void Disarm(const std::string& why);
   // Reverts every target `fault` still holds; the first failure (every target is tried).
   Status RevertFaultTargets(FaultId fault, const std::string& why);
-
-  // Reverts every fault still applied through this backend (a safety net after the injectors' own
-  // reverts). Returns the first failure; every target is tried.
-  Status RevertRemaining(const std::string& why);
   // How many faults are applied through this backend now.
   size_t applied() const { return open_.size(); }
+  // The fault that landed last (the report's guess at what a job's trouble is due to), or kNoFault.
+  FaultId last_landed() const { return last_landed_; }
 
   // The HostSpec with the inventory's fields for `host`.
   static std::optional<ssh::HostSpec> HostOf(const Inventory& inventory, const std::string& host);
@@ -137,8 +225,18 @@ class SshBackend : public cluster::Backend {
     int64_t expiry_pid = 0;
   };
 
-  // Turns the fault on (apply = true) or off for an on/off action.
-  Status Switch(const std::string& action, const cluster::Target& t, bool apply, FaultId cause);
+  // The table's action for `verb` when this inventory defines it; else NotSupported, naming it.
+  Result<const injectors::RealAction*> ActionOf(cluster::Verb verb) const;
+  // Turns the fault on (apply = true) or off for an on/off action, `extra` added to its placeholders.
+  Status Switch(cluster::Verb verb, const cluster::Target& t, bool apply, FaultId cause,
+                const std::map<std::string, std::string>& extra = {});
+  // Runs a healer action once on `t`'s host (or the site's run_on host); OK when it exits 0.
+  Status Once(cluster::Verb verb, const cluster::Target& t, const std::map<std::string, std::string>& extra);
+  // The Unix time (microseconds) at which the clock will read `t`, and the reverse.
+  int64_t UnixMicrosAt(Time t) const;
+  Time TimeAtUnix(int64_t unix_us) const;
+  // Ground truth of a fault that landed at `at` on `o`'s target (PhysicsChanged events).
+  void RecordLanded(const Open& o, Time at);
   // Places `cause`'s hold on a value action's target at `value` (model units): applies the lowest value
   // held, with the baseline read before the first hold (kept by the others) as {baseline}.
   Status SetValue(const std::string& action, const cluster::Target& t, double value, FaultId cause);
@@ -155,15 +253,20 @@ class SshBackend : public cluster::Backend {
   Status ApplyHeld(const Open& o, double wire);
   Result<std::string> RenderHeld(const Open& o, double wire) const;
   static std::string Number(double v);  // a value in a command or message: %.6g
+ public:
+  static std::string FirstLine(const std::string& s);  // its first line, at most 200 characters
+
+ private:
 
   // Opens `key` (OpenKey) and applies; `held`: a value action's own value (Open::held).
   Status ApplyFault(const std::string& key, const std::string& action, const cluster::Target& t,
                     const TargetBinding& b, std::map<std::string, std::string> values,
                     std::optional<double> expect_applied, std::optional<double> baseline, FaultId cause,
                     double held = 0);
-  // After the apply command ran: its exit status, then verify and the host-side expiry (or the undo).
+  // After the apply command ran: its exit status, then verify and the host-side expiry (or the undo);
+  // a fault that landed is recorded as landed at `at`.
   Status Landed(const std::string& key, const Result<ssh::CommandResult>& applied,
-                std::optional<double> expect_applied, FaultId cause);
+                std::optional<double> expect_applied, FaultId cause, Time at);
   // Ends the fault open under `key`: restores the baseline, or for a hold others share on its target
   // applies the lowest value they hold.
   Status RevertFault(const std::string& key, const std::string& why);
@@ -172,8 +275,10 @@ class SshBackend : public cluster::Backend {
   void RecordLanding(const std::vector<ssh::CommandResult>& results, int64_t unix_us);
   // Closes the entry of a fault target whose apply never ran, and forgets it.
   void CloseUnapplied(const std::string& key, const std::string& why);
-  // Runs a tray-bound healer action with extra placeholder values; OK when it exits 0.
-  Status TrayAction(const std::string& action, ComponentId tray, std::map<std::string, std::string> extra);
+  // Runs start_job or stop_job for every job; the jobs that failed, with why ("" when none did).
+  std::string JobActions(const char* action, const std::vector<cluster::JobConfig>& jobs);
+  // Records the largest clock offset as an "ssh.clock" action, and one with ok = false per host that is off.
+  void RecordClocks(const std::vector<HostClock>& clocks);
 
   // Runs one command on `host` and records an ActionTaken (ok = it ran and exited `expected_exit`).
   // Fails only when the command did not run to its end (transport); the exit status is the caller's.
@@ -206,6 +311,12 @@ class SshBackend : public cluster::Backend {
   Duration until_landing_{};
   std::vector<Staged> staged_;
   std::shared_ptr<ssh::SshPool::Armed> armed_;
+  FaultId last_landed_ = kNoFault;
+  // The run (ssh_backend_run.cpp): the ledger StartRun opened, the plan's jobs, the monitor.
+  std::unique_ptr<Ledger> ledger_;
+  std::vector<healer::JobInfo> jobs_;
+  bool jobs_started_ = false;
+  std::unique_ptr<SshMonitor> monitor_;
 };
 
 // Parses the first number in `text` ("1200.00 W" -> 1200); InvalidArgument when there is none.

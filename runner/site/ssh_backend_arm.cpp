@@ -1,6 +1,8 @@
 // SshBackend's arming: faults staged, armed on their hosts ahead of time, landed together at one
-// wall-clock instant, or disarmed unrun (see ssh_backend.h and SshPool::ArmEach / FireAt).
+// wall-clock instant, or disarmed unrun (see ssh_backend.h and SshPool::ArmEach / FireAt). The
+// Backend's fault-group verbs (StageGroup, SealGroup, CommitGroup, AbandonGroup) are these steps.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <utility>
 
@@ -8,6 +10,23 @@
 #include "runner/site/ssh_backend.h"
 
 namespace rackchaos::runner {
+
+namespace {
+
+int64_t UnixMicrosNow() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+int64_t SshBackend::UnixMicrosAt(Time t) const { return UnixMicrosNow() + (t - clock_.Now()).us; }
+Time SshBackend::TimeAtUnix(int64_t unix_us) const { return clock_.Now() + Duration::Micros(unix_us - UnixMicrosNow()); }
+
+bool SshBackend::StageGroup(Time at) {
+  BeginStaging(std::max(at - clock_.Now(), Duration{}));
+  return true;
+}
 
 void SshBackend::BeginStaging(Duration until_landing) {
   staging_ = true;
@@ -65,11 +84,12 @@ std::map<FaultId, Status> SshBackend::FireArmed(int64_t unix_us) {
   const auto staged = std::exchange(staged_, {});
   const std::vector<ssh::CommandResult> results = pool_.FireAt(*armed, unix_us);
   RecordLanding(results, unix_us);
+  const Time land = std::min(TimeAtUnix(unix_us), clock_.Now());  // the results arrive a little after it
   for (size_t i = 0; i < staged.size(); ++i) {
     if (!armed->status()[i].ok()) continue;  // closed when arming failed
     const Staged& s = staged[i];
     Status landed =
-        Landed(s.key, Record("apply", s.host, s.component, s.apply, results[i], 0), s.expect_applied, s.fault);
+        Landed(s.key, Record("apply", s.host, s.component, s.apply, results[i], 0), s.expect_applied, s.fault, land);
     if (!landed.ok()) failed.emplace(s.fault, landed);
   }
   return failed;

@@ -8,9 +8,16 @@
 namespace rackchaos::runner {
 namespace {
 
-// Values of the valve are percents on the wire ({opening}, baseline output), fractions in the model.
-double Scale(const std::string& action) { return action == "valve_fail" ? 100.0 : 1.0; }
-const char* ValueName(const std::string& action) { return action == "valve_fail" ? "opening" : "watts"; }
+// A value action's units on the wire per model unit (a valve's opening: percent on the wire, a fraction
+// in the model) and the placeholder that carries the value, from the action table.
+double Scale(const std::string& action) {
+  const injectors::RealAction* a = injectors::FindRealAction(action);
+  return a ? a->wire_scale : 1.0;
+}
+std::string ValueName(const std::string& action) {
+  const injectors::RealAction* a = injectors::FindRealAction(action);
+  return a && !a->value.empty() ? a->value : "value";
+}
 
 }  // namespace
 
@@ -76,25 +83,13 @@ Status SshBackend::SetValue(const std::string& action, const cluster::Target& t,
 }
 
 Status SshBackend::Release(cluster::Held what, cluster::Target t, FaultId cause) {
-  const std::string action = ActionFor(cluster::VerbOf(what));
-  if (action.empty() || !inv_.actions.count(action))
+  auto a = ActionOf(cluster::VerbOf(what));
+  if (!a.ok())
     return Status::NotSupported(std::string("the inventory has no action that holds a ") + cluster::HeldName(what));
-  const std::string key = OpenKey(action, t, cause);
+  const std::string key = OpenKey((*a)->name, t, cause);
   auto it = open_.find(key);
   if (it == open_.end() || it->second.fault != cause) return Status::Ok();  // `cause` holds nothing there
   return RevertFault(key, "fault #" + std::to_string(cause) + " reverted");
-}
-
-Result<double> SshBackend::GetPowerCap(ComponentId gpu) { return ReadValue("gpu_throttle", {gpu, -1}); }
-Status SshBackend::SetPowerCap(ComponentId gpu, double watts, FaultId cause) {
-  return SetValue("gpu_throttle", {gpu, -1}, watts, cause);
-}
-Result<double> SshBackend::GetValveOpening(ComponentId valve) {
-  RC_ASSIGN_OR_RETURN(double percent, ReadValue("valve_fail", {valve, -1}));
-  return percent / Scale("valve_fail");
-}
-Status SshBackend::SetValveOpening(ComponentId valve, double fraction, FaultId cause) {
-  return SetValue("valve_fail", {valve, -1}, fraction, cause);
 }
 
 }  // namespace rackchaos::runner

@@ -27,7 +27,7 @@ class WallClock : public Clock {
   // Waits for the next timer (servicing `io` meanwhile) and runs it. Returns false, without running
   // anything, when no timer is due by `limit` (it then returns once `limit` is reached) or as soon as
   // `stop()` turns true (checked at least every 50 ms).
-  bool RunNext(Time limit, const std::function<bool()>& stop);
+  bool RunNext(Time limit, const std::function<bool()>& stop) override;
   // The Unix wall-clock time (microseconds since the epoch, this machine's system clock) at which
   // this clock will read `t`: the instant armed faults are told to land at on their hosts.
   int64_t UnixMicrosAt(Time t) const;

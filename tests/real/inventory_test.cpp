@@ -11,7 +11,8 @@
 
 #include "cluster/catalogue.h"
 #include "runner/plan/plan_loader.h"
-#include "runner/engine/real_run.h"
+#include "runner/cli/real_run.h"
+#include "injectors/real_actions.h"
 #include "runner/ssh/command_template.h"
 #include "runner/site/ssh_backend.h"
 
@@ -280,6 +281,25 @@ TEST_CASE("inventory: the healer section reads observe and healer actions and bi
   CHECK(BindSite(*inv, "start_job").status().code() == StatusCode::kNotSupported);
   CHECK(ActionFor(cluster::Verb::kDrain) == "drain");
   CHECK(ActionFor(cluster::Verb::kRequeueJob) == "requeue_job");
+}
+
+TEST_CASE("inventory: each verb a real-mode action carries out maps to that action and back") {
+  int verbs = 0;
+  for (const injectors::RealAction& a : injectors::RealActions()) {
+    if (!a.verb) continue;
+    ++verbs;
+    CHECK_MESSAGE(ActionFor(*a.verb) == a.name, a.name);
+    CHECK(IsValueAction(a.name) == (a.check == injectors::RealCheck::kBaseline));
+  }
+  CHECK(verbs == 10);
+  cluster::Topology topo = Gb200();
+  CHECK(VerbsForTarget("link_down", topo, T(topo, "r01.tray01.nic0")) == std::vector<cluster::Verb>{cluster::Verb::kNicLink});
+  CHECK(VerbsForTarget("link_down", topo, T(topo, "r01.tray01.gpu0.nvlink2")) ==
+        std::vector<cluster::Verb>{cluster::Verb::kNvlinkPort});
+  // link_degrade has no action for a port: the NIC's, so that binding it says what it takes.
+  CHECK(VerbsForTarget("link_degrade", topo, T(topo, "r01.tray01.gpu0.nvlink2")) ==
+        std::vector<cluster::Verb>{cluster::Verb::kLinkBandwidth});
+  CHECK(VerbsForTarget("gpu_fail", topo, T(topo, "r01.tray01.gpu0")).empty());
 }
 
 TEST_CASE("inventory: healer actions take one command and site-wide ones need run_on") {

@@ -83,29 +83,35 @@ TEST_CASE("expect: time to isolate counts the faults that needed isolation - iso
   CHECK_FALSE(tti("tti.max < 100d"));
 }
 
-TEST_CASE("verdict: interrupted beats host errors beats abort beats a failing gate") {
-  runner::RunEnd end{.interrupted = true, .stop_reason = "interrupted by signal", .host_error = "2 steps failed",
-                     .aborted = true, .abort_reason = "at 5m: 3 jobs down", .failed_gate = "ttr.p95 <= 10m: 12m"};
-  auto v = runner::Decide(end);
+TEST_CASE("verdict: an engine error beats interrupted beats host errors beats abort beats a failing gate") {
+  runner::RunEnd end{.error = "IoError: disk full", .interrupted = true, .stop_reason = "interrupted by signal",
+                     .host_error = "2 steps failed", .aborted = true, .abort_reason = "at 5m: 3 jobs down",
+                     .failed_gate = "ttr.p95 <= 10m: 12m"};
+  auto v = runner::Verdict(end);
+  CHECK(std::string(v.status) == "error");
+  CHECK(v.code == rackchaos::ExitCode::kRuntimeError);
+  CHECK(v.reason == "IoError: disk full");
+  end.error.clear();
+  v = runner::Verdict(end);
   CHECK(std::string(v.status) == "interrupted");
   CHECK(v.code == rackchaos::ExitCode::kInterrupted);
   CHECK(v.reason == "interrupted by signal");
   end.interrupted = false;
-  v = runner::Decide(end);
+  v = runner::Verdict(end);
   CHECK(std::string(v.status) == "error");
   CHECK(v.code == rackchaos::ExitCode::kRuntimeError);
   CHECK(v.reason == "2 steps failed");
   end.host_error.clear();
-  v = runner::Decide(end);
+  v = runner::Verdict(end);
   CHECK(std::string(v.status) == "aborted");
   CHECK(v.code == rackchaos::ExitCode::kExpectationFailed);
   CHECK(v.reason == "at 5m: 3 jobs down");
   end.aborted = false;
-  v = runner::Decide(end);
+  v = runner::Verdict(end);
   CHECK(std::string(v.status) == "failed");
   CHECK(v.reason == "ttr.p95 <= 10m: 12m");
   end.failed_gate.clear();
-  v = runner::Decide(end);
+  v = runner::Verdict(end);
   CHECK(std::string(v.status) == "passed");
   CHECK(v.code == rackchaos::ExitCode::kPass);
   CHECK(v.reason.empty());

@@ -1,5 +1,6 @@
-// docs/inventory-reference.md is generated from InventoryKeys(), InventoryActions() and HealerActions(),
-// the tables the inventory loader accepts, so the two cannot drift. Regenerate with:
+// docs/inventory-reference.md is generated from InventoryKeys(), InventoryActions() and HealerActions()
+// (the last two views of injectors/real_actions.cpp), the tables the inventory loader accepts, so the two
+// cannot drift. Regenerate with:
 //   RACKCHAOS_UPDATE_DOCS=1 ./build/tests/runner/run_tests -tc="*inventory key table*"
 #include <doctest/doctest.h>
 
@@ -32,9 +33,10 @@ std::string Braced(const std::vector<std::string>& names) {
 std::string RenderInventoryReference() {
   std::ostringstream md;
   md << "# Site inventory reference\n\n"
-     << "Generated from the inventory loader's tables (`runner/site/inventory_keys.cpp`); a test fails when this\n"
-     << "file and the tables disagree. How real mode uses an inventory: [real-mode.md](real-mode.md). Examples:\n"
-     << "`sites/gb200-example.yaml`, or `rackchaos init --model MODEL` to write one for your rack model.\n"
+     << "Generated from the inventory loader's key table (`runner/site/inventory_keys.cpp`) and the real-mode\n"
+     << "action table (`injectors/real_actions.cpp`); a test fails when this file and the tables disagree.\n"
+     << "How real mode uses an inventory: [real-mode.md](real-mode.md). Examples: `sites/gb200-example.yaml`,\n"
+     << "or `rackchaos init --model MODEL` to write one for your rack model.\n"
      << "Durations take units `ms s m h d w`. Unknown keys are refused with `FILE:LINE:COL`.\n";
   std::string section = "-";
   for (const runner::InventoryKey& k : runner::InventoryKeys()) {

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "cluster/catalogue.h"
-#include "runner/engine/padded_names.h"
+#include "runner/site/padded_names.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/plan/selector.h"
 #include "runner/spec/validate.h"

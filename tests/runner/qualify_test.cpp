@@ -9,6 +9,7 @@
 #include <string>
 
 #include "runner/campaign/qualify.h"
+#include "runner/cli/qualify_cmd.h"
 
 using namespace rackchaos;
 namespace fs = std::filesystem;

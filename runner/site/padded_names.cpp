@@ -1,4 +1,4 @@
-#include "runner/engine/padded_names.h"
+#include "runner/site/padded_names.h"
 
 #include <string>
 #include <vector>

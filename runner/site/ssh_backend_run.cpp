@@ -1,0 +1,157 @@
+// SshBackend's side of a run's lifecycle (cluster/backend.h): what a real run must make sure of before
+// its first fault, its jobs and its observation source, and what it leaves behind.
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/log.h"
+#include "runner/site/clock_check.h"
+#include "runner/site/recover.h"
+#include "runner/site/ssh_backend.h"
+#include "runner/site/ssh_monitor.h"
+
+namespace rackchaos::runner {
+
+SshBackend::SshBackend(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, Clock& clock,
+                       EventSink& events, SshBackendOptions options)
+    : inv_(inventory), topo_(topology), pool_(pool), clock_(clock), events_(events), options_(std::move(options)) {}
+
+SshBackend::~SshBackend() = default;  // both here, where SshMonitor is complete
+
+std::string SshBackend::SerialPrefix() const { return (inv_.site.empty() ? "SITE" : inv_.site) + "-"; }
+
+std::string_view SshBackend::SerialOf(ComponentId id) const {
+  auto t = inv_.trays.find(topo_.at(id).name);
+  return t != inv_.trays.end() ? std::string_view(t->second.serial) : std::string_view();
+}
+
+bool SshBackend::Observes() const { return inv_.actions.count("observe_tray") > 0; }
+
+Status SshBackend::StartRun(const cluster::RunContext& run) {
+  // Whatever earlier runs left applied is reverted first: a new run starts from a clean site.
+  if (!options_.ledger_path.empty()) {
+    RC_ASSIGN_OR_RETURN(Ledger ledger, Ledger::Open(options_.ledger_path));
+    ledger_ = std::make_unique<Ledger>(std::move(ledger));
+    RecoverOptions recover;
+    recover.accept_new_host_keys = options_.accept_new_host_keys;
+    recover.connect_timeout = inv_.connect_timeout;
+    recover.command_timeout = inv_.command_timeout;
+    RC_ASSIGN_OR_RETURN(RecoverResult recovered, Recover(*ledger_, recover));
+    for (const std::string& line : recovered.lines) spdlog::warn("recover: {}", line);
+    if (recovered.failed > 0)
+      return Status::Unavailable(std::to_string(recovered.failed) +
+                                 " fault(s) left by earlier runs are still "
+                                 "applied and could not be reverted; see `rackchaos recover --ledger " +
+                                 options_.ledger_path + "`");
+    // At once, so a run killed from here on is one `rackchaos recover` knows about and marks aborted.
+    RC_ASSIGN_OR_RETURN(options_.ledger_run, ledger_->BeginRun(run.report_db, run.report_run));
+    options_.ledger = ledger_.get();
+  }
+  // Every session the run needs is open and its host key checked before the first fault.
+  std::vector<ssh::HostSpec> hosts;
+  for (const std::string& h : options_.hosts)
+    if (auto spec = HostOf(inv_, h)) hosts.push_back(*spec);
+  const std::string before = "before the first fault (nothing was applied)";
+  if (Status s = pool_.ConnectAll(hosts); !s.ok()) return s.WithContext("SSH " + before);
+  // Faults land at one wall-clock instant on all their hosts: a host whose clock is off lands off.
+  const std::vector<HostClock> clocks = CheckClocks(pool_, options_.fault_hosts);
+  for (const HostClock& c : clocks)
+    if (!c.status.ok()) return c.status.WithContext(before);
+  RecordClocks(clocks);
+  return Status::Ok();
+}
+
+void SshBackend::RecordClocks(const std::vector<HostClock>& clocks) {
+  const HostClock* largest = nullptr;
+  for (const HostClock& c : clocks) {
+    if (!largest || std::llabs(c.offset_us) > std::llabs(largest->offset_us)) largest = &c;
+    if (!ClockOff(c)) continue;
+    const std::string what = DescribeOffset(c) + ": its faults land that far from the others'; check NTP/PTP";
+    spdlog::warn("{}", what);
+    events_.Record({clock_.Now(), ActionTaken{"ssh.clock", kNoComponent, kNoJob, false, what}});
+  }
+  if (!largest) return;
+  const std::string what =
+      std::to_string(clocks.size()) + " fault host clock(s), largest offset " + DescribeOffset(*largest);
+  spdlog::info("{}", what);
+  events_.Record({clock_.Now(), ActionTaken{"ssh.clock", kNoComponent, kNoJob, true, what}});
+}
+
+std::string SshBackend::JobActions(const char* action, const std::vector<cluster::JobConfig>& jobs) {
+  std::string failed;
+  const size_t gpus_per_tray = static_cast<size_t>(std::max(1, topo_.model().gpus_per_tray));
+  for (const cluster::JobConfig& j : jobs) {
+    auto run = [&]() -> Result<ssh::CommandResult> {
+      RC_ASSIGN_OR_RETURN(TargetBinding b, BindSite(inv_, action));
+      b.values["job"] = j.name;
+      b.values["ranks"] = std::to_string((static_cast<size_t>(j.gpus) + gpus_per_tray - 1) / gpus_per_tray);
+      return RunHealerAction(action, b, kNoComponent);
+    };
+    const Result<ssh::CommandResult> r = run();
+    if (r.ok() && r->exit_status == 0) continue;
+    const std::string why = r.ok() ? FirstLine(r->err) : r.status().ToString();
+    spdlog::error("{} {} failed: {}", action, j.name, why);
+    failed += (failed.empty() ? "" : "; ") + j.name + ": " + why;
+  }
+  return failed;
+}
+
+Status SshBackend::StartJobs(const std::vector<cluster::JobConfig>& jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobId id = static_cast<JobId>(i);
+    options_.job_names[id] = jobs[i].name;
+    jobs_.push_back({id, jobs[i].name, jobs[i].gpus, jobs[i].step_time});
+  }
+  if (!Observes()) {
+    if (!jobs.empty())
+      spdlog::warn("the inventory has no healer section: the plan's {} job(s) are not started; only its faults run",
+                   jobs.size());
+    return Status::Ok();
+  }
+  jobs_started_ = true;
+  const std::string failed = JobActions("start_job", jobs);
+  if (!failed.empty()) return Status::Unavailable("start_job failed: " + failed);
+  return Status::Ok();
+}
+
+Status SshBackend::StopJobs(const std::vector<cluster::JobConfig>& jobs) {
+  if (!jobs_started_) return Status::Ok();
+  jobs_started_ = false;
+  const std::string failed = JobActions("stop_job", jobs);
+  if (!failed.empty()) return Status::Unavailable("stop_job failed: " + failed);
+  return Status::Ok();
+}
+
+// The healer sees only what the monitor reads from the site; the report's guess at what a job's
+// trouble is due to is the fault that landed last.
+void SshBackend::StartObserving() {
+  if (!Observes() || monitor_) return;
+  monitor_ =
+      std::make_unique<SshMonitor>(inv_, topo_, pool_, clock_, *this, events_, jobs_, [this] { return last_landed_; });
+  monitor_->Start();
+}
+
+void SshBackend::StopObserving() {
+  if (monitor_) monitor_->Stop();
+}
+
+Status SshBackend::ResumeHeld(const std::vector<ComponentId>& trays) {
+  Status first;
+  for (ComponentId id : trays) {
+    if (!inv_.trays.count(topo_.at(id).name)) continue;  // not the site's: nothing of it was drained here
+    Status r = Resume(id);
+    events_.Record(
+        {clock_.Now(), ActionTaken{"resume", id, kNoJob, r.ok(),
+                                   "end of run: " + (r.ok() ? std::string("returned to service") : r.ToString())}});
+    if (!r.ok() && first.ok()) first = r;
+  }
+  return first;
+}
+
+Status SshBackend::Shutdown() {
+  StopObserving();
+  // A run that left nothing applied is finished in the ledger; otherwise `rackchaos recover` takes it.
+  if (ledger_ && options_.ledger_run && open_.empty()) return ledger_->FinishRun(options_.ledger_run);
+  return Status::Ok();
+}
+
+}  // namespace rackchaos::runner
