@@ -45,6 +45,8 @@ const std::vector<RealAction>& RealActions() {
        "exit 0 = stopped", "", 1},
       {"requeue_job", true, Verb::kRequeueJob, "healer", RealTarget::kSite, kTheSite, {"job", "reason"},
        RealCheck::kExit, "exit 0 = requeued", "", 1},
+      {"gpu_reset", true, Verb::kGpuReset, "healer", RealTarget::kGpu, "a GPU", {"gpu"}, RealCheck::kExit,
+       "exit 0 = reset (`nvidia-smi -r -i {gpu}`)", "", 1},
   };
   return kTable;
 }

@@ -1,12 +1,16 @@
 // One engine on real hosts: the rules a plan carries (its safety limits, how a run stops, how it is
-// qualified) hold on the loopback lab (tests/real/lab.h) as they do on the simulator.
+// qualified) hold on the loopback lab (tests/real/lab.h) as they do on the simulator, and a healer verb
+// added as one row of the real-mode action table (gpu_reset) runs on the hosts.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "cluster/catalogue.h"
 #include "reports/store.h"
+#include "runner/site/ssh_backend.h"
+#include "runner/site/wall_clock.h"
 #include "tests/real/lab.h"
 
 namespace rackchaos::runner {
@@ -127,6 +131,44 @@ TEST_CASE("engine on real hosts: qualify takes the ledger path and first contact
   CHECK(fs::exists(ledger));
   CHECK_FALSE(fs::exists(db + ".ledger"));
   CHECK(lab->LinkUp(lab->Iface('a', 0)));
+}
+
+cluster::Topology Gb200() {
+  auto model = cluster::LoadRackModel("gb200-nvl72");
+  REQUIRE(model.ok());
+  auto topo = cluster::Topology::Build(*model, 1, 0);
+  REQUIRE(topo.ok());
+  return std::move(*topo);
+}
+
+TEST_CASE("engine on real hosts: gpu_reset runs `nvidia-smi -r -i {gpu}` on the GPU's host") {
+  auto lab = StartLab();
+  const std::string path = lab->WriteInventory("reset.yaml");
+  std::ofstream(path, std::ios::app) << "healer:\n  gpu_reset: {apply: 'nvidia-smi -r -i {gpu}'}\n";
+  auto inv = LoadInventory(path);
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  cluster::Topology topo = Gb200();
+  boost::asio::io_context io;
+  ssh::SshPool pool(io);
+  std::vector<ssh::HostSpec> hosts;
+  for (const auto& [name, h] : inv->hosts) hosts.push_back(h.spec);
+  REQUIRE(pool.ConnectAll(hosts).ok());
+  WallClock clock(io);
+  EventLog events;
+  SshBackend ssh(*inv, topo, pool, clock, events);
+  CHECK(ssh.Supports(cluster::Verb::kGpuReset));
+  const Status reset = ssh.ResetGpu(*topo.Find("r01.tray02.gpu3"));
+  CHECK_MESSAGE(reset.ok(), reset.ToString());
+  int ran = 0;
+  for (const Event& e : events.events())
+    if (auto* a = std::get_if<ActionTaken>(&e.body); a && a->action == "ssh.gpu_reset") {
+      ++ran;
+      CHECK_MESSAGE(a->ok, a->detail);
+      CHECK_MESSAGE(a->detail.find("host01: ") == 0, a->detail);
+      CHECK_MESSAGE(a->detail.find("nvidia-smi -r -i ") != std::string::npos, a->detail);
+      CHECK_MESSAGE(a->detail.find("3") != std::string::npos, a->detail);
+    }
+  CHECK(ran == 1);
 }
 
 }  // namespace

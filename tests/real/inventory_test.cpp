@@ -283,6 +283,23 @@ TEST_CASE("inventory: the healer section reads observe and healer actions and bi
   CHECK(ActionFor(cluster::Verb::kRequeueJob) == "requeue_job");
 }
 
+TEST_CASE("inventory: gpu_reset is a healer action on a GPU: {gpu} on the GPU's tray host") {
+  auto inv = ParseInventory(std::string(kSmall) + kHealer + "  gpu_reset: {apply: 'nvidia-smi -r -i {gpu}'}\n", "site.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  cluster::Topology topo = Gb200();
+  auto b = BindTarget(*inv, topo, "gpu_reset", T(topo, "r01.tray01.gpu3"));
+  REQUIRE_MESSAGE(b.ok(), b.status().ToString());
+  CHECK(b->host == "h1");
+  CHECK(*ssh::RenderTemplate(inv->actions.at("gpu_reset").apply, b->values) == "nvidia-smi -r -i '3'");
+  CHECK(ActionFor(cluster::Verb::kGpuReset) == "gpu_reset");
+  // It takes a GPU, not a tray; and {watts} is not among its placeholders.
+  CHECK(BindTarget(*inv, topo, "gpu_reset", T(topo, "r01.tray01")).status().code() == StatusCode::kNotSupported);
+  CHECK(Error(std::string(kSmall) + kHealer + "  gpu_reset: {apply: 'nvidia-smi -r -i {gpu} -pl {watts}'}\n")
+            .find("gpu_reset.apply: command template \"nvidia-smi -r -i {gpu} -pl {watts}\", column 28: no value for "
+                  "placeholder {watts}; gpu_reset provides {host}, {address}, {tray}, {bmc}, {serial}, {gpu} and the "
+                  "site's vars") != std::string::npos);
+}
+
 TEST_CASE("inventory: each verb a real-mode action carries out maps to that action and back") {
   int verbs = 0;
   for (const injectors::RealAction& a : injectors::RealActions()) {
@@ -291,7 +308,7 @@ TEST_CASE("inventory: each verb a real-mode action carries out maps to that acti
     CHECK_MESSAGE(ActionFor(*a.verb) == a.name, a.name);
     CHECK(IsValueAction(a.name) == (a.check == injectors::RealCheck::kBaseline));
   }
-  CHECK(verbs == 10);
+  CHECK(verbs == 11);
   cluster::Topology topo = Gb200();
   CHECK(VerbsForTarget("link_down", topo, T(topo, "r01.tray01.nic0")) == std::vector<cluster::Verb>{cluster::Verb::kNicLink});
   CHECK(VerbsForTarget("link_down", topo, T(topo, "r01.tray01.gpu0.nvlink2")) ==
@@ -330,7 +347,9 @@ TEST_CASE("inventory: the rig's inventory template loads once its blanks are fil
           "trays:\n  r01.tray01: {host: tray1, gpus: [0, 1, 2, 3], nics: [eth0]}\n";
   auto inv = ParseInventory(text, "rig.yaml");
   REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
-  for (const std::string& action : HealerActionNames()) CHECK_MESSAGE(inv->actions.count(action) == 1, action);
+  // Every healer action but gpu_reset: the rig's GPUs are CPU quotas, there is nothing to reset.
+  for (const std::string& action : HealerActionNames())
+    if (action != "gpu_reset") CHECK_MESSAGE(inv->actions.count(action) == 1, action);
   CHECK(inv->actions.at("link_down").run_on == "head");
 }
 
