@@ -5,8 +5,9 @@
 #      readonly  the database and its directory cannot be written: `run` exits 3, `report` still reads it
 #      locked    another process holds BEGIN EXCLUSIVE (sqlite3 CLI): `run` exits 3 after the busy timeout
 #      full      the database lives on a tmpfs too small for the run (needs root, for mount): `run` exits 3
-#                with "disk is full" wherever the writes stop, no run is marked complete, and once the
-#                filesystem grows the database opens, still says the run never finished, and takes new runs
+#                with "disk is full" wherever the writes stop, no run is marked complete (it is 'error',
+#                or 'running' where not even that fits), and once the filesystem grows the database opens,
+#                still says the run never finished, and takes new runs
 # Each case checks the exit code and that stderr is one clear line.
 set -euo pipefail
 mode=$1 rc=$2 plan=$3 work=$4/storage-$1
@@ -92,7 +93,9 @@ case $mode in
         python3 - report.json <<'PY' || fail "${kib}k: a run cut short by the full disk is marked complete"
 import json, sys
 run = json.load(open(sys.argv[1]))["run"]
-sys.exit(0 if run["status"] == "running" and run.get("exit_code") is None else 1)
+# Not complete: still 'running' when not even the verdict could be stored, else 'error' with exit 3.
+stopped = (run["status"] == "running" and run.get("exit_code") is None) or (run["status"] == "error" and run.get("exit_code") == 3)
+sys.exit(0 if stopped else 1)
 PY
       fi
       expect 0 "" "$rc" run "$plan" --db disk/disk.db --seed 2  # the same database takes the next run
