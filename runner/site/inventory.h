@@ -63,7 +63,7 @@ struct Inventory {
   // Host-side expiry fires this long after a fault's planned end, so the runner's own revert comes first.
   Duration expiry_grace = Duration::Seconds(30);
   int max_concurrent = 256;
-  // Armed faults (see real_timeline.h): applies start on the hosts `arm_lead` before their `at`, and
+  // Armed faults (runner/engine/fault_timeline.h): applies start on the hosts `arm_lead` before their `at`, and
   // the hosts are told the instant `fire_lead` before it. fire_lead < arm_lead < command_timeout.
   Duration arm_lead = Duration::Seconds(3);
   Duration fire_lead = Duration::Millis(250);

@@ -263,7 +263,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   auto model = cluster::LoadRackModel(plan.cluster.model);
   if (!model.ok()) return At(plan.cluster.pos, model.status().message());
   RC_RETURN_IF_ERROR(ApplyNvlinkMode(plan.cluster, *model));
-  // A plan with cluster.inventory is checked against its site by ValidateRealPlan (runner/engine/real_run.h).
+  // A plan with cluster.inventory is checked against its site by ValidateRealPlan (runner/cli/real_run.h).
   auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays, RegionSpecs(plan.cluster));
   const bool odd_racks = plan.cluster.racks % model->domain_racks != 0;  // a domain spans domain_racks racks
   if (!topo.ok())
