@@ -118,11 +118,11 @@ TEST_CASE("engine on real hosts: qualify takes the ledger path and first contact
   const std::string db = lab->dir() + "/q.db", ledger = lab->dir() + "/custom.ledger", log = lab->dir() + "/q.log";
   // Without --accept-new-host-keys the unknown keys are refused before any fault: the plan is an error.
   CHECK_MESSAGE(
-      WaitExit(SpawnRackchaos({"qualify", suite, "--rack", "LAB-R1", "--db", db, "--ledger", ledger}, log), 60) == 3,
+      WaitExit(SpawnRackchaos({"qualify", suite, "--rack", "loopback-lab-r01", "--db", db, "--ledger", ledger}, log), 60) == 3,
       ReadText(log));
   CHECK(ReadText(empty).empty());
   // With it, the keys are recorded, the plan runs and passes, and its ledger is the one named.
-  CHECK_MESSAGE(WaitExit(SpawnRackchaos({"qualify", suite, "--rack", "LAB-R1", "--db", db, "--ledger", ledger,
+  CHECK_MESSAGE(WaitExit(SpawnRackchaos({"qualify", suite, "--rack", "loopback-lab-r01", "--db", db, "--ledger", ledger,
                                          "--accept-new-host-keys"},
                                         log),
                          60) == 0,
