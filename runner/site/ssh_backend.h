@@ -131,6 +131,8 @@ class SshBackend : public cluster::Backend {
   Status SetGpuFailed(ComponentId gpu, bool failed, int xid, FaultId cause) override;       // {xid}
   Status SetComponentFailed(ComponentId component, bool failed, FaultId cause) override;
   Status SetRegionDown(ComponentId region, bool down, FaultId cause) override;
+  // A one-shot fault (nothing to revert): its action runs once, as a healer action does.
+  Status CrashProcesses(ComponentId gpu, FaultId cause) override;
   // Ends `cause`'s hold (see above); Ok when it holds nothing there. NotSupported for a state the
   // inventory has no action for.
   Status Release(cluster::Held what, cluster::Target target, FaultId cause) override;

@@ -29,6 +29,10 @@ Status SshBackend::SetRegionDown(ComponentId region, bool down, FaultId cause) {
   return Switch(Verb::kRegionOutage, {region, -1}, down, cause);
 }
 
+// Through the table like every verb: refused in its words while no row carries it out (the default
+// refusal of cluster/backend.h would not say where a row would go).
+Status SshBackend::CrashProcesses(ComponentId gpu, FaultId) { return Once(Verb::kProcessCrash, {gpu, -1}, {}); }
+
 Status SshBackend::SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) {
   const cluster::Target t{link, port};
   RC_ASSIGN_OR_RETURN(const injectors::RealAction* a, ActionOf(Verb::kLinkBandwidth));
