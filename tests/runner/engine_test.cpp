@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/log.h"
+#include "reports/live_metrics.h"
 #include "reports/store.h"
 #include "runner/engine/run.h"
 #include "runner/plan/plan_loader.h"
@@ -156,6 +157,8 @@ TEST_CASE("engine: a backend that stages groups gets them ahead of their instant
   StagingBackend backend(clock);
   RunOptions opt;
   opt.db_path = (dir.path / "s.db").string();
+  reports::LiveMetrics live;  // --metrics-listen: fed by the engine whatever the backend
+  opt.live = &live;
   const RunOutcome out = RunPlan(v.plan, v.spec, {backend, clock, events, std::nullopt, kGateCheckPeriod}, opt);
   CHECK_MESSAGE(out.code == ExitCode::kPass, out.error);
   // Staged the stage lead before `at`, committed at it; the second fault of the first group and the
@@ -184,6 +187,15 @@ TEST_CASE("engine: a backend that stages groups gets them ahead of their instant
   const reports::RunRow run = OnlyRun(opt.db_path);
   CHECK(run.info.backend == "staging");
   CHECK(run.status == "passed");
+  // The live metrics saw the run as the store did: its backend, the two faults that landed, its end.
+  const std::string metrics = live.Render();
+  CHECK(metrics.find("rackchaos_runs_started_total{backend=\"staging\"} 1") != std::string::npos);
+  CHECK(metrics.find("rackchaos_runs_finished_total{status=\"passed\"} 1") != std::string::npos);
+  double injected = 0;
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("rackchaos_faults_injected_total{", 0) == 0) injected += std::stod(line.substr(line.rfind(' ') + 1));
+  CHECK(injected == 2);
 }
 
 }  // namespace
