@@ -9,6 +9,7 @@
 #include "cluster/placement.h"
 #include "core/exit_code.h"
 #include "runner/plan/plan_loader.h"
+#include "runner/site/padded_names.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -72,9 +73,24 @@ std::vector<Placed> InitialPlacement(const RunSpec& spec) {
   return out;
 }
 
+namespace {
+
+// The component (or NVLink port) `name` names in any padding, as plan targets may: "r1.tray3" and "r01.tray03"
+// are r001.tray03 on a 120-rack cluster, "r001.tray03" is r01.tray03 on a 2-rack one.
+Result<cluster::Target> ResolveIgnoringPadding(const Topology& t, const std::string& name) {
+  auto target = t.ResolveTarget(name);
+  if (target.ok()) return target;
+  const size_t port = name.rfind(".nvlink");
+  auto id = FindIgnoringPadding(t, name.substr(0, port));
+  if (!id) return target;
+  return t.ResolveTarget(t.at(*id).name + (port == std::string::npos ? "" : name.substr(port)));
+}
+
+}  // namespace
+
 Result<std::string> RenderBlast(const RunSpec& spec, const std::string& target_name) {
   const Topology& t = spec.topology;
-  auto target = t.ResolveTarget(target_name);
+  auto target = ResolveIgnoringPadding(t, target_name);
   if (!target.ok())
     return Status::NotFound(target.status().message() + "; name a component such as " + t.at(t.gpus().front()).name +
                             ", " + t.at(t.trays().front()).name + ", " + t.at(t.racks().front()).name + ".switch1, " +

@@ -143,7 +143,12 @@ const std::vector<KeyInfo> kKeys = {
 
     {"faults[]", "at", T::kDuration, kRequired, 0, 0, "", "30m", "When to inject, from the start of the run."},
     {"faults[]", "kind", T::kString, kRequired, 0, 0, "", "link_down", "An injector name (the injector table; `rackchaos list injectors` prints every one)."},
-    {"faults[]", "target", T::kSelector, kRequired, 0, 0, "", "r01.tray03.gpu2", "Which components."},
+    {"faults[]", "target", T::kSelector, kRequired, 0, 0, "", "r01.tray03.gpu2",
+     "Which components: a name (`r01.tray03.gpu2`, a port `r01.tray03.gpu2.nvlink5`), a range or glob "
+     "(`r01.tray[01-04]`, `r*.tray*.gpu*`) or an attribute (`kind=gpu`). The model pads rack numbers to two "
+     "digits (`r01`..`r99`) and to three from 100 racks on (`r001`..`r120` on 120 racks), trays to two (`tray03`); a target "
+     "may use any padding: `r1`, `r01` and `r001` name the same rack at any cluster size (a selector that "
+     "matches nothing as written is matched by number), and reports show the model's names."},
     {"faults[]", "pick", T::kPick, kOptional, 0, 0, "one", "all", "How many of the matched components."},
     {"faults[]", "for", T::kDuration, kOptional, 0, 0, "until the end", "20m", "Revert the fault after this long."},
     {"faults[]", "params", T::kMap, kOptional, 0, 0, "", "{opening: 15%}",
