@@ -10,6 +10,7 @@
 
 #include "reports/escape.h"
 #include "reports/rack_subtree.h"
+#include "reports/store_state.h"
 #include "reports/text_table.h"
 
 namespace rackchaos::reports {
@@ -208,10 +209,10 @@ Result<RackHistory> ReadRackHistory(const ReportStore& store, const std::string&
   RackHistory h;
   h.serial = serial;
   h.min_runs = min_runs;
-  RC_RETURN_IF_ERROR(FillSubtree(store.db(), serial));
-  RC_RETURN_IF_ERROR(ReadRuns(store.db(), serial, h));
-  RC_RETURN_IF_ERROR(ReadQualifications(store.db(), serial, h));
-  RC_ASSIGN_OR_RETURN(h.offenders, ReadLemonsInSubtree(store.db(), min_runs));
+  RC_RETURN_IF_ERROR(FillSubtree(StoreAccess::DbOf(store), serial));
+  RC_RETURN_IF_ERROR(ReadRuns(StoreAccess::DbOf(store), serial, h));
+  RC_RETURN_IF_ERROR(ReadQualifications(StoreAccess::DbOf(store), serial, h));
+  RC_ASSIGN_OR_RETURN(h.offenders, ReadLemonsInSubtree(StoreAccess::DbOf(store), min_runs));
   return h;
 }
 

@@ -1,5 +1,7 @@
 #include "reports/incident_store.h"
 
+#include "reports/store_state.h"
+
 namespace rackchaos::reports {
 namespace {
 
@@ -86,7 +88,7 @@ Status AddIncidentTablesV13(Db& db) { return db.Exec(kIncidentTables, "creating 
 
 Status StoreIncident(ReportStore& store, int64_t run, const IncidentRecord& incident) {
   const std::string what = "storing the imported incident of run " + std::to_string(run);
-  Db& db = store.db();
+  Db& db = StoreAccess::DbOf(store);
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db, what));
   RC_ASSIGN_OR_RETURN(int64_t known, db.QueryInt("SELECT count(*) FROM runs WHERE id = " + std::to_string(run), what));
   if (known == 0) return Status::NotFound(what + ": no such run");
@@ -119,7 +121,7 @@ Status StoreIncident(ReportStore& store, int64_t run, const IncidentRecord& inci
 Result<IncidentRecord> ReadIncident(const ReportStore& store, int64_t run) {
   const std::string what = "reading the imported incident of run " + std::to_string(run);
   const std::string r = std::to_string(run);
-  Db& db = store.db();
+  Db& db = StoreAccess::DbOf(store);
   IncidentRecord out;
   {
     RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare("SELECT lines, bytes, understood, not_understood, dropped_events,"

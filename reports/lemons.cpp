@@ -6,6 +6,7 @@
 
 #include "reports/escape.h"
 #include "reports/fault_digest.h"
+#include "reports/store_state.h"
 
 namespace rackchaos::reports {
 namespace {
@@ -82,7 +83,7 @@ Result<std::vector<RepeatOffender>> Read(Db& db, int min_runs, bool in_subtree) 
 }  // namespace
 
 Result<std::vector<RepeatOffender>> ReadLemons(const ReportStore& store, int min_runs, std::optional<int64_t> run) {
-  RC_ASSIGN_OR_RETURN(std::vector<RepeatOffender> all, Read(store.db(), min_runs, false));
+  RC_ASSIGN_OR_RETURN(std::vector<RepeatOffender> all, Read(StoreAccess::DbOf(store), min_runs, false));
   if (run) std::erase_if(all, [&](const RepeatOffender& o) { return !std::count(o.runs.begin(), o.runs.end(), *run); });
   return all;
 }

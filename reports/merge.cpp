@@ -1,7 +1,5 @@
 #include "reports/merge.h"
 
-#include <sqlite3.h>
-
 #include <stdlib.h>
 
 #include <filesystem>
@@ -88,7 +86,7 @@ Result<int64_t> CopyRun(Db& db, int64_t old_id, const std::vector<TableCopy>& ta
       ") SELECT " + Join(run_cols).substr(2) + " FROM src.runs WHERE id = ?", what));
   run.Bind(1, old_id);
   RC_RETURN_IF_ERROR(run.Run(what));
-  int64_t new_id = sqlite3_last_insert_rowid(db.handle());
+  int64_t new_id = db.LastInsertRowid();
   int64_t rows = 1;
   for (const TableCopy& t : tables) {
     RC_ASSIGN_OR_RETURN(Stmt copy, db.Prepare("INSERT INTO main." + t.table + "(run_id" + Join(t.columns) +
@@ -96,7 +94,7 @@ Result<int64_t> CopyRun(Db& db, int64_t old_id, const std::vector<TableCopy>& ta
     copy.Bind(1, new_id);
     copy.Bind(2, old_id);
     RC_RETURN_IF_ERROR(copy.Run(what + " (" + t.table + ")"));
-    rows += sqlite3_changes(db.handle());
+    rows += db.Changes();
   }
   RC_ASSIGN_OR_RETURN(int64_t components, CopyTopology(db, old_id, new_id, what));
   return rows + components;
@@ -125,7 +123,7 @@ Result<int> CheckSource(const std::string& dest_path, const std::string& source_
   if (std::filesystem::equivalent(dest_path, source_path, ec)) {
     return Status::Invalid("cannot merge report '" + source_path + "' into itself");
   }
-  RC_ASSIGN_OR_RETURN(Db src, Db::Open(source_path, SQLITE_OPEN_READONLY));
+  RC_ASSIGN_OR_RETURN(Db src, Db::Open(source_path, kOpenReadOnly));
   RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(src, SchemaMigrations()));
   if (version == 0) return Status::Invalid("'" + source_path + "' is not a rackchaos report (it has no schema)");
   return version;
@@ -159,7 +157,7 @@ class ScratchDir {
 // itself must stay untouched.
 Status MigratedCopy(const std::string& source_path, const std::string& copy, const std::string& what) {
   {
-    RC_ASSIGN_OR_RETURN(Db src, Db::Open(source_path, SQLITE_OPEN_READONLY));
+    RC_ASSIGN_OR_RETURN(Db src, Db::Open(source_path, kOpenReadOnly));
     RC_ASSIGN_OR_RETURN(Stmt vacuum, src.Prepare("VACUUM INTO ?", what));
     vacuum.Bind(1, copy);
     RC_RETURN_IF_ERROR(vacuum.Run(what + ": copying the source to migrate it"));
@@ -193,7 +191,7 @@ Result<MergeCounts> MergeInto(ReportStore& dest, const std::string& source_path)
     read_path = scratch->File("migrated.db");
     RC_RETURN_IF_ERROR(MigratedCopy(source_path, read_path, what));
   }
-  Db& db = dest.db();
+  Db& db = StoreAccess::DbOf(dest);
   // Read-only through a URI, so a source is never migrated, journaled or otherwise touched.
   RC_ASSIGN_OR_RETURN(Stmt attach, db.Prepare("ATTACH DATABASE ? AS src", what));
   attach.Bind(1, UriPath(read_path));

@@ -228,6 +228,20 @@ Status AddStoreLostWorkV11(Db& db) {
                  "adding the checkpoint store's share of lost work to job_events");
 }
 
+// Version 14: sweep_runs carries the seed of each run (copied from runs for the rows it has), so that a
+// sweep asks whether one (point, seed) is done with one index lookup instead of holding every pair it
+// has in memory; and the wall and CPU time of each run in milliseconds, as the sweep measured them
+// (NULL for runs tagged earlier). The index by (sweep, point, seed) replaces the one by (sweep, point).
+Status SweepSeedsAndTimesV14(Db& db) {
+  return db.Exec("ALTER TABLE sweep_runs ADD COLUMN seed TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE sweep_runs ADD COLUMN wall_ms INTEGER;"
+                 "ALTER TABLE sweep_runs ADD COLUMN cpu_ms INTEGER;"
+                 "UPDATE sweep_runs SET seed = coalesce((SELECT seed FROM runs WHERE runs.id = sweep_runs.run_id), '');"
+                 "DROP INDEX sweep_runs_by_sweep;"
+                 "CREATE INDEX sweep_runs_by_seed ON sweep_runs(sweep, point, seed)",
+                 "adding the seed, wall_ms and cpu_ms of each run to sweep_runs");
+}
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
@@ -253,6 +267,9 @@ constexpr Migration kMigrations[] = {
     {13, "incident_imports, incident_files, incident_events, incident_patterns: the logs a replay imported "
          "(reports/incident_store.h)",
      &AddIncidentTablesV13},
+    {14, "sweep_runs.seed, wall_ms and cpu_ms: each sweep run's seed (one index lookup to resume) and its wall "
+         "and CPU time in milliseconds",
+     &SweepSeedsAndTimesV14},
 };
 
 }  // namespace
@@ -262,11 +279,15 @@ std::span<const Migration> SchemaMigrations() { return kMigrations; }
 int LatestSchemaVersion() { return kMigrations[std::size(kMigrations) - 1].version; }
 
 Result<int> CheckSchemaVersion(Db& db, std::span<const Migration> steps) {
-  // The first read is where SQLite notices that a file is not a database at all.
+  // One read transaction: another process creating the schema meanwhile must not be seen half way
+  // (its first step's tables without its version would read as another program's database). The
+  // first read is where SQLite notices that a file is not a database at all.
+  RC_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(db, "reading the schema version"));
   RC_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version", "reading the schema version"));
   RC_ASSIGN_OR_RETURN(int64_t app_id, db.QueryInt("PRAGMA application_id", "reading the application id"));
   RC_ASSIGN_OR_RETURN(int64_t objects,
                       db.QueryInt("SELECT count(*) FROM sqlite_schema", "listing the schema"));
+  RC_RETURN_IF_ERROR(snapshot.Commit("reading the schema version"));
   int latest = steps.empty() ? 0 : steps.back().version;
   if ((version > 0 && app_id != kReportApplicationId) || (version == 0 && objects > 0)) {
     return Status::Invalid("'" + db.path() + "' is an SQLite database but not a rackchaos report");

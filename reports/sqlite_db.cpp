@@ -33,10 +33,15 @@ StatusCode StatusCodeForSqlite(int rc) {
   }
 }
 
+static_assert(kOpenReadOnly == SQLITE_OPEN_READONLY && kOpenReadWrite == SQLITE_OPEN_READWRITE &&
+              kOpenCreate == SQLITE_OPEN_CREATE && kOpenUri == SQLITE_OPEN_URI);
+
 namespace {
 
-Status MakeError(sqlite3* db, std::string_view file, int rc, std::string_view what) {
-  std::string msg = std::string(what) + " in report '" + std::string(file) + "': ";
+const char* Noun(DbKind kind) { return kind == DbKind::kFaultLedger ? "fault ledger" : "report"; }
+
+Status MakeError(sqlite3* db, DbKind kind, std::string_view file, int rc, std::string_view what) {
+  std::string msg = std::string(what) + " in " + Noun(kind) + " '" + std::string(file) + "': ";
   msg += db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   if (StatusCodeForSqlite(rc) == StatusCode::kUnavailable) {
     msg += " (another connection holds the database; gave up after the busy timeout)";
@@ -45,10 +50,10 @@ Status MakeError(sqlite3* db, std::string_view file, int rc, std::string_view wh
 }
 
 // Statements carry no path of their own; SQLite knows which file their connection has open.
-Status StmtError(sqlite3_stmt* stmt, int rc, std::string_view what) {
+Status StmtError(sqlite3_stmt* stmt, DbKind kind, int rc, std::string_view what) {
   sqlite3* db = sqlite3_db_handle(stmt);
   const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
-  return MakeError(db, file ? file : "?", rc, what);
+  return MakeError(db, kind, file ? file : "?", rc, what);
 }
 
 }  // namespace
@@ -76,7 +81,7 @@ Result<bool> Stmt::Step(std::string_view what) {
   int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  Status error = StmtError(stmt_.get(), rc, what);
+  Status error = StmtError(stmt_.get(), kind_, rc, what);
   // A failed step leaves the statement needing a reset before it can be reused from the cache.
   Reset();
   return error;
@@ -109,24 +114,26 @@ std::optional<int64_t> Stmt::OptInt(int col) const {
 
 void Db::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 
-Result<Db> Db::Open(const std::string& path, int flags) {
+Result<Db> Db::Open(const std::string& path, int flags, DbKind kind) {
   // SQLite reports "unable to open database file" for every open failure; say which cause it is.
   std::error_code ec;
   std::filesystem::path fs_path(path);
   bool is_uri = path.rfind("file:", 0) == 0;
   if (!is_uri && !(flags & SQLITE_OPEN_CREATE) && !std::filesystem::exists(fs_path, ec)) {
+    if (kind == DbKind::kFaultLedger) return Status::NotFound("fault ledger '" + path + "' does not exist");
     return Status::NotFound("report database '" + path + "' does not exist; `rackchaos run PLAN --db " + path +
                             "` creates it, or pass the --db that a run wrote");
   }
   if (!is_uri && fs_path.has_parent_path() && !std::filesystem::is_directory(fs_path.parent_path(), ec)) {
-    return Status::IoError("cannot open report database '" + path + "': directory '" +
-                           fs_path.parent_path().string() + "' does not exist");
+    return Status::IoError(std::string("cannot open ") + (kind == DbKind::kFaultLedger ? "fault ledger" : "report database") +
+                           " '" + path + "': directory '" + fs_path.parent_path().string() + "' does not exist");
   }
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db;
   db.db_.reset(raw);  // sqlite3_open_v2 may hand back a handle even on failure; it must be closed
   db.path_ = path;
+  db.kind_ = kind;
   if (rc != SQLITE_OK) return db.Error(rc, "opening");
   sqlite3_extended_result_codes(raw, 1);
   return db;
@@ -146,7 +153,7 @@ Result<Stmt> Db::Prepare(std::string_view sql, std::string_view what) {
     sqlite3_finalize(raw);
     return Error(rc, what);
   }
-  return Stmt(raw);
+  return Stmt(raw, kind_);
 }
 
 Result<int64_t> Db::QueryInt(const std::string& sql, std::string_view what) {
@@ -157,13 +164,20 @@ Result<int64_t> Db::QueryInt(const std::string& sql, std::string_view what) {
 }
 
 void Db::SetBusyTimeout(int ms) { sqlite3_busy_timeout(db_.get(), ms); }
+int64_t Db::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_.get()); }
+int64_t Db::Changes() const { return sqlite3_changes(db_.get()); }
 
 Status Db::Error(int rc, std::string_view what) const {
-  return MakeError(db_.get(), path_, rc, what);
+  return MakeError(db_.get(), kind_, path_, rc, what);
 }
 
 Result<Transaction> Transaction::Begin(Db& db, std::string_view what) {
   RC_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE", std::string(what) + ": starting a transaction"));
+  return Transaction(&db);
+}
+
+Result<Transaction> Transaction::BeginRead(Db& db, std::string_view what) {
+  RC_RETURN_IF_ERROR(db.Exec("BEGIN", std::string(what) + ": starting a read transaction"));
   return Transaction(&db);
 }
 

@@ -1,15 +1,21 @@
-// A thin RAII layer over the SQLite C API, used only inside reports/.
+// A thin RAII layer over the SQLite C API: the one place that calls it (target rackchaos_sqlite). The
+// report store (reports/) and the fault ledger (runner/site/ledger.h) both use it; nothing else includes
+// sqlite3.h.
 //
-// Every SQLite failure becomes a Status naming the operation, the database file and SQLite's own
-// message; SQLite result codes never leave this layer. Nothing here throws. Objects are not
-// thread-safe: one connection belongs to one thread at a time.
+// Every SQLite failure becomes a Status naming the operation, the database file (as "report '<path>'"
+// or "fault ledger '<path>'", after the DbKind it was opened as) and SQLite's own message; SQLite
+// result codes never leave this layer. Nothing here throws. Objects are not thread-safe: one
+// connection belongs to one thread at a time.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "core/status.h"
 
@@ -17,6 +23,16 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace rackchaos::reports {
+
+// SQLite's open flags (SQLITE_OPEN_*), named here so that callers need not include sqlite3.h
+// (sqlite_db.cpp checks they are SQLite's values).
+inline constexpr int kOpenReadOnly = 0x01;
+inline constexpr int kOpenReadWrite = 0x02;
+inline constexpr int kOpenCreate = 0x04;
+inline constexpr int kOpenUri = 0x40;
+
+// What a database file is, for messages: "... in report 'x.db'", "... in fault ledger 'x.db.ledger'".
+enum class DbKind { kReport, kFaultLedger };
 
 // Maps an SQLite primary result code to our StatusCode: BUSY/LOCKED -> kUnavailable,
 // NOTADB/CORRUPT -> kCorrupt, CANTOPEN/IOERR/READONLY/FULL/PERM -> kIoError, INTERRUPT -> kAborted,
@@ -28,7 +44,7 @@ StatusCode StatusCodeForSqlite(int rc);
 class Stmt {
  public:
   Stmt() = default;
-  explicit Stmt(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  explicit Stmt(sqlite3_stmt* stmt, DbKind kind = DbKind::kReport) : stmt_(stmt), kind_(kind) {}
 
   void Bind(int index, int64_t value);
   void Bind(int index, double value);
@@ -59,6 +75,7 @@ class Stmt {
     void operator()(sqlite3_stmt* s) const;
   };
   std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
+  DbKind kind_ = DbKind::kReport;
 };
 
 // One open connection. Movable, not copyable; closed on destruction.
@@ -66,9 +83,10 @@ class Db {
  public:
   Db() = default;
 
-  // Opens `path` with SQLite open flags (SQLITE_OPEN_*). Fails with kIoError when the file cannot be
-  // opened (e.g. its directory does not exist), kNotFound when opening read-only a file that is absent.
-  static Result<Db> Open(const std::string& path, int flags);
+  // Opens `path` with SQLite open flags (kOpen* above, or SQLITE_OPEN_*). Fails with kIoError when the
+  // file cannot be opened (e.g. its directory does not exist), kNotFound when opening without
+  // kOpenCreate a file that is absent.
+  static Result<Db> Open(const std::string& path, int flags, DbKind kind = DbKind::kReport);
 
   // Runs one or more statements that return no rows.
   Status Exec(const std::string& sql, std::string_view what);
@@ -76,11 +94,16 @@ class Db {
   // Runs a query whose first row's first column is an integer (e.g. a PRAGMA).
   Result<int64_t> QueryInt(const std::string& sql, std::string_view what);
   void SetBusyTimeout(int ms);
+  // The rowid of the last row this connection inserted, and the rows the last statement changed.
+  int64_t LastInsertRowid() const;
+  int64_t Changes() const;
 
   // Builds the Status for a failed call: "<what> in report '<path>': <sqlite message>".
   Status Error(int rc, std::string_view what) const;
 
   const std::string& path() const { return path_; }
+  DbKind kind() const { return kind_; }
+  // The raw handle, for the rest of this layer and for tests that inspect SQLite itself.
   sqlite3* handle() const { return db_.get(); }
 
  private:
@@ -89,6 +112,7 @@ class Db {
   };
   std::unique_ptr<sqlite3, Closer> db_;
   std::string path_;
+  DbKind kind_ = DbKind::kReport;
 };
 
 // Rolls back unless Commit() succeeded, so an early error return never leaves a transaction open.
@@ -97,6 +121,8 @@ class Transaction {
   // BEGIN IMMEDIATE: takes the write lock up front, so lock contention surfaces here (after the busy
   // timeout) and not halfway through a batch.
   static Result<Transaction> Begin(Db& db, std::string_view what);
+  // BEGIN (deferred): a read transaction, so that several queries see one snapshot of the file.
+  static Result<Transaction> BeginRead(Db& db, std::string_view what);
   Transaction(Transaction&& other) noexcept : db_(other.db_) { other.db_ = nullptr; }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
@@ -109,5 +135,32 @@ class Transaction {
   explicit Transaction(Db* db) : db_(db) {}
   Db* db_ = nullptr;
 };
+
+namespace retry_detail {
+inline StatusCode CodeOf(const Status& s) { return s.code(); }
+template <typename T>
+StatusCode CodeOf(const Result<T>& r) { return r.status().code(); }
+}  // namespace retry_detail
+
+// Runs `step` (returning a Status or a Result) again while it fails with kUnavailable, until
+// `timeout_ms` has passed, and returns its last outcome. SQLite waits out a busy file (the busy
+// timeout) for the locks a statement takes, but not for the exclusive lock that switching a file to WAL
+// needs: that fails at once while any other connection has the file open in rollback-journal mode, as
+// every opener of a brand-new file does until one of them switches it. So setting a connection up is
+// retried as a whole: files opened by many processes at once wait for one another instead of failing.
+// `step` must be safe to run again (each of its writes committed or rolled back). Pauses double from
+// 1 ms to 50 ms; the calling thread sleeps.
+template <typename Step>
+auto RetryWhileBusy(int timeout_ms, Step step) -> decltype(step()) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (int pause_ms = 1;; pause_ms = std::min(pause_ms * 2, 50)) {
+    auto outcome = step();
+    if (outcome.ok() || retry_detail::CodeOf(outcome) != StatusCode::kUnavailable ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return outcome;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+  }
+}
 
 }  // namespace rackchaos::reports

@@ -1,7 +1,5 @@
 #include "reports/store.h"
 
-#include <sqlite3.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -72,9 +70,13 @@ Status ReportStore::State::RequireRun(int64_t run, std::string_view what) {
   return Status::Ok();
 }
 
-Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions& options) {
-  RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI));
-  db.SetBusyTimeout(options.busy_timeout_ms);
+namespace {
+
+// Sets a read-write connection up: checks the version, creates or migrates the schema, switches to WAL.
+// Returns whether the file was brand-new. Open runs it again while the file is busy (RetryWhileBusy), so
+// openers of one new file wait for whichever creates its schema and switches it to WAL; that is safe
+// because each step either committed or left nothing behind.
+Result<bool> SetUpForWriting(Db& db) {
   // Check the version before touching anything, so a newer or foreign file is left exactly as it was.
   RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
   RC_RETURN_IF_ERROR(SetCacheSize(db));
@@ -85,11 +87,22 @@ Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions
   const bool fresh = version == 0;
   if (fresh) RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = OFF", "setting synchronous=OFF"));
   else RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  // Migrate re-reads the version under the write lock: a step another opener made meanwhile is skipped.
   if (version < LatestSchemaVersion()) RC_RETURN_IF_ERROR(Migrate(db, SchemaMigrations()));
   if (fresh) RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  return fresh;
+}
+
+}  // namespace
+
+Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions& options) {
+  RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, kOpenReadWrite | kOpenCreate | kOpenUri));
+  db.SetBusyTimeout(options.busy_timeout_ms);
+  RC_ASSIGN_OR_RETURN(bool fresh, RetryWhileBusy(options.busy_timeout_ms, [&db] { return SetUpForWriting(db); }));
   auto state = std::make_unique<State>();
   state->db = std::move(db);
   state->fresh = fresh;  // see AddComponentRefs
+  state->busy_timeout_ms = options.busy_timeout_ms;
   return ReportStore(std::move(state));
 }
 
@@ -113,7 +126,7 @@ std::string ImmutableUri(const std::string& path) {
 }  // namespace
 
 Result<ReportStore> ReportStore::OpenReadOnly(const std::string& path, const OpenOptions& options) {
-  RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI));
+  RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, kOpenReadOnly | kOpenUri));
   db.SetBusyTimeout(options.busy_timeout_ms);
   auto checked = CheckSchemaVersion(db, SchemaMigrations());
   // A WAL database whose -shm is gone (its last writer closed) in a directory this process cannot write
@@ -132,7 +145,7 @@ Result<ReportStore> ReportStore::OpenReadOnly(const std::string& path, const Ope
   }
   if (!checked.ok() && checked.status().code() == StatusCode::kIoError && plain_path &&
       !std::filesystem::exists(path + "-shm", ec)) {
-    RC_ASSIGN_OR_RETURN(db, Db::Open(ImmutableUri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI));
+    RC_ASSIGN_OR_RETURN(db, Db::Open(ImmutableUri(path), kOpenReadOnly | kOpenUri));
     checked = CheckSchemaVersion(db, SchemaMigrations());
   }
   RC_ASSIGN_OR_RETURN(int version, std::move(checked));
@@ -204,6 +217,12 @@ Status ReportStore::AddComponents(int64_t run, std::span<const ComponentRef> com
 
 namespace {
 
+// Whether any run of the file has stored components yet (true when the query fails: stay in WAL mode).
+bool HasTopology(Db& db) {
+  Result<int64_t> any = db.QueryInt("SELECT EXISTS (SELECT 1 FROM topologies)", "looking for a stored topology");
+  return !any.ok() || *any != 0;
+}
+
 // The start of a brand-new file's first topology: rollback journal without syncs, so that a
 // 1,778-rack cluster's 50 MB of rows are written once, not into the WAL and again by its checkpoint.
 // Pages beyond a file's old end need no journal, and a process killed in the transaction leaves its
@@ -227,11 +246,15 @@ Status ReportStore::AddComponentRefs(int64_t run, std::span<const ComponentRef> 
                                      std::optional<std::string_view> serial_prefix) {
   // A brand-new file's first topology goes around the WAL, and the file is back in WAL mode (synced:
   // the rows are on disk) before this returns, whether the rows were stored or not.
-  const bool around_wal = state_->fresh && !rows.empty() && EnterRollbackJournal(state_->db);
+  // Only while the file has no topology yet: another opener of the same new file may have stored its
+  // own first (with the file closed by everyone else since), and rows already on disk must never be
+  // overwritten without a synced journal.
+  const bool around_wal =
+      state_->fresh && !rows.empty() && !HasTopology(state_->db) && EnterRollbackJournal(state_->db);
   Status stored = StoreComponents(run, rows, serial_prefix);
   if (around_wal) {
     state_->cache.clear();  // no statement may be open across the switch
-    Status back = ConfigureForWriting(state_->db);
+    Status back = RetryWhileBusy(state_->busy_timeout_ms, [this] { return ConfigureForWriting(state_->db); });
     if (stored.ok()) stored = back;
   }
   if (stored.ok() && !rows.empty()) state_->fresh = false;

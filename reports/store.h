@@ -167,7 +167,9 @@ class ReportStore {
  public:
   // Opens or creates the database at `path` and migrates it to the current schema. The file is in WAL
   // mode whenever no call of this store is running (a brand-new file's first components are written
-  // around the WAL, inside AddComponents: reports/store.cpp).
+  // around the WAL, inside AddComponents: reports/store.cpp). Any number of processes and threads may
+  // open the same new or existing file at once: creating the schema, migrating it and switching the
+  // file to WAL wait for one another (up to options.busy_timeout_ms each) instead of failing.
   static Result<ReportStore> Open(const std::string& path, const OpenOptions& options = {});
   // Opens an existing database without writing to it. Fails with kNotFound if absent, and with
   // kInvalidArgument if its schema is older than this build or a killed writer left its rollback
@@ -195,7 +197,7 @@ class ReportStore {
   // copy (reports/topology_store.h): the first run of a cluster in a file pays for its rows, later
   // runs for a digest of them. A repeated id fails with kInternal naming the row. A file's first
   // topology drops and rebuilds indexes: it fails with kUnavailable, storing nothing, while a statement
-  // of db() is still stepping.
+  // of this connection is still stepping.
   Status AddComponents(int64_t run, const std::vector<ComponentRow>& components);
   // The same rows by reference: a row with an empty serial has `serial_prefix` followed by its name
   // (stored and digested exactly as that text would be). The text must outlive the call.
@@ -242,12 +244,12 @@ class ReportStore {
   // Actions in time (then seq) order; a non-empty `action` keeps only those ("spare_rack").
   Result<std::vector<ActionRow>> ReadActions(int64_t run, std::string_view action = "") const;
 
-  // The connection, for the cross-run readers and tools in reports/ (merge, history, compare).
-  Db& db() const;
-
   struct State;  // the connection and its cached statements (reports/store_state.h)
 
  private:
+  // The connection is reports/' own: its cross-run readers, tools and the sweep and qualification
+  // stores reach it through StoreAccess (reports/store_state.h); nothing outside reports/ runs SQL.
+  friend class StoreAccess;
   explicit ReportStore(std::unique_ptr<State> state);
   Status AddComponentRefs(int64_t run, std::span<const ComponentRef> rows, std::optional<std::string_view> serial_prefix);
   Status StoreComponents(int64_t run, std::span<const ComponentRef> rows,

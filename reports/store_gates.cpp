@@ -8,8 +8,6 @@
 
 namespace rackchaos::reports {
 
-Db& ReportStore::db() const { return state_->db; }
-
 Status ReportStore::AddGates(int64_t run, const std::vector<GateRow>& gates) {
   const std::string what = ForRun("storing expectation results of", run);
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));

@@ -17,6 +17,7 @@ namespace rackchaos::reports {
 struct ReportStore::State {
   Db db;
   bool read_only = false;
+  int busy_timeout_ms = 5000;  // OpenOptions::busy_timeout_ms: also how long a busy WAL switch is retried
   // A file this store created, until its first components are stored: AddComponents writes them
   // in rollback-journal mode and switches back to WAL before it returns (reports/store.cpp).
   bool fresh = false;
@@ -37,6 +38,14 @@ struct ReportStore::State {
   Result<Stmt*> Cached(const char* sql, std::string_view what);
   // kNotFound unless the run exists.
   Status RequireRun(int64_t run, std::string_view what);
+};
+
+// The connection behind a ReportStore, for the rest of reports/ only (history, merge, the sweep and
+// qualification stores): their SQL stays in this folder. Callers must not keep a statement stepping
+// across a call of the store's own writers (a file's first topology rebuilds indexes).
+class StoreAccess {
+ public:
+  static Db& DbOf(const ReportStore& store) { return store.state_->db; }
 };
 
 // Ids use a sentinel for "none" in memory and NULL in the database.

@@ -1,7 +1,5 @@
 #include "reports/topology_store.h"
 
-#include <sqlite3.h>
-
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -193,7 +191,7 @@ Result<int64_t> StoreTopology(Db& db, const ComponentList& t, const std::string&
   add.Bind(2, serials.prefix());
   add.Bind(3, static_cast<int64_t>(t.rows.size()));
   RC_RETURN_IF_ERROR(add.Run(what));
-  int64_t id = sqlite3_last_insert_rowid(db.handle());
+  int64_t id = db.LastInsertRowid();
   RC_ASSIGN_OR_RETURN(std::vector<std::string> deferred, DropIndexesIfFirst(db, what));
   RC_RETURN_IF_ERROR(InsertTopologyRows(db, id, t.rows, serials, what));
   for (const std::string& sql : deferred) RC_RETURN_IF_ERROR(db.Exec(sql, what));

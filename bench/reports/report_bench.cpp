@@ -16,6 +16,7 @@
 #include "core/metrics.h"
 #include "reports/render.h"
 #include "reports/store.h"
+#include "reports/store_state.h"  // StoreAccess: RACKCHAOS_BENCH_PRAGMAS runs on the store's own connection
 
 namespace rr = rackchaos::reports;
 using namespace rackchaos;
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
   auto store = rr::ReportStore::Open(path);
   Check(store.status(), "open");
   // RACKCHAOS_BENCH_PRAGMAS: extra PRAGMAs to try (e.g. "PRAGMA cache_size=-65536"), for experiments.
-  if (const char* pragmas = std::getenv("RACKCHAOS_BENCH_PRAGMAS")) Check(store->db().Exec(pragmas, "pragmas"), "pragmas");
+  if (const char* pragmas = std::getenv("RACKCHAOS_BENCH_PRAGMAS")) Check(rr::StoreAccess::DbOf(*store).Exec(pragmas, "pragmas"), "pragmas");
   rr::RunInfo info{"bench", "bench.yaml", "name: bench\n", "", 1, "bench", "localhost", "sim", "2025-01-01T00:00:00Z", "report_bench"};
   auto run = store->BeginRun(info);
   Check(run.status(), "begin");

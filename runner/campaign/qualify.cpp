@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "reports/qualification_store.h"
 #include "reports/store.h"
 #include "runner/site/ledger.h"
 
@@ -39,46 +40,10 @@ QualifiedPlan PlanVerdict(const SuitePlan& sp, const RunOutcome& out, const std:
   return q;
 }
 
-Result<int64_t> Begin(reports::ReportStore& store, const QualifyRecord& args, const Suite& suite) {
-  reports::Db& db = store.db();
-  RC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT INTO qualifications(rack, suite, started_wall, verdict, command_line) "
-                                            "VALUES (?1, ?2, ?3, 'running', ?4)", "recording the qualification"));
-  stmt.Bind(1, std::string_view(args.rack));
-  stmt.Bind(2, std::string_view(suite.name));
-  const std::string now = LedgerWallNow();
-  stmt.Bind(3, std::string_view(now));
-  stmt.Bind(4, std::string_view(args.command_line));
-  RC_RETURN_IF_ERROR(stmt.Run("recording the qualification"));
-  return db.QueryInt("SELECT last_insert_rowid()", "recording the qualification");
-}
-
-Status Finish(reports::ReportStore& store, const Qualification& q, ExitCode code, const std::string& reason) {
-  reports::Db& db = store.db();
-  const std::string what = "recording the qualification's verdicts";
-  RC_ASSIGN_OR_RETURN(auto tx, reports::Transaction::Begin(db, what));
-  RC_ASSIGN_OR_RETURN(auto add, db.Prepare("INSERT INTO qualification_plans(qualification_id, seq, stage, plan_path, "
-                                           "run_id, verdict, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", what));
-  int64_t seq = 0;
-  for (const QualifiedPlan& p : q.plans) {
-    add.Bind(1, q.id);
-    add.Bind(2, ++seq);
-    add.Bind(3, std::string_view(p.plan.stage));
-    add.Bind(4, std::string_view(p.plan.path));
-    add.Bind(5, p.run_id);
-    add.Bind(6, std::string_view(p.verdict));
-    add.Bind(7, std::string_view(p.reason));
-    RC_RETURN_IF_ERROR(add.Run(what));
-  }
-  RC_ASSIGN_OR_RETURN(auto fin, db.Prepare("UPDATE qualifications SET ended_wall = ?1, verdict = ?2, exit_code = ?3, "
-                                           "reason = ?4 WHERE id = ?5", what));
-  const std::string now = LedgerWallNow();
-  fin.Bind(1, std::string_view(now));
-  fin.Bind(2, std::string_view(q.verdict));
-  fin.Bind(3, static_cast<int64_t>(ToInt(code)));
-  fin.Bind(4, std::string_view(reason));
-  fin.Bind(5, q.id);
-  RC_RETURN_IF_ERROR(fin.Run(what));
-  return tx.Commit(what);
+Status Finish(reports::QualificationStore& store, const Qualification& q, ExitCode code, const std::string& reason) {
+  std::vector<reports::QualificationPlanRow> rows;
+  for (const QualifiedPlan& p : q.plans) rows.push_back({p.plan.stage, p.plan.path, p.run_id, p.verdict, p.reason});
+  return store.Finish(q.id, rows, q.verdict, ToInt(code), LedgerWallNow(), reason);
 }
 
 }  // namespace
@@ -104,8 +69,8 @@ Result<Suite> LoadSuite(const std::string& dir) {
 Result<Qualification> Qualify(const Suite& suite, const QualifyRecord& record, const RunSuitePlan& run,
                               const std::function<void(const QualifiedPlan&)>& on_plan) {
   // The record first, then the stages in order; a stage that is not reached is recorded as skipped.
-  RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(record.db));
-  RC_ASSIGN_OR_RETURN(int64_t id, Begin(store, record, suite));
+  RC_ASSIGN_OR_RETURN(reports::QualificationStore store, reports::QualificationStore::Open(record.db));
+  RC_ASSIGN_OR_RETURN(int64_t id, store.Begin(record.rack, suite.name, LedgerWallNow(), record.command_line));
   Qualification q{id, record.rack, suite.name, "passed", {}, ExitCode::kPass, ""};
   std::string blocked;  // why later plans are skipped
   for (size_t i = 0; i < suite.plans.size(); ++i) {

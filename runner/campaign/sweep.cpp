@@ -1,16 +1,16 @@
 #include "runner/campaign/sweep.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
-#include <charconv>
-#include <cmath>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
-#include <set>
+#include <system_error>
 #include <thread>
+#include <utility>
 
-#include "reports/text_table.h"
-#include "runner/spec/expect.h"
 #include "runner/engine/progress.h"
 #include "runner/engine/run.h"
 #include "runner/spec/safety.h"
@@ -18,11 +18,6 @@
 
 namespace rackchaos::runner {
 namespace {
-
-// The metrics a sweep aggregates, as gate metric names (runner/spec/expect.h).
-const std::vector<std::string> kSweepMetrics = {"ttr.p50",          "ttr.p95",        "ettr.min",
-                                                "ettr.mean",        "gpu_hours_lost.total", "drained.gpus",
-                                                "drained.gpu_hours", "healer.precision",   "healer.recall"};
 
 struct Point {
   std::string label = "-";
@@ -48,16 +43,6 @@ std::vector<Point> Points(const std::vector<GridAxis>& grid) {
   return points;
 }
 
-// One run to make: the plan variant of a point, validated for one seed.
-struct Item {
-  const Point* point;
-  const Plan* plan;
-  RunSpec spec;
-  int64_t run_id = 0;
-  ExitCode code = ExitCode::kPass;
-  std::string error;
-};
-
 // The plan for a point. Its text records the point, so the stored plan (and its hash, part of the key
 // `report merge` uses to tell runs apart) says what actually ran.
 Result<Plan> Variant(const Plan& plan, const Point& point) {
@@ -68,97 +53,135 @@ Result<Plan> Variant(const Plan& plan, const Point& point) {
   return out;
 }
 
-double Percentile(const std::vector<double>& sorted, double p) {
-  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+// The point's plan validated for one seed, its healer thresholds set; errors name the grid point.
+Result<RunSpec> SpecFor(const Plan& variant, const Point& point, uint64_t seed) {
+  auto spec = ValidatePlan(variant, {seed, point.healer});
+  if (!spec.ok() && point.label != "-")
+    return Status(spec.status().code(), spec.status().message() + " (at grid point " + point.label + ")");
+  if (!spec.ok()) return spec.status();
+  for (const auto& [key, value] : point.settings) ApplyGridToPolicy(spec->policy, key, value);
+  return spec;
 }
 
-// Stats of finite values; sorted first so the result does not depend on the order runs were stored.
-SweepStat Stats(std::vector<double> values, SweepStat s) {
-  std::erase_if(values, [](double v) { return !std::isfinite(v); });
-  std::sort(values.begin(), values.end());
-  s.n = static_cast<int>(values.size());
-  if (values.empty()) return s;
-  double sum = 0;
-  for (double v : values) sum += v;
-  s.mean = sum / s.n;
-  s.p50 = Percentile(values, 0.5);
-  s.p95 = Percentile(values, 0.95);
-  double ss = 0;
-  for (double v : values) ss += (v - s.mean) * (v - s.mean);
-  double half = s.n > 1 ? 1.96 * std::sqrt(ss / (s.n - 1)) / std::sqrt(static_cast<double>(s.n)) : 0;
-  s.ci_low = s.mean - half;
-  s.ci_high = s.mean + half;
-  return s;
+// Wall time and the calling thread's CPU time since construction, in milliseconds (sweep_runs columns;
+// they describe the machine, never the simulated run).
+class RunTimer {
+ public:
+  RunTimer() : wall_(std::chrono::steady_clock::now()), cpu_ms_(ThreadCpuMs()) {}
+  int64_t WallMs() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - wall_).count();
+  }
+  int64_t CpuMs() const { return ThreadCpuMs() - cpu_ms_; }
+
+ private:
+  static int64_t ThreadCpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+  }
+  std::chrono::steady_clock::time_point wall_;
+  int64_t cpu_ms_;
+};
+
+// What the workers share. Run number k (0 <= k < total) is point k / per_point, seed
+// shard + (k % per_point) * shards: nothing per run is held before it runs.
+struct Sweep {
+  Sweep(const SweepOptions& o, const std::vector<Point>& p, const std::vector<Plan>& v, std::string sweep_id)
+      : options(o), points(p), variants(v), id(std::move(sweep_id)),
+        per_point(o.seeds >= o.shard ? (o.seeds - o.shard) / o.shards + 1 : 0),
+        total(per_point * static_cast<int64_t>(p.size())), line(o.progress) {}
+
+  const SweepOptions& options;
+  const std::vector<Point>& points;
+  const std::vector<Plan>& variants;
+  const std::string id;
+  const int64_t per_point;  // seeds of this shard
+  const int64_t total;      // points * per_point
+
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0}, stored{0}, stored_interrupted{0}, skipped{0}, failed{0};
+  std::atomic<bool> stop{false};         // no new run starts once set
+  std::atomic<bool> interrupted{false};  // set with stop by a signal, the stop file or an interrupted run
+  std::mutex mu;                         // guards error and line
+  Status error;                          // the first error; it stops the sweep
+  ProgressLine line;
+
+  void Fail(const Status& s) {
+    std::lock_guard lock(mu);
+    if (error.ok()) error = s;
+    stop = true;
+  }
+  void Interrupt() {
+    interrupted = true;
+    stop = true;
+  }
+  void Progress() {
+    std::lock_guard lock(mu);
+    // The progress line counts in int: a sweep past 2^31 runs shows its first 2^31.
+    const auto clamp = [](int64_t v) { return static_cast<int>(std::min<int64_t>(v, 2147483647)); };
+    line.Sweep(clamp(done), clamp(total), clamp(failed));
+  }
+};
+
+// Makes run number k unless the store has it: validate, run (ExecuteRun stores it as it goes), tag.
+Status RunNumber(Sweep& sweep, reports::SweepStore& store, int64_t k) {
+  const size_t p = static_cast<size_t>(k / sweep.per_point);
+  const uint64_t seed = static_cast<uint64_t>(sweep.options.shard + (k % sweep.per_point) * sweep.options.shards);
+  const Point& point = sweep.points[p];
+  RC_ASSIGN_OR_RETURN(bool had, store.HasFinished(sweep.id, point.label, seed));
+  if (had) {
+    ++sweep.skipped;
+    return Status::Ok();
+  }
+  RC_ASSIGN_OR_RETURN(RunSpec spec, SpecFor(sweep.variants[p], point, seed));
+  const RunTimer timer;
+  RunOptions run{sweep.options.db_path, sweep.options.command_line, false, std::nullopt, nullptr, nullptr,
+                 sweep.options.live, 0};
+  const RunOutcome out = ExecuteRun(sweep.variants[p], spec, run);
+  if (out.run_id != 0) {
+    RC_RETURN_IF_ERROR(store.Tag({out.run_id, sweep.id, point.label, seed, timer.WallMs(), timer.CpuMs()}));
+    ++sweep.stored;
+    if (out.code == ExitCode::kInterrupted) ++sweep.stored_interrupted;
+  }
+  if (out.code == ExitCode::kRuntimeError) return Status::IoError("sweep run failed: " + out.error);
+  if (out.code != ExitCode::kPass) ++sweep.failed;
+  if (out.code == ExitCode::kInterrupted) sweep.Interrupt();
+  return Status::Ok();
 }
 
-// Runs items on `threads` workers; each worker takes the next item until none is left or a stop is asked.
-bool RunAll(std::vector<Item>& items, const SweepOptions& options) {
-  std::atomic<size_t> next{0};
-  std::atomic<int> done{0};
-  std::atomic<bool> stopped{false};
-  std::atomic<int> failed{0};
-  std::mutex progress;
-  ProgressLine line(options.progress);
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < items.size();) {
-      if (StopRequested() || StopFileExists()) {
-        stopped = true;
-        return;
-      }
-      Item& item = items[i];
-      RunOptions run{options.db_path, options.command_line, false, std::nullopt, nullptr, nullptr, options.live, 0};
-      RunOutcome out = ExecuteRun(*item.plan, item.spec, run);
-      item.run_id = out.run_id;
-      item.code = out.code;
-      item.error = out.error;
-      if (out.code == ExitCode::kInterrupted) stopped = true;
-      if (out.code != ExitCode::kPass) ++failed;
-      int n = ++done;
-      std::lock_guard lock(progress);
-      line.Sweep(n, static_cast<int>(items.size()), failed);
-    }
-  };
+// One worker: its own tag connection, then run numbers until none is left or the sweep stops.
+void Work(Sweep& sweep) {
+  auto store = reports::SweepStore::Open(sweep.options.db_path);
+  if (!store.ok()) return sweep.Fail(store.status());
+  while (!sweep.stop) {
+    // Before every run: a stop asked while the last one ran (which then ended interrupted) or the stop file.
+    if (StopRequested() || StopFileExists()) return sweep.Interrupt();
+    const int64_t k = sweep.next.fetch_add(1);
+    if (k >= sweep.total) return;
+    Status s = RunNumber(sweep, *store, k);
+    if (!s.ok()) return sweep.Fail(s);
+    ++sweep.done;
+    sweep.Progress();
+  }
+}
+
+// Starts min(threads, total) workers and waits for them. A thread the system refuses (std::system_error:
+// too many threads for the user's limit) leaves the sweep with the workers already started, and its
+// message in `refused`; none at all is kUnavailable. Returns how many ran.
+Result<int> RunWorkers(Sweep& sweep, std::string& refused) {
+  const int64_t wanted = std::min<int64_t>(sweep.options.threads, sweep.total);
   std::vector<std::thread> pool;
-  for (int t = 0; t < std::max(1, options.threads); ++t) pool.emplace_back(worker);
+  for (int64_t t = 0; t < wanted; ++t) {
+    try {
+      pool.emplace_back([&sweep] { Work(sweep); });
+    } catch (const std::system_error& e) {
+      refused = e.what();
+      break;
+    }
+  }
   for (std::thread& t : pool) t.join();
-  return !stopped;
-}
-
-Status Tag(reports::ReportStore& store, const std::string& sweep, const std::vector<Item>& items) {
-  reports::Db& db = store.db();
-  RC_ASSIGN_OR_RETURN(auto tx, reports::Transaction::Begin(db, "tagging sweep runs"));
-  RC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT INTO sweep_runs(run_id, sweep, point) VALUES (?1, ?2, ?3)",
-                                            "tagging sweep runs"));
-  for (const Item& item : items) {
-    if (item.run_id == 0) continue;
-    stmt.Bind(1, item.run_id);
-    stmt.Bind(2, std::string_view(sweep));
-    stmt.Bind(3, std::string_view(item.point->label));
-    RC_RETURN_IF_ERROR(stmt.Run("tagging sweep runs"));
-  }
-  return tx.Commit("tagging sweep runs");
-}
-
-// The (point, seed) pairs of `sweep` the store holds a finished run of. Tags of runs that did not
-// finish are dropped here, so those runs are made again and counted once.
-Result<std::set<std::pair<std::string, std::string>>> FinishedRuns(reports::ReportStore& store, const std::string& sweep) {
-  reports::Db& db = store.db();
-  const std::string what = "reading the runs a sweep already has";
-  RC_ASSIGN_OR_RETURN(auto drop, db.Prepare("DELETE FROM sweep_runs WHERE sweep = ?1 AND run_id IN (SELECT id FROM runs "
-                                            "WHERE status NOT IN ('passed', 'failed', 'aborted'))", what));
-  drop.Bind(1, std::string_view(sweep));
-  RC_RETURN_IF_ERROR(drop.Run(what));
-  RC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT s.point, r.seed FROM sweep_runs s JOIN runs r ON r.id = s.run_id "
-                                            "WHERE s.sweep = ?1", what));
-  stmt.Bind(1, std::string_view(sweep));
-  std::set<std::pair<std::string, std::string>> done;
-  for (;;) {
-    RC_ASSIGN_OR_RETURN(bool row, stmt.Step(what));
-    if (!row) break;
-    done.emplace(stmt.Text(0), stmt.Text(1));
-  }
-  return done;
+  if (pool.empty() && wanted > 0) return Status::Unavailable("cannot start a sweep thread: " + refused);
+  return static_cast<int>(pool.size());
 }
 
 }  // namespace
@@ -171,6 +194,16 @@ Result<std::pair<int, int>> ParseShard(const std::string& text) {
   return std::pair{k, n};
 }
 
+Status CheckSweepBounds(const SweepOptions& options) {
+  if (options.seeds < 1 || options.seeds > kMaxSweepSeeds)
+    return Status::Invalid("--seeds " + std::to_string(options.seeds) + ": expected 1 to " +
+                           std::to_string(kMaxSweepSeeds));
+  if (options.threads < 1 || options.threads > kMaxSweepThreads)
+    return Status::Invalid("--threads " + std::to_string(options.threads) + ": expected 1 to " +
+                           std::to_string(kMaxSweepThreads) + " runs at once");
+  return Status::Ok();
+}
+
 std::string SweepId(const Plan& plan, const SweepOptions& options) {
   std::string key = plan.text + "\nseeds=" + std::to_string(options.seeds);
   for (const GridAxis& axis : options.grid) {
@@ -181,109 +214,43 @@ std::string SweepId(const Plan& plan, const SweepOptions& options) {
 }
 
 Result<SweepResult> RunSweep(const Plan& plan, const SweepOptions& options) {
-  // Stage 1: every variant validated for every seed of this shard before anything runs.
-  std::vector<Point> points = Points(options.grid);
+  // Stage 1: the bounds, and every grid point's plan validated (for the shard's first seed) before
+  // anything runs.
+  RC_RETURN_IF_ERROR(CheckSweepBounds(options));
+  const std::vector<Point> points = Points(options.grid);
   std::vector<Plan> variants;
   for (const Point& p : points) {
     RC_ASSIGN_OR_RETURN(Plan v, Variant(plan, p));
+    RC_RETURN_IF_ERROR(SpecFor(v, p, static_cast<uint64_t>(options.shard)).status());
     variants.push_back(std::move(v));
   }
-  // The store is created and migrated here, once: workers opening a fresh file at once would race.
-  auto store = reports::ReportStore::Open(options.db_path);
-  if (!store.ok()) return store.status();
-  const std::string id = SweepId(plan, options);
-  RC_ASSIGN_OR_RETURN(auto done, FinishedRuns(*store, id));
-  int skipped = 0;
-  std::vector<Item> items;
-  for (size_t i = 0; i < points.size(); ++i)
-    for (int seed = options.shard; seed <= options.seeds; seed += options.shards) {
-      if (done.count({points[i].label, std::to_string(seed)})) {
-        ++skipped;
-        continue;
-      }
-      auto spec = ValidatePlan(variants[i], {static_cast<uint64_t>(seed), points[i].healer});
-      if (!spec.ok() && points[i].label != "-")
-        return Status(spec.status().code(), spec.status().message() + " (at grid point " + points[i].label + ")");
-      if (!spec.ok()) return spec.status();
-      for (const auto& [key, value] : points[i].settings) ApplyGridToPolicy(spec->policy, key, value);
-      items.push_back({&points[i], &variants[i], std::move(*spec), 0, ExitCode::kPass, ""});
-    }
-  // Stage 2: the runs, on the workers. Stage 3: tag them, then read the aggregates back.
-  const bool complete = RunAll(items, options);
-  RC_RETURN_IF_ERROR(Tag(*store, id, items));
-  for (const Item& item : items)
-    if (item.code == ExitCode::kRuntimeError) return Status::IoError("sweep run failed: " + item.error);
+  // The store is created and migrated here, once, and the tags of runs that did not finish dropped.
+  Sweep sweep(options, points, variants, SweepId(plan, options));
+  RC_ASSIGN_OR_RETURN(reports::SweepStore store, reports::SweepStore::Open(options.db_path));
+  RC_RETURN_IF_ERROR(store.DropUnfinished(sweep.id).status());
+
+  // Stage 2: the runs, on the workers; each is stored and tagged as it finishes.
+  std::string refused;
+  RC_ASSIGN_OR_RETURN(int threads, RunWorkers(sweep, refused));
+  if (!sweep.error.ok()) {
+    return Status(sweep.error.code(), sweep.error.message() + " (" + std::to_string(sweep.stored.load()) +
+                                          " run(s) of the sweep stored and tagged before it)");
+  }
+
+  // Stage 3: the aggregates, as read back from the store; not after a stop, which must end the process
+  // soon, whatever the number of runs stored (ReadSweep reads every one).
   SweepResult result;
-  if (std::none_of(items.begin(), items.end(), [](const Item& i) { return i.run_id != 0; }) && skipped == 0) {
-    result.sweep_id = id;
-  } else {
-    RC_ASSIGN_OR_RETURN(result, ReadSweep(*store, id));
+  result.sweep_id = sweep.id;
+  if (!sweep.interrupted && (sweep.stored > 0 || sweep.skipped > 0)) {
+    RC_ASSIGN_OR_RETURN(result, ReadSweep(store, sweep.id));
   }
-  result.interrupted = !complete;
-  result.skipped = skipped;
+  result.stored = sweep.stored;
+  result.stored_interrupted = sweep.stored_interrupted;
+  result.skipped = sweep.skipped;
+  result.interrupted = sweep.interrupted;
+  result.threads = threads;
+  result.threads_refused = refused;
   return result;
-}
-
-Result<SweepResult> ReadSweep(reports::ReportStore& store, const std::string& sweep_id) {
-  reports::Db& db = store.db();
-  std::string id = sweep_id;
-  if (id.empty()) {
-    RC_ASSIGN_OR_RETURN(auto latest, db.Prepare("SELECT sweep FROM sweep_runs ORDER BY run_id DESC LIMIT 1", "finding the latest sweep"));
-    RC_ASSIGN_OR_RETURN(bool row, latest.Step("finding the latest sweep"));
-    if (!row) return Status::NotFound("report '" + db.path() + "' holds no sweep");
-    id = latest.Text(0);
-  }
-  RC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT point, run_id FROM sweep_runs WHERE sweep = ?1 ORDER BY point, run_id",
-                                            "reading sweep runs"));
-  stmt.Bind(1, std::string_view(id));
-  std::vector<std::pair<std::string, int64_t>> runs;
-  for (;;) {
-    RC_ASSIGN_OR_RETURN(bool row, stmt.Step("reading sweep runs"));
-    if (!row) break;
-    runs.emplace_back(stmt.Text(0), stmt.Int(1));
-  }
-  if (runs.empty()) return Status::NotFound("report '" + db.path() + "' has no runs of sweep " + id);
-  SweepResult result{id, static_cast<int>(runs.size()), 0, 0, false, {}};
-  std::vector<Gate> gates;
-  for (const std::string& m : kSweepMetrics) {  // a gate only to reach the metric; time metrics need a unit
-    auto gate = ParseGate(m + " >= 0s");
-    gates.push_back(gate.ok() ? *gate : *ParseGate(m + " >= 0"));
-  }
-  for (size_t begin = 0; begin < runs.size();) {  // one grid point at a time
-    size_t end = begin;
-    std::vector<std::vector<double>> values(gates.size());
-    for (; end < runs.size() && runs[end].first == runs[begin].first; ++end) {
-      RC_ASSIGN_OR_RETURN(RunMetrics metrics, store.ReadMetrics(runs[end].second));
-      RC_ASSIGN_OR_RETURN(reports::RunRow row, store.ReadRun(runs[end].second));
-      if (row.status != "passed") ++result.failed;
-      for (size_t g = 0; g < gates.size(); ++g) values[g].push_back(EvaluateGate(gates[g], metrics).actual);
-    }
-    for (size_t g = 0; g < gates.size(); ++g) {
-      SweepStat s{runs[begin].first, kSweepMetrics[g], static_cast<int>(end - begin), 0, 0, 0, 0, 0, 0};
-      result.stats.push_back(Stats(std::move(values[g]), s));
-    }
-    begin = end;
-  }
-  return result;
-}
-
-std::string RenderSweepTable(const SweepResult& result) {
-  using A = reports::Align;
-  reports::TextTable table({"point", "metric", "runs", "n", "mean", "p50", "p95", "95% CI of mean"},
-                           {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft});
-  auto num = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return std::string(buf);
-  };
-  for (const SweepStat& s : result.stats) {
-    bool any = s.n > 0;
-    table.AddRow({s.point, s.metric, std::to_string(s.runs), std::to_string(s.n), any ? num(s.mean) : "-",
-                  any ? num(s.p50) : "-", any ? num(s.p95) : "-",
-                  any ? "[" + num(s.ci_low) + ", " + num(s.ci_high) + "]" : "-"});
-  }
-  return "Sweep " + result.sweep_id + ": " + std::to_string(result.runs) + " run(s), " + std::to_string(result.failed) +
-         " not passed (ttr in seconds; values that never came are left out of n)\n" + table.Render("  ");
 }
 
 }  // namespace rackchaos::runner

@@ -1,5 +1,16 @@
 // Monte Carlo sweeps: one plan run for seeds 1..N at every point of a parameter grid, each run stored
-// like a normal run and tagged in the report's sweep_runs table, with aggregates per grid point.
+// like a normal run and tagged in the report's sweep_runs table (reports/sweep_store.h), with aggregates
+// per grid point.
+//
+// Streaming: the runs to make are numbered, not listed: a worker takes the next number and derives its
+// grid point and seed from it, so memory does not grow with --seeds. Each run is stored as it goes
+// (ExecuteRun) and tagged, with its wall and CPU time in milliseconds, the moment it finishes, so a
+// sweep killed at any point has every finished run stored and tagged.
+//
+// Stopping: SIGINT/SIGTERM (runner/engine/run.h StopRequested), the stop file, or a run that ends
+// interrupted stop new runs at once; the runs in progress see the same stop in their event loop and end
+// 'interrupted' within one simulation step, are stored and tagged, and RunSweep returns with
+// `interrupted` set and the count of runs it stored.
 //
 // Sharding: shard K/N takes the seeds s with (s - 1) % N == K - 1. The sweep id depends on the plan
 // text, the seed count and the grid, not on the shard, so shards written to separate files and merged
@@ -15,8 +26,8 @@
 // invocation resumes an interrupted sweep and leaves a finished one as it was.
 //
 // Threads: each worker runs whole runs (the simulator is single-threaded and deterministic) with its
-// own store connection (ExecuteRun opens one per run); SQLite serialises the writes. Tagging happens
-// on the calling thread after the workers finish.
+// own store connections (ExecuteRun opens one per run; the worker one for its tags); SQLite serialises
+// the writes. At most min(threads, runs to make) workers start.
 #pragma once
 
 #include <cstdint>
@@ -26,19 +37,23 @@
 
 #include "core/status.h"
 #include "reports/live_metrics.h"
-#include "reports/store.h"
-#include "runner/plan/plan.h"
+#include "reports/sweep_store.h"
 #include "runner/campaign/sweep_grid.h"
+#include "runner/plan/plan.h"
 
 namespace rackchaos::runner {
 
 // Parses "K/N" with 1 <= K <= N.
 Result<std::pair<int, int>> ParseShard(const std::string& text);
 
+// The bounds of --seeds and --threads (each refusal names them).
+inline constexpr int kMaxSweepSeeds = 2147483647;
+inline constexpr int kMaxSweepThreads = 1024;
+
 struct SweepOptions {
-  int seeds = 1;
+  int seeds = 1;  // 1..kMaxSweepSeeds
   std::vector<GridAxis> grid;
-  int threads = 1;
+  int threads = 1;  // 1..kMaxSweepThreads
   int shard = 1, shards = 1;
   std::string db_path = "rackchaos.db";
   std::string command_line;
@@ -46,35 +61,46 @@ struct SweepOptions {
   reports::LiveMetrics* live = nullptr;  // --metrics-listen: every run feeds it (runner/engine/run.h)
 };
 
+// kInvalidArgument naming the option and its valid range when seeds or threads are out of bounds.
+Status CheckSweepBounds(const SweepOptions& options);
+
 // One metric over the runs of one grid point.
 struct SweepStat {
   std::string point;   // "healer=aggressive,chaos.scale=10", or "-" without a grid
   std::string metric;  // "ttr.p95" | "ettr.min" | "gpu_hours_lost.total"
-  int runs = 0;        // runs of the point
-  int n = 0;           // runs where the metric had a finite value
+  int64_t runs = 0;    // runs of the point
+  int64_t n = 0;       // runs where the metric had a finite value
   double mean = 0, p50 = 0, p95 = 0, ci_low = 0, ci_high = 0;  // 95% CI of the mean: mean +- 1.96 sd/sqrt(n)
 };
 
 struct SweepResult {
   std::string sweep_id;
-  int runs = 0;
-  int skipped = 0;      // (point, seed) runs this invocation found already done in the database
-  int failed = 0;       // runs whose exit code was not pass (expectations, errors, interrupts)
-  bool interrupted = false;
+  int64_t runs = 0;    // tagged runs of the sweep in the database (this and earlier invocations)
+  int64_t failed = 0;  // of those, runs that did not pass (expectations, errors, interrupts)
+  // What this invocation did (RunSweep only):
+  int64_t stored = 0;              // runs it made, stored and tagged
+  int64_t stored_interrupted = 0;  // of those, runs a stop cut short (made again by the next invocation)
+  int64_t skipped = 0;             // (point, seed) runs it found already done in the database
+  bool interrupted = false;        // a signal, the stop file or an interrupted run stopped it early
+  int threads = 0;                 // workers that ran: min(threads, runs to make), or fewer when
+  std::string threads_refused;     // the system refused a thread (its message; "" otherwise)
   std::vector<SweepStat> stats;
 };
 
 // The sweep id: 16 hex digits naming (plan text, seeds, grid).
 std::string SweepId(const Plan& plan, const SweepOptions& options);
 
-// Runs this shard of the sweep. Every plan variant is validated first (kInvalidArgument with
-// FILE:LINE:COL before anything runs); kRuntimeError-style failures come back as kIoError/kUnavailable
-// from the store. The stats are read back from the store with ReadSweep.
+// Runs this shard of the sweep. Every grid point's plan variant is validated first (kInvalidArgument
+// with FILE:LINE:COL before anything runs); a seed whose validation fails later stops the sweep with
+// that error. Store failures come back as kIoError/kUnavailable, after the runs finished so far are
+// stored and tagged. The stats are read back from the store with ReadSweep, unless the sweep was
+// interrupted (then runs, failed and stats are left empty: `report sweep` reads them).
 Result<SweepResult> RunSweep(const Plan& plan, const SweepOptions& options);
 
 // Aggregates of the tagged runs of `sweep_id` in `store` (kNotFound when it has none). An empty id
-// means the sweep of the most recently tagged run.
-Result<SweepResult> ReadSweep(reports::ReportStore& store, const std::string& sweep_id);
+// means the sweep of the most recently tagged run. Holds one value per run and metric of one grid
+// point at a time (for the percentiles), not the runs themselves.
+Result<SweepResult> ReadSweep(reports::SweepStore& store, const std::string& sweep_id);
 
 // The stats as a text table, one row per grid point and metric.
 std::string RenderSweepTable(const SweepResult& result);

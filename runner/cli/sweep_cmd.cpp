@@ -34,7 +34,7 @@ int CmdSweep(const SweepArgs& args) {
   options.db_path = args.db;
   options.command_line = args.command_line;
   options.progress = ProgressWanted(args.progress, args.quiet);
-  if (args.seeds < 1) return Error(ExitCode::kBadInput, "--seeds must be at least 1");
+  if (Status bounds = CheckSweepBounds(options); !bounds.ok()) return Error(ExitCode::kBadInput, bounds.message());
   for (const std::string& g : args.grid) {
     auto axis = ParseGridAxis(g);
     if (!axis.ok()) return Error(ExitCode::kBadInput, axis.status().message());
@@ -62,19 +62,31 @@ int CmdSweep(const SweepArgs& args) {
   InstallStopHandlers();
   auto result = RunSweep(*plan, options);
   if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());
+  if (!result->threads_refused.empty())
+    std::fprintf(stderr, "rackchaos: the system refused sweep thread %d of --threads %d (%s); the sweep ran on %d\n",
+                 result->threads + 1, options.threads, result->threads_refused.c_str(), result->threads);
+  // A stop is said even under --quiet, on stderr: the user needs to know what was kept.
+  if (result->interrupted) {
+    std::fprintf(stderr, "rackchaos: sweep %s (shard %d/%d) interrupted: %lld run(s) stored and tagged in %s, %lld of them "
+                 "cut short by the stop; the same command resumes it, `rackchaos report sweep %s --db %s` shows it\n",
+                 result->sweep_id.c_str(), options.shard, options.shards, static_cast<long long>(result->stored),
+                 args.db.c_str(), static_cast<long long>(result->stored_interrupted), result->sweep_id.c_str(),
+                 args.db.c_str());
+    return ToInt(ExitCode::kInterrupted);
+  }
   if (!args.quiet) {
     if (!result->stats.empty()) std::cout << RenderSweepTable(*result);
     if (result->skipped > 0)
       std::cout << result->skipped << " run(s) of this sweep were already in " << args.db << " and were not run again\n";
-    std::cout << "Sweep " << result->sweep_id << " (shard " << options.shard << "/" << options.shards << ") stored in "
-              << args.db << "; `rackchaos report sweep " << result->sweep_id << " --db " << args.db << "` shows it\n";
+    std::cout << "Sweep " << result->sweep_id << " (shard " << options.shard << "/" << options.shards << "): "
+              << result->stored << " run(s) stored in " << args.db << "; `rackchaos report sweep " << result->sweep_id
+              << " --db " << args.db << "` shows it\n";
   }
-  if (result->interrupted) return ToInt(ExitCode::kInterrupted);
   return ToInt(result->failed > 0 ? ExitCode::kExpectationFailed : ExitCode::kPass);
 }
 
 int CmdSweepReport(const std::string& db, const std::string& sweep_id) {
-  auto store = reports::ReportStore::OpenForReading(db);
+  auto store = reports::SweepStore::OpenForReading(db);
   if (!store.ok()) return Error(CodeOf(store.status()), store.status().message());
   auto result = ReadSweep(*store, sweep_id);
   if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());

@@ -23,8 +23,9 @@ struct SweepArgs {
 };
 
 // `rackchaos sweep PLAN --seeds N ...`: the aggregate table on stdout; 0 when every run passed, 1 when
-// a run's expectations failed, 2 for bad input (plan, grid, shard), 3 for database errors, 4 when
-// interrupted (signal or stop file; the runs done so far are stored and tagged).
+// a run's expectations failed, 2 for bad input (plan, grid, shard, --seeds or --threads out of range),
+// 3 for database errors, 4 when interrupted (signal or stop file: no new run starts, the runs in
+// progress end interrupted, and one line on stderr says how many runs are stored and tagged).
 int CmdSweep(const SweepArgs& args);
 
 // `rackchaos report sweep [ID] --db PATH`: the aggregates of sweep ID (default: the latest); 0, or 2

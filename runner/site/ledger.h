@@ -1,9 +1,9 @@
 // The fault ledger: what is applied on real hosts right now, written down before it is applied.
 //
-// An SQLite file of its own (WAL, synchronous=FULL), by default next to the report database as
-// "<db>.ledger" (docs/real-mode.md). It is a separate file because it is about the hosts, not about a
-// report: `rackchaos report merge` copies report files around, and a copied ledger row would be
-// replayed twice. Tables:
+// An SQLite file of its own (WAL, synchronous=FULL; through reports/sqlite_db.h, the one SQLite wrapper),
+// by default next to the report database as "<db>.ledger" (docs/real-mode.md). It is a separate file
+// because it is about the hosts, not about a report: `rackchaos report merge` copies report files
+// around, and a copied ledger row would be replayed twice. Tables:
 //   ledger_runs  one row per real run: its report database and run id, pid, start, finished flag.
 //   ledger       one row per applied fault on one target: the host to reach (address, port, user, key,
 //                known_hosts), the rendered apply / revert / verify commands, the deadline, the

@@ -70,14 +70,14 @@ TEST_CASE("reports.store: a new file's first topology is indexed after its rows,
   for (int i = 0; i < 2; ++i) REQUIRE(later->BeginRun(t::SampleRunInfo()).ok());
   REQUIRE(later->AddComponents(1, t::SampleComponents()).ok());
   REQUIRE(later->AddComponents(2, rows).ok());  // not the file's first topology: indexes kept throughout
-  CHECK(FreshIndexes(first->db()) == kFreshIndexes);
-  CHECK(FreshIndexes(later->db()) == kFreshIndexes);
+  CHECK(FreshIndexes(StoreAccess::DbOf(*first)) == kFreshIndexes);
+  CHECK(FreshIndexes(StoreAccess::DbOf(*later)) == kFreshIndexes);
   for (const char* sql : {"SELECT count(*) FROM topology_components INDEXED BY topology_components_by_name "
                           "WHERE topology_id = 1 AND name > ''",
                           "SELECT count(*) FROM topology_components INDEXED BY topology_components_by_serial "
                           "WHERE serial IS NOT NULL"}) {
     CAPTURE(sql);
-    CHECK(*first->db().QueryInt(sql, "count") == 20000);
+    CHECK(*StoreAccess::DbOf(*first).QueryInt(sql, "count") == 20000);
   }
   CHECK(first->ReadComponents(1)->size() == rows.size());
   // Every first topology takes that path, however small: two DROP INDEX and two CREATE INDEX each bump the
@@ -85,28 +85,28 @@ TEST_CASE("reports.store: a new file's first topology is indexed after its rows,
   auto small = ReportStore::Open(dir.File("small.db"));
   REQUIRE(small.ok());
   for (int i = 0; i < 2; ++i) REQUIRE(small->BeginRun(t::SampleRunInfo()).ok());
-  const int64_t cookie = *small->db().QueryInt("PRAGMA schema_version", "cookie");
+  const int64_t cookie = *StoreAccess::DbOf(*small).QueryInt("PRAGMA schema_version", "cookie");
   REQUIRE(small->AddComponents(1, t::SampleComponents()).ok());
-  CHECK(*small->db().QueryInt("PRAGMA schema_version", "cookie") == cookie + 4);
+  CHECK(*StoreAccess::DbOf(*small).QueryInt("PRAGMA schema_version", "cookie") == cookie + 4);
   REQUIRE(small->AddComponents(2, rows).ok());
-  CHECK(*small->db().QueryInt("PRAGMA schema_version", "cookie") == cookie + 4);
-  CHECK(FreshIndexes(small->db()) == kFreshIndexes);
+  CHECK(*StoreAccess::DbOf(*small).QueryInt("PRAGMA schema_version", "cookie") == cookie + 4);
+  CHECK(FreshIndexes(StoreAccess::DbOf(*small)) == kFreshIndexes);
   // SQLite drops no index while a statement of the connection is reading: the first topology is refused
   // whole, and stored once the statement is done.
   auto busy = ReportStore::Open(dir.File("busy.db"));
   REQUIRE(busy.ok());
   REQUIRE(busy->BeginRun(t::SampleRunInfo()).ok());
-  auto reading = busy->db().Prepare("SELECT id FROM runs", "reading");
+  auto reading = StoreAccess::DbOf(*busy).Prepare("SELECT id FROM runs", "reading");
   REQUIRE(reading.ok());
   REQUIRE(*reading->Step("reading"));
   CHECK(busy->AddComponents(1, t::SampleComponents()).code() == StatusCode::kUnavailable);
   reading->Reset();
   CHECK(busy->ReadComponents(1)->empty());
-  CHECK(FreshIndexes(busy->db()) == kFreshIndexes);
+  CHECK(FreshIndexes(StoreAccess::DbOf(*busy)) == kFreshIndexes);
   REQUIRE(busy->AddComponents(1, t::SampleComponents()).ok());
   CHECK(busy->ReadComponents(1)->size() == t::SampleComponents().size());
   CHECK(TopologyDigest(*first->ReadComponents(1)) == TopologyDigest(*later->ReadComponents(2)));
-  CHECK(*first->db().QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
+  CHECK(*StoreAccess::DbOf(*first).QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
 }
 
 uintmax_t FreshWalSize(const std::string& path) {
@@ -176,10 +176,10 @@ TEST_CASE("reports.store: a writer killed while storing a new file's first compo
     REQUIRE(runs->size() == 1);
     CHECK(runs->front().status == "running");
     CHECK(rw->ReadComponents(1)->empty());
-    CHECK(*rw->db().QueryInt("SELECT count(*) FROM topology_components", "count") == 0);
-    CHECK(*rw->db().QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
+    CHECK(*StoreAccess::DbOf(*rw).QueryInt("SELECT count(*) FROM topology_components", "count") == 0);
+    CHECK(*StoreAccess::DbOf(*rw).QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
     // The secondary indexes dropped for the first topology's rows came back with the rollback.
-    CHECK(FreshIndexes(rw->db()) == kFreshIndexes);
+    CHECK(FreshIndexes(StoreAccess::DbOf(*rw)) == kFreshIndexes);
     CHECK(FreshJournalMode(path) == "wal");
     // And the rest of the run can still be stored.
     CHECK(rw->AddComponents(1, t::SampleComponents()).ok());

@@ -194,9 +194,9 @@ TEST_CASE("reports.store: reverting thousands of open faults reads each by its i
   // SQLite's progress handler counts virtual machine instructions, a measure of work that no load changes.
   int64_t thousands = 0;
   sqlite3_progress_handler(
-      store->db().handle(), 1000, [](void* n) { return ++*static_cast<int64_t*>(n), 0; }, &thousands);
+      StoreAccess::DbOf(*store).handle(), 1000, [](void* n) { return ++*static_cast<int64_t*>(n), 0; }, &thousands);
   REQUIRE(store->AppendEvents(*run, reverted).ok());
-  sqlite3_progress_handler(store->db().handle(), 0, nullptr, nullptr);
+  sqlite3_progress_handler(StoreAccess::DbOf(*store).handle(), 0, nullptr, nullptr);
   CAPTURE(thousands);
   CHECK(thousands < kOpen / 4);  // ~60 instructions a revert; a walk over the open faults is ~40,000,000 in all
   CHECK(t::IntOpenExisting(dir.File("r.db"), "SELECT count(*) FROM faults WHERE reverted_us IS NULL") == 0);

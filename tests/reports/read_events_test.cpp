@@ -89,7 +89,7 @@ TEST_CASE("reports.store: ReadRunEvents gives back every field of the events App
   std::vector<Event> first(events.begin(), events.begin() + 9), rest(events.begin() + 9, events.end());
   REQUIRE(store->AppendEvents(*run, first).ok());
   REQUIRE(store->AppendEvents(*run, rest).ok());
-  CHECK(*store->db().QueryInt("SELECT count(*) FROM placements WHERE base_id IS NOT NULL", "deltas") == 1);
+  CHECK(*StoreAccess::DbOf(*store).QueryInt("SELECT count(*) FROM placements WHERE base_id IS NOT NULL", "deltas") == 1);
 
   auto read = store->ReadRunEvents(*run);
   REQUIRE_MESSAGE(read.ok(), read.status().ToString());
@@ -103,7 +103,7 @@ TEST_CASE("reports.store: job events stored before schema version 11 read back w
   t::LoadDump(t::DataFile("v1_quickstart.sql"), path);
   auto store = ReportStore::Open(path);
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  CHECK(*store->db().QueryInt("SELECT count(*) FROM job_events WHERE store_lost_work_us != 0 OR "
+  CHECK(*StoreAccess::DbOf(*store).QueryInt("SELECT count(*) FROM job_events WHERE store_lost_work_us != 0 OR "
                               "store_cause_fault_id IS NOT NULL", "old rows") == 0);
   auto events = store->ReadRunEvents(1);
   REQUIRE_MESSAGE(events.ok(), events.status().ToString());

@@ -17,6 +17,7 @@
 #include "core/metrics.h"
 #include "reports/sqlite_db.h"
 #include "reports/store.h"
+#include "reports/store_state.h"  // StoreAccess: white-box checks of the stored rows
 
 namespace rackchaos::reports::testing {
 

@@ -198,12 +198,12 @@ TEST_CASE("reports.merge: topologies arrive through the store's own path, a larg
   auto counts = MergeInto(*dest, src);
   REQUIRE_MESSAGE(counts.ok(), counts.status().ToString());
   CHECK(counts->runs_copied == 2);
-  CHECK(*dest->db().QueryInt("SELECT count(*) FROM topologies", "count") == 1);
-  CHECK(*dest->db().QueryInt("SELECT count(*) FROM topology_components", "count") == 12000);
+  CHECK(*StoreAccess::DbOf(*dest).QueryInt("SELECT count(*) FROM topologies", "count") == 1);
+  CHECK(*StoreAccess::DbOf(*dest).QueryInt("SELECT count(*) FROM topology_components", "count") == 12000);
   CHECK(TopologyDigest(*dest->ReadComponents(2)) == TopologyDigest(rows));
-  CHECK(*dest->db().QueryInt("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
+  CHECK(*StoreAccess::DbOf(*dest).QueryInt("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
                              "tbl_name = 'topology_components' AND sql IS NOT NULL", "indexes") >= 2);
-  CHECK(*dest->db().QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
+  CHECK(*StoreAccess::DbOf(*dest).QueryInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'", "ok") == 0);
 }
 
 TEST_CASE("reports.merge: refuses itself, absent files and foreign databases, and leaves the source untouched") {
@@ -268,7 +268,7 @@ TEST_CASE("reports.history: serials derived from a topology's prefix and runs of
   AddRun(*store, Duration::Seconds(100), "2025-01-01T00:00:00Z", 0.5, std::nullopt, "ssh");
   AddRun(*store, Duration::Seconds(30), "2025-01-02T00:00:00Z", 0.5, "SIM-x-", "ssh");
   AddRun(*store, std::nullopt, "2025-01-03T00:00:00Z", 0.5, "SIM-x-", "ssh");
-  CHECK(*store->db().QueryInt("SELECT count(*) FROM topologies", "count") == 2);
+  CHECK(*StoreAccess::DbOf(*store).QueryInt("SELECT count(*) FROM topologies", "count") == 2);
   auto rack = ReadRackHistory(*store, "SIM-x-r01");
   REQUIRE(rack.ok());
   REQUIRE(rack->runs.size() == 2);

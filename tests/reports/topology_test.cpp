@@ -227,6 +227,9 @@ TEST_CASE("reports.topology: version 10 drops the index by parent and history wa
                     "CREATE INDEX topology_components_by_name ON topology_components(topology_id, name);"
                     "ALTER TABLE job_events DROP COLUMN store_lost_work_us;"  // version 11's
                     "ALTER TABLE job_events DROP COLUMN store_cause_fault_id;"
+                    "DROP INDEX sweep_runs_by_seed; ALTER TABLE sweep_runs DROP COLUMN seed;"  // version 14's
+                    "ALTER TABLE sweep_runs DROP COLUMN wall_ms; ALTER TABLE sweep_runs DROP COLUMN cpu_ms;"
+                    "CREATE INDEX sweep_runs_by_sweep ON sweep_runs(sweep, point);"
                     "DELETE FROM schema_history WHERE version > 9; PRAGMA user_version = 9",
                     "back to version 9")
                 .ok());
@@ -252,11 +255,11 @@ TEST_CASE("reports.topology: version 10 drops the index by parent and history wa
     auto h = ReadRackHistory(*store, serial);
     REQUIRE_MESSAGE(h.ok(), h.status().ToString());
     CHECK(h->runs.size() == 1);
-    return *store->db().QueryInt("SELECT count(*) FROM temp.history_subtree", "count");
+    return *StoreAccess::DbOf(*store).QueryInt("SELECT count(*) FROM temp.history_subtree", "count");
   };
   CHECK(count_under("RK-7") == 193);
   CHECK(count_under("SIM-gb200-nvl72-r01.c150") == 50);
-  REQUIRE(store->db().Exec("UPDATE topology_components SET parent_id = 150 WHERE id = 7", "a cycle").ok());
+  REQUIRE(StoreAccess::DbOf(*store).Exec("UPDATE topology_components SET parent_id = 150 WHERE id = 7", "a cycle").ok());
   CHECK(count_under("RK-7") == 193);
   CHECK(count_under("SIM-gb200-nvl72-r01.c150") == 193);
 }

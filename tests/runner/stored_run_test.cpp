@@ -9,6 +9,7 @@
 #include "healer/metrics.h"
 #include "reports/merge.h"
 #include "reports/store.h"
+#include "reports/sweep_store.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/engine/run.h"
 #include "runner/cli/sweep_cmd.h"
@@ -108,9 +109,11 @@ TEST_CASE("runner.sweep: report sweep reads a file whose writer was killed stori
   // A sweep's finished run (no components: the killed run's are the file's first topology), tagged.
   auto tagged_run = [](reports::ReportStore& s) {
     auto run = s.BeginRun(reports::testing::SampleRunInfo());
-    return run.ok() && s.AddMetrics(*run, reports::testing::SampleMetrics()).ok() &&
-           s.FinishRun(*run, "passed", 0, "", "").ok() &&
-           s.db().Exec("INSERT INTO sweep_runs(run_id, sweep, point) VALUES (1, 'S', 'p')", "tagging").ok();
+    if (!run.ok() || !s.AddMetrics(*run, reports::testing::SampleMetrics()).ok() ||
+        !s.FinishRun(*run, "passed", 0, "", "").ok())
+      return false;
+    auto sweeps = reports::SweepStore::Open(s.path());
+    return sweeps.ok() && sweeps->Tag({*run, "S", "p", 42, std::nullopt, std::nullopt}).ok();
   };
   REQUIRE(reports::testing::KillFirstTopologyWriter(path, 0, tagged_run));
   CHECK(CmdSweepReport(path, "S") == ToInt(ExitCode::kPass));

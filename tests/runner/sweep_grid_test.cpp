@@ -72,6 +72,21 @@ TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the
   auto r = runner::RunSweep(*plan, opt);
   REQUIRE_MESSAGE(r.ok(), r.status().message());
   CHECK(r->runs == 8);
+  CHECK(r->stored == 8);
+  CHECK(r->threads == 1);
+  // Each run's wall and CPU time, in milliseconds (a run of this plan takes a few ms; CPU is one thread's).
+  {
+    auto sweeps = reports::SweepStore::OpenForReading(opt.db_path);
+    REQUIRE(sweeps.ok());
+    int timed = 0;
+    REQUIRE(sweeps->ForEachRun(r->sweep_id, [&](const reports::SweepRunRow& row) {
+                     timed += row.tag.wall_ms.has_value() && row.tag.cpu_ms.has_value() && *row.tag.wall_ms >= 0 &&
+                              *row.tag.cpu_ms >= 0 && *row.tag.cpu_ms <= *row.tag.wall_ms + 10;
+                     return Status::Ok();
+                   })
+                .ok());
+    CHECK(timed == 8);
+  }
   // Twelve missed 10 s heartbeats detect the pulled tray about 110 s later than one.
   double fast = Stat(*r, "healer.missed_beats=1,checkpoint.interval=5m", "ttr.p95").mean;
   double slow = Stat(*r, "healer.missed_beats=12,checkpoint.interval=5m", "ttr.p95").mean;
@@ -84,6 +99,7 @@ TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the
   auto again = runner::RunSweep(*plan, opt);
   REQUIRE(again.ok());
   CHECK(again->skipped == 8);
+  CHECK(again->stored == 0);
   CHECK(again->runs == 8);
   fs::remove_all(dir);
 }
