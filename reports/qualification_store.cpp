@@ -45,8 +45,10 @@ Result<int64_t> QualificationStore::Begin(const std::string& rack, const std::st
                                           const std::string& started_wall, const std::string& command_line) {
   Db& db = StoreAccess::DbOf(runs_);
   const std::string what = "recording the qualification of rack '" + rack + "'";
-  RC_ASSIGN_OR_RETURN(Stmt add, db.Prepare("INSERT INTO qualifications(rack, suite, started_wall, verdict, command_line) "
-                                           "VALUES (?1, ?2, ?3, 'running', ?4) RETURNING id", what));
+  RC_ASSIGN_OR_RETURN(Stmt add,
+                      db.Prepare("INSERT INTO qualifications(rack, suite, started_wall, verdict, command_line) "
+                                 "VALUES (?1, ?2, ?3, 'running', ?4) RETURNING id",
+                                 what));
   add.Bind(1, std::string_view(rack));
   add.Bind(2, std::string_view(suite));
   add.Bind(3, std::string_view(started_wall));
@@ -68,16 +70,19 @@ Status QualificationStore::Finish(int64_t id, const std::vector<QualificationPla
     return Status::Invalid(what + ": verdict '" + verdict + "' is not one of passed, failed, error, interrupted");
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db, what));
   RC_ASSIGN_OR_RETURN(Stmt fin, db.Prepare("UPDATE qualifications SET ended_wall = ?1, verdict = ?2, exit_code = ?3, "
-                                           "reason = ?4 WHERE id = ?5", what));
+                                           "reason = ?4 WHERE id = ?5",
+                                           what));
   fin.Bind(1, std::string_view(ended_wall));
   fin.Bind(2, std::string_view(verdict));
   fin.Bind(3, static_cast<int64_t>(exit_code));
   fin.Bind(4, std::string_view(reason));
   fin.Bind(5, id);
   RC_RETURN_IF_ERROR(fin.Run(what));
-  if (db.Changes() == 0) return Status::NotFound(what + ": no qualification " + std::to_string(id) + " in report '" + path() + "'");
+  if (db.Changes() == 0)
+    return Status::NotFound(what + ": no qualification " + std::to_string(id) + " in report '" + path() + "'");
   RC_ASSIGN_OR_RETURN(Stmt add, db.Prepare("INSERT INTO qualification_plans(qualification_id, seq, stage, plan_path, "
-                                           "run_id, verdict, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", what));
+                                           "run_id, verdict, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                           what));
   int64_t seq = 0;
   for (const QualificationPlanRow& p : plans) {
     add.Bind(1, id);
@@ -99,14 +104,16 @@ Result<QualificationRow> QualificationStore::Read(int64_t id) {
   RC_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(db, what));
   QualificationRow q;
   {
-    RC_ASSIGN_OR_RETURN(Stmt one, db.Prepare(std::string("SELECT ") + kQualificationColumns +
-                                                 " FROM qualifications WHERE id = ?1", what));
+    RC_ASSIGN_OR_RETURN(
+        Stmt one,
+        db.Prepare(std::string("SELECT ") + kQualificationColumns + " FROM qualifications WHERE id = ?1", what));
     one.Bind(1, id);
     RC_ASSIGN_OR_RETURN(bool found, one.Step(what));
     if (!found) return Status::NotFound(what + ": no such qualification in report '" + path() + "'");
     q = QualificationFrom(one);
     RC_ASSIGN_OR_RETURN(Stmt plans, db.Prepare("SELECT stage, plan_path, run_id, verdict, reason FROM "
-                                               "qualification_plans WHERE qualification_id = ?1 ORDER BY seq", what));
+                                               "qualification_plans WHERE qualification_id = ?1 ORDER BY seq",
+                                               what));
     plans.Bind(1, id);
     for (;;) {
       RC_ASSIGN_OR_RETURN(bool row, plans.Step(what));
@@ -122,7 +129,8 @@ Result<std::vector<QualificationRow>> QualificationStore::List(const std::string
   Db& db = StoreAccess::DbOf(runs_);
   const std::string what = "listing qualifications";
   RC_ASSIGN_OR_RETURN(Stmt all, db.Prepare(std::string("SELECT ") + kQualificationColumns +
-                                               " FROM qualifications WHERE ?1 = '' OR rack = ?1 ORDER BY id", what));
+                                               " FROM qualifications WHERE ?1 = '' OR rack = ?1 ORDER BY id",
+                                           what));
   all.Bind(1, std::string_view(rack));
   std::vector<QualificationRow> out;
   for (;;) {

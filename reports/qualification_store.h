@@ -18,7 +18,7 @@ namespace rackchaos::reports {
 
 // One plan of a qualification and how it came out.
 struct QualificationPlanRow {
-  std::string stage;              // the stage directory's name, "1-tray"
+  std::string stage;  // the stage directory's name, "1-tray"
   std::string plan_path;
   std::optional<int64_t> run_id;  // absent when skipped or refused
   std::string verdict;            // passed | failed | aborted | error | interrupted | skipped
@@ -30,9 +30,9 @@ struct QualificationRow {
   std::string rack;
   std::string suite;
   std::string started_wall;
-  std::string ended_wall;         // "" while running
-  std::string verdict;            // running | passed | failed | error | interrupted
-  std::optional<int> exit_code;   // absent while running
+  std::string ended_wall;        // "" while running
+  std::string verdict;           // running | passed | failed | error | interrupted
+  std::optional<int> exit_code;  // absent while running
   std::string reason;
   std::string command_line;
   std::vector<QualificationPlanRow> plans;  // in suite order; empty while running
@@ -55,8 +55,8 @@ class QualificationStore {
                         const std::string& command_line);
   // Stores every plan's outcome and the verdict, in one transaction. `verdict` is passed | failed |
   // error | interrupted (kInvalidArgument otherwise); kNotFound when `id` is not a qualification here.
-  Status Finish(int64_t id, const std::vector<QualificationPlanRow>& plans, const std::string& verdict,
-                int exit_code, const std::string& ended_wall, const std::string& reason);
+  Status Finish(int64_t id, const std::vector<QualificationPlanRow>& plans, const std::string& verdict, int exit_code,
+                const std::string& ended_wall, const std::string& reason);
 
   // One qualification with its plans (kNotFound when absent).
   Result<QualificationRow> Read(int64_t id);

@@ -36,7 +36,8 @@ Result<int64_t> SweepStore::DropUnfinished(const std::string& sweep) {
   const std::string what = "dropping the tags of sweep " + sweep + "'s unfinished runs";
   RC_ASSIGN_OR_RETURN(Stmt drop, db.Prepare(std::string("DELETE FROM sweep_runs WHERE sweep = ?1 AND run_id NOT IN "
                                                         "(SELECT id FROM runs WHERE status IN ") +
-                                                kFinishedStatuses + ")", what));
+                                                kFinishedStatuses + ")",
+                                            what));
   drop.Bind(1, std::string_view(sweep));
   RC_RETURN_IF_ERROR(drop.Run(what));
   return db.Changes();
@@ -47,7 +48,9 @@ Result<bool> SweepStore::HasFinished(const std::string& sweep, const std::string
   const std::string what = "looking up seed " + std::to_string(seed) + " of sweep " + sweep;
   RC_ASSIGN_OR_RETURN(Stmt find, db.Prepare(std::string("SELECT 1 FROM sweep_runs s JOIN runs r ON r.id = s.run_id "
                                                         "WHERE s.sweep = ?1 AND s.point = ?2 AND s.seed = ?3 "
-                                                        "AND r.status IN ") + kFinishedStatuses + " LIMIT 1", what));
+                                                        "AND r.status IN ") +
+                                                kFinishedStatuses + " LIMIT 1",
+                                            what));
   find.Bind(1, std::string_view(sweep));
   find.Bind(2, std::string_view(point));
   find.Bind(3, std::string_view(std::to_string(seed)));
@@ -58,7 +61,8 @@ Status SweepStore::Tag(const SweepTag& tag) {
   Db& db = StoreAccess::DbOf(runs_);
   const std::string what = ForRun("tagging sweep " + tag.sweep + "'s", tag.run);
   RC_ASSIGN_OR_RETURN(Stmt add, db.Prepare("INSERT INTO sweep_runs(run_id, sweep, point, seed, wall_ms, cpu_ms) "
-                                           "SELECT id, ?2, ?3, ?4, ?5, ?6 FROM runs WHERE id = ?1", what));
+                                           "SELECT id, ?2, ?3, ?4, ?5, ?6 FROM runs WHERE id = ?1",
+                                           what));
   add.Bind(1, tag.run);
   add.Bind(2, std::string_view(tag.sweep));
   add.Bind(3, std::string_view(tag.point));
@@ -66,7 +70,8 @@ Status SweepStore::Tag(const SweepTag& tag) {
   add.Bind(5, tag.wall_ms);
   add.Bind(6, tag.cpu_ms);
   RC_RETURN_IF_ERROR(add.Run(what));
-  if (db.Changes() == 0) return Status::NotFound(what + ": no run " + std::to_string(tag.run) + " in report '" + path() + "'");
+  if (db.Changes() == 0)
+    return Status::NotFound(what + ": no run " + std::to_string(tag.run) + " in report '" + path() + "'");
   return Status::Ok();
 }
 
@@ -85,7 +90,8 @@ Status SweepStore::ForEachRun(const std::string& sweep, const std::function<Stat
   // In the order of the index by (sweep, point, seed): grouped by point without a sort.
   RC_ASSIGN_OR_RETURN(Stmt stmt, db.Prepare("SELECT s.run_id, s.point, s.seed, s.wall_ms, s.cpu_ms, r.status "
                                             "FROM sweep_runs s JOIN runs r ON r.id = s.run_id WHERE s.sweep = ?1 "
-                                            "ORDER BY s.point, s.seed, s.run_id", what));
+                                            "ORDER BY s.point, s.seed, s.run_id",
+                                            what));
   stmt.Bind(1, std::string_view(sweep));
   int64_t rows = 0;
   for (;; ++rows) {

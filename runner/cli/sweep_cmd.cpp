@@ -67,7 +67,8 @@ int CmdSweep(const SweepArgs& args) {
                  result->threads + 1, options.threads, result->threads_refused.c_str(), result->threads);
   // A stop is said even under --quiet, on stderr: the user needs to know what was kept.
   if (result->interrupted) {
-    std::fprintf(stderr, "rackchaos: sweep %s (shard %d/%d) interrupted: %lld run(s) stored and tagged in %s, %lld of them "
+    std::fprintf(stderr,
+                 "rackchaos: sweep %s (shard %d/%d) interrupted: %lld run(s) stored and tagged in %s, %lld of them "
                  "cut short by the stop; the same command resumes it, `rackchaos report sweep %s --db %s` shows it\n",
                  result->sweep_id.c_str(), options.shard, options.shards, static_cast<long long>(result->stored),
                  args.db.c_str(), static_cast<long long>(result->stored_interrupted), result->sweep_id.c_str(),

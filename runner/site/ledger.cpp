@@ -165,7 +165,8 @@ Result<int64_t> Ledger::Record(const LedgerEntry& e) {
 
 Status Ledger::SetExpiry(int64_t entry, const std::string& token, int64_t pid) {
   const std::string what = "recording the host-side expiry of entry " + std::to_string(entry);
-  RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare("UPDATE ledger SET expiry_token = ?, expiry_pid = ? WHERE id = ?", what));
+  RC_ASSIGN_OR_RETURN(Stmt s,
+                      state_->db.Prepare("UPDATE ledger SET expiry_token = ?, expiry_pid = ? WHERE id = ?", what));
   s.Bind(1, std::string_view(token));
   s.Bind(2, pid);
   s.Bind(3, entry);
@@ -233,7 +234,9 @@ Result<std::vector<LedgerEntry>> ReadEntries(Db& db, const std::string& where, s
 
 }  // namespace
 
-Result<std::vector<LedgerEntry>> Ledger::OpenEntries() const { return ReadEntries(state_->db, "state = 'open'", std::nullopt); }
+Result<std::vector<LedgerEntry>> Ledger::OpenEntries() const {
+  return ReadEntries(state_->db, "state = 'open'", std::nullopt);
+}
 
 Result<std::vector<LedgerEntry>> Ledger::Entries(int64_t run) const { return ReadEntries(state_->db, "run = ?1", run); }
 

@@ -56,7 +56,8 @@ TEST_CASE("reports.concurrent: eight writers opening one new file at once all st
       CHECK_MESSAGE(errors[w].empty(), "round " << round << " writer " << w << ": " << errors[w]);
     }
     CHECK(t::IntOf(t::OpenExisting(path), "SELECT count(*) FROM runs WHERE status = 'passed'") == kWriters);
-    CHECK(t::IntOf(t::OpenExisting(path), "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'") == 0);
+    CHECK(t::IntOf(t::OpenExisting(path),
+                   "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'") == 0);
     // The file ends in WAL mode, whoever switched it.
     Db db = t::OpenExisting(path);
     auto mode = db.Prepare("PRAGMA journal_mode", "mode");

@@ -1,11 +1,12 @@
 // The qualification records (reports/qualification_store.h): begun as running, finished with every
 // plan's verdict in one transaction, read back whole and listed by rack.
+#include "reports/qualification_store.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "reports/qualification_store.h"
 #include "tests/reports/test_util.h"
 
 using namespace rackchaos;
@@ -30,10 +31,10 @@ TEST_CASE("reports.qualification_store: a qualification is running until finishe
   CHECK(running->ended_wall.empty());
   CHECK(running->plans.empty());
 
-  const std::vector<QualificationPlanRow> plans = {{"1-tray", "s/1-tray/a.yaml", 1, "passed", ""},
-                                                   {"2-rack", "s/2-rack/b.yaml", 2, "failed", "ttd.max < 1s: 3s"},
-                                                   {"3-multi", "s/3-multi/c.yaml", std::nullopt, "skipped",
-                                                    "an earlier stage did not pass"}};
+  const std::vector<QualificationPlanRow> plans = {
+      {"1-tray", "s/1-tray/a.yaml", 1, "passed", ""},
+      {"2-rack", "s/2-rack/b.yaml", 2, "failed", "ttd.max < 1s: 3s"},
+      {"3-multi", "s/3-multi/c.yaml", std::nullopt, "skipped", "an earlier stage did not pass"}};
   CHECK(store->Finish(*first, plans, "running", 1, "", "").code() == StatusCode::kInvalidArgument);
   CHECK(store->Finish(99, plans, "failed", 1, "", "").code() == StatusCode::kNotFound);
   REQUIRE(store->Finish(*first, plans, "failed", 1, "2025-01-02T03:30:00Z", "b.yaml failed").ok());

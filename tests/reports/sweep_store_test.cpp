@@ -1,5 +1,7 @@
 // The sweep records (reports/sweep_store.h): tags, the finished-run lookup a resuming sweep makes, the
 // runs read back grouped by point, and schema version 14's migration of a file tagged before it.
+#include "reports/sweep_store.h"
+
 #include <doctest/doctest.h>
 
 #include <optional>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "reports/schema.h"
-#include "reports/sweep_store.h"
 #include "tests/reports/test_util.h"
 
 using namespace rackchaos;
