@@ -105,6 +105,15 @@ Result<Ledger> Ledger::Open(const std::string& path) {
   return Ledger(std::move(state));
 }
 
+Result<Ledger> Ledger::OpenReadOnly(const std::string& path) {
+  auto state = std::make_unique<State>();
+  RC_ASSIGN_OR_RETURN(state->db, Db::Open(path, reports::kOpenReadOnly, reports::DbKind::kFaultLedger));
+  state->db.SetBusyTimeout(kBusyTimeoutMs);
+  // The first read is where SQLite notices a file that is not a database; say so now, not at first use.
+  RC_RETURN_IF_ERROR(state->db.QueryInt("SELECT count(*) FROM ledger_runs", "reading").status());
+  return Ledger(std::move(state));  // no owners file: BeginRun fails before it could lock anything
+}
+
 Result<int64_t> Ledger::BeginRun(const std::string& report_db, int64_t report_run) {
   const std::string what = "registering a run";
   RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(

@@ -65,8 +65,12 @@ int64_t LedgerUnixNow();
 
 class Ledger {
  public:
-  // Opens or creates the ledger at `path`.
+  // Opens or creates the ledger at `path`. Any number of processes may open one ledger at once (the
+  // WAL switch and the schema wait for one another, as the report's do).
   static Result<Ledger> Open(const std::string& path);
+  // Opens an existing ledger without writing to it or creating anything next to it (for watchers such
+  // as `rackchaos serve`): the readers work, the writers fail with kIoError. kNotFound when absent.
+  static Result<Ledger> OpenReadOnly(const std::string& path);
   Ledger(Ledger&&) noexcept;
   Ledger& operator=(Ledger&&) noexcept;
   ~Ledger();

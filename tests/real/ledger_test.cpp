@@ -78,6 +78,34 @@ TEST_CASE("ledger: entries are durable, close once, and keep their revert") {
   CHECK(runs->at(0).pid == ::getpid());
 }
 
+TEST_CASE("ledger: a read-only ledger reads what a writer left and writes nothing") {
+  TempDir dir;
+  const std::string path = dir.path + "/l.db";
+  CHECK(Ledger::OpenReadOnly(path).status().code() == StatusCode::kNotFound);
+  int64_t entry = 0;
+  {
+    auto ledger = Ledger::Open(path);
+    REQUIRE(ledger.ok());
+    auto run = ledger->BeginRun("r.db", 1);
+    REQUIRE(run.ok());
+    auto recorded = ledger->Record(Entry(*run, 3));
+    REQUIRE(recorded.ok());
+    entry = *recorded;
+  }
+  auto reader = Ledger::OpenReadOnly(path);
+  REQUIRE_MESSAGE(reader.ok(), reader.status().ToString());
+  auto open = reader->OpenEntries();
+  REQUIRE(open.ok());
+  REQUIRE(open->size() == 1);
+  CHECK(open->at(0).id == entry);
+  CHECK(open->at(0).revert == "ip link set dev 'eth0' up");
+  const Status closing = reader->Close(entry, "no");
+  CHECK(closing.code() == StatusCode::kIoError);
+  CHECK(closing.message().find("fault ledger '" + path + "'") != std::string::npos);
+  CHECK(reader->BeginRun("r.db", 2).status().code() == StatusCode::kIoError);
+  CHECK(Ledger::Open(path)->OpenEntries()->size() == 1);
+}
+
 TEST_CASE("ledger: a run's owner is alive exactly while its Ledger holds the run") {
   TempDir dir;
   const std::string path = dir.path + "/x.ledger";
