@@ -281,9 +281,9 @@ int main(int argc, char** argv) {
   rc::runner::SweepArgs sweep_args;
   auto* sweep = app.add_subcommand("sweep", "Run a plan for seeds 1..N (and a grid of parameters); store every run and print aggregates");
   sweep->add_option("plan", sweep_args.plan, "Plan file (YAML)")->required();
-  sweep->add_option("--seeds", sweep_args.seeds, "Seeds 1..N")->capture_default_str();
+  sweep->add_option("--seeds", sweep_args.seeds, "Seeds 1..N, N at most 2147483647 (each made as its run starts)")->capture_default_str();
   sweep->add_option("--grid", sweep_args.grid, "key=v1,v2; keys: healer, chaos.scale, spares, checkpoint.interval, healer.missed_beats, healer.straggler_window, healer.mad_threshold, healer.temperature_c, healer.correlation_window, healer.recheck, healer.burn_in; repeat for more axes");
-  sweep->add_option("--threads", sweep_args.threads, "Runs at once (each run is single-threaded)")->capture_default_str();
+  sweep->add_option("--threads", sweep_args.threads, "Runs at once, 1 to 1024 (each run is single-threaded)")->capture_default_str();
   sweep->add_option("--shard", sweep_args.shard, "K/N: run only seeds s with (s-1) % N == K-1; merge shards with `report merge`");
   sweep->add_option("-o", common.db, "Report database (same as --db)");
   add_common(sweep, true);
