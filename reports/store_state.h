@@ -46,6 +46,10 @@ struct ReportStore::State {
 class StoreAccess {
  public:
   static Db& DbOf(const ReportStore& store) { return store.state_->db; }
+  // The store's cached statement for `sql` (static text), prepared on first use; reset it after use.
+  static Result<Stmt*> Cached(const ReportStore& store, const char* sql, std::string_view what) {
+    return store.state_->Cached(sql, what);
+  }
 };
 
 // Ids use a sentinel for "none" in memory and NULL in the database.

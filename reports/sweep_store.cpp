@@ -44,33 +44,36 @@ Result<int64_t> SweepStore::DropUnfinished(const std::string& sweep) {
 }
 
 Result<bool> SweepStore::HasFinished(const std::string& sweep, const std::string& point, uint64_t seed) {
-  Db& db = StoreAccess::DbOf(runs_);
   const std::string what = "looking up seed " + std::to_string(seed) + " of sweep " + sweep;
-  RC_ASSIGN_OR_RETURN(Stmt find, db.Prepare(std::string("SELECT 1 FROM sweep_runs s JOIN runs r ON r.id = s.run_id "
-                                                        "WHERE s.sweep = ?1 AND s.point = ?2 AND s.seed = ?3 "
-                                                        "AND r.status IN ") +
-                                                kFinishedStatuses + " LIMIT 1",
-                                            what));
-  find.Bind(1, std::string_view(sweep));
-  find.Bind(2, std::string_view(point));
-  find.Bind(3, std::string_view(std::to_string(seed)));
-  return find.Step(what);
+  // Cached: a sweep asks once per run it is about to make. The statuses are kFinishedStatuses'.
+  RC_ASSIGN_OR_RETURN(Stmt* find,
+                      StoreAccess::Cached(runs_,
+                                          "SELECT 1 FROM sweep_runs s JOIN runs r ON r.id = s.run_id WHERE s.sweep = ?1 "
+                                          "AND s.point = ?2 AND s.seed = ?3 AND r.status IN ('passed', 'failed', "
+                                          "'aborted') LIMIT 1",
+                                          what));
+  find->Bind(1, std::string_view(sweep));
+  find->Bind(2, std::string_view(point));
+  find->Bind(3, std::string_view(std::to_string(seed)));
+  Result<bool> found = find->Step(what);
+  find->Reset();
+  return found;
 }
 
 Status SweepStore::Tag(const SweepTag& tag) {
-  Db& db = StoreAccess::DbOf(runs_);
   const std::string what = ForRun("tagging sweep " + tag.sweep + "'s", tag.run);
-  RC_ASSIGN_OR_RETURN(Stmt add, db.Prepare("INSERT INTO sweep_runs(run_id, sweep, point, seed, wall_ms, cpu_ms) "
-                                           "SELECT id, ?2, ?3, ?4, ?5, ?6 FROM runs WHERE id = ?1",
-                                           what));
-  add.Bind(1, tag.run);
-  add.Bind(2, std::string_view(tag.sweep));
-  add.Bind(3, std::string_view(tag.point));
-  add.Bind(4, std::string_view(std::to_string(tag.seed)));
-  add.Bind(5, tag.wall_ms);
-  add.Bind(6, tag.cpu_ms);
-  RC_RETURN_IF_ERROR(add.Run(what));
-  if (db.Changes() == 0)
+  RC_ASSIGN_OR_RETURN(Stmt* add, StoreAccess::Cached(runs_,
+                                                      "INSERT INTO sweep_runs(run_id, sweep, point, seed, wall_ms, "
+                                                      "cpu_ms) SELECT id, ?2, ?3, ?4, ?5, ?6 FROM runs WHERE id = ?1",
+                                                      what));
+  add->Bind(1, tag.run);
+  add->Bind(2, std::string_view(tag.sweep));
+  add->Bind(3, std::string_view(tag.point));
+  add->Bind(4, std::string_view(std::to_string(tag.seed)));
+  add->Bind(5, tag.wall_ms);
+  add->Bind(6, tag.cpu_ms);
+  RC_RETURN_IF_ERROR(add->Run(what));
+  if (StoreAccess::DbOf(runs_).Changes() == 0)
     return Status::NotFound(what + ": no run " + std::to_string(tag.run) + " in report '" + path() + "'");
   return Status::Ok();
 }
