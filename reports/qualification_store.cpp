@@ -97,6 +97,23 @@ Status QualificationStore::Finish(int64_t id, const std::vector<QualificationPla
   return txn.Commit(what);
 }
 
+namespace {
+
+// Appends qualification q.id's plans, in suite order, to q.plans.
+Status ReadPlans(Db& db, QualificationRow& q, const std::string& what) {
+  RC_ASSIGN_OR_RETURN(Stmt plans, db.Prepare("SELECT stage, plan_path, run_id, verdict, reason, seq FROM "
+                                             "qualification_plans WHERE qualification_id = ?1 ORDER BY seq",
+                                             what));
+  plans.Bind(1, q.id);
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, plans.Step(what));
+    if (!row) return Status::Ok();
+    q.plans.push_back({plans.Text(0), plans.Text(1), plans.OptInt(2), plans.Text(3), plans.Text(4), plans.Int(5)});
+  }
+}
+
+}  // namespace
+
 Result<QualificationRow> QualificationStore::Read(int64_t id) {
   Db& db = StoreAccess::DbOf(runs_);
   const std::string what = "reading qualification " + std::to_string(id);
@@ -111,15 +128,7 @@ Result<QualificationRow> QualificationStore::Read(int64_t id) {
     RC_ASSIGN_OR_RETURN(bool found, one.Step(what));
     if (!found) return Status::NotFound(what + ": no such qualification in report '" + path() + "'");
     q = QualificationFrom(one);
-    RC_ASSIGN_OR_RETURN(Stmt plans, db.Prepare("SELECT stage, plan_path, run_id, verdict, reason FROM "
-                                               "qualification_plans WHERE qualification_id = ?1 ORDER BY seq",
-                                               what));
-    plans.Bind(1, id);
-    for (;;) {
-      RC_ASSIGN_OR_RETURN(bool row, plans.Step(what));
-      if (!row) break;
-      q.plans.push_back({plans.Text(0), plans.Text(1), plans.OptInt(2), plans.Text(3), plans.Text(4)});
-    }
+    RC_RETURN_IF_ERROR(ReadPlans(db, q, what));
   }  // statements finalized before the snapshot ends
   RC_RETURN_IF_ERROR(snapshot.Commit(what));
   return q;
@@ -138,6 +147,30 @@ Result<std::vector<QualificationRow>> QualificationStore::List(const std::string
     if (!row) return out;
     out.push_back(QualificationFrom(all));
   }
+}
+
+Result<std::vector<QualificationRow>> ReadRecentQualifications(const ReportStore& store, const std::string& rack,
+                                                               int limit) {
+  Db& db = StoreAccess::DbOf(store);
+  const std::string what = "reading qualification records";
+  RC_ASSIGN_OR_RETURN(Transaction snapshot, Transaction::BeginRead(db, what));
+  std::vector<QualificationRow> out;
+  {
+    RC_ASSIGN_OR_RETURN(Stmt all, db.Prepare(std::string("SELECT ") + kQualificationColumns +
+                                                 " FROM qualifications WHERE ?1 = '' OR rack = ?1 ORDER BY id DESC"
+                                                 " LIMIT ?2",
+                                             what));
+    all.Bind(1, std::string_view(rack));
+    all.Bind(2, static_cast<int64_t>(limit));
+    for (;;) {
+      RC_ASSIGN_OR_RETURN(bool row, all.Step(what));
+      if (!row) break;
+      out.push_back(QualificationFrom(all));
+    }
+    for (QualificationRow& q : out) RC_RETURN_IF_ERROR(ReadPlans(db, q, what));
+  }  // statements finalized before the snapshot ends
+  RC_RETURN_IF_ERROR(snapshot.Commit(what));
+  return out;
 }
 
 }  // namespace rackchaos::reports

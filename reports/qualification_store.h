@@ -23,6 +23,7 @@ struct QualificationPlanRow {
   std::optional<int64_t> run_id;  // absent when skipped or refused
   std::string verdict;            // passed | failed | aborted | error | interrupted | skipped
   std::string reason;
+  int64_t seq = 0;  // its place in the suite (as read back; Finish numbers plans in the order given)
 };
 
 struct QualificationRow {
@@ -67,5 +68,10 @@ class QualificationStore {
   explicit QualificationStore(ReportStore runs) : runs_(std::move(runs)) {}
   ReportStore runs_;
 };
+
+// The newest `limit` qualifications of `rack` (of every rack when empty), newest first, each with its
+// plans, read in one snapshot through an open store (serve's read-only stores use it).
+Result<std::vector<QualificationRow>> ReadRecentQualifications(const ReportStore& store, const std::string& rack,
+                                                               int limit = 200);
 
 }  // namespace rackchaos::reports

@@ -19,6 +19,14 @@ uint64_t SeedOf(const std::string& text) {
   return seed;
 }
 
+// Per sweep: its plan (of its first run), runs, points, runs not passed, first and last run.
+constexpr const char* kSweepListSql =
+    "SELECT g.sweep, (SELECT plan_name FROM runs WHERE id = g.first), g.n, g.points,"
+    " (SELECT count(*) FROM sweep_runs s JOIN runs r ON r.id = s.run_id WHERE s.sweep = g.sweep AND r.status != "
+    "'passed'),"
+    " g.first, g.last FROM (SELECT sweep, count(*) AS n, count(DISTINCT point) AS points, min(run_id) AS first,"
+    " max(run_id) AS last FROM sweep_runs GROUP BY sweep) g ORDER BY g.last DESC";
+
 }  // namespace
 
 Result<SweepStore> SweepStore::Open(const std::string& path, const OpenOptions& options) {
@@ -91,7 +99,7 @@ Status SweepStore::ForEachRun(const std::string& sweep, const std::function<Stat
   Db& db = StoreAccess::DbOf(runs_);
   const std::string what = "reading the runs of sweep " + sweep;
   // In the order of the index by (sweep, point, seed): grouped by point without a sort.
-  RC_ASSIGN_OR_RETURN(Stmt stmt, db.Prepare("SELECT s.run_id, s.point, s.seed, s.wall_ms, s.cpu_ms, r.status "
+  RC_ASSIGN_OR_RETURN(Stmt stmt, db.Prepare("SELECT s.run_id, s.point, s.seed, s.wall_ms, s.cpu_ms, r.status, r.plan_name "
                                             "FROM sweep_runs s JOIN runs r ON r.id = s.run_id WHERE s.sweep = ?1 "
                                             "ORDER BY s.point, s.seed, s.run_id",
                                             what));
@@ -103,11 +111,23 @@ Status SweepStore::ForEachRun(const std::string& sweep, const std::function<Stat
     SweepRunRow r;
     r.tag = {stmt.Int(0), sweep, stmt.Text(1), SeedOf(stmt.Text(2)), stmt.OptInt(3), stmt.OptInt(4)};
     r.status = stmt.Text(5);
+    r.plan_name = stmt.Text(6);
     RC_ASSIGN_OR_RETURN(r.metrics, runs_.ReadMetrics(r.tag.run));
     RC_RETURN_IF_ERROR(fn(r));
   }
   if (rows == 0) return Status::NotFound("report '" + path() + "' has no runs of sweep " + sweep);
   return Status::Ok();
+}
+
+Result<std::vector<SweepListRow>> ListSweeps(const ReportStore& store) {
+  const std::string what = "listing sweeps";
+  RC_ASSIGN_OR_RETURN(Stmt s, StoreAccess::DbOf(store).Prepare(kSweepListSql, what));
+  std::vector<SweepListRow> out;
+  for (;;) {
+    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+    if (!row) return out;
+    out.push_back({s.Text(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4), s.Int(5), s.Int(6)});
+  }
 }
 
 }  // namespace rackchaos::reports

@@ -15,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/metrics.h"
 #include "core/status.h"
@@ -36,8 +37,21 @@ struct SweepTag {
 struct SweepRunRow {
   SweepTag tag;
   std::string status;  // runs.status: passed | failed | aborted | error | interrupted | running
+  std::string plan_name;
   RunMetrics metrics;
 };
+
+// One sweep of a file, as a list shows it.
+struct SweepListRow {
+  std::string id;
+  std::string plan_name;  // of its first run
+  int64_t runs = 0, points = 0, not_passed = 0;
+  int64_t first_run = 0, last_run = 0;
+};
+
+// Every sweep of the file behind an open store, newest first (by its last run); serve's read-only
+// stores use it.
+Result<std::vector<SweepListRow>> ListSweeps(const ReportStore& store);
 
 class SweepStore {
  public:
@@ -63,6 +77,8 @@ class SweepStore {
 
   // The sweep of the most recently tagged run; kNotFound when the file holds no sweep.
   Result<std::string> LatestSweep();
+  // Every sweep of the file, newest first.
+  Result<std::vector<SweepListRow>> List() const { return ListSweeps(runs_); }
   // Calls `fn` for every tagged run of `sweep`, grouped by point (points in text order), and stops at
   // the first error `fn` returns. One run's row is in memory at a time. kNotFound when the sweep has
   // no tagged run.

@@ -20,7 +20,9 @@
 
 #include "core/status.h"
 #include "reports/history.h"
+#include "reports/qualification_store.h"
 #include "reports/store.h"
+#include "reports/sweep_store.h"
 
 namespace rackchaos::reports {
 
@@ -107,18 +109,8 @@ struct IsolatedPart {
   int runs = 0;
 };
 
-struct QualificationPlanRow {
-  int64_t seq = 0;
-  std::string stage, plan_path, verdict, reason;
-  std::optional<int64_t> run;
-};
-
-struct QualificationDetail {
-  int64_t id = 0;
-  std::string rack, suite, started_wall, ended_wall, verdict, reason;
-  std::optional<int> exit_code;
-  std::vector<QualificationPlanRow> plans;
-};
+// A qualification as serve shows it: the store's row (reports/qualification_store.h).
+using QualificationDetail = QualificationRow;
 
 struct RackPage {
   std::string serial;
@@ -138,14 +130,7 @@ Result<std::vector<std::string>> ListRackSerials(const ReportStore& store, int l
 
 // --- Sweeps (reports/web_sweeps.cpp) ---
 
-struct SweepListRow {
-  std::string id;
-  std::string plan_name;  // of its first run
-  int64_t runs = 0, points = 0, not_passed = 0;
-  int64_t first_run = 0, last_run = 0;
-};
-// Newest sweep first (by its last run).
-Result<std::vector<SweepListRow>> ListSweeps(const ReportStore& store);
+// The sweep list is the sweep store's (reports/sweep_store.h ListSweeps).
 
 // One metric over the runs of a grid point: runs where it had a value, and its statistics over them.
 struct SweepMetricStats {
@@ -170,8 +155,5 @@ struct SweepPage {
 
 // kNotFound when the database has no runs of `sweep_id`.
 Result<SweepPage> ReadSweepPage(const ReportStore& store, const std::string& sweep_id);
-
-// Qualification records of a rack serial, newest first (every rack when `rack` is empty, at most 200).
-Result<std::vector<QualificationDetail>> ReadQualificationDetails(const ReportStore& store, const std::string& rack);
 
 }  // namespace rackchaos::reports

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "reports/rack_subtree.h"
+#include "reports/store_state.h"
 #include "reports/web_queries.h"
 
 namespace rackchaos::reports {
@@ -126,17 +127,17 @@ Result<RackPage> ReadRackPage(const ReportStore& store, const std::string& seria
   if (limit < 1 || limit > 2000) return Status::Invalid("limit must be 1..2000");
   RackPage page;
   page.serial = serial;
-  Db& db = store.db();
+  Db& db = StoreAccess::DbOf(store);
   RC_RETURN_IF_ERROR(FillRackSubtree(db, serial));
   RC_RETURN_IF_ERROR(ReadRackPoints(db, limit, page));
   RC_RETURN_IF_ERROR(ReadRackParts(db, min_runs, page));
-  RC_ASSIGN_OR_RETURN(page.qualifications, ReadQualificationDetails(store, serial));
+  RC_ASSIGN_OR_RETURN(page.qualifications, ReadRecentQualifications(store, serial));
   return page;
 }
 
 Result<std::vector<std::string>> ListRackSerials(const ReportStore& store, int limit) {
   const std::string what = "listing rack serials";
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare("SELECT DISTINCT coalesce(c.serial, t.serial_prefix || c.name)"
+  RC_ASSIGN_OR_RETURN(Stmt s, StoreAccess::DbOf(store).Prepare("SELECT DISTINCT coalesce(c.serial, t.serial_prefix || c.name)"
                                                  " FROM topology_components c JOIN topologies t ON t.id = c.topology_id"
                                                  " WHERE c.kind = 'rack' ORDER BY 1 LIMIT ?1",
                                                  what));
@@ -147,38 +148,6 @@ Result<std::vector<std::string>> ListRackSerials(const ReportStore& store, int l
     if (!row) return out;
     out.push_back(s.Text(0));
   }
-}
-
-Result<std::vector<QualificationDetail>> ReadQualificationDetails(const ReportStore& store, const std::string& rack) {
-  Db& db = store.db();
-  const std::string what = "reading qualification records";
-  RC_ASSIGN_OR_RETURN(Stmt q, db.Prepare("SELECT id, rack, suite, started_wall, coalesce(ended_wall, ''), verdict,"
-                                         " exit_code, reason FROM qualifications WHERE ?1 = '' OR rack = ?1"
-                                         " ORDER BY id DESC LIMIT 200",
-                                         what));
-  q.Bind(1, std::string_view(rack));
-  std::vector<QualificationDetail> out;
-  for (;;) {
-    RC_ASSIGN_OR_RETURN(bool row, q.Step(what));
-    if (!row) break;
-    QualificationDetail r{q.Int(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(7), std::nullopt, {}};
-    if (!q.IsNull(6)) r.exit_code = static_cast<int>(q.Int(6));
-    out.push_back(std::move(r));
-  }
-  RC_ASSIGN_OR_RETURN(Stmt p,
-                      db.Prepare("SELECT seq, stage, plan_path, verdict, reason, run_id FROM qualification_plans"
-                                 " WHERE qualification_id = ?1 ORDER BY seq",
-                                 what));
-  for (QualificationDetail& r : out) {
-    p.Bind(1, r.id);
-    for (;;) {
-      RC_ASSIGN_OR_RETURN(bool row, p.Step(what));
-      if (!row) break;
-      r.plans.push_back({p.Int(0), p.Text(1), p.Text(2), p.Text(3), p.Text(4), p.OptInt(5)});
-    }
-    p.Reset();
-  }
-  return out;
 }
 
 }  // namespace rackchaos::reports

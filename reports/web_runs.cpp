@@ -3,6 +3,7 @@
 #include <set>
 
 #include "reports/rack_subtree.h"
+#include "reports/store_state.h"
 #include "reports/web_queries.h"
 
 namespace rackchaos::reports {
@@ -78,7 +79,7 @@ Result<RunListPage> ListRunsPage(const ReportStore& store, const RunFilter& filt
     return Status::Invalid("unknown backend '" + filter.backend + "'; known: sim, ssh");
   if (filter.limit < 1 || filter.limit > 500) return Status::Invalid("limit must be 1..500");
   if (filter.before < 0) return Status::Invalid("before must be a run id");
-  Db& db = store.db();
+  Db& db = StoreAccess::DbOf(store);
   const std::string what = "listing runs";
   std::vector<std::string> binds;
   const std::string where = RunFilterWhere(filter, binds);
@@ -110,7 +111,7 @@ Result<RunListPage> ListRunsPage(const ReportStore& store, const RunFilter& filt
 Result<std::vector<std::string>> ListPlanNames(const ReportStore& store, int limit) {
   const std::string what = "listing plan names";
   RC_ASSIGN_OR_RETURN(Stmt s,
-                      store.db().Prepare("SELECT DISTINCT plan_name FROM runs ORDER BY plan_name LIMIT ?1", what));
+                      StoreAccess::DbOf(store).Prepare("SELECT DISTINCT plan_name FROM runs ORDER BY plan_name LIMIT ?1", what));
   s.Bind(1, static_cast<int64_t>(limit));
   std::vector<std::string> out;
   for (;;) {
@@ -121,7 +122,7 @@ Result<std::vector<std::string>> ListPlanNames(const ReportStore& store, int lim
 }
 
 Result<DbOverview> ReadOverview(const ReportStore& store) {
-  Db& db = store.db();
+  Db& db = StoreAccess::DbOf(store);
   const std::string what = "reading the database's overview";
   DbOverview o;
   RC_ASSIGN_OR_RETURN(Stmt s, db.Prepare("SELECT status, count(*), max(id) FROM runs GROUP BY status", what));
@@ -140,7 +141,7 @@ Result<DbOverview> ReadOverview(const ReportStore& store) {
 Result<std::vector<RackRecoveryTotal>> ReadRackRecoveryTotals(const ReportStore& store) {
   const std::string what = "reading recoveries by rack";
   RC_ASSIGN_OR_RETURN(Stmt s,
-                      store.db().Prepare("SELECT CASE WHEN instr(target, '.') > 0"
+                      StoreAccess::DbOf(store).Prepare("SELECT CASE WHEN instr(target, '.') > 0"
                                          " THEN substr(target, 1, instr(target, '.') - 1) ELSE target END AS rack,"
                                          " count(*), total(ttr_us) / 1e6 FROM fault_metrics"
                                          " WHERE ttr_us IS NOT NULL GROUP BY rack ORDER BY rack",
@@ -157,7 +158,7 @@ Result<std::vector<EventLogRow>> ReadEventsAfter(const ReportStore& store, int64
   if (limit < 1 || limit > 5000) return Status::Invalid("limit must be 1..5000");
   RC_RETURN_IF_ERROR(store.ReadRun(run).status());
   const std::string what = "reading the events of run " + std::to_string(run);
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare("SELECT seq, t_s, type, coalesce(component, ''), coalesce(job, ''),"
+  RC_ASSIGN_OR_RETURN(Stmt s, StoreAccess::DbOf(store).Prepare("SELECT seq, t_s, type, coalesce(component, ''), coalesce(job, ''),"
                                                  " fault_id, detail FROM event_log WHERE run_id = ?1 AND seq > ?2"
                                                  " ORDER BY seq LIMIT ?3",
                                                  what));

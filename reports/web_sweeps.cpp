@@ -1,4 +1,5 @@
-// Sweeps for serve: the list, and one sweep's grid points with the spread of a few run metrics each.
+// Sweeps for serve: one sweep's grid points with the spread of a few run metrics each (the list of
+// sweeps is reports/sweep_store.h's ListSweeps).
 //
 // The metrics are per run and read in one query from the stored metrics (fault_metrics, job_metrics),
 // not through the gate machinery `rackchaos report sweep` uses (runner/campaign, a layer above reports):
@@ -7,17 +8,11 @@
 #include <cmath>
 #include <limits>
 
+#include "reports/store_state.h"
 #include "reports/web_queries.h"
 
 namespace rackchaos::reports {
 namespace {
-
-constexpr const char* kSweepListSql =
-    "SELECT g.sweep, (SELECT plan_name FROM runs WHERE id = g.first), g.n, g.points,"
-    " (SELECT count(*) FROM sweep_runs s JOIN runs r ON r.id = s.run_id WHERE s.sweep = g.sweep AND r.status != "
-    "'passed'),"
-    " g.first, g.last FROM (SELECT sweep, count(*) AS n, count(DISTINCT point) AS points, min(run_id) AS first,"
-    " max(run_id) AS last FROM sweep_runs GROUP BY sweep) g ORDER BY g.last DESC";
 
 // One row per run of the sweep, by point; a fault never recovered makes the run's ttr.max infinite.
 constexpr const char* kSweepRunsSql =
@@ -59,20 +54,9 @@ SweepMetricStats SweepPageStats(const char* metric, std::vector<double> values) 
 
 }  // namespace
 
-Result<std::vector<SweepListRow>> ListSweeps(const ReportStore& store) {
-  const std::string what = "listing sweeps";
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(kSweepListSql, what));
-  std::vector<SweepListRow> out;
-  for (;;) {
-    RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
-    if (!row) return out;
-    out.push_back({s.Text(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4), s.Int(5), s.Int(6)});
-  }
-}
-
 Result<SweepPage> ReadSweepPage(const ReportStore& store, const std::string& sweep_id) {
   const std::string what = "reading sweep " + sweep_id;
-  RC_ASSIGN_OR_RETURN(Stmt s, store.db().Prepare(kSweepRunsSql, what));
+  RC_ASSIGN_OR_RETURN(Stmt s, StoreAccess::DbOf(store).Prepare(kSweepRunsSql, what));
   s.Bind(1, std::string_view(sweep_id));
   SweepPage page;
   page.id = sweep_id;

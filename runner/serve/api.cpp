@@ -51,8 +51,8 @@ void Qualification(JsonWriter& w, const reports::QualificationDetail& q) {
     w.Field("verdict", p.verdict);
     w.Field("reason", p.reason);
     w.Key("run");
-    if (p.run)
-      w.Int(*p.run);
+    if (p.run_id)
+      w.Int(*p.run_id);
     else
       w.Null();
     w.EndObject();

@@ -195,7 +195,7 @@ HttpResponse ServeApp::Database(ReportDb& db, const HttpRequest& request, const 
   }
   if (sub[0] == "qualifications" && sub.size() == 1) {
     route = prefix + "qualifications";
-    auto records = reports::ReadQualificationDetails(store, target.Param("rack"));
+    auto records = reports::ReadRecentQualifications(store, target.Param("rack"));
     if (!records.ok()) return Failed(records.status(), json, n);
     return json ? Json(QualificationsJson(*records)) : Html(QualificationsPage(n, *records));
   }

@@ -18,7 +18,7 @@ std::string QualificationTable(int db, const reports::QualificationDetail& q) {
   std::vector<std::vector<std::string>> rows;
   for (const reports::QualificationPlanRow& p : q.plans)
     rows.push_back(
-        {Esc(p.stage), Esc(p.plan_path), StatusCell(p.verdict), p.run ? RunLink(db, *p.run) : "-", Esc(p.reason)});
+        {Esc(p.stage), Esc(p.plan_path), StatusCell(p.verdict), p.run_id ? RunLink(db, *p.run_id) : "-", Esc(p.reason)});
   return "<h3>Qualification " + std::to_string(q.id) + " of " + Esc(q.rack) + ": " + StatusCell(q.verdict) + "</h3>" +
          "<p>suite " + Esc(q.suite) + ", " + Esc(q.started_wall) + " to " +
          Esc(q.ended_wall.empty() ? "-" : q.ended_wall) + (q.reason.empty() ? "" : "; " + Esc(q.reason)) + "</p>" +
