@@ -33,7 +33,9 @@ Status ConfigureForWriting(Db& db) {
 // The first 1,778-rack run of a database writes 500,000 component rows into three b-trees: with
 // SQLite's default 2 MiB page cache their pages are read back from the file again and again. Pages
 // are allocated as used.
-Status SetCacheSize(Db& db) { return db.Exec("PRAGMA cache_size = -65536", "setting a 64 MiB page cache"); }
+Status SetCacheSize(Db& db, int kib) {
+  return db.Exec("PRAGMA cache_size = -" + std::to_string(kib), "setting the page cache");
+}
 
 bool IsFinalStatus(const std::string& s) {
   return s == "passed" || s == "failed" || s == "error" || s == "interrupted" || s == "aborted";
@@ -76,10 +78,10 @@ namespace {
 // Returns whether the file was brand-new. Open runs it again while the file is busy (RetryWhileBusy), so
 // openers of one new file wait for whichever creates its schema and switches it to WAL; that is safe
 // because each step either committed or left nothing behind.
-Result<bool> SetUpForWriting(Db& db) {
+Result<bool> SetUpForWriting(Db& db, int cache_kib) {
   // Check the version before touching anything, so a newer or foreign file is left exactly as it was.
   RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
-  RC_RETURN_IF_ERROR(SetCacheSize(db));
+  RC_RETURN_IF_ERROR(SetCacheSize(db, cache_kib));
   // A brand-new file takes its schema in rollback-journal mode without syncs, then switches to WAL (the
   // switch syncs it): the schema is written once, not into the WAL and again by the checkpoint that
   // AddComponentRefs's switch makes, which doubled the space a new file needs before its first rows. A
@@ -98,7 +100,9 @@ Result<bool> SetUpForWriting(Db& db) {
 Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions& options) {
   RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, kOpenReadWrite | kOpenCreate | kOpenUri));
   db.SetBusyTimeout(options.busy_timeout_ms);
-  RC_ASSIGN_OR_RETURN(bool fresh, RetryWhileBusy(options.busy_timeout_ms, [&db] { return SetUpForWriting(db); }));
+  RC_ASSIGN_OR_RETURN(bool fresh, RetryWhileBusy(options.busy_timeout_ms, [&db, &options] {
+                                       return SetUpForWriting(db, options.cache_kib);
+                                     }));
   auto state = std::make_unique<State>();
   state->db = std::move(db);
   state->fresh = fresh;  // see AddComponentRefs

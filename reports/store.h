@@ -158,6 +158,9 @@ struct ActionRow {
 
 struct OpenOptions {
   int busy_timeout_ms = 5000;  // how long to wait for another connection's lock before kUnavailable
+  // The page cache of a connection opened for writing, in KiB: large for a run's million-event batches;
+  // a connection that only looks rows up and tags them for a long time (a sweep's) asks for less.
+  int cache_kib = 65536;
 };
 
 // 16 hex digits of the 64-bit FNV-1a hash of `plan_text`: deterministic across hosts and builds.

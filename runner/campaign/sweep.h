@@ -39,6 +39,7 @@
 #include "reports/live_metrics.h"
 #include "reports/sweep_store.h"
 #include "runner/campaign/sweep_grid.h"
+#include "runner/campaign/sweep_stats.h"
 #include "runner/plan/plan.h"
 
 namespace rackchaos::runner {
@@ -59,22 +60,30 @@ struct SweepOptions {
   std::string command_line;
   bool progress = false;  // the progress line on stderr (runner/engine/progress.h)
   reports::LiveMetrics* live = nullptr;  // --metrics-listen: every run feeds it (runner/engine/run.h)
+  std::vector<std::string> metrics;      // --metrics (sweep_stats.h ParseSweepMetrics); empty: the default
 };
 
 // kInvalidArgument naming the option and its valid range when seeds or threads are out of bounds.
 Status CheckSweepBounds(const SweepOptions& options);
 
-// One metric over the runs of one grid point.
-struct SweepStat {
+// One metric over the runs of one grid point (n, mean, sd, min, max, p50, p95 and the 95% CI of the
+// mean: sweep_stats.h Summary).
+struct SweepStat : Summary {
   std::string point;   // "healer=aggressive,chaos.scale=10", or "-" without a grid
-  std::string metric;  // "ttr.p95" | "ettr.min" | "gpu_hours_lost.total"
+  std::string metric;  // "ttr.p95" | "ettr.min" | "gpu_hours_lost.total" (time metrics in seconds)
   int64_t runs = 0;    // runs of the point
-  int64_t n = 0;       // runs where the metric had a finite value
-  double mean = 0, p50 = 0, p95 = 0, ci_low = 0, ci_high = 0;  // 95% CI of the mean: mean +- 1.96 sd/sqrt(n)
+};
+
+// The machine time the runs of one grid point took, in milliseconds, as the sweep measured each run:
+// it varies between machines and invocations, so it is kept apart from the simulated results.
+struct SweepTiming {
+  std::string point;
+  Summary wall_ms, cpu_ms;  // over the runs with a stored time (runs tagged before schema 14 have none)
 };
 
 struct SweepResult {
   std::string sweep_id;
+  std::string plan_name;  // of its runs
   int64_t runs = 0;    // tagged runs of the sweep in the database (this and earlier invocations)
   int64_t failed = 0;  // of those, runs that did not pass (expectations, errors, interrupts)
   // What this invocation did (RunSweep only):
@@ -84,7 +93,10 @@ struct SweepResult {
   bool interrupted = false;        // a signal, the stop file or an interrupted run stopped it early
   int threads = 0;                 // workers that ran: min(threads, runs to make), or fewer when
   std::string threads_refused;     // the system refused a thread (its message; "" otherwise)
-  std::vector<SweepStat> stats;
+  std::vector<std::string> metrics;  // the metrics of `stats`, in the order asked
+  std::vector<std::string> points;   // grid points by their values (sweep_stats.h PointBefore)
+  std::vector<SweepStat> stats;      // by point (as `points`), then metric (as `metrics`)
+  std::vector<SweepTiming> timing;   // by point (as `points`)
 };
 
 // The sweep id: 16 hex digits naming (plan text, seeds, grid).
@@ -97,12 +109,10 @@ std::string SweepId(const Plan& plan, const SweepOptions& options);
 // interrupted (then runs, failed and stats are left empty: `report sweep` reads them).
 Result<SweepResult> RunSweep(const Plan& plan, const SweepOptions& options);
 
-// Aggregates of the tagged runs of `sweep_id` in `store` (kNotFound when it has none). An empty id
-// means the sweep of the most recently tagged run. Holds one value per run and metric of one grid
-// point at a time (for the percentiles), not the runs themselves.
-Result<SweepResult> ReadSweep(reports::SweepStore& store, const std::string& sweep_id);
-
-// The stats as a text table, one row per grid point and metric.
-std::string RenderSweepTable(const SweepResult& result);
+// Aggregates of `metrics` (empty: DefaultSweepMetrics()) over the tagged runs of `sweep_id` in `store`
+// (kNotFound when it has none). An empty id means the sweep of the most recently tagged run. Holds one
+// value per run and metric (for the percentiles), not the runs themselves.
+Result<SweepResult> ReadSweep(reports::SweepStore& store, const std::string& sweep_id,
+                              const std::vector<std::string>& metrics = {});
 
 }  // namespace rackchaos::runner

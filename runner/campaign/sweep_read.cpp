@@ -1,77 +1,57 @@
-// ReadSweep and RenderSweepTable: a sweep's aggregates from its tagged runs, one grid point at a time.
+// ReadSweep: a sweep's aggregates from its tagged runs, one grid point at a time.
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
+#include <numeric>
 #include <string>
 #include <vector>
 
-#include "reports/text_table.h"
 #include "runner/campaign/sweep.h"
 #include "runner/spec/expect.h"
 
 namespace rackchaos::runner {
 namespace {
 
-// The metrics a sweep aggregates, as gate metric names (runner/spec/expect.h).
-const std::vector<std::string> kSweepMetrics = {"ttr.p50",          "ttr.p95",        "ettr.min",
-                                                "ettr.mean",        "gpu_hours_lost.total", "drained.gpus",
-                                                "drained.gpu_hours", "healer.precision",   "healer.recall"};
-
-double Percentile(const std::vector<double>& sorted, double p) {
-  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
-}
-
-// Stats of finite values; sorted first so the result does not depend on the order runs were stored.
-SweepStat Stats(std::vector<double> values, SweepStat s) {
-  std::erase_if(values, [](double v) { return !std::isfinite(v); });
-  std::sort(values.begin(), values.end());
-  s.n = static_cast<int64_t>(values.size());
-  if (values.empty()) return s;
-  double sum = 0;
-  for (double v : values) sum += v;
-  const double n = static_cast<double>(s.n);
-  s.mean = sum / n;
-  s.p50 = Percentile(values, 0.5);
-  s.p95 = Percentile(values, 0.95);
-  double ss = 0;
-  for (double v : values) ss += (v - s.mean) * (v - s.mean);
-  double half = s.n > 1 ? 1.96 * std::sqrt(ss / (n - 1)) / std::sqrt(n) : 0;
-  s.ci_low = s.mean - half;
-  s.ci_high = s.mean + half;
-  return s;
-}
-
 // Gates only to reach each metric's value in RunMetrics; time metrics need a unit to parse.
-std::vector<Gate> MetricGates() {
+std::vector<Gate> MetricGates(const std::vector<std::string>& metrics) {
   std::vector<Gate> gates;
-  for (const std::string& m : kSweepMetrics) {
-    auto gate = ParseGate(m + " >= 0s");
-    gates.push_back(gate.ok() ? *gate : *ParseGate(m + " >= 0"));
+  for (const std::string& m : metrics) {
+    auto gate = ParseGate(m + (IsTimeMetric(m) ? " >= 0s" : " >= 0"));
+    gates.push_back(gate.ok() ? *gate : Gate{m, m, ">=", 0, false});
   }
   return gates;
 }
 
 }  // namespace
 
-Result<SweepResult> ReadSweep(reports::SweepStore& store, const std::string& sweep_id) {
+Result<SweepResult> ReadSweep(reports::SweepStore& store, const std::string& sweep_id,
+                              const std::vector<std::string>& metrics) {
   std::string id = sweep_id;
   if (id.empty()) {
     RC_ASSIGN_OR_RETURN(id, store.LatestSweep());
   }
   SweepResult result;
   result.sweep_id = id;
-  const std::vector<Gate> gates = MetricGates();
-  // The values of the grid point being read; ForEachRun gives the runs grouped by point.
+  result.metrics = metrics.empty() ? DefaultSweepMetrics() : metrics;
+  const std::vector<Gate> gates = MetricGates(result.metrics);
+  // The values of the grid point being read; ForEachRun gives the runs grouped by point (in text order).
   std::string point;
   int64_t point_runs = 0;
   std::vector<std::vector<double>> values(gates.size());
+  std::vector<double> wall, cpu;
+  std::vector<SweepStat> stats;  // in text order of points, sorted by value below
   auto close_point = [&] {
     for (size_t g = 0; g < gates.size(); ++g) {
-      SweepStat s{point, kSweepMetrics[g], point_runs, 0, 0, 0, 0, 0, 0};
-      result.stats.push_back(Stats(std::move(values[g]), s));
+      SweepStat s;
+      static_cast<Summary&>(s) = Summarize(std::move(values[g]));
+      s.point = point;
+      s.metric = result.metrics[g];
+      s.runs = point_runs;
+      stats.push_back(std::move(s));
       values[g].clear();
     }
+    result.points.push_back(point);
+    result.timing.push_back({point, Summarize(std::move(wall)), Summarize(std::move(cpu))});
+    wall.clear();
+    cpu.clear();
     point_runs = 0;
   };
   RC_RETURN_IF_ERROR(store.ForEachRun(id, [&](const reports::SweepRunRow& row) {
@@ -79,31 +59,30 @@ Result<SweepResult> ReadSweep(reports::SweepStore& store, const std::string& swe
     point = row.tag.point;
     ++point_runs;
     ++result.runs;
+    if (result.plan_name.empty()) result.plan_name = row.plan_name;
     if (row.status != "passed") ++result.failed;
     for (size_t g = 0; g < gates.size(); ++g) values[g].push_back(EvaluateGate(gates[g], row.metrics).actual);
+    if (row.tag.wall_ms) wall.push_back(static_cast<double>(*row.tag.wall_ms));
+    if (row.tag.cpu_ms) cpu.push_back(static_cast<double>(*row.tag.cpu_ms));
     return Status::Ok();
   }));
   close_point();
-  return result;
-}
 
-std::string RenderSweepTable(const SweepResult& result) {
-  using A = reports::Align;
-  reports::TextTable table({"point", "metric", "runs", "n", "mean", "p50", "p95", "95% CI of mean"},
-                           {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft});
-  auto num = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return std::string(buf);
-  };
-  for (const SweepStat& s : result.stats) {
-    bool any = s.n > 0;
-    table.AddRow({s.point, s.metric, std::to_string(s.runs), std::to_string(s.n), any ? num(s.mean) : "-",
-                  any ? num(s.p50) : "-", any ? num(s.p95) : "-",
-                  any ? "[" + num(s.ci_low) + ", " + num(s.ci_high) + "]" : "-"});
+  // Points by their grid values (2m, 5m, 10m), not as text (10m, 2m, 5m).
+  std::vector<size_t> order(result.points.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return PointBefore(result.points[a], result.points[b]); });
+  std::vector<std::string> points;
+  std::vector<SweepTiming> timing;
+  for (size_t p : order) {
+    points.push_back(result.points[p]);
+    timing.push_back(result.timing[p]);
+    for (size_t g = 0; g < gates.size(); ++g) result.stats.push_back(stats[p * gates.size() + g]);
   }
-  return "Sweep " + result.sweep_id + ": " + std::to_string(result.runs) + " run(s), " + std::to_string(result.failed) +
-         " not passed (ttr in seconds; values that never came are left out of n)\n" + table.Render("  ");
+  result.points = std::move(points);
+  result.timing = std::move(timing);
+  return result;
 }
 
 }  // namespace rackchaos::runner

@@ -277,6 +277,14 @@ int main(int argc, char** argv) {
   auto* report_sweep = report->add_subcommand("sweep", "Aggregates of a stored sweep (default: the latest), also after merging its shards");
   report_sweep->add_option("sweep", sweep_id, "Sweep id (printed by `rackchaos sweep`)");
   report_sweep->add_option("--db", common.db, "Report database (SQLite)");
+  rc::runner::SweepOutputArgs sweep_output;
+  auto add_sweep_output = [&](CLI::App* cmd) {
+    cmd->add_option("--metrics", sweep_output.metrics, "Metrics to aggregate, comma-separated (any expectation metric; default ttr.p50,ttr.p95,ettr.min,ettr.mean,gpu_hours_lost.total,drained.gpus,drained.gpu_hours,healer.precision,healer.recall)");
+    cmd->add_option("--csv", sweep_output.csv, "Also write the aggregates as CSV to FILE (- for stdout), one row per grid point and metric");
+    cmd->add_option("--html", sweep_output.html, "Also write an HTML page to FILE: per metric, the mean with 95% CI bars against the grid values, and its table");
+    cmd->add_flag("--timing", sweep_output.timing, "Show the runs' wall and CPU milliseconds per grid point (this machine's; with --csv, as rows run.wall_ms and run.cpu_ms)");
+  };
+  add_sweep_output(report_sweep);
 
   rc::runner::SweepArgs sweep_args;
   auto* sweep = app.add_subcommand("sweep", "Run a plan for seeds 1..N (and a grid of parameters); store every run and print aggregates");
@@ -286,6 +294,7 @@ int main(int argc, char** argv) {
   sweep->add_option("--threads", sweep_args.threads, "Runs at once, 1 to 1024 (each run is single-threaded)")->capture_default_str();
   sweep->add_option("--shard", sweep_args.shard, "K/N: run only seeds s with (s-1) % N == K-1; merge shards with `report merge`");
   sweep->add_option("-o", common.db, "Report database (same as --db)");
+  add_sweep_output(sweep);
   add_common(sweep, true);
 
   rc::runner::CompareArgs compare_args;
@@ -385,6 +394,7 @@ int main(int argc, char** argv) {
     sweep_args.metrics_listen = common.metrics_listen;
     sweep_args.allow_remote = common.allow_remote;
     sweep_args.db = common.db;
+    sweep_args.output = sweep_output;
     sweep_args.command_line = command_line;
     sweep_args.quiet = common.quiet;
     sweep_args.progress = common.progress;
@@ -399,7 +409,7 @@ int main(int argc, char** argv) {
     qualify_args.accept_new_host_keys = common.accept_new_host_keys;
     return rc::runner::CmdQualify(qualify_args);
   }
-  if (*report_sweep) return rc::runner::CmdSweepReport(common.db, sweep_id);
+  if (*report_sweep) return rc::runner::CmdSweepReport(common.db, sweep_id, sweep_output);
   if (*merge) return rc::runner::CmdReportMerge(merge_inputs, merge_output);
   if (*compare) {
     compare_args.db = common.db;

@@ -1,6 +1,7 @@
 #include "runner/cli/sweep_cmd.h"
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "core/exit_code.h"
@@ -9,6 +10,7 @@
 #include "runner/engine/run.h"
 #include "runner/spec/safety.h"
 #include "runner/campaign/sweep.h"
+#include "runner/campaign/sweep_render.h"
 #include "runner/cli/serve_cmd.h"
 
 namespace rackchaos::runner {
@@ -24,6 +26,31 @@ ExitCode CodeOf(const Status& s) {
                                                                                         : ExitCode::kRuntimeError;
 }
 
+// Writes `text` to `path` ("-" for stdout), whole or reported as failed.
+Status WriteSweepFile(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? Status::Ok() : Status::IoError("writing to stdout failed");
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return Status::IoError("cannot write '" + path + "'");
+  return Status::Ok();
+}
+
+// The CSV and HTML files asked for; the first failure as an exit code (0 when all were written).
+int WriteSweepOutputs(const SweepResult& result, const SweepOutputArgs& output) {
+  if (!output.csv.empty())
+    if (Status s = WriteSweepFile(output.csv, RenderSweepCsv(result, output.timing)); !s.ok())
+      return Error(ExitCode::kRuntimeError, "--csv: " + s.message());
+  if (!output.html.empty())
+    if (Status s = WriteSweepFile(output.html, RenderSweepHtml(result)); !s.ok())
+      return Error(ExitCode::kRuntimeError, "--html: " + s.message());
+  return 0;
+}
+
 }  // namespace
 
 int CmdSweep(const SweepArgs& args) {
@@ -35,6 +62,9 @@ int CmdSweep(const SweepArgs& args) {
   options.command_line = args.command_line;
   options.progress = ProgressWanted(args.progress, args.quiet);
   if (Status bounds = CheckSweepBounds(options); !bounds.ok()) return Error(ExitCode::kBadInput, bounds.message());
+  auto wanted = ParseSweepMetrics(args.output.metrics);
+  if (!wanted.ok()) return Error(ExitCode::kBadInput, wanted.status().message());
+  options.metrics = *wanted;
   for (const std::string& g : args.grid) {
     auto axis = ParseGridAxis(g);
     if (!axis.ok()) return Error(ExitCode::kBadInput, axis.status().message());
@@ -75,8 +105,9 @@ int CmdSweep(const SweepArgs& args) {
                  args.db.c_str());
     return ToInt(ExitCode::kInterrupted);
   }
+  if (int code = WriteSweepOutputs(*result, args.output); code != 0) return code;
   if (!args.quiet) {
-    if (!result->stats.empty()) std::cout << RenderSweepTable(*result);
+    if (!result->stats.empty()) std::cout << RenderSweepTable(*result) << RenderSweepTiming(*result);
     if (result->skipped > 0)
       std::cout << result->skipped << " run(s) of this sweep were already in " << args.db << " and were not run again\n";
     std::cout << "Sweep " << result->sweep_id << " (shard " << options.shard << "/" << options.shards << "): "
@@ -86,12 +117,19 @@ int CmdSweep(const SweepArgs& args) {
   return ToInt(result->failed > 0 ? ExitCode::kExpectationFailed : ExitCode::kPass);
 }
 
-int CmdSweepReport(const std::string& db, const std::string& sweep_id) {
+int CmdSweepReport(const std::string& db, const std::string& sweep_id, const SweepOutputArgs& output) {
+  auto metrics = ParseSweepMetrics(output.metrics);
+  if (!metrics.ok()) return Error(ExitCode::kBadInput, metrics.status().message());
   auto store = reports::SweepStore::OpenForReading(db);
   if (!store.ok()) return Error(CodeOf(store.status()), store.status().message());
-  auto result = ReadSweep(*store, sweep_id);
+  auto result = ReadSweep(*store, sweep_id, *metrics);
   if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());
-  std::cout << RenderSweepTable(*result);
+  if (int code = WriteSweepOutputs(*result, output); code != 0) return code;
+  // The table goes to stdout unless a file asked for is stdout.
+  if (output.csv != "-" && output.html != "-") {
+    std::cout << RenderSweepTable(*result);
+    if (output.timing) std::cout << RenderSweepTiming(*result);
+  }
   return ToInt(ExitCode::kPass);
 }
 

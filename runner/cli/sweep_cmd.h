@@ -8,6 +8,14 @@
 
 namespace rackchaos::runner {
 
+// What `sweep` and `report sweep` show of the aggregates (runner/campaign/sweep_render.h).
+struct SweepOutputArgs {
+  std::string metrics;  // --metrics a,b,...: expectation metric names; empty = the default nine
+  std::string csv;      // --csv FILE: one row per grid point and metric ("-" = stdout)
+  std::string html;     // --html FILE: the page with a plot per metric
+  bool timing = false;  // --timing: the runs' wall and CPU ms (always shown by `sweep`; CSV rows with it)
+};
+
 struct SweepArgs {
   std::string plan;
   std::string db = "rackchaos.db";
@@ -20,6 +28,7 @@ struct SweepArgs {
   bool progress = false;          // --progress: the progress line even when stderr is not a terminal
   std::string metrics_listen;     // --metrics-listen HOST:PORT: /metrics while the sweep runs
   bool allow_remote = false;      // --allow-remote: a non-loopback --metrics-listen
+  SweepOutputArgs output;
 };
 
 // `rackchaos sweep PLAN --seeds N ...`: the aggregate table on stdout; 0 when every run passed, 1 when
@@ -29,7 +38,8 @@ struct SweepArgs {
 int CmdSweep(const SweepArgs& args);
 
 // `rackchaos report sweep [ID] --db PATH`: the aggregates of sweep ID (default: the latest); 0, or 2
-// when the database holds no such sweep, 3 for database errors.
-int CmdSweepReport(const std::string& db, const std::string& sweep_id);
+// when the database holds no such sweep or --metrics names an unknown metric, 3 for database errors
+// and files that cannot be written.
+int CmdSweepReport(const std::string& db, const std::string& sweep_id, const SweepOutputArgs& output);
 
 }  // namespace rackchaos::runner

@@ -116,6 +116,6 @@ TEST_CASE("runner.sweep: report sweep reads a file whose writer was killed stori
     return sweeps.ok() && sweeps->Tag({*run, "S", "p", 42, std::nullopt, std::nullopt}).ok();
   };
   REQUIRE(reports::testing::KillFirstTopologyWriter(path, 0, tagged_run));
-  CHECK(CmdSweepReport(path, "S") == ToInt(ExitCode::kPass));
+  CHECK(CmdSweepReport(path, "S", {}) == ToInt(ExitCode::kPass));
   CHECK_FALSE(std::filesystem::exists(path + "-journal"));
 }

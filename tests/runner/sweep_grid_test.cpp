@@ -87,6 +87,13 @@ TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the
                 .ok());
     CHECK(timed == 8);
   }
+  // Points by their values, not as text (where 1h comes before 5m).
+  CHECK(r->points == std::vector<std::string>{"healer.missed_beats=1,checkpoint.interval=5m",
+                                              "healer.missed_beats=1,checkpoint.interval=1h",
+                                              "healer.missed_beats=12,checkpoint.interval=5m",
+                                              "healer.missed_beats=12,checkpoint.interval=1h"});
+  CHECK(r->stats.size() == 4 * runner::DefaultSweepMetrics().size());
+  CHECK(r->stats[runner::DefaultSweepMetrics().size()].point == r->points[1]);
   // Twelve missed 10 s heartbeats detect the pulled tray about 110 s later than one.
   double fast = Stat(*r, "healer.missed_beats=1,checkpoint.interval=5m", "ttr.p95").mean;
   double slow = Stat(*r, "healer.missed_beats=12,checkpoint.interval=5m", "ttr.p95").mean;
