@@ -120,8 +120,9 @@ std::string RenderSweepTable(const SweepResult& result) {
   for (const SweepStat& s : result.stats) {
     const bool any = s.n > 0;
     auto cell = [&](double v) { return any ? Num(v) : "-"; };
+    const std::string ci = any ? "[" + Num(s.ci_low) + ", " + Num(s.ci_high) + "]" : "-";
     table.AddRow({s.point, s.metric, std::to_string(s.runs), std::to_string(s.n), cell(s.mean), cell(s.sd), cell(s.min),
-                  cell(s.max), cell(s.p50), cell(s.p95), any ? "[" + Num(s.ci_low) + ", " + Num(s.ci_high) + "]" : "-"});
+                  cell(s.max), cell(s.p50), cell(s.p95), ci});
   }
   return "Sweep " + result.sweep_id + ": " + std::to_string(result.runs) + " run(s), " + std::to_string(result.failed) +
          " not passed (times in seconds; values that never came are left out of n)\n" + table.Render("  ");
