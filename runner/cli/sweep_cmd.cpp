@@ -51,6 +51,13 @@ int WriteSweepOutputs(const SweepResult& result, const SweepOutputArgs& output) 
   return 0;
 }
 
+// kInvalidArgument when --csv and --html both ask for stdout (their texts would be interleaved).
+Status CheckSweepOutputs(const SweepOutputArgs& output) {
+  if (output.csv == "-" && output.html == "-")
+    return Status::Invalid("--csv - and --html -: only one of them can go to stdout; name a file for the other");
+  return Status::Ok();
+}
+
 }  // namespace
 
 int CmdSweep(const SweepArgs& args) {
@@ -64,6 +71,8 @@ int CmdSweep(const SweepArgs& args) {
   if (Status bounds = CheckSweepBounds(options); !bounds.ok()) return Error(ExitCode::kBadInput, bounds.message());
   auto wanted = ParseSweepMetrics(args.output.metrics);
   if (!wanted.ok()) return Error(ExitCode::kBadInput, wanted.status().message());
+  if (Status outputs = CheckSweepOutputs(args.output); !outputs.ok())
+    return Error(ExitCode::kBadInput, outputs.message());
   options.metrics = *wanted;
   for (const std::string& g : args.grid) {
     auto axis = ParseGridAxis(g);
@@ -107,10 +116,13 @@ int CmdSweep(const SweepArgs& args) {
   }
   if (int code = WriteSweepOutputs(*result, args.output); code != 0) return code;
   if (!args.quiet) {
-    if (!result->stats.empty()) std::cout << RenderSweepTable(*result) << RenderSweepTiming(*result);
+    // When the CSV or the page goes to stdout, stdout is that file alone: no table, the last lines on stderr.
+    const bool stdout_taken = args.output.csv == "-" || args.output.html == "-";
+    std::ostream& text = stdout_taken ? std::cerr : std::cout;
+    if (!stdout_taken && !result->stats.empty()) std::cout << RenderSweepTable(*result) << RenderSweepTiming(*result);
     if (result->skipped > 0)
-      std::cout << result->skipped << " run(s) of this sweep were already in " << args.db << " and were not run again\n";
-    std::cout << "Sweep " << result->sweep_id << " (shard " << options.shard << "/" << options.shards << "): "
+      text << result->skipped << " run(s) of this sweep were already in " << args.db << " and were not run again\n";
+    text << "Sweep " << result->sweep_id << " (shard " << options.shard << "/" << options.shards << "): "
               << result->stored << " run(s) stored in " << args.db << "; `rackchaos report sweep " << result->sweep_id
               << " --db " << args.db << "` shows it\n";
   }
@@ -120,6 +132,7 @@ int CmdSweep(const SweepArgs& args) {
 int CmdSweepReport(const std::string& db, const std::string& sweep_id, const SweepOutputArgs& output) {
   auto metrics = ParseSweepMetrics(output.metrics);
   if (!metrics.ok()) return Error(ExitCode::kBadInput, metrics.status().message());
+  if (Status outputs = CheckSweepOutputs(output); !outputs.ok()) return Error(ExitCode::kBadInput, outputs.message());
   auto store = reports::SweepStore::OpenForReading(db);
   if (!store.ok()) return Error(CodeOf(store.status()), store.status().message());
   auto result = ReadSweep(*store, sweep_id, *metrics);
