@@ -1,172 +1,161 @@
 #include "cluster/catalogue.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
-#include <map>
-#include <optional>
+#include <climits>
+#include <string_view>
+#include <variant>
 
-// The shipped catalogue files, embedded at build time (see rackchaos_embed in the top CMakeLists.txt).
-extern const char* const kCatalogueGb200Nvl72;
-extern const char* const kCatalogueGb300Nvl72;
-extern const char* const kCatalogueVrNvl72;
-extern const char* const kCatalogueGb200Nvl36x2;
-extern const char* const kCatalogueHelios;
-extern const char* const kCatalogueHgxB200;
+#include "core/embedded.h"
+#include "core/strings.h"
+#include "core/yaml_reader.h"
 
 namespace rackchaos::cluster {
 namespace {
 
-// The explicit table of shipped models.
-const std::map<std::string, const char*>& ShippedModels() {
-  static const std::map<std::string, const char*> kModels = {
-      {"gb200-nvl72", kCatalogueGb200Nvl72},
-      {"gb200-nvl36x2", kCatalogueGb200Nvl36x2},
-      {"gb300-nvl72", kCatalogueGb300Nvl72},
-      {"helios", kCatalogueHelios},
-      {"hgx-b200", kCatalogueHgxB200},
-      {"vr-nvl72", kCatalogueVrNvl72},
-  };
-  return kModels;
+const yaml::Format kModelFormat{"rack model", 64, 3};
+
+// One key of a rack model file and the member it sets. `section` is "" for the top level; keys of the
+// optional sections (kOptionalSections) are required only when their section is there.
+using Member = std::variant<int RackModel::*, double RackModel::*, bool RackModel::*, std::string RackModel::*,
+                            Duration RackModel::*, std::vector<std::string> RackModel::*>;
+struct ModelKey {
+  std::string_view section, key;
+  Member member;
+  bool required = true;
+};
+constexpr bool kOptional = false;
+
+// In file order (messages list a section's keys in this order).
+const ModelKey kModelKeys[] = {
+    {"", "model", &RackModel::name},
+    {"", "description", &RackModel::description},
+    {"", "compute_trays", &RackModel::compute_trays},
+    {"", "gpus_per_tray", &RackModel::gpus_per_tray},
+    {"", "cpus_per_tray", &RackModel::cpus_per_tray},
+    {"", "nics_per_tray", &RackModel::nics_per_tray},
+    {"", "switch_trays", &RackModel::switch_trays},
+    {"", "dpus_per_tray", &RackModel::dpus_per_tray, kOptional},
+    {"nvlink", "links_per_gpu", &RackModel::nvlink_links_per_gpu},
+    {"nvlink", "gbytes_per_s_per_gpu", &RackModel::nvlink_gbytes_per_s},
+    {"nvlink", "adaptive_bandwidth", &RackModel::adaptive_bandwidth},
+    {"nvlink", "domain_racks", &RackModel::domain_racks, kOptional},
+    {"nic", "gbit_per_s", &RackModel::nic_gbit_per_s},
+    {"gpu", "tdp_w", &RackModel::gpu_tdp_w},
+    {"gpu", "idle_w", &RackModel::gpu_idle_w},
+    {"gpu", "min_power_w", &RackModel::gpu_min_power_w},
+    {"gpu", "slowdown_c", &RackModel::gpu_slowdown_c},
+    {"gpu", "shutdown_c", &RackModel::gpu_shutdown_c},
+    {"gpu", "heat_capacity_j_per_k", &RackModel::gpu_heat_capacity_j_per_k},
+    {"gpu", "pci_bus_ids", &RackModel::gpu_pci_bus_ids},
+    {"cooling", "inlet_c", &RackModel::inlet_c},
+    {"cooling", "conductance_w_per_k", &RackModel::conductance_w_per_k},
+    {"cooling", "residual_conductance_w_per_k", &RackModel::residual_conductance_w_per_k},
+    {"cooling", "tray_flow_l_per_min", &RackModel::tray_flow_l_per_min},
+    {"cooling", "pumps", &RackModel::cdu_pumps, kOptional},
+    {"cooling", "pumps_needed", &RackModel::cdu_pumps_needed, kOptional},
+    {"switch_tray", "power_w", &RackModel::switch_power_w},
+    {"switch_tray", "slowdown_c", &RackModel::switch_slowdown_c},
+    {"switch_tray", "shutdown_c", &RackModel::switch_shutdown_c},
+    {"switch_tray", "heat_capacity_j_per_k", &RackModel::switch_heat_capacity_j_per_k},
+    {"switch_tray", "conductance_w_per_k", &RackModel::switch_conductance_w_per_k},
+    {"switch_tray", "residual_conductance_w_per_k", &RackModel::switch_residual_conductance_w_per_k},
+    {"switch_tray", "throttle_bandwidth", &RackModel::switch_throttle_bandwidth},
+    {"power", "shelves", &RackModel::power_shelves},
+    {"power", "psus_per_shelf", &RackModel::psus_per_shelf},
+    {"power", "psu_kw", &RackModel::psu_kw},
+    {"storage", "cache_gbytes_per_s_per_gpu", &RackModel::cache_gbytes_per_s_per_gpu},
+    {"storage", "object_store_gbytes_per_s_per_gpu", &RackModel::object_store_gbytes_per_s_per_gpu},
+    {"service", "gpu_reset", &RackModel::gpu_reset_time},
+    {"service", "node_boot", &RackModel::node_boot_time},
+    {"service", "diagnostic", &RackModel::diagnostic_time},
+};
+constexpr std::string_view kOptionalSections[] = {"switch_tray", "storage"};
+
+bool IsSection(std::string_view name) {
+  return std::any_of(std::begin(kModelKeys), std::end(kModelKeys), [&](const ModelKey& k) { return k.section == name; });
 }
 
-// Reads `section.key` from the YAML, turning absence or a bad type into a Status naming both.
-class Reader {
- public:
-  Reader(const YAML::Node& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
+// The keys of `section`, and of those the required ones; at the top level the sections count as keys.
+void KeysOf(std::string_view section, std::vector<std::string>& keys, std::vector<std::string>& required) {
+  for (const ModelKey& k : kModelKeys) {
+    const std::string_view key = section.empty() && !k.section.empty() ? k.section : k.key;
+    if (k.section != section && !(section.empty() && !k.section.empty())) continue;
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    keys.emplace_back(key);
+    const bool optional_section = std::find(std::begin(kOptionalSections), std::end(kOptionalSections), key) !=
+                                  std::end(kOptionalSections);
+    if (k.section == section ? k.required : !optional_section) required.emplace_back(key);
+  }
+}
 
-  template <typename T>
-  void Get(const char* section, const char* key, T& out) {
-    if (!status_.ok()) return;
-    std::string where = origin_ + ": " + (section ? std::string(section) + "." : "") + key;
-    std::optional<YAML::Node> found;  // not `node = ...`: assigning a yaml-cpp node rewrites its target
-    try {  // yaml-cpp throws when a scalar is subscripted ("nic: 400" where a map belongs)
-      found.emplace(section ? root_[section][key] : root_[key]);
-    } catch (const YAML::Exception& e) {
-      status_ = Status::Invalid(where + ": " + (section ? std::string(section) : std::string("the file")) +
-                                " is not a map (line " + std::to_string(e.mark.line + 1) + ")");
-      return;
-    }
-    const YAML::Node& node = *found;
-    if (!node) {
-      status_ = Status::Invalid(where + " is missing");
-      return;
-    }
-    try {
-      out = node.as<T>();
-    } catch (const YAML::Exception& e) {
-      status_ = Status::Invalid(where + " has the wrong type (line " + std::to_string(node.Mark().line + 1) + ")");
-    }
-  }
-  // An optional key: `out` keeps its default when the key (or its section) is absent.
-  template <typename T>
-  void GetOptional(const char* section, const char* key, T& out) {
-    if (!status_.ok()) return;
-    bool present = false;
-    try {
-      present =
-          section ? root_[section] && root_[section].IsMap() && root_[section][key] : static_cast<bool>(root_[key]);
-    } catch (const YAML::Exception&) {
-      present = false;
-    }
-    if (present) Get(section, key, out);
-  }
-  void GetDuration(const char* section, const char* key, Duration& out) {
-    std::string text;
-    Get(section, key, text);
-    if (!status_.ok()) return;
-    auto d = ParseDuration(text);
-    if (!d.ok()) status_ = d.status().WithContext(origin_ + ": " + section + "." + key);
-    else out = *d;
-  }
-  const Status& status() const { return status_; }
+Status ReadValue(yaml::Reader& r, const yaml::Entry& e, const Member& member, RackModel& m) {
+  struct Visitor {
+    yaml::Reader& r;
+    const yaml::Entry& e;
+    RackModel& m;
+    Status operator()(int RackModel::*f) const { return r.Int(e, INT_MIN, INT_MAX, m.*f, "an integer"); }
+    Status operator()(double RackModel::*f) const { return r.Number(e, m.*f); }
+    Status operator()(bool RackModel::*f) const { return r.Bool(e, m.*f); }
+    Status operator()(std::string RackModel::*f) const { return r.String(e, m.*f); }
+    Status operator()(Duration RackModel::*f) const { return r.Dur(e, m.*f); }
+    Status operator()(std::vector<std::string> RackModel::*f) const { return r.StringList(e, m.*f); }
+  };
+  return std::visit(Visitor{r, e, m}, member);
+}
 
- private:
-  const YAML::Node& root_;
-  std::string origin_;
-  Status status_;
-};
+// Reads the keys of `section` ("" = the top level, whose sections it reads in turn) from `node`; adds the
+// sections it meets to `seen`.
+Status ReadSection(yaml::Reader& r, const YAML::Node& node, std::string_view section, const SourcePos& pos,
+                   RackModel& m, std::vector<std::string>& seen) {
+  std::vector<std::string> keys, required;
+  KeysOf(section, keys, required);
+  RC_ASSIGN_OR_RETURN(auto entries, r.Entries(node, std::string(section), keys));
+  if (std::string missing = yaml::Reader::Missing(entries, required); !missing.empty()) {
+    return At(pos, "missing required key '" + missing + "' in " +
+                       (section.empty() ? std::string("the rack model") : std::string(section)));
+  }
+  for (yaml::Entry& e : entries) {
+    if (section.empty() && IsSection(e.key)) {
+      seen.push_back(e.key);
+      RC_RETURN_IF_ERROR(ReadSection(r, e.value, e.key, r.Pos(e), m, seen));
+      continue;
+    }
+    if (!section.empty()) e.name = std::string(section) + "." + e.key;
+    for (const ModelKey& k : kModelKeys)
+      if (k.section == section && k.key == e.key) RC_RETURN_IF_ERROR(ReadValue(r, e, k.member, m));
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
 const char* ShippedModelText(const std::string& name) {
-  auto it = ShippedModels().find(name);
-  return it == ShippedModels().end() ? nullptr : it->second;
+  const EmbeddedText* t = FindEmbedded(kRackModelText, name);
+  return t == nullptr ? nullptr : t->text.data();
 }
 
-std::vector<std::string> CatalogueModelNames() {
-  std::vector<std::string> names;
-  for (const auto& [name, text] : ShippedModels()) names.push_back(name);
-  return names;
-}
+std::vector<std::string> CatalogueModelNames() { return EmbeddedNames(kRackModelText); }
 
 Result<RackModel> LoadRackModel(const std::string& name) {
-  auto it = ShippedModels().find(name);
-  if (it == ShippedModels().end()) {
-    std::string known;
-    for (const auto& n : CatalogueModelNames()) known += (known.empty() ? "" : ", ") + n;
-    return Status::NotFound("unknown rack model '" + name + "'; known models: " + known);
+  const EmbeddedText* t = FindEmbedded(kRackModelText, name);
+  if (t == nullptr) {
+    return Status::NotFound("unknown rack model " + Quote(name) + "; known models: " + Join(CatalogueModelNames()));
   }
-  return ParseRackModel(it->second, "catalogue/" + name + ".yaml");
+  return ParseRackModel(std::string(t->text), std::string(t->file));
 }
 
 Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  RC_ASSIGN_OR_RETURN(YAML::Node root, yaml::Parse(yaml_text, origin, kModelFormat));
   RackModel m;
-  Reader r(root, origin);
-  r.Get(nullptr, "model", m.name);
-  r.Get(nullptr, "description", m.description);
-  r.Get(nullptr, "compute_trays", m.compute_trays);
-  r.Get(nullptr, "gpus_per_tray", m.gpus_per_tray);
-  r.Get(nullptr, "cpus_per_tray", m.cpus_per_tray);
-  r.Get(nullptr, "nics_per_tray", m.nics_per_tray);
-  r.Get(nullptr, "switch_trays", m.switch_trays);
-  r.Get("nvlink", "links_per_gpu", m.nvlink_links_per_gpu);
-  r.Get("nvlink", "gbytes_per_s_per_gpu", m.nvlink_gbytes_per_s);
-  r.Get("nvlink", "adaptive_bandwidth", m.adaptive_bandwidth);
-  r.GetOptional("nvlink", "domain_racks", m.domain_racks);
-  r.Get("nic", "gbit_per_s", m.nic_gbit_per_s);
-  r.Get("gpu", "tdp_w", m.gpu_tdp_w);
-  r.Get("gpu", "idle_w", m.gpu_idle_w);
-  r.Get("gpu", "min_power_w", m.gpu_min_power_w);
-  r.Get("gpu", "slowdown_c", m.gpu_slowdown_c);
-  r.Get("gpu", "shutdown_c", m.gpu_shutdown_c);
-  r.Get("gpu", "heat_capacity_j_per_k", m.gpu_heat_capacity_j_per_k);
-  r.Get("gpu", "pci_bus_ids", m.gpu_pci_bus_ids);
-  r.Get("cooling", "inlet_c", m.inlet_c);
-  r.Get("cooling", "conductance_w_per_k", m.conductance_w_per_k);
-  r.Get("cooling", "residual_conductance_w_per_k", m.residual_conductance_w_per_k);
-  r.Get("cooling", "tray_flow_l_per_min", m.tray_flow_l_per_min);
-  r.GetOptional("cooling", "pumps", m.cdu_pumps);
-  r.GetOptional("cooling", "pumps_needed", m.cdu_pumps_needed);
-  r.GetOptional(nullptr, "dpus_per_tray", m.dpus_per_tray);
-  r.Get("power", "shelves", m.power_shelves);
-  r.Get("power", "psus_per_shelf", m.psus_per_shelf);
-  r.Get("power", "psu_kw", m.psu_kw);
-  r.GetDuration("service", "gpu_reset", m.gpu_reset_time);
-  r.GetDuration("service", "node_boot", m.node_boot_time);
-  r.GetDuration("service", "diagnostic", m.diagnostic_time);
-  if (root.IsMap() && root["storage"]) {
-    r.Get("storage", "cache_gbytes_per_s_per_gpu", m.cache_gbytes_per_s_per_gpu);
-    r.Get("storage", "object_store_gbytes_per_s_per_gpu", m.object_store_gbytes_per_s_per_gpu);
-    RC_RETURN_IF_ERROR(r.status());
+  yaml::Reader r(origin, kModelFormat);
+  std::vector<std::string> sections;
+  RC_RETURN_IF_ERROR(OneLine(ReadSection(r, root, "", {origin, 1, 1}, m, sections)));
+  auto has = [&](std::string_view section) { return std::find(sections.begin(), sections.end(), section) != sections.end(); };
+  if (has("storage")) {
     if (!(m.cache_gbytes_per_s_per_gpu > 0) || !(m.object_store_gbytes_per_s_per_gpu > 0))
       return Status::Invalid(origin + ": storage read rates must be > 0 (or leave the storage section out)");
   }
-  if (root.IsMap() && root["switch_tray"]) {
-    r.Get("switch_tray", "power_w", m.switch_power_w);
-    r.Get("switch_tray", "slowdown_c", m.switch_slowdown_c);
-    r.Get("switch_tray", "shutdown_c", m.switch_shutdown_c);
-    r.Get("switch_tray", "heat_capacity_j_per_k", m.switch_heat_capacity_j_per_k);
-    r.Get("switch_tray", "conductance_w_per_k", m.switch_conductance_w_per_k);
-    r.Get("switch_tray", "residual_conductance_w_per_k", m.switch_residual_conductance_w_per_k);
-    r.Get("switch_tray", "throttle_bandwidth", m.switch_throttle_bandwidth);
-    RC_RETURN_IF_ERROR(r.status());
+  if (has("switch_tray")) {
     if (!(m.switch_power_w > 0) || !(m.inlet_c < m.switch_slowdown_c) || !(m.switch_slowdown_c < m.switch_shutdown_c) ||
         !(m.switch_heat_capacity_j_per_k > 0) || !(m.switch_conductance_w_per_k > 0) ||
         !(m.switch_residual_conductance_w_per_k > 0) || !(m.switch_throttle_bandwidth > 0) ||
@@ -175,7 +164,6 @@ Result<RackModel> ParseRackModel(const std::string& yaml_text, const std::string
                              "0 < throttle_bandwidth <= 1 and inlet_c < slowdown_c < shutdown_c (or leave the "
                              "switch_tray section out)");
   }
-  RC_RETURN_IF_ERROR(r.status());
   if (m.compute_trays < 1 || m.gpus_per_tray < 1 || m.nvlink_links_per_gpu < 1 || m.nvlink_links_per_gpu > 64)
     return Status::Invalid(origin + ": tray, GPU and NVLink counts must be positive (links at most 64)");
   if (static_cast<int>(m.gpu_pci_bus_ids.size()) != m.gpus_per_tray)

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/strings.h"
+
 namespace rackchaos {
 namespace {
 
@@ -20,13 +22,6 @@ bool ParseNumber(std::string_view text, size_t& pos, double& out) {
   return end == num.c_str() + num.size() && std::isfinite(out);
 }
 
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 }  // namespace
 
 Duration Duration::FromSecondsF(double s) {
@@ -37,15 +32,15 @@ Duration Duration::FromSecondsF(double s) {
 }
 
 Result<Duration> ParseDuration(std::string_view raw) {
-  std::string text = Trim(raw);
+  std::string text(Trim(raw));
   if (text.empty()) return Status::Invalid(std::string("empty duration; use a number with a unit: ") + kDurationUnits);
-  if (text[0] == '-') return Status::Invalid("'" + text + "' is negative; durations must be >= 0");
+  if (text[0] == '-') return Status::Invalid(Quote(text) + " is negative; durations must be >= 0");
   double total_us = 0;
   size_t pos = 0;
   while (pos < text.size()) {
     double value = 0;
     if (!ParseNumber(text, pos, value)) {
-      return Status::Invalid("'" + text + "' is not a duration; accepted units: " + kDurationUnits);
+      return Status::Invalid(Quote(text) + " is not a duration; accepted units: " + kDurationUnits);
     }
     size_t unit_start = pos;
     while (pos < text.size() && std::isalpha(static_cast<unsigned char>(text[pos]))) ++pos;
@@ -58,14 +53,14 @@ Result<Duration> ParseDuration(std::string_view raw) {
     else if (unit == "d") scale = 86400e6;
     else if (unit == "w") scale = 7 * 86400e6;
     else if (unit.empty()) {
-      return Status::Invalid("'" + text + "' has no unit; accepted units: " + kDurationUnits);
+      return Status::Invalid(Quote(text) + " has no unit; accepted units: " + kDurationUnits);
     } else {
-      return Status::Invalid("'" + text + "': unknown unit '" + unit + "'; accepted units: " + kDurationUnits);
+      return Status::Invalid(Quote(text) + ": unknown unit '" + unit + "'; accepted units: " + kDurationUnits);
     }
     total_us += value * scale;
   }
   // About 100 years is more than any plan needs and keeps sums far from overflow.
-  if (total_us > 100.0 * 365 * 86400e6) return Status::Invalid("'" + text + "' is too long (at most 100 years)");
+  if (total_us > 100.0 * 365 * 86400e6) return Status::Invalid(Quote(text) + " is too long (at most 100 years)");
   return Duration{static_cast<int64_t>(std::llround(total_us))};
 }
 
@@ -105,25 +100,25 @@ std::string FormatDurationShort(Duration d) {
 }
 
 Result<double> ParseWatts(std::string_view raw) {
-  std::string text = Trim(raw);
+  std::string text(Trim(raw));
   size_t pos = 0;
   double value = 0;
-  if (!ParseNumber(text, pos, value)) return Status::Invalid("'" + text + "' is not a power; write e.g. 600W or 1.2kW");
-  std::string unit = Trim(std::string_view(text).substr(pos));
+  if (!ParseNumber(text, pos, value)) return Status::Invalid(Quote(text) + " is not a power; write e.g. 600W or 1.2kW");
+  std::string unit(Trim(std::string_view(text).substr(pos)));
   if (unit == "W") return value;
   if (unit == "kW") return value * 1000;
-  return Status::Invalid("'" + text + "': power needs a unit, W or kW (e.g. 600W)");
+  return Status::Invalid(Quote(text) + ": power needs a unit, W or kW (e.g. 600W)");
 }
 
 Result<double> ParseFraction(std::string_view raw) {
-  std::string text = Trim(raw);
+  std::string text(Trim(raw));
   size_t pos = 0;
   double value = 0;
-  if (!ParseNumber(text, pos, value)) return Status::Invalid("'" + text + "' is not a fraction; write e.g. 15% or 0.15");
-  std::string unit = Trim(std::string_view(text).substr(pos));
+  if (!ParseNumber(text, pos, value)) return Status::Invalid(Quote(text) + " is not a fraction; write e.g. 15% or 0.15");
+  std::string unit(Trim(std::string_view(text).substr(pos)));
   if (unit == "%") value /= 100;
-  else if (!unit.empty()) return Status::Invalid("'" + text + "': a fraction is a percentage (15%) or a number in [0, 1]");
-  if (value < 0 || value > 1) return Status::Invalid("'" + text + "' is outside [0%, 100%]");
+  else if (!unit.empty()) return Status::Invalid(Quote(text) + ": a fraction is a percentage (15%) or a number in [0, 1]");
+  if (value < 0 || value > 1) return Status::Invalid(Quote(text) + " is outside [0%, 100%]");
   return value;
 }
 

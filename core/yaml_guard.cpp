@@ -5,18 +5,14 @@
 #include <vector>
 
 #include "core/source_pos.h"
+#include "core/strings.h"
 
 namespace rackchaos {
 namespace {
 
-std::string Article(std::string_view noun) {
-  const bool vowel = !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos;
-  return (vowel ? "an " : "a ") + std::string(noun);
-}
-
 // Refuses bytes no plan or inventory contains: control characters and invalid UTF-8. This turns binary junk into
 // one clear error instead of whatever yaml-cpp's encoding detection makes of it.
-Status CheckBytes(std::string_view text, const std::string& file, const YamlGuard& guard) {
+Status CheckBytes(std::string_view text, const std::string& file, std::string_view what) {
   int line = 1, column = 1;
   for (size_t i = 0; i < text.size(); ++column) {
     auto c = static_cast<unsigned char>(text[i]);
@@ -27,7 +23,7 @@ Status CheckBytes(std::string_view text, const std::string& file, const YamlGuar
     if (!ok) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", c);
-      return At({file, line, column}, std::string("byte ") + hex + " is not text; " + Article(guard.what) +
+      return At({file, line, column}, std::string("byte ") + hex + " is not text; " + WithArticle(what) +
                                           " is UTF-8 text (is this a binary file?)");
     }
     if (c == '\n') {
@@ -82,7 +78,7 @@ Status CheckDepth(std::string_view text, const std::string& file, const YamlGuar
         --flow;
       if (flow + static_cast<int>(indents.size()) > guard.max_depth) {
         return At({file, line + 1, static_cast<int>(i) + 1},
-                  "nesting is deeper than " + std::to_string(guard.max_depth) + " levels; " + Article(guard.what) +
+                  "nesting is deeper than " + std::to_string(guard.max_depth) + " levels; " + WithArticle(guard.what) +
                       " needs about " + std::to_string(guard.typical_depth));
       }
     }
@@ -105,7 +101,7 @@ Status CheckOneDocument(std::string_view text, const std::string& file, const Ya
     bool is_content = !marker && first != std::string_view::npos && l[first] != '#' && !(l[0] == '%' && !content);
     if ((marker && l[0] == '-' && content) || (is_content && ended)) {
       return At({file, line + 1, 1},
-                "a second YAML document starts here; " + Article(guard.what) + " file holds exactly one");
+                "a second YAML document starts here; " + WithArticle(guard.what) + " file holds exactly one");
     }
     ended = ended || (marker && l[0] == '.' && content);
     content = content || is_content;
@@ -116,9 +112,24 @@ Status CheckOneDocument(std::string_view text, const std::string& file, const Ya
 }  // namespace
 
 Status GuardYamlText(std::string_view text, const std::string& file, const YamlGuard& guard) {
-  RC_RETURN_IF_ERROR(CheckBytes(text, file, guard));
+  RC_RETURN_IF_ERROR(CheckBytes(text, file, guard.what));
   RC_RETURN_IF_ERROR(CheckDepth(text, file, guard));
   return CheckOneDocument(text, file, guard);
+}
+
+Status GuardText(std::string_view text, const std::string& file, std::string_view what) {
+  return CheckBytes(text, file, what);
+}
+
+Status GuardNotBinary(std::string_view head, const std::string& file, std::string_view what) {
+  const size_t nul = head.find('\0');
+  if (nul == std::string_view::npos) return Status::Ok();
+  const std::string_view before = head.substr(0, nul);
+  const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  const size_t line_start = before.rfind('\n');
+  const int column = static_cast<int>(nul - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1;
+  return At({file, line, column}, "byte 0x00 is not text; " + WithArticle(what) +
+                                      " is text (is this a binary or compressed file? decompress it first)");
 }
 
 }  // namespace rackchaos

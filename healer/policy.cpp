@@ -1,128 +1,119 @@
 #include "healer/policy.h"
 
-#include <yaml-cpp/yaml.h>
+#include <algorithm>
+#include <string_view>
+#include <variant>
 
-#include <fstream>
-#include <functional>
-#include <initializer_list>
-#include <map>
-#include <set>
-#include <sstream>
-#include <utility>
-
+#include "core/embedded.h"
+#include "core/strings.h"
 #include "core/units.h"
-
-extern const char* const kPolicyDefault;
-extern const char* const kPolicyConservative;
-extern const char* const kPolicyAggressive;
+#include "core/user_file.h"
+#include "core/yaml_reader.h"
 
 namespace rackchaos::healer {
 namespace {
 
-const std::map<std::string, const char*>& Shipped() {
-  static const std::map<std::string, const char*> kPolicies = {
-      {"aggressive", kPolicyAggressive}, {"conservative", kPolicyConservative}, {"default", kPolicyDefault}};
-  return kPolicies;
+const yaml::Format kPolicyFormat{"healer policy", 64, 4};
+
+// One key of a policy file: its dotted path, the member it sets and how its value reads. Every key the
+// loader accepts is here, so a misspelt one is refused instead of silently leaving its default.
+template <typename T>
+using Member = T& (*)(Policy&);
+struct PolicyKey {
+  std::string_view path;
+  std::variant<Member<std::string>, Member<int>, Member<double>, Member<Duration>, Member<bool>> member;
+  bool fraction = false;  // a double written as 30% or 0.3
+  int lo = 0, hi = 0;     // the range of an int
+};
+
+// In documentation order (messages list the keys of a section in this order).
+const PolicyKey kPolicyKeys[] = {
+    {"name", [](Policy& p) -> std::string& { return p.name; }},
+    {"description", [](Policy& p) -> std::string& { return p.description; }},
+    {"detectors.heartbeat.missed_beats", [](Policy& p) -> int& { return p.heartbeat_missed_beats; }, false, 1, 1000},
+    {"detectors.straggler.window", [](Policy& p) -> Duration& { return p.straggler_window; }},
+    {"detectors.straggler.min_reports", [](Policy& p) -> int& { return p.straggler_min_reports; }, false, 1, 100000},
+    {"detectors.straggler.mad_threshold", [](Policy& p) -> double& { return p.straggler_mad_threshold; }},
+    {"detectors.straggler.min_slowdown", [](Policy& p) -> double& { return p.straggler_min_slowdown; }, true},
+    {"detectors.slow_link.window", [](Policy& p) -> Duration& { return p.slow_link.window; }},
+    {"detectors.slow_link.min_reports", [](Policy& p) -> int& { return p.slow_link.min_reports; }, false, 1, 100000},
+    {"detectors.slow_link.mad_threshold", [](Policy& p) -> double& { return p.slow_link.mad_threshold; }},
+    {"detectors.slow_link.min_slowdown", [](Policy& p) -> double& { return p.slow_link.min_slowdown; }, true},
+    {"detectors.slow_link.min_excess", [](Policy& p) -> Duration& { return p.slow_link.min_excess; }},
+    {"detectors.thermal.temperature_c", [](Policy& p) -> double& { return p.thermal_temperature_c; }},
+    {"detectors.thermal.samples", [](Policy& p) -> int& { return p.thermal_samples; }, false, 1, 1000},
+    {"detectors.thermal.flow_drop", [](Policy& p) -> double& { return p.thermal_flow_drop; }, true},
+    {"correlation_window", [](Policy& p) -> Duration& { return p.correlation_window; }},
+    {"shared_domain_min_trays", [](Policy& p) -> int& { return p.shared_domain_min_trays; }, false, 2, 1000},
+    {"circuit_breaker.max_share", [](Policy& p) -> double& { return p.breaker_max_share; }, true},
+    {"circuit_breaker.window", [](Policy& p) -> Duration& { return p.breaker_window; }},
+    {"remediation.restart_jobs", [](Policy& p) -> bool& { return p.restart_jobs; }},
+    {"remediation.gpu_reset", [](Policy& p) -> bool& { return p.gpu_reset; }},
+    {"remediation.reboot", [](Policy& p) -> bool& { return p.reboot; }},
+    {"remediation.reboot_wait", [](Policy& p) -> Duration& { return p.reboot_wait; }},
+    {"remediation.wait_for_repair", [](Policy& p) -> bool& { return p.wait_for_repair; }},
+    {"remediation.shrink", [](Policy& p) -> bool& { return p.shrink; }},
+    {"repair.gpu", [](Policy& p) -> Duration& { return p.repair.gpu; }},
+    {"repair.tray", [](Policy& p) -> Duration& { return p.repair.tray; }},
+    {"repair.switch_tray", [](Policy& p) -> Duration& { return p.repair.switch_tray; }},
+    {"repair.nic", [](Policy& p) -> Duration& { return p.repair.nic; }},
+    {"repair.cooling", [](Policy& p) -> Duration& { return p.repair.cooling; }},
+    {"repair.power", [](Policy& p) -> Duration& { return p.repair.power; }},
+    {"repair.rack", [](Policy& p) -> Duration& { return p.repair.rack; }},
+    {"return_to_service.recheck", [](Policy& p) -> Duration& { return p.recheck; }},
+    {"return_to_service.burn_in", [](Policy& p) -> Duration& { return p.burn_in; }},
+};
+
+const PolicyKey* FindKey(std::string_view path) {
+  for (const PolicyKey& k : kPolicyKeys)
+    if (k.path == path) return &k;
+  return nullptr;
 }
 
-// Reads optional keys; a present key with a bad value is an error naming origin:line and the key.
-class Reader {
- public:
-  Reader(YAML::Node root, std::string origin) : root_(std::move(root)), origin_(std::move(origin)) {}
-
-  // `expected` says what a valid value looks like ("true or false"), for the wrong-type message.
-  void Read(const std::vector<std::string>& path, const char* expected,
-            const std::function<Status(const YAML::Node&)>& set) {
-    std::string dotted;
-    for (const auto& k : path) known_[dotted].insert(k), dotted += (dotted.empty() ? "" : ".") + k;
-    if (!status_.ok()) return;
-    YAML::Node n = root_;
-    for (const auto& key : path) {
-      const YAML::Node& parent = n;  // const lookup: never inserts the key
-      if (!parent.IsMap() || !parent[key]) return;
-      // reset() rebinds `n`; `n = parent[key]` would assign through the shared node and overwrite root_
-      // with the child, so every key read after the first nested one was silently ignored.
-      n.reset(parent[key]);
+// The keys directly under `prefix` ("" = the top level), each once, in table order: leaves and sections.
+std::vector<std::string> KeysUnder(const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const PolicyKey& k : kPolicyKeys) {
+    std::string_view rest = k.path;
+    if (!prefix.empty()) {
+      if (!rest.starts_with(prefix) || rest.size() <= prefix.size() || rest[prefix.size()] != '.') continue;
+      rest.remove_prefix(prefix.size() + 1);
     }
-    std::string where = Where(n);
-    try {
-      Status s = set(n);
-      if (!s.ok()) status_ = Status::Invalid(where + s.message());
-    } catch (const YAML::Exception&) {
-      std::string key;
-      for (const auto& k : path) key += (key.empty() ? "" : ".") + k;
-      status_ = Status::Invalid(where + key + " must be " + expected + "; `rackchaos explain default` shows every key");
+    std::string key(rest.substr(0, rest.find('.')));
+    if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(std::move(key));
+  }
+  return out;
+}
+
+Status ReadKey(const yaml::Reader& r, const yaml::Entry& e, const PolicyKey& key, Policy& p) {
+  struct Visitor {
+    const yaml::Reader& r;
+    const yaml::Entry& e;
+    const PolicyKey& key;
+    Policy& p;
+    Status operator()(Member<std::string> m) const {
+      return key.path == "name" ? r.String(e, m(p)) : r.Scalar(e, m(p), "a string");
     }
-  }
-  void Int(const std::vector<std::string>& path, int& out, int lo, int hi) {
-    Read(path, "a whole number", [&](const YAML::Node& n) {
-      int v = n.as<int>();
-      if (v < lo || v > hi)
-        return Status::Invalid(Dotted(path) + " is " + std::to_string(v) + "; it must be a whole number from " +
-                               std::to_string(lo) + " to " + std::to_string(hi));
-      out = v;
-      return Status::Ok();
-    });
-  }
-  void Double(const std::vector<std::string>& path, double& out) {
-    Read(path, "a number", [&](const YAML::Node& n) { out = n.as<double>(); return Status::Ok(); });
-  }
-  void Bool(const std::vector<std::string>& path, bool& out) {
-    Read(path, "true or false", [&](const YAML::Node& n) { out = n.as<bool>(); return Status::Ok(); });
-  }
-  void Dur(const std::vector<std::string>& path, Duration& out) {
-    Read(path, "a duration such as 90s or 5m", [&](const YAML::Node& n) {
-      auto d = ParseDuration(n.as<std::string>());
-      if (!d.ok()) return d.status();
-      out = *d;
-      return Status::Ok();
-    });
-  }
-  void Frac(const std::vector<std::string>& path, double& out) {
-    Read(path, "a fraction such as 30% or 0.3", [&](const YAML::Node& n) {
-      auto f = ParseFraction(n.as<std::string>());
-      if (!f.ok()) return f.status();
-      out = *f;
-      return Status::Ok();
-    });
-  }
-  const Status& status() const { return status_; }
+    Status operator()(Member<int> m) const { return r.Int(e, key.lo, key.hi, m(p)); }
+    Status operator()(Member<double> m) const { return key.fraction ? r.Fraction(e, m(p)) : r.Number(e, m(p)); }
+    Status operator()(Member<Duration> m) const { return r.Dur(e, m(p)); }
+    Status operator()(Member<bool> m) const { return r.Bool(e, m(p)); }
+  };
+  return std::visit(Visitor{r, e, key, p}, key.member);
+}
 
-  // Every key in the document must be one Read() knows: a misspelt key would otherwise silently leave
-  // its default in place. Call after all reads.
-  Status CheckKeys() const { return CheckMap(root_, ""); }
-
- private:
-  static std::string Dotted(const std::vector<std::string>& path) {
-    std::string out;
-    for (const auto& k : path) out += (out.empty() ? "" : ".") + k;
-    return out;
+// Reads the map under `prefix` ("" = the document): its leaves into `p`, its sections recursively.
+Status ReadSection(yaml::Reader& r, const YAML::Node& node, const std::string& prefix, Policy& p) {
+  RC_ASSIGN_OR_RETURN(auto entries, r.Entries(node, prefix, KeysUnder(prefix)));
+  for (yaml::Entry& e : entries) {
+    e.name = prefix.empty() ? e.key : prefix + "." + e.key;
+    if (const PolicyKey* key = FindKey(e.name))
+      RC_RETURN_IF_ERROR(ReadKey(r, e, *key, p));
+    else
+      RC_RETURN_IF_ERROR(ReadSection(r, e.value, e.name, p));
   }
-  std::string Where(const YAML::Node& n) const {
-    return origin_ + ":" + std::to_string(n.Mark().line + 1) + ":" + std::to_string(n.Mark().column + 1) + ": ";
-  }
-  Status CheckMap(const YAML::Node& map, const std::string& prefix) const {
-    auto known = known_.find(prefix);
-    std::string list;
-    for (const auto& k : known->second) list += (list.empty() ? "" : ", ") + k;
-    if (!map.IsMap())
-      return Status::Invalid(Where(map) + prefix + " must be a map with keys: " + list);
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
-      if (!known->second.count(key))
-        return Status::Invalid(Where(it->first) + "unknown policy key '" + key + "'" +
-                               (prefix.empty() ? "" : " in " + prefix) + "; known keys: " + list);
-      std::string child = prefix.empty() ? key : prefix + "." + key;
-      if (known_.count(child)) RC_RETURN_IF_ERROR(CheckMap(it->second, child));
-    }
-    return Status::Ok();
-  }
-
-  std::map<std::string, std::set<std::string>> known_;  // dotted parent ("" = top) -> keys read under it
-  YAML::Node root_;
-  std::string origin_;
-  Status status_;
-};
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -162,80 +153,33 @@ const char* RepairClassOf(cluster::Kind kind) {
   return "tray";
 }
 
-std::vector<std::string> ShippedPolicyNames() {
-  std::vector<std::string> out;
-  for (const auto& [name, text] : Shipped()) out.push_back(name);
-  return out;
-}
+std::vector<std::string> ShippedPolicyNames() { return EmbeddedNames(kHealerPolicyText); }
 
 const char* ShippedPolicyText(const std::string& name) {
-  auto it = Shipped().find(name);
-  return it == Shipped().end() ? nullptr : it->second;
+  const EmbeddedText* t = FindEmbedded(kHealerPolicyText, name);
+  return t == nullptr ? nullptr : t->text.data();
 }
 
 Result<Policy> LoadPolicy(const std::string& name_or_path) {
-  auto it = Shipped().find(name_or_path);
-  if (it != Shipped().end()) return ParsePolicy(it->second, "policy " + name_or_path);
+  if (const EmbeddedText* t = FindEmbedded(kHealerPolicyText, name_or_path))
+    return ParsePolicy(std::string(t->text), std::string(t->file));
   bool is_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") ||
                  name_or_path.ends_with(".yml");
   if (!is_path) {
-    std::string known;
-    for (const auto& n : ShippedPolicyNames()) known += (known.empty() ? "" : ", ") + n;
-    return Status::NotFound("unknown healer policy '" + name_or_path + "'; shipped policies: " + known +
-                            " (or give a path to a policy YAML)");
+    return Status::NotFound("unknown healer policy " + Quote(name_or_path) + "; shipped policies: " +
+                            Join(ShippedPolicyNames()) + " (or give a path to a policy YAML)");
   }
-  std::ifstream in(name_or_path);
-  if (!in) return Status::NotFound("cannot read healer policy file " + name_or_path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParsePolicy(ss.str(), name_or_path);
+  RC_ASSIGN_OR_RETURN(std::string text, ReadUserFile(name_or_path, {kPolicyFormat.what, kMaxPolicyBytes}));
+  return ParsePolicy(text, name_or_path);
 }
 
 Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                           ": " + e.msg);
-  }
-  if (!root.IsMap()) return Status::Invalid(origin + ": a policy is a YAML map");
+  RC_ASSIGN_OR_RETURN(YAML::Node root, yaml::Parse(yaml_text, origin, kPolicyFormat));
   Policy p;
-  Reader r(root, origin);
-  r.Read({"name"}, "a string", [&](const YAML::Node& n) { p.name = n.as<std::string>(); return Status::Ok(); });
-  r.Read({"description"}, "a string", [&](const YAML::Node& n) { p.description = n.as<std::string>(); return Status::Ok(); });
-  r.Int({"detectors", "heartbeat", "missed_beats"}, p.heartbeat_missed_beats, 1, 1000);
-  r.Dur({"detectors", "straggler", "window"}, p.straggler_window);
-  r.Int({"detectors", "straggler", "min_reports"}, p.straggler_min_reports, 1, 100000);
-  r.Double({"detectors", "straggler", "mad_threshold"}, p.straggler_mad_threshold);
-  r.Frac({"detectors", "straggler", "min_slowdown"}, p.straggler_min_slowdown);
-  r.Dur({"detectors", "slow_link", "window"}, p.slow_link.window);
-  r.Int({"detectors", "slow_link", "min_reports"}, p.slow_link.min_reports, 1, 100000);
-  r.Double({"detectors", "slow_link", "mad_threshold"}, p.slow_link.mad_threshold);
-  r.Frac({"detectors", "slow_link", "min_slowdown"}, p.slow_link.min_slowdown);
-  r.Dur({"detectors", "slow_link", "min_excess"}, p.slow_link.min_excess);
-  r.Double({"detectors", "thermal", "temperature_c"}, p.thermal_temperature_c);
-  r.Int({"detectors", "thermal", "samples"}, p.thermal_samples, 1, 1000);
-  r.Frac({"detectors", "thermal", "flow_drop"}, p.thermal_flow_drop);
-  r.Dur({"correlation_window"}, p.correlation_window);
-  r.Int({"shared_domain_min_trays"}, p.shared_domain_min_trays, 2, 1000);
-  r.Frac({"circuit_breaker", "max_share"}, p.breaker_max_share);
-  r.Dur({"circuit_breaker", "window"}, p.breaker_window);
-  r.Bool({"remediation", "restart_jobs"}, p.restart_jobs);
-  r.Bool({"remediation", "gpu_reset"}, p.gpu_reset);
-  r.Bool({"remediation", "reboot"}, p.reboot);
-  r.Dur({"remediation", "reboot_wait"}, p.reboot_wait);
-  r.Bool({"remediation", "wait_for_repair"}, p.wait_for_repair);
-  r.Bool({"remediation", "shrink"}, p.shrink);
-  for (auto [key, field] : std::initializer_list<std::pair<const char*, Duration*>>{
-           {"gpu", &p.repair.gpu}, {"tray", &p.repair.tray}, {"nic", &p.repair.nic}, {"cooling", &p.repair.cooling},
-           {"switch_tray", &p.repair.switch_tray}, {"power", &p.repair.power}, {"rack", &p.repair.rack}})
-    r.Dur({"repair", key}, *field);
-  r.Dur({"return_to_service", "recheck"}, p.recheck);
-  r.Dur({"return_to_service", "burn_in"}, p.burn_in);
-  RC_RETURN_IF_ERROR(r.status());
-  RC_RETURN_IF_ERROR(r.CheckKeys());
-  if (p.name.empty()) return Status::Invalid(origin + ": a policy needs a name");
+  yaml::Reader r(origin, kPolicyFormat);
+  // Messages may quote the file's values, which may hold control characters: keep them one line.
+  RC_RETURN_IF_ERROR(OneLine(ReadSection(r, root, "", p)));
+  if (p.name.empty()) return At({origin, 1, 1}, "a healer policy needs a name (e.g. name: site)");
   return p;
 }
 

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <system_error>
 
+#include "core/strings.h"
+
 namespace rackchaos::healer {
 namespace {
 
@@ -14,35 +16,11 @@ constexpr size_t kNpos = string_view::npos;
 constexpr size_t kMaxPciChars = 24;
 constexpr size_t kMaxCodeDigits = 6;
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsAlnum(char c) { return IsDigit(c) || IsAlpha(c); }
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-string_view TrimLeft(string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  return s;
-}
-string_view TrimRight(string_view s) {
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-string_view Trim(string_view s) { return TrimRight(TrimLeft(s)); }
-
-bool EqualsIgnoreCase(string_view a, string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
 
 // Consumes a run of 1..max_digits digits in `base` from the front of `s`. No sign, no overflow.
 std::optional<int> TakeNumber(string_view& s, size_t max_digits, int base = 10) {
   size_t n = 0;
-  while (n < s.size() && (base == 16 ? IsHex(s[n]) : IsDigit(s[n]))) ++n;
+  while (n < s.size() && (base == 16 ? IsHexDigit(s[n]) : IsDigit(s[n]))) ++n;
   if (n == 0 || n > max_digits) return std::nullopt;
   int value = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + n, value, base);
@@ -67,8 +45,8 @@ std::optional<std::string> HexGroup(string_view g, size_t width, size_t max_len)
   if (g.empty() || g.size() > max_len) return std::nullopt;
   std::string out;
   for (char c : g) {
-    if (!IsHex(c)) return std::nullopt;
-    out += Lower(c);
+    if (!IsHexDigit(c)) return std::nullopt;
+    out += AsciiLower(c);
   }
   if (out.size() < width) out.insert(0, width - out.size(), '0');
   return out;
@@ -302,7 +280,7 @@ void ParseSeverityAndMessage(string_view rest, XidEvent& e) {
 // First "link N" / "Link N" / "link14(" as a whole word ("NVLink" does not count).
 std::optional<int> FindLink(string_view msg) {
   for (size_t i = msg.find("ink"); i != kNpos; i = msg.find("ink", i + 1)) {
-    if (i == 0 || Lower(msg[i - 1]) != 'l') continue;
+    if (i == 0 || AsciiLower(msg[i - 1]) != 'l') continue;
     if (i >= 2 && IsAlnum(msg[i - 2])) continue;
     string_view s = msg.substr(i + 3);
     for (int spaces = 0; spaces < 3 && !s.empty() && s[0] == ' '; ++spaces) s.remove_prefix(1);

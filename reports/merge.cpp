@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/strings.h"
 #include "reports/schema.h"
 #include "reports/store_state.h"
 #include "reports/topology_store.h"
@@ -46,12 +47,6 @@ Result<std::vector<TableCopy>> PerRunTables(Db& db, const std::string& what) {
   return out;
 }
 
-std::string Join(const std::vector<std::string>& cols) {
-  std::string out;
-  for (const std::string& c : cols) out += ", " + c;
-  return out;
-}
-
 // Gives the new run the source run's topology through the store's own path (StoreTopology: shared with
 // a destination topology of the same rows, else inserted). Returns the run's component rows (counted
 // whether copied or shared).
@@ -82,15 +77,16 @@ Result<int64_t> CopyRun(Db& db, int64_t old_id, const std::vector<TableCopy>& ta
   const bool present = row && dup.Int(0) > 0;
   dup.Reset();  // done stepping: a first topology's DROP INDEX (StoreTopology) fails while a statement steps
   if (present) return int64_t{0};
-  RC_ASSIGN_OR_RETURN(Stmt run, db.Prepare("INSERT INTO main.runs(" + Join(run_cols).substr(2) +
-      ") SELECT " + Join(run_cols).substr(2) + " FROM src.runs WHERE id = ?", what));
+  RC_ASSIGN_OR_RETURN(Stmt run, db.Prepare("INSERT INTO main.runs(" + Join(run_cols) +
+      ") SELECT " + Join(run_cols) + " FROM src.runs WHERE id = ?", what));
   run.Bind(1, old_id);
   RC_RETURN_IF_ERROR(run.Run(what));
   int64_t new_id = db.LastInsertRowid();
   int64_t rows = 1;
   for (const TableCopy& t : tables) {
-    RC_ASSIGN_OR_RETURN(Stmt copy, db.Prepare("INSERT INTO main." + t.table + "(run_id" + Join(t.columns) +
-        ") SELECT ?1" + Join(t.columns) + " FROM src." + t.table + " WHERE run_id = ?2", what));
+    const std::string columns = t.columns.empty() ? "" : ", " + Join(t.columns);
+    RC_ASSIGN_OR_RETURN(Stmt copy, db.Prepare("INSERT INTO main." + t.table + "(run_id" + columns +
+        ") SELECT ?1" + columns + " FROM src." + t.table + " WHERE run_id = ?2", what));
     copy.Bind(1, new_id);
     copy.Bind(2, old_id);
     RC_RETURN_IF_ERROR(copy.Run(what + " (" + t.table + ")"));

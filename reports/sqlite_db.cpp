@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/user_file.h"
+
 namespace rackchaos::reports {
 
 StatusCode StatusCodeForSqlite(int rc) {
@@ -115,10 +117,17 @@ std::optional<int64_t> Stmt::OptInt(int col) const {
 void Db::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 
 Result<Db> Db::Open(const std::string& path, int flags, DbKind kind) {
-  // SQLite reports "unable to open database file" for every open failure; say which cause it is.
   std::error_code ec;
   std::filesystem::path fs_path(path);
   bool is_uri = path.rfind("file:", 0) == 0;
+  // A FIFO would block SQLite's first read forever and a device would be read as a database; a name the
+  // system cannot look up (too long, a loop of links) is no database either. Such a path is the user's
+  // mistake (bad input), not a failure of the machine. First: exists() below says "false" for all of them.
+  if (!is_uri && path != ":memory:" && !path.empty()) {
+    if (Status special = CheckNotSpecialFile(path, {kind == DbKind::kFaultLedger ? "fault ledger" : "report database", 0}); !special.ok())
+      return Status::Invalid(special.message());
+  }
+  // SQLite reports "unable to open database file" for every open failure; say which cause it is.
   if (!is_uri && !(flags & SQLITE_OPEN_CREATE) && !std::filesystem::exists(fs_path, ec)) {
     if (kind == DbKind::kFaultLedger) return Status::NotFound("fault ledger '" + path + "' does not exist");
     return Status::NotFound("report database '" + path + "' does not exist; `rackchaos run PLAN --db " + path +

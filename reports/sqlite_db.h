@@ -85,7 +85,8 @@ class Db {
 
   // Opens `path` with SQLite open flags (kOpen* above, or SQLITE_OPEN_*). Fails with kIoError when the
   // file cannot be opened (e.g. its directory does not exist), kNotFound when opening without
-  // kOpenCreate a file that is absent.
+  // kOpenCreate a file that is absent, kInvalidArgument when it is a directory, device, FIFO or socket
+  // (refused before SQLite waits on it).
   static Result<Db> Open(const std::string& path, int flags, DbKind kind = DbKind::kReport);
 
   // Runs one or more statements that return no rows.

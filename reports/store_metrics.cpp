@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/strings.h"
 #include "reports/store.h"
 #include "reports/store_state.h"
 
@@ -12,24 +13,10 @@ namespace {
 
 // Component names never contain commas, so a comma list stays readable in plain sqlite3 and splits
 // back unambiguously.
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) {
-    if (!out.empty()) out += ',';
-    out += n;
-  }
-  return out;
-}
-
-std::vector<std::string> SplitNames(const std::string& text) {
+std::vector<std::string> SplitNames(std::string_view text) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
+  if (!text.empty())
+    for (std::string_view name : Split(text, ',')) out.emplace_back(name);
   return out;
 }
 
@@ -55,7 +42,7 @@ Status WriteFaultMetrics(ReportStore::State& st, int64_t run, const RunMetrics& 
     s->Bind(14, static_cast<int64_t>(f.jobs_interrupted));
     s->Bind(15, f.gpu_hours_lost);
     s->Bind(16, f.rework.us);
-    s->Bind(17, JoinNames(f.isolated));
+    s->Bind(17, Join(f.isolated, ","));
     RC_RETURN_IF_ERROR(s->Run(what));
   }
   return Status::Ok();

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/wall_time.h"
 #include "reports/qualification_store.h"
 #include "reports/store.h"
-#include "runner/site/ledger.h"
 
 namespace rackchaos::runner {
 namespace fs = std::filesystem;
@@ -15,7 +15,9 @@ std::vector<fs::path> Sorted(const fs::path& dir, bool dirs) {
   std::vector<fs::path> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (dirs ? e.is_directory(ec) : e.is_regular_file(ec) && e.path().extension() == ".yaml") out.push_back(e.path());
+    // In a stage, every *.yaml is a plan: one that is a directory, FIFO, device or dangling link is refused
+    // by LoadPlan (core/user_file.h), not skipped without a word.
+    if (dirs ? e.is_directory(ec) : e.path().extension() == ".yaml") out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -43,7 +45,7 @@ QualifiedPlan PlanVerdict(const SuitePlan& sp, const RunOutcome& out, const std:
 Status Finish(reports::QualificationStore& store, const Qualification& q, ExitCode code, const std::string& reason) {
   std::vector<reports::QualificationPlanRow> rows;
   for (const QualifiedPlan& p : q.plans) rows.push_back({p.plan.stage, p.plan.path, p.run_id, p.verdict, p.reason});
-  return store.Finish(q.id, rows, q.verdict, ToInt(code), LedgerWallNow(), reason);
+  return store.Finish(q.id, rows, q.verdict, ToInt(code), WallStampNow(), reason);
 }
 
 }  // namespace
@@ -70,7 +72,7 @@ Result<Qualification> Qualify(const Suite& suite, const QualifyRecord& record, c
                               const std::function<void(const QualifiedPlan&)>& on_plan) {
   // The record first, then the stages in order; a stage that is not reached is recorded as skipped.
   RC_ASSIGN_OR_RETURN(reports::QualificationStore store, reports::QualificationStore::Open(record.db));
-  RC_ASSIGN_OR_RETURN(int64_t id, store.Begin(record.rack, suite.name, LedgerWallNow(), record.command_line));
+  RC_ASSIGN_OR_RETURN(int64_t id, store.Begin(record.rack, suite.name, WallStampNow(), record.command_line));
   Qualification q{id, record.rack, suite.name, "passed", {}, ExitCode::kPass, ""};
   std::string blocked;  // why later plans are skipped
   for (size_t i = 0; i < suite.plans.size(); ++i) {

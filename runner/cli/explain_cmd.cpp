@@ -12,7 +12,7 @@
 #include "core/exit_code.h"
 #include "runner/spec/expect.h"
 #include "runner/site/inventory.h"
-#include "runner/plan/selector.h"  // EditDistance
+#include "core/strings.h"  // EditDistance
 
 namespace rackchaos::runner {
 namespace {

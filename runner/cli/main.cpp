@@ -10,6 +10,7 @@
 
 #include "cluster/catalogue.h"
 #include "core/log.h"
+#include "core/user_file.h"
 #include "healer/detector.h"
 #include "healer/policy.h"
 #include "injectors/injector.h"
@@ -376,6 +377,14 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : ToInt(ExitCode::kBadInput);
   }
   SetupLogging(common);
+  // The report database and the fault ledger are opened by SQLite, which would wait on a FIFO and read a
+  // device: a path that names one (or a directory or socket) is bad input, refused before any command runs.
+  if (*run || *recover || *sweep || *qualify || *report || *compare || *history || *replay) {
+    for (const auto& [path, what] : {std::pair{common.db, "report database"}, {common.ledger, "fault ledger"}}) {
+      rc::Status special = rc::CheckNotSpecialFile(path, {what, 0});
+      if (!special.ok()) return Error(ExitCode::kBadInput, special.message());
+    }
+  }
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   if (*run && dry_run) return rc::runner::CmdDryRun(plan_path, {seed, healer}, inventory);

@@ -38,7 +38,10 @@ struct ClusterSource {
 
 Result<ClusterSource> LoadClusterSource(const ReplayArgs& args) {
   ClusterSource src;
-  auto plan = LoadPlan(args.cluster);
+  // Read once (a FIFO could not be read twice), then tried as a plan and as an inventory.
+  auto text = ReadUserFile(args.cluster, {"plan or site inventory", kMaxPlanBytes});
+  if (!text.ok()) return text.status();
+  auto plan = ParsePlan(*text, args.cluster);
   std::string inventory_path;
   if (plan.ok()) {
     src.plan.cluster = plan->cluster;
@@ -47,9 +50,8 @@ Result<ClusterSource> LoadClusterSource(const ReplayArgs& args) {
     src.plan.seed = plan->seed;
     inventory_path = plan->cluster.inventory;
   } else {
-    auto inv = LoadInventory(args.cluster);
+    auto inv = ParseInventory(*text, args.cluster);
     if (!inv.ok()) {
-      if (inv.status().code() == StatusCode::kNotFound) return plan.status();
       return Status::Invalid("--cluster " + args.cluster + " is neither a plan (" + plan.status().message() +
                              ") nor a site inventory (" + inv.status().message() + ")");
     }

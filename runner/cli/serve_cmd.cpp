@@ -5,6 +5,7 @@
 
 #include "core/exit_code.h"
 #include "core/log.h"
+#include "core/user_file.h"
 #include "runner/serve/app.h"
 #include "runner/serve/listen.h"
 
@@ -28,8 +29,12 @@ int CmdServe(const ServeArgs& args) {
   if (args.dbs.empty()) return Error(ExitCode::kBadInput, "serve needs at least one --db");
   if (args.threads < 1 || args.threads > 64) return Error(ExitCode::kBadInput, "--threads must be 1..64");
   std::error_code ec;
-  for (const std::string& db : args.dbs)
+  for (const std::string& db : args.dbs) {
+    // A directory, device, FIFO or socket will not become a report: refused now, not on every page.
+    if (Status special = CheckNotSpecialFile(db, {"report database", 0}); !special.ok())
+      return Error(ExitCode::kBadInput, special.message());
     if (!std::filesystem::exists(db, ec)) spdlog::warn("report database {} does not exist (yet)", db);
+  }
   // Stage 2: listen (loopback unless --allow-remote), then serve until a signal.
   reports::LiveMetrics metrics;
   serve::ServeApp app(args.dbs, metrics);

@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <csignal>
-#include <ctime>
 #include <optional>
 
 #include "core/log.h"
+#include "core/wall_time.h"
 #include "healer/healer.h"
 #include "healer/metrics.h"
 #include "reports/store.h"
@@ -30,16 +29,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 
 extern "C" void OnStopSignal(int) { g_stop.store(true); }
-
-// Wall-clock stamps are for the run row only (never for events), so runs stay reproducible.
-std::string WallNow() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string HostName() {
   char buf[256] = {0};
@@ -122,7 +111,7 @@ Status Engine::OpenReport() {
   RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(options_.db_path));
   store_.emplace(std::move(store));
   const reports::RunInfo info{plan_.name,        plan_.path, plan_.text,          "",        spec_.seed,
-                              RACKCHAOS_VERSION, HostName(), rig_.backend.Name(), WallNow(), options_.command_line};
+                              RACKCHAOS_VERSION, HostName(), rig_.backend.Name(), WallStampNow(), options_.command_line};
   RC_ASSIGN_OR_RETURN(run_, store_->BeginRun(info));
   out_.run_id = run_;
   rig_.events.Attach(*store_, run_);
@@ -234,7 +223,7 @@ RunOutcome Engine::Finish() {
   out_.code = verdict.code;
   if (verdict.code == ExitCode::kRuntimeError) out_.error = verdict.reason;
   if (run_ != 0) {
-    Status s = store_->FinishRun(run_, verdict.status, ToInt(verdict.code), WallNow(), verdict.reason);
+    Status s = store_->FinishRun(run_, verdict.status, ToInt(verdict.code), WallStampNow(), verdict.reason);
     if (!s.ok()) {
       out_.code = ExitCode::kRuntimeError;
       out_.error = s.ToString();

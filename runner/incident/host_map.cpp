@@ -1,9 +1,10 @@
 #include "runner/incident/host_map.h"
 
-#include <cctype>
-#include <fstream>
-#include <sstream>
 #include <vector>
+
+#include "core/strings.h"
+#include "core/user_file.h"
+#include "core/yaml_guard.h"
 
 namespace rackchaos::incident {
 bool IsPciAddress(const std::string& s) {
@@ -13,8 +14,7 @@ bool IsPciAddress(const std::string& s) {
 
 std::string MapAddress(std::string s) {
   if (!IsPciAddress(s)) return s;
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+  return ToLower(s);
 }
 
 Result<HostMap> ParseGpuMap(std::string_view text, const std::string& path) {
@@ -59,12 +59,9 @@ Result<HostMap> ParseGpuMap(std::string_view text, const std::string& path) {
 }
 
 Result<HostMap> LoadGpuMap(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kNotFound, "cannot open GPU map " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (16u << 20)) return Status(StatusCode::kIoError, path + ": GPU map larger than 16 MiB");
-  return ParseGpuMap(text.str(), path);
+  RC_ASSIGN_OR_RETURN(std::string text, ReadUserFile(path, {"GPU map", kMaxGpuMapBytes}));
+  RC_RETURN_IF_ERROR(GuardText(text, path, "GPU map"));
+  return ParseGpuMap(text, path);
 }
 
 void MergeHostMap(HostMap& into, const HostMap& from) {

@@ -1,11 +1,12 @@
 #include "runner/incident/importer.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <memory>
 
+#include "core/strings.h"
+#include "core/user_file.h"
+#include "core/yaml_guard.h"
 #include "runner/incident/xid_links.h"
 
 namespace rackchaos::incident {
@@ -13,13 +14,7 @@ namespace {
 
 constexpr size_t kBlockBytes = 1 << 20;
 
-struct FileCloser {
-  void operator()(std::FILE* f) const {
-    if (f && f != stdin) std::fclose(f);
-  }
-};
-
-bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+constexpr std::string_view kLogWhat = "incident log";
 
 // Events whose lines come from one host's kernel or one job's output: --host names it when they do not.
 bool TakesFileHost(EventKind kind) {
@@ -55,19 +50,23 @@ void IncidentImporter::EndFile() {
 }
 
 Status IncidentImporter::ImportFile(const std::string& path) {
-  std::unique_ptr<std::FILE, FileCloser> f(path == "-" ? stdin : std::fopen(path.c_str(), "rb"));
-  if (!f) {
-    int err = errno;
-    return Status(err == ENOENT ? StatusCode::kNotFound : StatusCode::kIoError,
-                  "cannot open incident log " + path + ": " + std::strerror(err));
-  }
+  RC_ASSIGN_OR_RETURN(UserFile file, UserFile::Open(path, {kLogWhat, kMaxIncidentLogBytes, /*stdin_dash=*/true}));
   BeginFile(path);
+  const int64_t understood_before = incident_.understood;
   std::unique_ptr<char[]> block(new char[kBlockBytes]);
-  size_t n = 0;
-  while ((n = std::fread(block.get(), 1, kBlockBytes, f.get())) > 0) Feed(std::string_view(block.get(), n));
-  bool failed = std::ferror(f.get()) != 0;
+  for (bool first = true;; first = false) {
+    RC_ASSIGN_OR_RETURN(size_t n, file.Read(block.get(), kBlockBytes));
+    if (n == 0) break;
+    // A NUL in the first block: a binary or compressed file, not a log with a stray byte in it.
+    if (first) RC_RETURN_IF_ERROR(GuardNotBinary(std::string_view(block.get(), n), path, kLogWhat));
+    Feed(std::string_view(block.get(), n));
+  }
   EndFile();
-  if (failed) return Status(StatusCode::kIoError, "error reading incident log " + path);
+  if (file_line_ > 0 && incident_.understood == understood_before) {
+    return Status::Invalid((path == "-" ? std::string("standard input") : path) + ": none of its " +
+                           std::to_string(file_line_) +
+                           " line(s) is in a format rackchaos reads (docs/replay.md lists them); is it an incident log?");
+  }
   return Status::Ok();
 }
 
@@ -101,7 +100,7 @@ void IncidentImporter::Feed(std::string_view chunk) {
 void IncidentImporter::Line(std::string_view line) {
   ++incident_.lines;
   ++file_line_;
-  if (IsBlank(line)) return;
+  if (Trim(line).empty()) return;
   SplitLine split = SplitLogLine(line);
   scratch_.clear();
   LineResult r = LineResult::kNotUnderstood;

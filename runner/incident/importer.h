@@ -43,8 +43,10 @@ class IncidentImporter {
  public:
   explicit IncidentImporter(ImportOptions options = {}) : options_(options) {}
 
-  // Streams the file at `path` ("-" = standard input). kNotFound / kIoError when it cannot be read;
-  // content never fails.
+  // Streams the file at `path` ("-" = standard input) through core/user_file.h: a regular file (or a pipe
+  // on standard input) of at most kMaxIncidentLogBytes. kNotFound / kIoError when it cannot be read as
+  // such; kInvalidArgument for a binary file (a NUL byte in its first block) and for a file none of whose
+  // lines any parser understands. Content otherwise never fails.
   Status ImportFile(const std::string& path);
   // The same for text held in memory; `name` names it in reports.
   void ImportText(std::string_view text, const std::string& name);

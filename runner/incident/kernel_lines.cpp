@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "core/strings.h"
 #include "healer/xid.h"
 #include "runner/incident/line_parsers.h"
 #include "runner/incident/xid_links.h"
@@ -15,15 +16,6 @@ namespace rackchaos::incident {
 namespace {
 
 using std::string_view;
-
-bool StartsWithIgnoreCase(string_view s, string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
-      return false;
-  }
-  return true;
-}
 
 string_view Token(string_view& s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -119,8 +111,7 @@ LineResult ParseMlx5(const SplitLine& split, std::vector<IncidentEvent>& out) {
   }
   e.time = split.time;
   e.host = std::string(split.host);
-  e.address = std::string(pci);
-  for (char& c : e.address) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  e.address = ToLower(pci);
   e.iface = std::string(iface);
   e.detail = std::string(s);
   out.push_back(std::move(e));
@@ -151,8 +142,7 @@ LineResult ParseNvrmGpuMessage(const SplitLine& split, FileState& state, std::ve
   e.time = split.time.axis == TimeAxis::kNone ? state.nvrm_gpu_time : split.time;
   e.host = std::string(split.host);
   // "0000:b3:00.0" -> "0000:b3:00", as Xid lines print a GPU.
-  e.address = state.nvrm_gpu.substr(0, state.nvrm_gpu.rfind('.'));
-  for (char& c : e.address) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  e.address = ToLower(state.nvrm_gpu.substr(0, state.nvrm_gpu.rfind('.')));
   e.action = healer::XidActionName(healer::RecommendedAction(79, std::nullopt));
   e.severity = XidSeverity(79, e.action, "");
   e.detail = "GPU has fallen off the bus (no Xid line)";

@@ -3,23 +3,18 @@
 #include <charconv>
 #include <cstdint>
 
+#include "core/strings.h"
+
 namespace rackchaos::incident {
 namespace {
 
 using std::string_view;
 constexpr size_t kNpos = string_view::npos;
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-string_view Trim(string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 string_view NextToken(string_view& s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  s = TrimLeft(s);
   size_t n = 0;
   while (n < s.size() && !IsSpace(s[n])) ++n;
   string_view t = s.substr(0, n);

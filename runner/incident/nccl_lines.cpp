@@ -10,8 +10,7 @@
 //     the "ncclRemoteError: ..." / "Last error:" lines after it as follow-ups.
 // The watchdog's own follow-ups (the exception it raises with the same text, "Some NCCL operations
 // have failed or timed out", "To avoid data inconsistency ...") are understood, not events.
-#include <cctype>
-
+#include "core/strings.h"
 #include "runner/incident/line_parsers.h"
 
 namespace rackchaos::incident {
@@ -19,8 +18,6 @@ namespace {
 
 using std::string_view;
 constexpr size_t kNpos = string_view::npos;
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // "NCCL" or "nccl" anywhere (most lines of a log are noise that has neither; find() runs on memchr).
 bool NamesNccl(string_view s) { return s.find("CCL") != kNpos || s.find("ccl") != kNpos; }

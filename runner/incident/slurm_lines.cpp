@@ -3,6 +3,7 @@
 // table_lines.cpp.
 #include <cctype>
 
+#include "core/strings.h"
 #include "runner/incident/line_parsers.h"
 
 namespace rackchaos::incident {
@@ -12,27 +13,15 @@ using std::string_view;
 constexpr size_t kNpos = string_view::npos;
 constexpr size_t kMaxPendingReasons = 4096;
 
-string_view Trim(string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 string_view Word(string_view s) {
   size_t n = 0;
   while (n < s.size() && !std::isspace(static_cast<unsigned char>(s[n])) && s[n] != ',') ++n;
   return s.substr(0, n);
 }
 
-std::string Upper(string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Slurm state words ("IDLE+DRAIN", "DRAINING", "DOWN*", "MIXED") -> the event they mean.
 EventKind KindOfState(string_view state) {
-  std::string s = Upper(state);
+  std::string s = ToUpper(state);
   if (s.find("DOWN") != std::string::npos || s.find("FAIL") != std::string::npos) return EventKind::kNodeDown;
   if (s.find("DRAIN") != std::string::npos) return EventKind::kNodeDrain;
   return EventKind::kNodeResume;

@@ -3,6 +3,7 @@
 // rows after it are read in its layout.
 #include <cctype>
 
+#include "core/strings.h"
 #include "runner/incident/line_parsers.h"
 
 namespace rackchaos::incident {
@@ -12,17 +13,6 @@ using std::string_view;
 constexpr size_t kNpos = string_view::npos;
 constexpr size_t kMaxColumns = 64;
 
-std::string Lower(string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-string_view Trim(string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::vector<std::string> SplitOn(string_view s, char sep) {
   std::vector<std::string> out;
@@ -61,7 +51,7 @@ std::string Field(const std::vector<std::string>& row, int index) {
 
 std::vector<std::string> Lowered(const std::vector<std::string>& v) {
   std::vector<std::string> out;
-  for (const auto& s : v) out.push_back(Lower(s));
+  for (const auto& s : v) out.push_back(ToLower(s));
   return out;
 }
 
@@ -108,7 +98,7 @@ LineResult TakeDashes(string_view line, TableState& t) {
     if (j > i) {
       t.spans.emplace_back(i, j);
       string_view head = i < t.header_line.size() ? string_view(t.header_line).substr(i, j - i) : string_view();
-      t.columns.push_back(Lower(Trim(head)));
+      t.columns.push_back(ToLower(Trim(head)));
     }
     i = j;
   }
@@ -133,8 +123,7 @@ LineResult SacctRow(const std::vector<std::string>& row, const TableState& t, st
   if (!start) return LineResult::kNotUnderstood;
   if (node.empty()) return LineResult::kFollowUp;  // a cluster event (cpu count changes), not a node's
   std::string state = Field(row, IndexOf(t.columns, "state"));
-  std::string upper = state;
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string upper = ToUpper(state);
   EventKind kind = upper.find("DOWN") != std::string::npos || upper.find("FAIL") != std::string::npos
                        ? EventKind::kNodeDown
                        : EventKind::kNodeDrain;
@@ -166,7 +155,7 @@ LineResult CsvRow(string_view line, const TableState& t, std::vector<IncidentEve
   e.time = time;
   e.address = Field(row, IndexOf(t.columns, "component"));
   e.host = Field(row, IndexOf(t.columns, "host"));
-  e.action = Lower(event);
+  e.action = ToLower(event);
   e.detail = Field(row, IndexOf(t.columns, "detail"));
   out.push_back(std::move(e));
   return LineResult::kEvent;

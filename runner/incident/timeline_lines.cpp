@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/strings.h"
 #include "runner/incident/line_parsers.h"
 
 namespace rackchaos::incident {
@@ -11,9 +12,7 @@ namespace {
 using std::string_view;
 constexpr size_t kMaxFields = 32;
 
-void SkipSpace(string_view& s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-}
+void SkipSpace(string_view& s) { s = TrimLeft(s); }
 
 void AppendUtf8(std::string& out, unsigned cp) {
   if (cp < 0x80) {
@@ -119,8 +118,7 @@ std::string Get(const std::vector<std::pair<std::string, std::string>>& fields,
 }  // namespace
 
 LogTime ParseAnyTime(string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  text = Trim(text);
   if (auto t = ParseIsoLogTime(text)) return *t;
   if (auto t = ParseCtimeTime(text)) return {TimeAxis::kWall, *t, false};
   double v = 0;
@@ -131,8 +129,7 @@ LogTime ParseAnyTime(string_view text) {
 }
 
 EventKind TimelineEventKind(string_view word) {
-  std::string w(word);
-  for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string w = ToLower(word);
   for (string_view f : {"gpu_fail", "link_down", "process_crash", "tray_pull", "valve_fail", "gpu_throttle"}) {
     if (w == f) return EventKind::kFaultStart;
   }
@@ -158,8 +155,7 @@ LineResult ParseTimelineLine(string_view line, FileState&, std::vector<IncidentE
   e.time = time;
   e.address = Get(fields, {"component"});
   e.host = Get(fields, {"host", "node"});
-  e.action = event;
-  for (char& c : e.action) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  e.action = ToLower(event);
   e.detail = Get(fields, {"detail", "message"});
   out.push_back(std::move(e));
   return LineResult::kEvent;

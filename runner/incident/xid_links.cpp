@@ -1,24 +1,13 @@
 #include "runner/incident/xid_links.h"
 
-#include <cctype>
 #include <map>
 #include <optional>
 #include <string>
 
+#include "core/strings.h"
+
 namespace rackchaos::incident {
 namespace {
-
-bool ContainsIgnoreCase(std::string_view hay, std::string_view needle) {
-  if (needle.size() > hay.size()) return false;
-  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
-    size_t k = 0;
-    while (k < needle.size() &&
-           std::tolower(static_cast<unsigned char>(hay[i + k])) == std::tolower(static_cast<unsigned char>(needle[k])))
-      ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
-}
 
 // 63 is only a consequence of a memory error; 45 and 154 of any earlier Xid.
 bool CanCause(int consequence, int cause) {

@@ -11,7 +11,7 @@ namespace {
 // A spares map ({racks: N}) of the cluster or of one region.
 Status ReadSpares(Reader& r, const Field& f, const std::string& section, int& racks, SourcePos& pos) {
   pos = r.Pos(f);
-  RC_ASSIGN_OR_RETURN(auto spares, r.Fields(f.value, pos, section, section));
+  RC_ASSIGN_OR_RETURN(auto spares, r.Fields(f.value, section, section));
   RC_RETURN_IF_ERROR(r.Require(spares, pos, section, section));
   for (const Field& s : spares) {  // only "racks"
     RC_RETURN_IF_ERROR(r.Read(s, racks));
@@ -41,7 +41,7 @@ Status ReadRegions(Reader& r, const Field& field, ClusterSpec& cluster) {
     RegionPlan region;
     region.pos = r.Pos(items[i]);
     const std::string where = Indexed("cluster.regions", i);
-    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(items[i], region.pos, "cluster.regions[]", where));
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(items[i], "cluster.regions[]", where));
     RC_RETURN_IF_ERROR(r.Require(fields, region.pos, "cluster.regions[]", where));
     for (const Field& f : fields) {
       if (f.key == "name") {
@@ -69,7 +69,7 @@ Status ReadRegions(Reader& r, const Field& field, ClusterSpec& cluster) {
 
 Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
   cluster.pos = r.Pos(field);
-  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, cluster.pos, "cluster", "cluster"));
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, "cluster", "cluster"));
   for (const Field& f : fields) {
     if (f.key == "model")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.model));
@@ -91,7 +91,7 @@ Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster) {
     else if (f.key == "nvlink_mode")
       RC_RETURN_IF_ERROR(r.Read(f, cluster.nvlink_mode));
     else if (f.key == "fabric") {
-      RC_ASSIGN_OR_RETURN(auto fabric, r.Fields(f.value, r.Pos(f), "cluster.fabric", "cluster.fabric"));
+      RC_ASSIGN_OR_RETURN(auto fabric, r.Fields(f.value, "cluster.fabric", "cluster.fabric"));
       RC_RETURN_IF_ERROR(r.Require(fabric, r.Pos(f), "cluster.fabric", "cluster.fabric"));
       for (const Field& t : fabric) RC_RETURN_IF_ERROR(r.Read(t, cluster.fabric_tiers));  // only "tiers"
     } else if (f.key == "spares") {
@@ -125,7 +125,7 @@ constexpr IntKey kShares[] = {
 // (Fields() has already refused keys the key table does not list), reported, not written anywhere.
 Status ReadInts(Reader& r, const Field& f, std::string_view section, const std::string& where,
                 std::span<const IntKey> keys, JobSpec& job) {
-  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), std::string(section), where));
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, std::string(section), where));
   for (const Field& k : fields) {
     auto it = std::find_if(keys.begin(), keys.end(), [&](const IntKey& m) { return m.key == k.key; });
     if (it == keys.end()) return At(r.Pos(k), "internal: no member for key '" + k.key + "' in " + where);
@@ -142,14 +142,14 @@ Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec&
     RC_RETURN_IF_ERROR(ReadInts(r, f, "workload.jobs[].collectives", where + ".collectives", kShares, job));
   } else if (f.key == "elastic") {
     job.elastic_pos = r.Pos(f);
-    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].elastic", where + ".elastic"));
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, "workload.jobs[].elastic", where + ".elastic"));
     RC_RETURN_IF_ERROR(r.Require(fields, job.elastic_pos, "workload.jobs[].elastic", where + ".elastic"));
     for (const Field& e : fields) {  // only "min_gpus"
       RC_RETURN_IF_ERROR(r.Read(e, job.min_gpus));
       job.elastic_pos = r.Pos(e);
     }
   } else {
-    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, r.Pos(f), "workload.jobs[].checkpoint", where + ".checkpoint"));
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(f.value, "workload.jobs[].checkpoint", where + ".checkpoint"));
     for (const Field& c : fields) {
       if (c.key == "size_gb") {
         job.checkpoint_pos = r.Pos(c);
@@ -167,7 +167,7 @@ Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec&
 Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& where) {
   JobSpec job;
   job.pos = r.Pos(node);
-  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(node, job.pos, "workload.jobs[]", where));
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(node, "workload.jobs[]", where));
   RC_RETURN_IF_ERROR(r.Require(fields, job.pos, "workload.jobs[]", where));
   SourcePos parallelism_pos = job.pos;
   for (const Field& f : fields) {
@@ -210,7 +210,7 @@ Result<JobSpec> ReadJob(Reader& r, const YAML::Node& node, const std::string& wh
 }  // namespace
 
 Status ReadWorkload(Reader& r, const Field& field, std::vector<JobSpec>& jobs) {
-  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, r.Pos(field), "workload", "workload"));
+  RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, "workload", "workload"));
   std::map<std::string, SourcePos> names;
   for (const Field& f : fields) {  // only "jobs"
     RC_ASSIGN_OR_RETURN(auto items, r.Items(f));

@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/user_file.h"
 #include "runner/plan/plan.h"
 
 namespace rackchaos::runner {
 
-inline constexpr size_t kMaxPlanBytes = 16u << 20;  // larger files are refused unread
+// Plans larger than kMaxPlanBytes (core/user_file.h, 16 MiB) are refused unread.
 inline constexpr int kMaxPlanDepth = 64;            // nesting of maps, lists and brackets
 inline constexpr size_t kMaxPlanNodes = 1'000'000;  // nodes the loader will visit
 
@@ -48,8 +49,9 @@ const std::vector<KeyInfo>& PlanKeys();
 // messages and docs.
 std::string DescribeType(const KeyInfo& key);
 
-// Reads and parses the plan at `path`. Fails with kNotFound if the file does not exist, kIoError if it
-// cannot be read or is larger than kMaxPlanBytes, and kInvalidArgument for any problem in its content.
+// Reads the plan at `path` (core/user_file.h: a regular file of at most kMaxPlanBytes) and parses it.
+// Fails with kNotFound if the file does not exist, kIoError if it cannot be read as a plan file (a
+// directory, device, FIFO or socket, too large, unreadable), and kInvalidArgument for its content.
 Result<Plan> LoadPlan(const std::string& path);
 
 // Parses plan text; `path_for_messages` is used as FILE in errors and stored as Plan::path. The text is

@@ -16,7 +16,6 @@ constexpr size_t kMaxSegments = 8;
 constexpr size_t kMaxRangeDigits = 9;  // keeps range values inside a long on every platform
 constexpr std::string_view kPortPrefix = "nvlink";
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsWordChar(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-';
 }
@@ -27,17 +26,6 @@ long ToLong(std::string_view digits) {
   return v;
 }
 
-std::vector<std::string_view> Split(std::string_view text, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == sep) {
-      out.push_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
-}
 
 // Parses one entry of a [...] set: a range "01-04" or a list entry "7".
 Result<SegmentPattern::Item> ParseItem(std::string_view item) {
@@ -233,20 +221,6 @@ bool Selector::IsLiteral() const {
          std::all_of(segments_.begin(), segments_.end(), [](const SegmentPattern& s) { return s.IsLiteral(); });
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), size_t{0});
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 namespace {
 

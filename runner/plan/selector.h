@@ -30,6 +30,7 @@
 
 #include "core/rng.h"
 #include "core/status.h"
+#include "core/strings.h"  // EditDistance
 
 namespace rackchaos::runner {
 
@@ -108,9 +109,6 @@ std::string UnpaddedName(std::string_view name);
 // numbers (literal, listed or range bounds) lose their leading zeros ("r01.tray[01-04]" ->
 // "r1.tray[1-4]"). Match it against UnpaddedName(component_name). Attribute selectors are kept as they are.
 Result<Selector> ParseSelectorIgnoringPadding(std::string_view text);
-
-// Levenshtein distance (insertions, deletions and substitutions all cost 1).
-size_t EditDistance(std::string_view a, std::string_view b);
 
 // The up to k names in `names` closest to `wanted`, closest first: names sharing more leading segments
 // with `wanted` come first, then names with the same segment count, then by edit distance, then by how

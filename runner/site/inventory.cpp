@@ -1,44 +1,37 @@
 #include "runner/site/inventory.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "core/strings.h"
+#include "core/user_file.h"
 #include "runner/site/inventory_reader.h"
 #include "runner/ssh/command_template.h"
-#include "core/yaml_guard.h"
 
 namespace rackchaos::runner {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace inventory_yaml;
 
-constexpr size_t kMaxInventoryBytes = 4u << 20;
-
 // Host fields shared by `defaults` and each host.
-Status ReadHostField(const Reader& r, const YAML::Node& k, const YAML::Node& v, InventoryHost& h) {
+Status ReadHostField(Reader& r, const YAML::Node& k, const YAML::Node& v, InventoryHost& h) {
   const std::string key = k.Scalar();
   ssh::HostSpec& s = h.spec;
   if (key == "name") return r.Text(v, "name", s.name);
   if (key == "address") return CheckedText(r, v, "address", s.address, CheckAddress);
   if (key == "port") return r.Int(v, "port", 1, 65535, s.port);
   if (key == "user") return CheckedText(r, v, "user", s.user, CheckUser);
-  if (key == "identity_file") return r.Path(v, "identity_file", s.identity_file);
+  if (key == "identity_file") return r.Path(v, "identity_file", "private key file", s.identity_file);
   if (key == "agent") return r.Bool(v, "agent", s.use_agent);
-  if (key == "known_hosts") return r.Path(v, "known_hosts", s.known_hosts_file);
+  if (key == "known_hosts") return r.Path(v, "known_hosts", "known_hosts file", s.known_hosts_file);
   if (key == "env") return r.StringMap(v, "env", true, h.env);
   if (key == "vars") return r.StringMap(v, "vars", false, h.vars);
   return r.Error(k, "unhandled key " + key);
 }
 
-Status ReadHosts(const Reader& r, const YAML::Node& node, const InventoryHost& defaults, Inventory& inv) {
+Status ReadHosts(Reader& r, const YAML::Node& node, const InventoryHost& defaults, Inventory& inv) {
   if (!node.IsSequence()) return r.Error(node, "hosts must be a list of {name, address, ...}");
   for (const YAML::Node& item : node) {
     InventoryHost h = defaults;
@@ -56,7 +49,7 @@ Status ReadHosts(const Reader& r, const YAML::Node& node, const InventoryHost& d
   return Status::Ok();
 }
 
-Status ReadTray(const Reader& r, const YAML::Node& k, const YAML::Node& v, Inventory& inv) {
+Status ReadTray(Reader& r, const YAML::Node& k, const YAML::Node& v, Inventory& inv) {
   TrayMapping t;
   t.tray = k.Scalar();
   t.pos = r.Pos(k);
@@ -87,7 +80,7 @@ Status ReadTray(const Reader& r, const YAML::Node& k, const YAML::Node& v, Inven
 }
 
 // Every template must parse and use only placeholders its action provides or the site defines.
-Status CheckTemplates(const Reader& r, const YAML::Node& node, const std::string& action, const ActionTemplates& a,
+Status CheckTemplates(Reader& r, const YAML::Node& node, const std::string& action, const ActionTemplates& a,
                       const std::set<std::string>& var_names) {
   std::map<std::string, std::string> values;
   std::vector<std::string> names = CommonPlaceholders();
@@ -108,13 +101,15 @@ Status CheckTemplates(const Reader& r, const YAML::Node& node, const std::string
   return Status::Ok();
 }
 
-Status ReadAction(const Reader& r, const YAML::Node& k, const YAML::Node& v, const std::set<std::string>& var_names,
+Status ReadAction(Reader& r, const YAML::Node& k, const YAML::Node& v, const std::set<std::string>& var_names,
                   bool healer_section, Inventory& inv) {
   const std::string action = k.Scalar();
   const std::vector<std::string>& allowed = healer_section ? HealerActionNames() : ActionNames();
   if (std::find(allowed.begin(), allowed.end(), action) == allowed.end())
-    return r.Error(k, std::string("unknown ") + (healer_section ? "healer" : "injector") + " action '" + action +
-                          "'; expected one of: " + Join(allowed));
+    return r.Error(k, std::string("unknown ") + (healer_section ? "healer" : "injector") + " action " +
+                          (IsPlainWord(action) ? Quote(action) : "(not a plain word, not shown)") +
+                          "; expected one of: " + Join(allowed) +
+                          (NearestWord(action, allowed).empty() ? "" : " (did you mean '" + NearestWord(action, allowed) + "'?)"));
   ActionTemplates a;
   a.pos = r.Pos(k);
   RC_ASSIGN_OR_RETURN(auto entries, r.Entries(v, "action", "injectors." + action));
@@ -165,7 +160,7 @@ void CollectVarNames(const YAML::Node& root, std::set<std::string>& out) {
 
 // ssh.fire_lead must leave the hosts time to get the instant, and ssh.arm_lead must come before it
 // and end before an armed command times out.
-Status CheckLeads(const Reader& r, const YAML::Node& ssh, const Inventory& inv) {
+Status CheckLeads(Reader& r, const YAML::Node& ssh, const Inventory& inv) {
   auto at = [&](const char* key, const char* otherwise) {  // the key's position, else the other's, else the map's
     YAML::Node n = Child(ssh, key);
     if (n.IsNull()) n = Child(ssh, otherwise);
@@ -183,7 +178,7 @@ Status CheckLeads(const Reader& r, const YAML::Node& ssh, const Inventory& inv) 
   return Status::Ok();
 }
 
-Status ReadRoot(const Reader& r, const YAML::Node& root, Inventory& inv) {
+Status ReadRoot(Reader& r, const YAML::Node& root, Inventory& inv) {
   RC_ASSIGN_OR_RETURN(auto entries, r.Entries(root, "", "inventory"));
   InventoryHost defaults;
   std::set<std::string> var_names;
@@ -237,35 +232,24 @@ Result<Inventory> ParseInventory(const std::string& text, const std::string& pat
   Inventory inv;
   inv.path = path_for_messages;
   inv.pos = {path_for_messages, 1, 1};
-  if (text.size() > kMaxInventoryBytes)
-    return Status::Invalid(path_for_messages + ": larger than " + std::to_string(kMaxInventoryBytes >> 20) + " MiB");
-  RC_RETURN_IF_ERROR(GuardYamlText(text, path_for_messages, {"inventory", 64, 4}));
-  Reader r(path_for_messages);
-  try {
-    YAML::Node root = YAML::Load(text);
-    if (!root.IsMap()) return Status::Invalid(path_for_messages + ":1:1: an inventory is a map of keys: " +
-                                              Join(Sections().at("")));
-    RC_RETURN_IF_ERROR(ReadRoot(r, root, inv));
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(path_for_messages + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
+  if (text.size() > kMaxInventoryBytes) {
+    return Status::Invalid(path_for_messages + ": is " + std::to_string(text.size()) + " bytes; a site inventory is at most " +
+                           FormatBytes(kMaxInventoryBytes));
   }
+  RC_ASSIGN_OR_RETURN(YAML::Node root, yaml::Parse(text, path_for_messages, kInventoryFormat));
+  if (!root.IsMap()) {
+    return At({path_for_messages, 1, 1}, std::string("the site inventory is ") + yaml::NodeKind(root) +
+                                             "; a site inventory is a map of keys: " + Join(Sections().at("")));
+  }
+  Reader r(path_for_messages);
+  // Messages may quote the inventory's values, which may hold control characters: keep them one line.
+  RC_RETURN_IF_ERROR(OneLine(ReadRoot(r, root, inv)));
   return inv;
 }
 
 Result<Inventory> LoadInventory(const std::string& path) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) return Status::NotFound("site inventory '" + path + "' does not exist");
-  if (fs::is_directory(status)) return Status::IoError("site inventory '" + path + "' is a directory, not a file");
-  const auto size = fs::file_size(path, ec);
-  if (ec) return Status::IoError("cannot read site inventory '" + path + "': " + ec.message());
-  if (size > kMaxInventoryBytes) return Status::IoError("site inventory '" + path + "' is larger than 4 MiB");
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (!in && !in.eof()) return Status::IoError("cannot read site inventory '" + path + "'");
-  return ParseInventory(buf.str(), path);
+  RC_ASSIGN_OR_RETURN(std::string text, ReadUserFile(path, {kInventoryFormat.what, kMaxInventoryBytes}));
+  return ParseInventory(text, path);
 }
 
 }  // namespace rackchaos::runner

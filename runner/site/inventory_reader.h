@@ -1,8 +1,7 @@
-// Reading a site inventory's YAML (runner/site/inventory.h): the key sections, a Reader that names
-// file:line:column in every error, and the checks of single values. Internal to runner/inventory*.cpp.
+// Reading a site inventory's YAML (runner/site/inventory.h): the key sections, a Reader over the one YAML
+// reader (core/yaml_reader.h) that names file:line:column in every error, and the checks of single values.
+// Internal to runner/site/inventory*.cpp.
 #pragma once
-
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -13,6 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/strings.h"
+#include "core/user_file.h"
+#include "core/yaml_reader.h"
 #include "runner/site/inventory.h"
 
 namespace rackchaos::runner::inventory_yaml {
@@ -45,119 +47,69 @@ inline bool IsSiteAction(const std::string& action) {
   return false;
 }
 
-inline std::string Join(const std::vector<std::string>& items, const std::string& sep = ", ") {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
+using yaml::Child;
 
-// The value under `key` of a map node, or a null node. yaml-cpp's operator[] on a missing key yields a
-// "zombie" node that throws on use, so look the key up by hand.
-inline YAML::Node Child(const YAML::Node& map, const std::string& key) {
-  if (!map.IsMap()) return YAML::Node();
-  for (auto it = map.begin(); it != map.end(); ++it)
-    if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
-  return YAML::Node();
-}
+inline const yaml::Format kInventoryFormat{"site inventory", 64, 4};
 
+// The inventory's view of the one YAML reader (core/yaml_reader.h): sections of InventoryKeys(), and the
+// checks of single values that reach command lines (one line of text, names, paths).
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  using Pairs = std::vector<std::pair<YAML::Node, YAML::Node>>;
 
-  SourcePos Pos(const YAML::Node& n) const {
-    YAML::Mark m = n.Mark();
-    return m.is_null() ? SourcePos{file_, 0, 0} : SourcePos{file_, m.line + 1, m.column + 1};
-  }
-  Status Error(const YAML::Node& n, const std::string& message) const { return At(Pos(n), message); }
+  explicit Reader(std::string file) : yaml_(std::move(file), kInventoryFormat) {}
 
-  // The entries of a map node whose keys must come from `section`, with duplicates refused.
-  Result<std::vector<std::pair<YAML::Node, YAML::Node>>> Entries(const YAML::Node& node, const std::string& section,
-                                                                 const std::string& where) const {
-    std::vector<std::pair<YAML::Node, YAML::Node>> out;
-    if (node.IsNull()) return out;
-    if (!node.IsMap()) return Error(node, where + " is not a map");
-    std::set<std::string> seen;
-    const std::vector<std::string>* keys = &Sections().at(section);
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      if (!it->first.IsScalar()) return Error(it->first, "a key in " + where + " is not a plain word");
-      const std::string key = it->first.Scalar();
-      if (std::find(keys->begin(), keys->end(), key) == keys->end())
-        return Error(it->first, "unknown key '" + key + "' in " + where + "; expected one of: " + Join(*keys));
-      if (!seen.insert(key).second) return Error(it->first, "duplicate key '" + key + "' in " + where);
-      out.emplace_back(it->first, it->second);
-    }
-    return out;
+  const std::string& file() const { return yaml_.file(); }
+  SourcePos Pos(const YAML::Node& n) const { return yaml_.Pos(n); }
+  Status Error(const YAML::Node& n, const std::string& message) const { return yaml_.Error(n, message); }
+
+  // The entries of a map node whose keys must come from `section` ("" = the top level), with unknown keys
+  // (and the nearest valid one) and duplicates refused.
+  Result<Pairs> Entries(const YAML::Node& node, const std::string& section, const std::string& where) {
+    return Collect(yaml_.Entries(node, section.empty() ? "" : where, Sections().at(section)));
   }
   // A map with free keys (env, vars, trays, injectors).
-  Result<std::vector<std::pair<YAML::Node, YAML::Node>>> OpenEntries(const YAML::Node& node,
-                                                                     const std::string& where) const {
-    std::vector<std::pair<YAML::Node, YAML::Node>> out;
-    if (node.IsNull()) return out;
-    if (!node.IsMap()) return Error(node, where + " is not a map");
-    std::set<std::string> seen;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      if (!it->first.IsScalar()) return Error(it->first, "a key in " + where + " is not a plain word");
-      if (!seen.insert(it->first.Scalar()).second)
-        return Error(it->first, "duplicate key '" + it->first.Scalar() + "' in " + where);
-      out.emplace_back(it->first, it->second);
-    }
-    return out;
+  Result<Pairs> OpenEntries(const YAML::Node& node, const std::string& where) {
+    return Collect(yaml_.Entries(node, where, {}, true));
   }
 
+  // One line of text: values reach command lines.
   Status Text(const YAML::Node& n, const std::string& what, std::string& out) const {
-    if (!n.IsScalar()) return Error(n, what + " must be a single value (a string)");
-    out = n.Scalar();
-    if (out.empty()) return Error(n, what + " is empty");
+    RC_RETURN_IF_ERROR(yaml_.String(Value(n, what), out, "one line of text"));
     if (out.find_first_of(std::string("\n\r\0", 3)) != std::string::npos)
       return Error(n, what + " spans lines; values reach command lines and must be one line of text");
     return Status::Ok();
   }
   Status Int(const YAML::Node& n, const std::string& what, int lo, int hi, int& out) const {
-    std::string text;
-    RC_RETURN_IF_ERROR(Text(n, what, text));
-    char* end = nullptr;
-    long v = std::strtol(text.c_str(), &end, 10);
-    if (*end != '\0' || v < lo || v > hi)
-      return Error(n, what + " '" + text + "' is not an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
-    out = static_cast<int>(v);
-    return Status::Ok();
+    return yaml_.Int(Value(n, what), lo, hi, out);
   }
   Status Bool(const YAML::Node& n, const std::string& what, bool& out) const {
-    std::string text;
-    RC_RETURN_IF_ERROR(Text(n, what, text));
-    if (text == "true" || text == "yes") out = true;
-    else if (text == "false" || text == "no") out = false;
-    else return Error(n, what + " '" + text + "' is not true or false");
-    return Status::Ok();
+    return yaml_.Bool(Value(n, what), out);
   }
   Status Dur(const YAML::Node& n, const std::string& what, Duration& out) const {
-    std::string text;
-    RC_RETURN_IF_ERROR(Text(n, what, text));
-    auto d = ParseDuration(text);
-    if (!d.ok()) return Error(n, what + ": " + d.status().message());
-    out = *d;
-    return Status::Ok();
+    return yaml_.Dur(Value(n, what), out);
   }
-  // A path relative to the inventory's directory; "~/" means $HOME.
-  Status Path(const YAML::Node& n, const std::string& what, std::string& out) const {
+  // A path relative to the inventory's directory; "~/" means $HOME. libssh reads the file (`kind` in
+  // messages) later: one that is there must be a regular file (a FIFO or a device would hang or flood it).
+  Status Path(const YAML::Node& n, const std::string& what, std::string_view kind, std::string& out) const {
     RC_RETURN_IF_ERROR(Text(n, what, out));
     if (out.rfind("~/", 0) == 0) {
       const char* home = std::getenv("HOME");
       out = std::string(home ? home : "") + out.substr(1);
     } else if (!std::filesystem::path(out).is_absolute()) {
-      out = (std::filesystem::path(file_).parent_path() / out).lexically_normal().string();
+      out = (std::filesystem::path(file()).parent_path() / out).lexically_normal().string();
     }
-    return Status::Ok();
+    const Status special = CheckNotSpecialFile(out, {kind, 0});
+    return special.ok() ? special : Error(n, what + ": " + special.message());
   }
-  Status StringMap(const YAML::Node& n, const std::string& what, bool env_names,
-                   std::map<std::string, std::string>& out) const {
+  Status StringMap(const YAML::Node& n, const std::string& what, bool env_names, std::map<std::string, std::string>& out) {
     RC_ASSIGN_OR_RETURN(auto entries, OpenEntries(n, what));
     for (const auto& [k, v] : entries) {
       const std::string key = k.Scalar();
       bool ok = !key.empty() && (std::isalpha(static_cast<unsigned char>(key[0])) || key[0] == '_');
       for (char c : key) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (!env_names && c == '-'));
       if (!ok)
-        return Error(k, "'" + key + "' in " + what + " is not a valid name (letters, digits and _" +
+        return Error(k, Quote(key) + " in " + what + " is not a valid name (letters, digits and _" +
                             (env_names ? "" : ", -") + ")");
       RC_RETURN_IF_ERROR(Text(v, what + "." + key, out[key]));
     }
@@ -165,20 +117,28 @@ class Reader {
   }
   // A list of values; `check` returns why a value is refused ("" = fine).
   Status StringList(const YAML::Node& n, const std::string& what, std::vector<std::string>& out,
-                    std::string (*check)(const std::string&)) const {
-    if (n.IsNull()) return Status::Ok();
-    if (!n.IsSequence()) return Error(n, what + " must be a list, e.g. [0, 1, 2, 3]");
-    for (const YAML::Node& item : n) {
+                    std::string (*check)(const std::string&)) {
+    RC_ASSIGN_OR_RETURN(auto items, yaml_.Items(Value(n, what), "a list, e.g. [0, 1, 2, 3]"));
+    for (const YAML::Node& item : items) {
       out.emplace_back();
       const std::string name = what + "[" + std::to_string(out.size() - 1) + "]";
       RC_RETURN_IF_ERROR(Text(item, name, out.back()));
-      if (std::string why = check(out.back()); !why.empty()) return Error(item, name + " '" + out.back() + "' " + why);
+      if (std::string why = check(out.back()); !why.empty()) return Error(item, name + " " + Quote(out.back()) + " " + why);
     }
     return Status::Ok();
   }
 
  private:
-  std::string file_;
+  // A value named `what` in messages, at its own position.
+  static yaml::Entry Value(const YAML::Node& n, const std::string& what) { return {what, what, n, n}; }
+  static Result<Pairs> Collect(Result<std::vector<yaml::Entry>> entries) {
+    if (!entries.ok()) return entries.status();
+    Pairs out;
+    for (yaml::Entry& e : *entries) out.emplace_back(e.key_node, e.value);
+    return out;
+  }
+
+  yaml::Reader yaml_;
 };
 
 // Linux's own rule for interface names (dev_valid_name): 1-15 bytes, not . or .., no '/', ':' or space.
@@ -217,10 +177,10 @@ inline std::string CheckUser(const std::string& v) {
 
 // A text field checked by `check`, which says what is wrong ("" = fine).
 inline Status CheckedText(const Reader& r, const YAML::Node& v, const char* key, std::string& out,
-                   std::string (*check)(const std::string&)) {
+                          std::string (*check)(const std::string&)) {
   RC_RETURN_IF_ERROR(r.Text(v, key, out));
   const std::string why = check(out);
-  return why.empty() ? Status::Ok() : r.Error(v, std::string(key) + " '" + out + "' " + why);
+  return why.empty() ? Status::Ok() : r.Error(v, std::string(key) + " " + Quote(out) + " " + why);
 }
 
 }  // namespace rackchaos::runner::inventory_yaml

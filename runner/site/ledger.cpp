@@ -11,6 +11,10 @@
 #include <vector>
 
 #include "reports/sqlite_db.h"
+#include <utility>
+
+#include "core/user_file.h"
+#include "core/wall_time.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -73,19 +77,6 @@ struct Ledger::State {
 
 std::string DefaultLedgerPath(const std::string& report_db) { return report_db + ".ledger"; }
 
-std::string LedgerWallNow() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-int64_t LedgerUnixNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 Ledger::Ledger(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Ledger::Ledger(Ledger&&) noexcept = default;
 Ledger& Ledger::operator=(Ledger&&) noexcept = default;
@@ -94,6 +85,10 @@ Ledger::~Ledger() = default;
 const std::string& Ledger::path() const { return state_->db.path(); }
 
 Result<Ledger> Ledger::Open(const std::string& path) {
+  // SQLite would block on a FIFO and read a device as a database; the lock file is opened read-write.
+  // Either is the user's path, so bad input (kInvalidArgument).
+  for (const auto& [file, what] : {std::pair{path, "fault ledger"}, std::pair{path + ".owners", "ledger lock file"}})
+    if (Status s = CheckNotSpecialFile(file, {what, 0}); !s.ok()) return Status::Invalid(s.message());
   auto state = std::make_unique<State>();
   RC_ASSIGN_OR_RETURN(state->db, Db::Open(path, reports::kOpenReadWrite | reports::kOpenCreate,
                                           reports::DbKind::kFaultLedger));
@@ -121,7 +116,7 @@ Result<int64_t> Ledger::BeginRun(const std::string& report_db, int64_t report_ru
   s.Bind(1, std::string_view(report_db));
   s.Bind(2, report_run);
   s.Bind(3, static_cast<int64_t>(::getpid()));
-  s.Bind(4, std::string_view(LedgerWallNow()));
+  s.Bind(4, std::string_view(WallStampNow()));
   RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
   if (!row) return Status::Internal(what + " in fault ledger '" + path() + "': no id returned");
   const int64_t id = s.Int(0);
@@ -164,7 +159,7 @@ Result<int64_t> Ledger::Record(const LedgerEntry& e) {
   if (e.expect) s.Bind(16, *e.expect);
   else s.BindNull(16);
   s.Bind(17, e.deadline_unix);
-  s.Bind(18, std::string_view(LedgerWallNow()));
+  s.Bind(18, std::string_view(WallStampNow()));
   RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
   if (!row) return Status::Internal(what + " in fault ledger '" + path() + "': no id returned");
   const int64_t id = s.Int(0);
@@ -186,7 +181,7 @@ Status Ledger::Close(int64_t entry, const std::string& note) {
   const std::string what = "closing entry " + std::to_string(entry);
   RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(
       "UPDATE ledger SET state = 'closed', closed_wall = ?, note = ? WHERE id = ?", what));
-  s.Bind(1, std::string_view(LedgerWallNow()));
+  s.Bind(1, std::string_view(WallStampNow()));
   s.Bind(2, std::string_view(note));
   s.Bind(3, entry);
   return s.Run(what);

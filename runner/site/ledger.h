@@ -59,14 +59,12 @@ struct LedgerRun {
 
 // "<report db>.ledger": where a report database's runs keep their ledger.
 std::string DefaultLedgerPath(const std::string& report_db);
-// "2024-05-01T12:00:00Z" now, and seconds since the Unix epoch now (ledger stamps only).
-std::string LedgerWallNow();
-int64_t LedgerUnixNow();
 
 class Ledger {
  public:
   // Opens or creates the ledger at `path`. Any number of processes may open one ledger at once (the
-  // WAL switch and the schema wait for one another, as the report's do).
+  // WAL switch and the schema wait for one another, as the report's do). kInvalidArgument when it (or
+  // its .owners lock file) is a directory, device, FIFO or socket.
   static Result<Ledger> Open(const std::string& path);
   // Opens an existing ledger without writing to it or creating anything next to it (for watchers such
   // as `rackchaos serve`): the readers work, the writers fail with kIoError. kNotFound when absent.

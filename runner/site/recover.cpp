@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/exit_code.h"
+#include "core/wall_time.h"
 #include "reports/store.h"
 #include "runner/ssh/ssh_pool.h"
 #include "runner/site/ssh_backend.h"
@@ -55,7 +56,9 @@ Status Replay(ssh::SshPool& pool, const LedgerEntry& e) {
 // Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it.
 Status AbortReportRun(const LedgerRun& run, const std::vector<FaultId>& recovered, int still_open,
                       RecoverResult& result) {
-  if (!std::filesystem::exists(run.report_db)) return Status::Ok();
+  // The path comes from the ledger: an error looking at it (not "absent") is ReportStore::Open's to report.
+  std::error_code ec;
+  if (!std::filesystem::exists(run.report_db, ec) && !ec) return Status::Ok();
   RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(run.report_db));
   RC_ASSIGN_OR_RETURN(reports::RunRow row, store.ReadRun(run.report_run));
   if (row.status != "running") return Status::Ok();
@@ -67,7 +70,7 @@ Status AbortReportRun(const LedgerRun& run, const std::vector<FaultId>& recovere
   std::string reason = "the runner (pid " + std::to_string(run.pid) + ") died; rackchaos recover reverted " +
                        std::to_string(recovered.size()) + " fault(s)";
   if (still_open > 0) reason += ", " + std::to_string(still_open) + " still open in the ledger";
-  RC_RETURN_IF_ERROR(store.FinishRun(run.report_run, "aborted", ToInt(ExitCode::kRuntimeError), LedgerWallNow(), reason));
+  RC_RETURN_IF_ERROR(store.FinishRun(run.report_run, "aborted", ToInt(ExitCode::kRuntimeError), WallStampNow(), reason));
   ++result.runs_aborted;
   result.lines.push_back("run " + std::to_string(run.report_run) + " in " + run.report_db + ": marked aborted (" +
                          reason + ")");

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/log.h"
+#include "core/wall_time.h"
 #include "runner/ssh/command_template.h"
 
 namespace rackchaos::runner {
@@ -195,7 +196,7 @@ Status SshBackend::ApplyFault(const std::string& key, const std::string& action,
     e.expect = baseline;
     // Staged faults land later (until_landing_); the deadline is their planned end all the same.
     if (auto d = options_.durations.find(cause); d != options_.durations.end())
-      e.deadline_unix = LedgerUnixNow() + ((staging_ ? until_landing_ : Duration{}) + d->second).us / 1000000;
+      e.deadline_unix = UnixSecondsNow() + ((staging_ ? until_landing_ : Duration{}) + d->second).us / 1000000;
     RC_ASSIGN_OR_RETURN(o.ledger_entry, options_.ledger->Record(e));
   }
   open_[key] = o;

@@ -2,23 +2,14 @@
 // wall-clock instant, or disarmed unrun (see ssh_backend.h and SshPool::ArmEach / FireAt). The
 // Backend's fault-group verbs (StageGroup, SealGroup, CommitGroup, AbandonGroup) are these steps.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <utility>
 
 #include "core/log.h"
+#include "core/wall_time.h"
 #include "runner/site/ssh_backend.h"
 
 namespace rackchaos::runner {
-
-namespace {
-
-int64_t UnixMicrosNow() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 int64_t SshBackend::UnixMicrosAt(Time t) const { return UnixMicrosNow() + (t - clock_.Now()).us; }
 Time SshBackend::TimeAtUnix(int64_t unix_us) const { return clock_.Now() + Duration::Micros(unix_us - UnixMicrosNow()); }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/log.h"
+#include "core/strings.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -21,14 +22,6 @@ JobState SchedulerState(const std::string& s) {
   if (s == "RUNNING") return JobState::kRunning;
   if (s == "PENDING" || s == "CONFIGURING" || s == "REQUEUED" || s == "RESIZING") return JobState::kQueued;
   return JobState::kFailed;  // NONE (gone), FAILED, TIMEOUT, CANCELLED, NODE_FAIL, ...
-}
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 }  // namespace
@@ -100,8 +93,8 @@ void SshMonitor::Tick() {
     t.failing = !a.ok;
     if (!a.ok) continue;
     t.last_seen = a.at;
-    for (const std::string& line : Split(a.out, '\n')) {
-      std::istringstream in(line);
+    for (std::string_view line : SplitLines(a.out)) {
+      std::istringstream in{std::string(line)};
       std::string key;
       long step = -1;
       double compute = 0, total = 0, send = 0;
@@ -178,8 +171,8 @@ void SshMonitor::Heartbeats(Time now) {
 }
 
 void SshMonitor::Links(const std::string& out, Time now) {
-  for (const std::string& line : Split(out, '\n')) {
-    std::istringstream in(line);
+  for (std::string_view line : SplitLines(out)) {
+    std::istringstream in{std::string(line)};
     std::string host, iface, state;
     if (!(in >> host >> iface >> state)) continue;
     auto t = tray_of_host_.find(host);
@@ -202,8 +195,8 @@ void SshMonitor::Links(const std::string& out, Time now) {
 }
 
 void SshMonitor::Jobs(const std::string& out, Time now) {
-  for (const std::string& line : Split(out, '\n')) {
-    std::istringstream in(line);
+  for (std::string_view line : SplitLines(out)) {
+    std::istringstream in{std::string(line)};
     std::string name, state, hosts;
     long ckpt = 0;
     if (!(in >> name >> state >> ckpt >> hosts)) continue;
@@ -211,8 +204,8 @@ void SshMonitor::Jobs(const std::string& out, Time now) {
     if (it == jobs_.end()) continue;
     Job& j = it->second;
     std::vector<ComponentId> trays;
-    for (const std::string& h : Split(hosts == "-" ? "" : hosts, ','))
-      if (auto t = tray_of_host_.find(h); t != tray_of_host_.end()) trays.push_back(trays_[t->second].id);
+    for (std::string_view h : hosts == "-" ? std::vector<std::string_view>{} : Split(hosts, ','))
+      if (auto t = tray_of_host_.find(std::string(h)); t != tray_of_host_.end()) trays.push_back(trays_[t->second].id);
     const JobState sched = SchedulerState(state);
     if (ckpt > j.ckpt) {
       j.ckpt = ckpt;

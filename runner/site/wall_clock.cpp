@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/wall_time.h"
+
 namespace rackchaos::runner {
 
 WallClock::WallClock(boost::asio::io_context& io)
@@ -13,9 +15,7 @@ Time WallClock::Now() const {
 }
 
 int64_t WallClock::UnixMicrosAt(Time t) const {
-  const int64_t unix_now =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return unix_now + (t - Now()).us;
+  return UnixMicrosNow() + (t - Now()).us;
 }
 
 TimerId WallClock::CallAt(Time at, std::function<void()> fn) {

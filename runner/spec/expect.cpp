@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/strings.h"
 #include "core/units.h"
 
 namespace rackchaos::runner {
@@ -156,13 +157,8 @@ Result<Gate> ParseGate(const std::string& text) {
   }
   if (at == std::string::npos)
     return Status::Invalid("'" + text + "' is not a gate; write METRIC OP VALUE, e.g. 'ttr.max < 30m' (OP: < <= > >= == !=)");
-  auto trim = [](std::string s) {
-    s.erase(0, s.find_first_not_of(" \t"));
-    s.erase(s.find_last_not_of(" \t") + 1);
-    return s;
-  };
-  g.metric = trim(text.substr(0, at));
-  std::string value = trim(text.substr(at + g.op.size()));
+  g.metric = std::string(Trim(std::string_view(text).substr(0, at)));
+  std::string value(Trim(std::string_view(text).substr(at + g.op.size())));
   std::string agg;
   const MetricDef* def = FindDef(g.metric, agg);
   if (!def) {

@@ -1,8 +1,10 @@
 #include "runner/ssh/host_key.h"
 
 #include <cstdlib>
-#include <fstream>
+#include <string_view>
 
+#include "core/strings.h"
+#include "core/user_file.h"
 #include "runner/ssh/libssh_handles.h"
 
 namespace rackchaos::ssh {
@@ -32,12 +34,15 @@ std::string DescribeRecordedKeys(const HostSpec& host) {
     const char* home = std::getenv("HOME");
     path = std::string(home ? home : "") + "/.ssh/known_hosts";
   }
-  std::ifstream in(path);
+  // Through the one reader: libssh has read this file already, but it may have been swapped since.
+  auto text = ReadUserFile(path, {"known_hosts file", kMaxKnownHostsBytes});
+  if (!text.ok()) return "a different key";
   const std::string name = KnownHostsName(host);
-  std::string line, recorded;
-  while (std::getline(in, line)) {
+  std::string recorded;
+  for (std::string_view view : SplitLines(*text)) {
     ssh_knownhosts_entry* raw = nullptr;
-    if (line.empty() || line[0] == '#') continue;
+    if (view.empty() || view[0] == '#') continue;
+    const std::string line(view);
     if (ssh_known_hosts_parse_line(name.c_str(), line.c_str(), &raw) != SSH_OK) continue;
     std::unique_ptr<ssh_knownhosts_entry, KnownHostsEntryDeleter> entry(raw);
     if (!entry || !entry->publickey) continue;

@@ -3,17 +3,10 @@
 #include <string_view>
 
 #include "runner/ssh/command_template.h"
+#include "core/wall_time.h"
 
 namespace rackchaos::ssh {
 namespace {
-
-// The transport is the edge where real time is measured: elapsed from the steady clock, start and
-// end stamps from the wall clock so they compare across hosts and with remote logs.
-int64_t WallMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void Capture(std::string& into, bool& truncated, uint64_t& total, const char* data, size_t len,
              size_t cap) {
@@ -132,7 +125,7 @@ bool RemoteCommand::Step(ssh_session session) {
       return true;
     }
     phase_ = Phase::kExec;
-    result_.start_wall_us = WallMicros();
+    result_.start_wall_us = UnixMicrosNow();
   }
   if (phase_ == Phase::kExec) {
     const int rc = ssh_channel_request_exec(channel_.get(), command_.c_str());
@@ -183,7 +176,7 @@ void RemoteCommand::Abort(const Status& status) {
 Status RemoteCommand::Release(const std::string& line) {
   if (!armed()) return Status::Internal(result_.host + ": the command is not armed");
   released_ = true;
-  result_.start_wall_us = WallMicros();  // the command's own release, not its arming
+  result_.start_wall_us = UnixMicrosNow();  // the command's own release, not its arming
   const std::string go = line + "\n";
   if (ssh_channel_write(channel_.get(), go.data(), static_cast<uint32_t>(go.size())) == SSH_ERROR) {
     const Status s = Status::Unavailable(result_.host + ": cannot release the armed command: " +
@@ -208,7 +201,7 @@ void RemoteCommand::Finish(Status status) {
   if (gated_) TakeLanded(result_, err_tail_);
   result_.status = std::move(status);
   if (!result_.status.ok()) result_.exit_status = -1;
-  result_.end_wall_us = WallMicros();
+  result_.end_wall_us = UnixMicrosNow();
   result_.elapsed = Duration::Micros(std::chrono::duration_cast<std::chrono::microseconds>(
                                          std::chrono::steady_clock::now() - submitted_)
                                          .count());

@@ -116,32 +116,40 @@ TEST_CASE("the shipped text parses as a site's own file would") {
   CHECK(m->gpu_shutdown_c == 92);
 }
 
-TEST_CASE("malformed catalogue YAML names the origin and the key") {
-  SUBCASE("missing key") {
+TEST_CASE("malformed catalogue YAML names the origin, line, column and the key") {
+  SUBCASE("misspelt key: the valid ones and the nearest") {
     auto m = ParseRackModel(Gb200With("  tdp_w: 1200", "  tdp: 1200"), "site.yaml");
     REQUIRE_FALSE(m.ok());
-    CHECK(m.status().message() == "site.yaml: gpu.tdp_w is missing");
+    CHECK(m.status().message().rfind("site.yaml:20:3: unknown key 'tdp' in gpu; expected one of: tdp_w, idle_w", 0) == 0);
+    CHECK(m.status().message().find("(did you mean 'tdp_w'?)") != std::string::npos);
   }
-  SUBCASE("wrong type names the key and its line") {
+  SUBCASE("missing key") {
+    auto m = ParseRackModel(Gb200With("  tdp_w: 1200", "  # tdp_w: 1200"), "site.yaml");
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message() == "site.yaml:21:3: missing required key 'tdp_w' in gpu");
+    m = ParseRackModel(Gb200With("nic:\n  gbit_per_s: 400", ""), "site.yaml");
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.status().message() == "site.yaml:1:1: missing required key 'nic' in the rack model");
+  }
+  SUBCASE("wrong type names the key, its line and column") {
     auto m = ParseRackModel(Gb200With("compute_trays: 18", "compute_trays: eighteen"), "site.yaml");
     REQUIRE_FALSE(m.ok());
-    CHECK(m.status().message() == "site.yaml: compute_trays has the wrong type (line 7)");
+    CHECK(m.status().message() == "site.yaml:7:16: compute_trays: 'eighteen' is not a number; expected an integer");
   }
   SUBCASE("bad duration names the key") {
     auto m = ParseRackModel(Gb200With("node_boot: 5m", "node_boot: 5"), "site.yaml");
     REQUIRE_FALSE(m.ok());
-    CHECK(m.status().message().find("site.yaml: service.node_boot") == 0);
+    CHECK(m.status().message().rfind("site.yaml:53:14: service.node_boot: '5' has no unit", 0) == 0);
   }
   SUBCASE("a section that is a scalar, not a map") {
-    // yaml-cpp throws when a scalar is subscripted; that must come back as a value, not escape.
     std::string text = Gb200With("nic:\n  gbit_per_s: 400", "nic: 400");
     Result<RackModel> m = Status::Internal("not parsed");
     CHECK_NOTHROW(m = ParseRackModel(text, "site.yaml"));
     REQUIRE_FALSE(m.ok());
-    CHECK(m.status().message() == "site.yaml: nic.gbit_per_s: nic is not a map (line 17)");
+    CHECK(m.status().message() == "site.yaml:17:6: nic is a scalar; expected a map of keys: gbit_per_s");
     CHECK_NOTHROW(m = ParseRackModel("just a sentence", "site.yaml"));
     REQUIRE_FALSE(m.ok());
-    CHECK(m.status().message() == "site.yaml: model: the file is not a map (line 1)");
+    CHECK(m.status().message().rfind("site.yaml:1:1: the rack model is a scalar; expected a map of keys: model, ", 0) == 0);
   }
   SUBCASE("syntax error names the line") {
     auto m = ParseRackModel("model: x\n  bad: [unclosed\n", "site.yaml");

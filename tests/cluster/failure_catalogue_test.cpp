@@ -38,7 +38,7 @@ TEST_CASE("chaos.catalogue: shapes are read per class, default 1, and must be po
   bad.replace(bad.find("gpu: 0.7"), 8, "gpu: 0");
   auto b = ParseFailureCatalogue(bad, "t.yaml");
   REQUIRE_FALSE(b.ok());
-  CHECK(b.status().message() == "t.yaml: shape.gpu must be above 0 and at most 20 (1 = exponential)");
+  CHECK(b.status().message() == "t.yaml:4:14: shape.gpu must be above 0 and at most 20 (1 = exponential)");
 }
 
 // Mean and coefficient of variation of n draws.
@@ -93,7 +93,15 @@ TEST_CASE("chaos.catalogue: burn-in takes llama3's counts and sets shapes below 
   // counts_from must name another shipped catalogue.
   auto self = ParseFailureCatalogue("name: x\nsource: s\ncounts_from: x\n", "x.yaml");
   REQUIRE_FALSE(self.ok());
-  CHECK(self.status().message() == "x.yaml: counts_from names no other shipped catalogue: 'x'");
+  CHECK(self.status().message() == "x.yaml:3:14: counts_from names no other shipped catalogue: 'x'");
+  // A file that takes another's counts cannot also list its own: they would be ignored.
+  auto both = ParseFailureCatalogue("name: x\nsource: s\ncounts_from: llama3\ncauses: []\n", "x.yaml");
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.status().message() == "x.yaml:4:1: causes comes from counts_from's catalogue; leave it out here");
+  // Keys are checked as everywhere else: a misspelt one is refused, not ignored.
+  auto typo = ParseFailureCatalogue(std::string(kTwoCauses) + "shapes: {gpu: 2}\n", "t.yaml");
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.status().message().find("unknown key 'shapes'") != std::string::npos);
 }
 
 }  // namespace

@@ -119,12 +119,12 @@ TEST_CASE("healer.policy: a bad value names origin:line and what is wrong") {
   auto range = ParsePolicy("name: x\ndetectors:\n  thermal:\n    samples: 0\n", "x.yaml");
   REQUIRE_FALSE(range.ok());
   CHECK(range.status().message() ==
-        "x.yaml:4:14: detectors.thermal.samples is 0; it must be a whole number from 1 to 1000");
+        "x.yaml:4:14: detectors.thermal.samples: '0' is out of range; expected an integer from 1 to 1000");
 
   auto type = ParsePolicy("name: x\nremediation:\n  gpu_reset: sometimes\n", "x.yaml");
   REQUIRE_FALSE(type.ok());
   CHECK(type.status().message() ==
-        "x.yaml:3:14: remediation.gpu_reset must be true or false; `rackchaos explain default` shows every key");
+        "x.yaml:3:14: remediation.gpu_reset: 'sometimes' is not a boolean; expected true or false");
 
   auto broken = ParsePolicy("name: x\ndetectors: [\n", "x.yaml");
   REQUIRE_FALSE(broken.ok());
@@ -132,7 +132,7 @@ TEST_CASE("healer.policy: a bad value names origin:line and what is wrong") {
 
   auto nameless = ParsePolicy("description: no name\n", "x.yaml");
   REQUIRE_FALSE(nameless.ok());
-  CHECK(nameless.status().message() == "x.yaml: a policy needs a name");
+  CHECK(nameless.status().message() == "x.yaml:1:1: a healer policy needs a name (e.g. name: site)");
 }
 
 TEST_CASE("healer.policy: a misspelt or misplaced key is refused with the keys that are valid there") {
@@ -140,15 +140,20 @@ TEST_CASE("healer.policy: a misspelt or misplaced key is refused with the keys t
   auto top = ParsePolicy("name: x\nrecheck: 5m\n", "x.yaml");
   REQUIRE_FALSE(top.ok());
   CHECK(top.status().message() ==
-        "x.yaml:2:1: unknown policy key 'recheck'; known keys: circuit_breaker, correlation_window, description, "
-        "detectors, name, remediation, repair, return_to_service, shared_domain_min_trays");
+        "x.yaml:2:1: unknown key 'recheck'; expected one of: name, description, detectors, correlation_window, "
+        "shared_domain_min_trays, circuit_breaker, remediation, repair, return_to_service");
   auto nested = ParsePolicy("name: x\ndetectors:\n  heartbeat:\n    missed_beat: 4\n", "x.yaml");
   REQUIRE_FALSE(nested.ok());
   CHECK(nested.status().message() ==
-        "x.yaml:4:5: unknown policy key 'missed_beat' in detectors.heartbeat; known keys: missed_beats");
+        "x.yaml:4:5: unknown key 'missed_beat' in detectors.heartbeat; expected one of: missed_beats (did you mean "
+        "'missed_beats'?)");
   auto scalar = ParsePolicy("name: x\ndetectors:\n  heartbeat: 3\n", "x.yaml");
   REQUIRE_FALSE(scalar.ok());
-  CHECK(scalar.status().message() == "x.yaml:3:14: detectors.heartbeat must be a map with keys: missed_beats");
+  CHECK(scalar.status().message() == "x.yaml:3:14: detectors.heartbeat is a scalar; expected a map of keys: missed_beats");
+  // Each key once: a second one would silently win.
+  auto twice = ParsePolicy("name: x\nrepair: {gpu: 1h, gpu: 2h}\n", "x.yaml");
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.status().message().rfind("x.yaml:2:19: duplicate key 'gpu' (first at x.yaml:2:10)", 0) == 0);
   for (const std::string& name : ShippedPolicyNames()) CHECK_MESSAGE(LoadPolicy(name).ok(), name);
   CHECK_FALSE(ParsePolicy("- a\n- b\n", "x.yaml").ok());
 }
@@ -185,7 +190,51 @@ TEST_CASE("healer.policy: a path loads a site's file - keys it leaves out keep t
 
   auto missing = LoadPolicy((dir / "nope.yaml").string());
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.status().message() == "cannot read healer policy file " + (dir / "nope.yaml").string());
+  CHECK(missing.status().code() == StatusCode::kNotFound);
+  CHECK(missing.status().message() == (dir / "nope.yaml").string() + ": no such healer policy file");
+  // A directory (or a device, FIFO or socket) is refused by what it is: core/user_file.h.
+  auto directory = LoadPolicy(dir.string() + "/");
+  REQUIRE_FALSE(directory.ok());
+  CHECK(directory.status().message().find("is a directory, not a regular file") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("healer.policy: a file that is no policy (a password file, a key, a token) is refused unquoted") {
+  // Naming the wrong file as --healer must not print its content (issue 26 item 1): the message names the
+  // file, line and column, and quotes at most a key that is a plain word.
+  std::string tmpl = (std::filesystem::temp_directory_path() / "rackchaos_policy_XXXXXX").string();
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  const std::filesystem::path dir = tmpl;
+  const std::string file = (dir / "policy.yaml").string();
+  const std::vector<std::string> texts = {
+      // /etc/shadow: a YAML key (it ends in ':'), not a plain word.
+      "root:$6$SECRETSALT$SECRETHASHSECRETHASH:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+      // /etc/passwd: a scalar.
+      "root:x:0:0:SECRET root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
+      // An SSH private key: a scalar over several lines.
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUSECRET\n-----END OPENSSH PRIVATE KEY-----\n",
+      // An API token alone on its line: a plain word, but the whole document.
+      "SECRETTOKEN_0123456789abcdef\n",
+      // A credentials map: the unknown key may be named, its value never.
+      "password: SECRETPASSWORD\n",
+      // An INI file.
+      "[SECRET]\nkey = SECRETVALUE\n",
+  };
+  for (const std::string& text : texts) {
+    {
+      std::ofstream out(file, std::ios::trunc);
+      out << text;
+    }
+    auto p = LoadPolicy(file);
+    INFO(text);
+    REQUIRE_FALSE(p.ok());
+    const std::string message = p.status().message();
+    INFO(message);
+    CHECK(p.status().code() == StatusCode::kInvalidArgument);
+    CHECK(message.rfind(file + ":", 0) == 0);  // FILE:LINE:COL
+    CHECK(message.find("SECRET") == std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -148,7 +148,7 @@ TEST_CASE("inventory: mistakes name file, line and column") {
   std::string text = kSmall;
   Replace(text, "address: 10.0.0.1", "adress: 10.0.0.1");
   CHECK(Error(text) == "site.yaml:5:16: unknown key 'adress' in hosts[0]; expected one of: name, address, port, user, "
-                       "identity_file, agent, known_hosts, env, vars");
+                       "identity_file, agent, known_hosts, env, vars (did you mean 'address'?)");
   text = kSmall;
   Replace(text, "dev {iface} down", "dev {ifce} down");
   CHECK(Error(text) == "site.yaml:10:12: injectors.link_down.apply: command template \"ip link set dev {ifce} down\", "

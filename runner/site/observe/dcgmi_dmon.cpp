@@ -68,13 +68,13 @@ Observed ParseDcgmiDmon(std::string_view output, const HostMap& host) {
   for (std::string_view line : SplitLines(output)) {
     ++line_no;
     std::string_view t = Trim(line);
-    if (t.empty() || StartsWith(t, "ID ") || t == "ID") continue;
-    if (StartsWith(line, "#Entity")) {
+    if (t.empty() || t.starts_with("ID ") || t == "ID") continue;
+    if (line.starts_with("#Entity")) {
       cols = HeaderColumns(line);
       have_header = true;
       continue;
     }
-    if (StartsWith(t, "Error")) {
+    if (t.starts_with("Error")) {
       bool no_engine = Contains(t, "unable to establish a connection");
       engine_down |= no_engine;
       out.Error(host.host, src, no_engine ? Problem::kUnavailable : Problem::kToolError, host.node, std::string(t));
@@ -82,9 +82,9 @@ Observed ParseDcgmiDmon(std::string_view output, const HostMap& host) {
     }
     if (Contains(t, "dmon was stopped")) continue;
     // "GPU 0 ..." rows; GPU-I, GPU-CI, Switch, CPU, link rows are other entities.
-    if (!StartsWith(line, "GPU ") || !have_header) {
-      if (StartsWith(line, "GPU-") || StartsWith(line, "Switch ") || StartsWith(line, "CPU") ||
-          StartsWith(line, "vGPU ") || StartsWith(line, "SW ") || StartsWith(line, "Link "))
+    if (!line.starts_with("GPU ") || !have_header) {
+      if (line.starts_with("GPU-") || line.starts_with("Switch ") || line.starts_with("CPU") ||
+          line.starts_with("vGPU ") || line.starts_with("SW ") || line.starts_with("Link "))
         continue;
       out.Error(host.host, src, Problem::kUnreadable, kNoComponent,
                 "line " + std::to_string(line_no) + (have_header ? " is not a dmon row: \"" : " comes before any header: \"") +
@@ -94,7 +94,7 @@ Observed ParseDcgmiDmon(std::string_view output, const HostMap& host) {
     std::string_view after = line.substr(4);
     size_t space = after.find(' ');
     std::string_view id_text = after.substr(0, space);
-    if (space != std::string_view::npos && StartsWith(Trim(after.substr(space)), "LINK")) continue;  // a link entity
+    if (space != std::string_view::npos && Trim(after.substr(space)).starts_with("LINK")) continue;  // a link entity
     uint64_t id = 0;
     if (!ParseCount(id_text, id) || id > 0xffff) {
       out.Error(host.host, src, Problem::kUnreadable, kNoComponent,

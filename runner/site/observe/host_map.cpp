@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/strings.h"
+
 namespace rackchaos::observe {
 
 const GpuAddress* HostMap::FindGpu(int index, std::string_view pci) const {
@@ -87,9 +89,9 @@ std::string NormalizePci(std::string_view text) {
     std::snprintf(buf, sizeof buf, "%08lx", d);
   std::string out = buf;
   out += ':';
-  for (char c : bus) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  out += ToLower(bus);
   out += ':';
-  for (char c : device) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  out += ToLower(device);
   return out;
 }
 

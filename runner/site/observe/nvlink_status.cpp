@@ -12,7 +12,7 @@ namespace {
 
 // "GPU 3: Tesla V100-SXM2-32GB (UUID: ...)" -> 3.
 bool GpuHeader(std::string_view line, int& index) {
-  if (!StartsWith(line, "GPU ")) return false;
+  if (!line.starts_with("GPU ")) return false;
   std::string_view rest = line.substr(4);
   size_t colon = rest.find(':');
   uint64_t idx = 0;
@@ -23,7 +23,7 @@ bool GpuHeader(std::string_view line, int& index) {
 
 // "Link 12: <rest>" -> 12, rest.
 bool LinkLine(std::string_view line, int& port, std::string_view& rest) {
-  if (!StartsWith(line, "Link ")) return false;
+  if (!line.starts_with("Link ")) return false;
   std::string_view s = line.substr(5);
   size_t colon = s.find(':');
   uint64_t p = 0;

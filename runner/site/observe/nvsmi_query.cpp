@@ -70,15 +70,15 @@ constexpr FieldNames kNvsmiNames{"temperature.gpu", "power.draw", "clocks.sm", "
 
 std::optional<NvsmiNotice> MatchNvsmiNotice(std::string_view line) {
   line = Trim(line);
-  if (StartsWith(line, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver") ||
-      StartsWith(line, "Failed to initialize NVML")) {
+  if (line.starts_with("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver") ||
+      line.starts_with("Failed to initialize NVML")) {
     return NvsmiNotice{DeviceState::kDriverDown, false, "", std::string(line)};
   }
   constexpr std::string_view kHandle = "Unable to determine the device handle for ";
-  if (!StartsWith(line, kHandle)) return std::nullopt;
+  if (!line.starts_with(kHandle)) return std::nullopt;
   std::string_view rest = line.substr(kHandle.size());
   // "GPU 0000:02:00.0: GPU is lost..." or "GPU0000:3B:00.0: Unknown Error" (both forms are printed).
-  if (StartsWith(rest, "GPU") || StartsWith(rest, "gpu")) rest.remove_prefix(3);
+  if (rest.starts_with("GPU") || rest.starts_with("gpu")) rest.remove_prefix(3);
   rest = Trim(rest);
   size_t sep = rest.find(": ");
   NvsmiNotice n;

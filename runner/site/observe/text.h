@@ -1,18 +1,13 @@
-// Small text helpers the observe parsers share: trimming, line splitting and strict number parsing
-// (whole field, finite values only). Pure functions, no allocation besides the returned vector.
+// Strict number parsing the observe parsers share (whole field, finite values only): the tools' output
+// is read field by field. Trimming, line splitting and searching are core/strings.h's. Pure functions.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
-#include <vector>
+
+#include "core/strings.h"
 
 namespace rackchaos::observe {
-
-std::string_view Trim(std::string_view s);  // spaces, tabs, \r and \n at both ends
-// Lines without their "\n" (and a trailing "\r"); no empty last line for text ending in "\n".
-std::vector<std::string_view> SplitLines(std::string_view text);
-bool StartsWith(std::string_view s, std::string_view prefix);
-bool Contains(std::string_view s, std::string_view part);
 
 // The whole of `s` as a finite decimal number ("612.5", "-3", "1e3"). False for "", "NaN", "inf", "12x".
 bool ParseNumber(std::string_view s, double& out);

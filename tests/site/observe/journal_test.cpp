@@ -3,9 +3,9 @@
 // rotation whose cursor file was vacuumed, a refused cursor and a cut-off answer.
 #include <doctest/doctest.h>
 
+#include "core/strings.h"
 #include "runner/site/observe/journal_entries.h"
 #include "runner/site/observe/journal_reader.h"
-#include "runner/site/observe/text.h"
 #include "tests/site/observe/samples.h"
 
 namespace ob = rackchaos::observe;
@@ -81,7 +81,7 @@ TEST_CASE("journal reader: the first poll is a starting point, then each Xid lin
 
 TEST_CASE("journal reader: rotation, then the cursor's file vacuumed") {
   const std::string poll1 = Sample("journal/rotation_poll1_export.txt");
-  const std::string cursor = std::string(ob::Trim(Sample("journal/rotation_cursor.txt")));
+  const std::string cursor = std::string(rackchaos::Trim(Sample("journal/rotation_cursor.txt")));
   ob::JournalReader r("tray07", 7);
   (void)r.OnOutput("");  // empty journal at the first poll
   // Poll 1 read up to "line 2" (the recorded cursor); pretend it ended there.
