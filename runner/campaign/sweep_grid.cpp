@@ -25,7 +25,7 @@ double Num(const std::string& v) { return std::strtod(v.c_str(), nullptr); }
 const std::vector<GridKey>& Keys() {
   static const std::vector<GridKey> kKeys = {
       {"healer", Type::kName, "default,aggressive", nullptr, nullptr},  // ValidateOptions::healer_policy
-      {"chaos.scale", Type::kInt, "1,10", [](Plan& p, const std::string& v) { p.chaos.scale = Int(v); }, nullptr},
+      {"chaos.scale", Type::kNumber, "0.5,2", [](Plan& p, const std::string& v) { p.chaos.scale = Num(v); }, nullptr},
       {"spares", Type::kCount, "0,2", [](Plan& p, const std::string& v) { p.cluster.spare_trays = Int(v); }, nullptr},
       {"checkpoint.interval", Type::kDuration, "10m,30m",
        [](Plan& p, const std::string& v) { for (JobSpec& j : p.jobs) j.checkpoint_interval = Dur(v); }, nullptr},

@@ -1,11 +1,13 @@
 #include "runner/cli/explain_cmd.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "cluster/catalogue.h"
+#include "cluster/failure_catalogue.h"
 #include "healer/detector.h"
 #include "healer/policy.h"
 #include "injectors/injector.h"
@@ -103,6 +105,54 @@ void ExplainMetric(const std::string& name, std::ostream& out) {
       << "\". Definitions: docs/metrics.md.\n";
 }
 
+// "0.0152": rates and shares with three significant digits.
+std::string Sig(double v) {
+  std::ostringstream s;
+  s.precision(3);
+  s << v;
+  return s.str();
+}
+
+// A component's mean time between failures at `per_hour`: years, days or hours, whichever reads best.
+std::string Mtbf(double per_hour) {
+  if (per_hour <= 0) return "never";
+  const double hours = 1 / per_hour;
+  char buf[48];
+  if (hours >= 2 * 8766) std::snprintf(buf, sizeof buf, "%.1f years", hours / 8766);
+  else if (hours >= 48) std::snprintf(buf, sizeof buf, "%.0f days", hours / 24);
+  else std::snprintf(buf, sizeof buf, "%.1f hours", hours);
+  return buf;
+}
+
+void ExplainCatalogue(const cluster::FailureCatalogue& c, bool shipped, std::ostream& out) {
+  out << c.name << " (failure catalogue, `chaos.catalogue`): " << c.source << "\n"
+      << (shipped ? "Shipped (embedded in the binary), from " : "Read from ") << c.file << ".\n\n"
+      << "Per class: failures per component-day, the mean time between failures of one component, Weibull shape\n";
+  for (cluster::FailureClass cls : cluster::kFailureClasses) {
+    const double rate = c.ClassRatePerHour(cls);
+    out << "  " << cluster::FailureClassName(cls) << ": " << (rate > 0 ? Sig(rate * 24) : "0") << " /day, MTBF "
+        << Mtbf(rate) << ", shape " << c.ShapeOf(cls) << "\n";
+  }
+  out << "\nCauses (a failure of a class picks its cause in proportion to the causes' rates):\n";
+  for (const cluster::FailureCause& f : c.causes) {
+    const double of_class = c.ClassRatePerHour(f.cls);
+    out << "  " << f.name << " [" << cluster::FailureClassName(f.cls) << "]: " << Sig(f.rate_per_hour * 24)
+        << " /day (MTBF " << Mtbf(f.rate_per_hour) << ", " << (of_class > 0 ? Sig(100 * f.rate_per_hour / of_class) : "0")
+        << "% of the class)";
+    if (f.count > 0) out << ", " << f.count << " in the reference run";
+    if (f.events) out << ", fitted from " << *f.events << " event(s)";
+    if (f.interval_low && f.interval_high)
+      out << ", 95% interval " << Sig(*f.interval_low) << " .. " << Sig(*f.interval_high) << " /day";
+    out << "; injects " << f.injector << (f.xid ? " xid " + std::to_string(f.xid) : "") << ", repair "
+        << FormatDuration(f.repair) << "\n";
+  }
+  out << "\nIn a plan: chaos: {catalogue: " << (shipped ? c.name : c.file)
+      << ", scale: 2.5, rates: {gpu: {per_day: 0.002}}} (scale and rates take decimals; rates as per_day or mtbf,\n"
+         "per class or per cause by name). Format: docs/catalogue.md.\n";
+  if (auto text = cluster::ShippedFailureCatalogueText(c.name); text && shipped)
+    out << "\nThe shipped YAML (copy it to a file, change it and name the file in `chaos.catalogue`):\n\n" << *text;
+}
+
 bool IsMetricName(const std::string& name) {
   for (const auto& [metric, d] : ExpectationMetrics())
     if (metric == name || metric.rfind(name + ".", 0) == 0) return true;
@@ -117,6 +167,7 @@ std::vector<std::string> ExplainableNames() {
   for (const auto& d : healer::DetectorTable()) names.push_back(d.name);
   for (const auto& m : cluster::CatalogueModelNames()) names.push_back(m);
   for (const auto& p : healer::ShippedPolicyNames()) names.push_back(p);
+  for (const auto& c : cluster::FailureCatalogueNames()) names.push_back(c);
   for (const auto& [metric, d] : ExpectationMetrics()) {
     names.push_back(metric);
     names.push_back(metric.substr(0, metric.rfind('.')));
@@ -137,6 +188,14 @@ Result<std::string> Explain(const std::string& name) {
   if (cluster::ShippedModelText(name)) section(), ExplainModel(name, out);
   if (healer::ShippedPolicyText(name)) section(), ExplainPolicy(name, out);
   if (IsMetricName(name)) section(), ExplainMetric(name, out);
+  const bool shipped_catalogue = cluster::ShippedFailureCatalogueText(name).has_value();
+  if (shipped_catalogue || cluster::IsCataloguePath(name)) {
+    auto c = cluster::LoadFailureCatalogue(name);  // a path: through core/user_file.h
+    if (!c.ok()) return c.status().code() == StatusCode::kInvalidArgument
+                            ? c.status()
+                            : Status(c.status().code(), "explain: " + c.status().message());
+    section(), ExplainCatalogue(*c, shipped_catalogue, out);
+  }
   if (out.tellp() > 0) return out.str();
 
   std::vector<std::pair<size_t, std::string>> near;
@@ -145,7 +204,7 @@ Result<std::string> Explain(const std::string& name) {
   std::string hint;
   for (size_t i = 0; i < near.size() && i < 3; ++i) hint += (i ? ", " : "") + near[i].second;
   return Status::NotFound("explain: unknown name '" + name + "'; nearest: " + hint +
-                          "; see `rackchaos list models|injectors|detectors|policies|metrics`");
+                          "; see `rackchaos list models|injectors|detectors|policies|metrics|catalogues`");
 }
 
 int CmdExplain(const std::string& name) {

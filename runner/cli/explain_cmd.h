@@ -1,5 +1,5 @@
 // `rackchaos explain NAME`: everything rackchaos knows about one injector, detector, rack model, healer
-// policy or gate metric, printed from the same tables the code runs on (injector parameter specs, the
+// policy, gate metric or failure catalogue (a shipped name or a catalogue file's path), printed from the same tables the code runs on (injector parameter specs, the
 // detector table, the embedded catalogue and policy YAML, the metric definitions, the inventory's
 // action table), so the text cannot drift from the behaviour.
 #pragma once

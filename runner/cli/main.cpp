@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/catalogue.h"
+#include "cluster/failure_catalogue.h"
 #include "core/log.h"
 #include "core/user_file.h"
 #include "healer/detector.h"
@@ -16,6 +17,7 @@
 #include "injectors/injector.h"
 #include "reports/escape.h"
 #include "runner/cli/blast_cmd.h"
+#include "runner/cli/catalogue_cmd.h"
 #include "runner/cli/commit.h"
 #include "runner/cli/dry_run.h"
 #include "core/exit_code.h"
@@ -194,6 +196,11 @@ int CmdList(const std::string& what) {
     }
   } else if (what == "metrics") {
     for (const auto& [name, desc] : rc::runner::ExpectationMetrics()) rows.emplace_back(name, desc);
+  } else if (what == "catalogues") {
+    for (const auto& name : rc::cluster::FailureCatalogueNames()) {
+      auto c = rc::cluster::LoadFailureCatalogue(name);
+      rows.emplace_back(name, c.ok() ? c->source : c.status().message());
+    }
   }
   PrintColumns(rows);
   return 0;
@@ -356,15 +363,31 @@ int main(int argc, char** argv) {
   serve->add_option("--threads", serve_args.threads, "Threads answering requests")->capture_default_str();
   add_common(serve, false);
 
-  auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics");
-  list->add_option("what", list_what, "models | injectors | detectors | policies | metrics")
+  auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics, catalogues");
+  list->add_option("what", list_what, "models | injectors | detectors | policies | metrics | catalogues")
       ->required()
-      ->check(CLI::IsMember({"models", "injectors", "detectors", "policies", "metrics"}));
+      ->check(CLI::IsMember({"models", "injectors", "detectors", "policies", "metrics", "catalogues"}));
+
+  rc::runner::CatalogueFitArgs fit_args;
+  auto* catalogue = app.add_subcommand("catalogue", "Failure catalogues from a site's own history (docs/catalogue.md)");
+  catalogue->require_subcommand(1);
+  auto* fit = catalogue->add_subcommand(
+      "fit", "A failure catalogue from incident logs (kernel Xids, NIC links, Slurm drains, sacctmgr events) over the "
+             "cluster's component-days, each rate with its 95% interval");
+  fit->add_option("logs", fit_args.logs, "Incident log files (kernel, Slurm, sacctmgr, sinfo -R; '-' = stdin)")->required();
+  fit->add_option("--cluster", fit_args.cluster, "A plan or site inventory: the components exposed")->required();
+  fit->add_option("--since", fit_args.since, "Start of the window, an ISO time such as 2026-01-01T00:00:00Z")->required();
+  fit->add_option("--until", fit_args.until, "End of the window (exclusive), an ISO time")->required();
+  fit->add_option("-o,--output", fit_args.output, "Write the catalogue here (default: YAML on stdout, summary on stderr)");
+  fit->add_option("--name", fit_args.name, "The catalogue's name")->capture_default_str();
+  fit->add_option("--tz", fit_args.tz, "Zone of stamps that print none (UTC, +02:00, Europe/Berlin)")->capture_default_str();
+  fit->add_option("--year", fit_args.year, "Year of log stamps that print none (journalctl, syslog)");
+  fit->add_option("--boot-time", fit_args.boot_time, "ISO time plain dmesg uptimes count from");
 
   std::string explain_name, init_model = "gb200-nvl72", init_dir = ".";
   int init_racks = 1;
-  auto* explain = app.add_subcommand("explain", "Parameters, units, defaults, simulator and real-mode behaviour of one injector, detector, model, policy or metric");
-  explain->add_option("name", explain_name, "A name from `rackchaos list ...`, e.g. link_down, gb200-nvl72, ttr")->required();
+  auto* explain = app.add_subcommand("explain", "Parameters, units, defaults, simulator and real-mode behaviour of one injector, detector, model, policy, metric or failure catalogue");
+  explain->add_option("name", explain_name, "A name from `rackchaos list ...` or a catalogue file, e.g. link_down, gb200-nvl72, ttr, llama3")->required();
   auto* init = app.add_subcommand("init", "Write a commented plan (plan.yaml) and site inventory (site.yaml) for a rack model");
   init->add_option("--model", init_model, "Catalogue model (`rackchaos list models`)")->capture_default_str();
   init->add_option("--racks", init_racks, "Racks of the model")->capture_default_str();
@@ -440,6 +463,7 @@ int main(int argc, char** argv) {
     replay_args.verbose = common.verbose > 0;
     return rc::runner::CmdReplay(replay_args);
   }
+  if (*fit) return rc::runner::CmdCatalogueFit(fit_args);
   if (*blast) return rc::runner::CmdBlast(blast_args);
   if (*spof) return rc::runner::CmdSpof(blast_args);
   return ToInt(ExitCode::kBadInput);

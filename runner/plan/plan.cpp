@@ -156,9 +156,11 @@ const std::vector<KeyInfo> kKeys = {
 
     {"chaos", "catalogue", T::kString, kRequired, 0, 0, "", "llama3",
      "A failure catalogue: llama3 (Meta, The Llama 3 Herd of Models, Table 5: 419 interruptions in 54 days on "
-     "16,384 GPUs), or burn-in (the same counts, with Weibull shapes 0.7 for GPUs and 0.8 for nodes: infant "
-     "mortality, a [guess])."},
-    {"chaos", "scale", T::kInt, kOptional, 1, 1000000, "1", "10", "Multiplies every failure rate, to stress a short run."},
+     "16,384 GPUs), burn-in (the same counts, with Weibull shapes 0.7 for GPUs and 0.8 for nodes: infant "
+     "mortality, a [guess]), or a catalogue file relative to the plan (a path ending in .yaml; "
+     "docs/catalogue.md, `rackchaos catalogue fit`)."},
+    {"chaos", "scale", T::kNumber, kOptional, 0, 1000000, "1", "2.5",
+     "Multiplies every failure rate, to stress a short run (or below 1 to slow it)."},
     {"chaos", "from", T::kDuration, kOptional, 0, 0, "0s", "1h", "When random failures start."},
     {"chaos", "until", T::kDuration, kOptional, 0, 0, "the plan's duration", "7d", "When random failures stop."},
     {"chaos", "one_per_domain", T::kBool, kOptional, 0, 0, "false", "true",
@@ -175,6 +177,12 @@ const std::vector<KeyInfo> kKeys = {
      "Percent of the catalogue's network failure rates (switch/cable, NIC)."},
     {"chaos.classes", "node", T::kInt, kOptional, 0, 1000000, "100", "0",
      "Percent of the catalogue's node failure rates (host maintenance, software, SSD, PSU, CPU, memory, ...)."},
+    {"chaos", "rates", T::kMap, kOptional, 0, 0, "the catalogue's", "{gpu: {per_day: 0.002}, \"faulty GPU\": {mtbf: 1500d}}",
+     "Sets rates the catalogue gives: a class (gpu, nic, node; its causes keep their proportions) or one cause "
+     "by its name, each as per_day or mtbf. Causes first, then classes; scale and classes apply on top."},
+    {"chaos.rates.NAME", "per_day", T::kNumber, kOptional, 0, 1000, "", "0.002",
+     "Failures per component-day (per GPU, NIC or compute tray of the class)."},
+    {"chaos.rates.NAME", "mtbf", T::kDuration, kOptional, 0, 0, "", "1500d", "Mean time between failures of one component."},
 
     {"healer", "policy", T::kString, kOptional, 0, 0, "default", "default",
      "A shipped policy name or a path to a policy YAML."},
@@ -218,6 +226,8 @@ std::string DescribeType(const KeyInfo& key) {
       return "a string";
     case T::kInt:
       return "an integer from " + std::to_string(key.min) + " to " + std::to_string(key.max);
+    case T::kNumber:
+      return "a number from " + std::to_string(key.min) + " to " + std::to_string(key.max) + " (decimals allowed)";
     case T::kUint64:
       return "an integer from 0 to 18446744073709551615";
     case T::kDuration:

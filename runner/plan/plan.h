@@ -94,8 +94,16 @@ struct HealerSpec {
 
 // Random failures over a window, drawn from a failure catalogue's per-component rates.
 struct ChaosSpec {
-  std::string catalogue;            // "llama3"; empty = no chaos
-  int scale = 1;                    // multiplies every rate (stress a short run)
+  std::string catalogue;            // "llama3" or a catalogue file (relative to the plan); empty = no chaos
+  double scale = 1;                 // multiplies every rate (stress a short run, or slow it: 0.5)
+  // `chaos.rates`: a class (gpu, nic, node) or a cause of the catalogue, by name, with its own rate per
+  // component-hour (written per component-day or as an MTBF). Checked against the catalogue by validation.
+  struct Rate {
+    std::string name;
+    double per_hour = 0;
+    SourcePos pos;
+  };
+  std::vector<Rate> rates;
   Time from{};
   std::optional<Time> until;        // default: the plan's duration
   bool one_per_domain = false;      // at most one chaos fault active at once per NVLink domain (rack)

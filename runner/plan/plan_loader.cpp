@@ -92,6 +92,30 @@ Status ReadChaosClasses(Reader& r, const Field& field, ChaosSpec& chaos) {
   return Status::Ok();
 }
 
+// `chaos.rates`: NAME -> {per_day: X} or {mtbf: D}, exactly one of the two.
+Status ReadChaosRates(Reader& r, const Field& field, ChaosSpec& chaos) {
+  RC_ASSIGN_OR_RETURN(auto names, r.Fields(field.value, "chaos.rates", "chaos.rates", /*open=*/true));
+  for (const Field& n : names) {
+    const std::string where = "chaos.rates." + n.key;
+    RC_ASSIGN_OR_RETURN(auto fields, r.Fields(n.value, "chaos.rates.NAME", where));
+    if (fields.size() != 1)
+      return At(r.Pos(n.key_node), where + ": give per_day or mtbf (one of them), e.g. " + n.key + ": {per_day: 0.002}");
+    ChaosSpec::Rate rate{n.key, 0, r.Pos(n.key_node)};
+    if (fields[0].key == "per_day") {
+      double per_day = 0;
+      RC_RETURN_IF_ERROR(r.Read(fields[0], per_day));
+      rate.per_hour = per_day / 24;
+    } else {
+      Duration mtbf{};
+      RC_RETURN_IF_ERROR(r.Read(fields[0], mtbf));
+      if (mtbf <= Duration{}) return At(r.Pos(fields[0]), where + ".mtbf must be longer than 0s (e.g. 1500d)");
+      rate.per_hour = 3600 / mtbf.Seconds();
+    }
+    chaos.rates.push_back(std::move(rate));
+  }
+  return Status::Ok();
+}
+
 Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
   chaos.pos = r.Pos(field);
   RC_ASSIGN_OR_RETURN(auto fields, r.Fields(field.value, "chaos", "chaos"));
@@ -111,6 +135,8 @@ Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
       RC_RETURN_IF_ERROR(r.Read(f, chaos.min_gap.emplace()));
     else if (f.key == "classes")
       RC_RETURN_IF_ERROR(ReadChaosClasses(r, f, chaos));
+    else if (f.key == "rates")
+      RC_RETURN_IF_ERROR(ReadChaosRates(r, f, chaos));
   }
   return Status::Ok();
 }

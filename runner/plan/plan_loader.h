@@ -31,12 +31,12 @@ inline constexpr size_t kMaxPlanNodes = 1'000'000;  // nodes the loader will vis
 // One key the plan format accepts. The loader validates against this table, and docs are generated
 // from it, so the two cannot drift apart.
 struct KeyInfo {
-  enum class Type { kString, kInt, kUint64, kDuration, kMap, kList, kSelector, kPick, kBool };
+  enum class Type { kString, kInt, kNumber, kUint64, kDuration, kMap, kList, kSelector, kPick, kBool };
   std::string_view section;  // "" = top level; "cluster", "workload.jobs[]", "faults[]", ...
   std::string_view key;
   Type type;
   bool required = false;
-  int64_t min = 0, max = 0;        // inclusive bounds for kInt
+  int64_t min = 0, max = 0;        // inclusive bounds for kInt and kNumber
   std::string_view default_value;  // as documentation text; empty when required or absent means "none"
   std::string_view example;        // a valid value, used in messages: "e.g. racks: 2"
   std::string_view description;

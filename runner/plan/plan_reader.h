@@ -82,6 +82,14 @@ class Reader {
     out = static_cast<int>(value);  // the key table's bounds are within int
     return Status::Ok();
   }
+  Status Read(const Field& f, double& out) const {
+    double value = 0;
+    RC_RETURN_IF_ERROR(yaml_.Number(f, value, Expected(f)));
+    if (value < static_cast<double>(f.info->min) || value > static_cast<double>(f.info->max))
+      return yaml_.TypeError(f, "is out of range", Expected(f));
+    out = value;
+    return Status::Ok();
+  }
   Status Read(const Field& f, bool& out) const { return yaml_.Bool(f, out, Expected(f)); }
   Status Read(const Field& f, uint64_t& out) const { return yaml_.Uint64(f, out, Expected(f)); }
   Status Read(const Field& f, Duration& out) const { return yaml_.Dur(f, out); }

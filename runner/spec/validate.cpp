@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <map>
 
-#include "cluster/failure_catalogue.h"
 #include "core/rng.h"
 #include "runner/spec/safety.h"
 #include "runner/plan/selector.h"
+#include "runner/spec/validate_chaos.h"
 #include "runner/spec/validate_regions.h"
 
 namespace rackchaos::runner {
@@ -173,90 +173,6 @@ Status ValidateFaults(const Plan& plan, RunSpec& spec) {
   return Status::Ok();
 }
 
-// Burn-in limits on drawn chaos, applied in time order: a draw is dropped when it comes sooner than
-// min_gap after the last kept one, or (one_per_domain) while a kept one is still active in its rack,
-// the NVLink domain of every catalogue model. Dropping (not delaying) keeps the other draws' times.
-std::vector<ResolvedFault> ThinChaos(const ChaosSpec& chaos, const cluster::Topology& topo, std::vector<ResolvedFault> drawn) {
-  if (!chaos.one_per_domain && !chaos.min_gap) return drawn;
-  std::vector<ResolvedFault> kept;
-  std::map<ComponentId, Time> busy_until;  // per rack
-  for (ResolvedFault& f : drawn) {
-    if (chaos.min_gap && !kept.empty() && f.at < kept.back().at + *chaos.min_gap) continue;
-    ComponentId rack = topo.RackOf(f.target.component);
-    if (chaos.one_per_domain) {
-      auto busy = busy_until.find(rack);
-      if (busy != busy_until.end() && f.at < busy->second) continue;
-      busy_until[rack] = f.duration ? f.at + *f.duration : Time::Max();
-    }
-    kept.push_back(std::move(f));
-  }
-  return kept;
-}
-
-// Chaos: every component of a failure class fails as a renewal process (exponential, or Weibull with the
-// catalogue's shape for the class) at the catalogue's rate (times
-// `scale` and the class's percentage); each failure picks its cause in proportion to the causes' counts and lasts its repair time.
-// Drawn here, from the seed, so the whole timeline is known (and shown by `validate`) before the run.
-Status ExpandChaos(const ChaosSpec& chaos, Time until, RunSpec& spec) {
-  auto cat = cluster::LoadFailureCatalogue(chaos.catalogue);
-  if (!cat.ok()) return At(chaos.pos, cat.status().message());
-  const cluster::Topology& topo = spec.topology;
-  Rng rng = Rng(spec.seed).Fork("chaos." + chaos.catalogue);
-  std::vector<ResolvedFault> drawn;
-  for (cluster::FailureClass cls : {cluster::FailureClass::kGpu, cluster::FailureClass::kNic, cluster::FailureClass::kNode}) {
-    std::vector<const cluster::FailureCause*> causes;
-    double rate = 0, weight = 0;
-    const int percent = cls == cluster::FailureClass::kGpu   ? chaos.gpu_percent
-                        : cls == cluster::FailureClass::kNic ? chaos.nic_percent
-                                                             : chaos.node_percent;
-    for (const auto& c : cat->causes)
-      if (c.cls == cls) {
-        causes.push_back(&c);
-        rate += c.rate_per_hour * chaos.scale * (percent / 100.0);  // x1.0 exactly at the default
-        weight += c.count;
-      }
-    if (causes.empty() || rate <= 0) continue;
-    std::vector<ComponentId> parts;
-    for (const cluster::Component& c : topo.components()) {
-      bool match = (cls == cluster::FailureClass::kGpu && c.kind == cluster::Kind::kGpu) ||
-                   (cls == cluster::FailureClass::kNic && c.kind == cluster::Kind::kNic) ||
-                   (cls == cluster::FailureClass::kNode && c.kind == cluster::Kind::kComputeTray);
-      if (match) parts.push_back(c.id);
-    }
-    for (ComponentId part : parts) {
-      Time t = chaos.from + Duration::FromSecondsF(cluster::HoursToNextFailure(rng, rate, cat->ShapeOf(cls)) * 3600);
-      while (t < until) {
-        double pick = rng.Uniform() * weight;
-        const cluster::FailureCause* cause = causes.back();
-        for (const auto* c : causes) {
-          if (pick < c->count) { cause = c; break; }
-          pick -= c->count;
-        }
-        const injectors::Injector* inj = injectors::FindInjector(cause->injector);
-        if (!inj) return Status::Internal("failure catalogue names unknown injector " + cause->injector);
-        injectors::Params params;
-        if (cause->xid) params["xid"] = cause->xid;
-        std::optional<Duration> repair;
-        if (cause->repair > Duration{}) repair = cause->repair;
-        drawn.push_back({kNoFault, inj, {part, -1}, params, t, repair, "chaos " + chaos.catalogue + ": " + cause->name,
-                         chaos.pos});
-        t = t + cause->repair + Duration::FromSecondsF(cluster::HoursToNextFailure(rng, rate, cat->ShapeOf(cls)) * 3600);
-      }
-    }
-  }
-  // Ids follow time, after the plan's own faults, so reports read in order.
-  auto by_time = [](const ResolvedFault& a, const ResolvedFault& b) { return a.at < b.at; };
-  std::stable_sort(drawn.begin(), drawn.end(), by_time);
-  drawn = ThinChaos(chaos, topo, std::move(drawn));
-  FaultId next = static_cast<FaultId>(spec.faults.size() + 1);
-  for (ResolvedFault& f : drawn) {
-    f.id = next++;
-    spec.faults.push_back(std::move(f));
-  }
-  std::stable_sort(spec.faults.begin(), spec.faults.end(), by_time);
-  return Status::Ok();
-}
-
 Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   RunSpec spec;
   spec.seed = options.seed.value_or(plan.seed);
@@ -306,7 +222,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   if (!plan.chaos.catalogue.empty()) {
     std::optional<Time> until = plan.chaos.until ? plan.chaos.until : plan.duration;
     if (!until) return At(plan.chaos.pos, "chaos needs an end: set chaos.until or the plan's duration (e.g. duration: 7d)");
-    RC_RETURN_IF_ERROR(ExpandChaos(plan.chaos, *until, spec));
+    RC_RETURN_IF_ERROR(ExpandChaos(plan.chaos, plan.path, *until, spec));  // validate_chaos.cpp
   }
 
   std::string policy_name = options.healer_policy.empty() ? plan.healer.policy : options.healer_policy;

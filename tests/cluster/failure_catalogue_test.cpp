@@ -106,3 +106,65 @@ TEST_CASE("chaos.catalogue: burn-in takes llama3's counts and sets shapes below 
 
 }  // namespace
 }  // namespace rackchaos::cluster
+
+namespace rackchaos::cluster {
+namespace {
+
+TEST_CASE("chaos.catalogue: a cause's rate as a count with a reference, per component-day or as an MTBF") {
+  auto c = ParseFailureCatalogue(R"(name: t
+source: test
+reference: {gpus: 64, gpus_per_node: 8, days: 10}
+causes:
+  - {name: counted, count: 64, class: node, injector: tray_pull, repair: 2h}
+  - {name: daily, rate: 0.25, class: gpu, injector: gpu_fail, repair: 4h, events: 3, interval: [0.1, 0.7]}
+  - {name: yearly, mtbf: 365d, class: nic, injector: link_down, repair: 30m}
+)", "t.yaml");
+  REQUIRE_MESSAGE(c.ok(), c.status().ToString());
+  REQUIRE(c->causes.size() == 3);
+  CHECK(c->causes[0].rate_per_hour * 24 == doctest::Approx(64.0 / (8 * 10)));  // 8 nodes x 10 days
+  CHECK(c->causes[1].rate_per_hour * 24 == doctest::Approx(0.25));
+  CHECK(*c->causes[1].events == 3);
+  CHECK(*c->causes[1].interval_high == 0.7);
+  CHECK(c->causes[2].rate_per_hour * 24 * 365 == doctest::Approx(1));
+  CHECK(c->ClassRatePerHour(FailureClass::kGpu) == c->causes[1].rate_per_hour);
+}
+
+TEST_CASE("chaos.catalogue: a rate given twice, none, or a count without a reference is refused at its place") {
+  auto message = [](const std::string& cause, bool reference = true) {
+    auto c = ParseFailureCatalogue(std::string("name: t\nsource: s\n") +
+                                       (reference ? "reference: {gpus: 8, gpus_per_node: 8, days: 1}\n" : "") +
+                                       "causes:\n  - " + cause + "\n",
+                                   "t.yaml");
+    return c.ok() ? std::string("ok") : c.status().message();
+  };
+  CHECK(message("{name: a, count: 1, rate: 0.1, class: gpu, injector: gpu_fail, repair: 1h}") ==
+        "t.yaml:5:25: causes[0]: give one of count, rate and mtbf, not two");
+  CHECK(message("{name: a, class: gpu, injector: gpu_fail, repair: 1h}") ==
+        "t.yaml:5:5: causes[0]: give the cause's rate as count, rate or mtbf (e.g. rate: 0.00067)");
+  CHECK(message("{name: a, count: 3, class: gpu, injector: gpu_fail, repair: 1h}", false) ==
+        "t.yaml:4:5: causes[0] gives a count, which needs reference: {gpus, gpus_per_node, days}");
+  CHECK(message("{name: a, mtbf: 0s, class: gpu, injector: gpu_fail, repair: 1h}") ==
+        "t.yaml:5:21: causes[0].mtbf must be longer than 0s (e.g. 1500d)");
+  CHECK(message("{name: a, rate: 0.1, class: gpu, injector: gpu_fail, repair: 1h, interval: [0.2, 0.1]}") ==
+        "t.yaml:5:80: causes[0].interval must be two numbers, low then high, e.g. [0.00031, 0.0012]");
+  CHECK(message("{name: a, rate: 0.1, class: gpu, injector: gpu_fail, repair: 1h, colour: red}") ==
+        "t.yaml:5:70: unknown key 'colour' in causes[0]; expected one of: name, count, rate, mtbf, class, injector, "
+        "xid, repair, events, interval");
+}
+
+TEST_CASE("chaos.catalogue: a path is read as a file, a shipped name from the binary") {
+  CHECK(IsCataloguePath("site.yaml"));
+  CHECK(IsCataloguePath("catalogues/site"));
+  CHECK_FALSE(IsCataloguePath("llama3"));
+  auto missing = LoadFailureCatalogue("/nonexistent/site.yaml");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == StatusCode::kNotFound);
+  auto unknown = LoadFailureCatalogue("llama4");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message() ==
+        "unknown failure catalogue 'llama4'; known: burn-in, llama3, or a catalogue file (a path ending in .yaml, "
+        "docs/catalogue.md)");
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster
