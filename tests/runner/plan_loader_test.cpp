@@ -256,6 +256,8 @@ TEST_CASE("every example in the key table is accepted") {
       yaml = "name: x\ncluster:\n  regions:\n    - name: east\n      racks: 2\n      spares:\n        " + entry;
     else if (k.section == "chaos.classes")
       yaml = "name: x\nchaos:\n  catalogue: llama3\n  classes:\n    " + entry;
+    else if (k.section == "chaos.rates.NAME")
+      yaml = "name: x\nchaos:\n  catalogue: llama3\n  rates:\n    gpu:\n      " + entry;
     else if (k.section == "workload.jobs[]")
       yaml = std::string("name: x\nworkload:\n  jobs:\n    - ") + (k.key == "name" ? "" : "name: j\n      ") +
              (k.key == "gpus" ? "" : "gpus: 64\n      ") + entry;
