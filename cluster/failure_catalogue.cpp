@@ -44,7 +44,8 @@ const std::vector<CatalogueKey> kKeys = {
     {"causes[]", "class", "gpu, nic or node", true, "gpu",
      "The components that fail: every GPU, every NIC or every compute tray of the plan's cluster."},
     {"causes[]", "injector", "an injector name", true, "gpu_fail",
-     "How the failure is injected (`rackchaos list injectors`): gpu_fail, process_crash, link_down, tray_pull."},
+     "How the failure is injected (`rackchaos list injectors`), an injector that takes the class's components: "
+     "gpu_fail or process_crash for gpu, link_down for nic, tray_pull for node."},
     {"causes[]", "xid", "an integer from 0 to 1000000", false, "79", "For gpu_fail: the Xid the driver prints."},
     {"causes[]", "repair", "a duration (4h, 90m, 0s)", true, "4h",
      "How long until the part is back: the fault's duration (0s: it reverts at once, e.g. a process crash)."},

@@ -5,7 +5,6 @@
 // generated from FailureCatalogueKeys(), the table the loader reads against.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,14 +76,12 @@ std::vector<std::string> FailureCatalogueNames();
 // '/'. A plan resolves such a name relative to its own folder.
 bool IsCataloguePath(std::string_view name_or_path);
 // A shipped catalogue by name, or (IsCataloguePath) the file at that path, read through core/user_file.h
-// (a regular file of at most kMaxCatalogueBytes). NotFound names the shipped ones and the path form.
+// (a regular file of at most its kMaxCatalogueBytes, 1 MiB). NotFound names the shipped ones and the path form.
 Result<FailureCatalogue> LoadFailureCatalogue(const std::string& name_or_path);
 // Parses a catalogue from YAML text (a shipped one, a file's or a test's); `origin` names it in errors,
 // which read "ORIGIN:LINE:COL: what is wrong".
 Result<FailureCatalogue> ParseFailureCatalogue(const std::string& yaml_text, const std::string& origin);
 // The shipped catalogue's YAML text, or nullopt for an unknown name.
 std::optional<std::string_view> ShippedFailureCatalogueText(std::string_view name);
-
-inline constexpr uint64_t kMaxCatalogueBytes = 1u << 20;
 
 }  // namespace rackchaos::cluster

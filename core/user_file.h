@@ -34,6 +34,7 @@ inline constexpr uint64_t kMaxPolicyBytes = 1u << 20;
 inline constexpr uint64_t kMaxGpuMapBytes = 16u << 20;
 inline constexpr uint64_t kMaxIncidentLogBytes = uint64_t{16} << 30;
 inline constexpr uint64_t kMaxKnownHostsBytes = 4u << 20;
+inline constexpr uint64_t kMaxCatalogueBytes = 1u << 20;
 
 // An open user file, read in blocks (incident logs stream through it). Move-only; closes on destruction
 // (standard input is left open). Not thread-safe.

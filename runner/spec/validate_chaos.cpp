@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "core/rng.h"
 #include "core/strings.h"
+#include "injectors/injector.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -34,6 +37,28 @@ bool OfClass(cluster::FailureClass cls, cluster::Kind kind) {
   return (cls == cluster::FailureClass::kGpu && kind == cluster::Kind::kGpu) ||
          (cls == cluster::FailureClass::kNic && kind == cluster::Kind::kNic) ||
          (cls == cluster::FailureClass::kNode && kind == cluster::Kind::kComputeTray);
+}
+
+// Every cause's injector must take a component of the cause's class (gpu_fail a GPU, link_down a NIC,
+// tray_pull a compute tray): checked on the first component of the class, the error at the cause's
+// `injector` with the catalogue injectors that would do.
+Status CheckCauseTargets(const cluster::FailureCatalogue& cat, const cluster::Topology& topo) {
+  for (const cluster::FailureCause& c : cat.causes) {
+    const injectors::Injector* inj = injectors::FindInjector(c.injector);
+    auto part = std::find_if(topo.components().begin(), topo.components().end(),
+                             [&](const cluster::Component& comp) { return OfClass(c.cls, comp.kind); });
+    if (inj == nullptr || part == topo.components().end()) continue;
+    const cluster::Target target{part->id, -1};
+    const Status s = inj->CheckTarget(topo, target);
+    if (s.ok()) continue;
+    std::vector<std::string> fit;
+    for (const char* name : {"gpu_fail", "process_crash", "link_down", "tray_pull"})
+      if (const injectors::Injector* other = injectors::FindInjector(name); other && other->CheckTarget(topo, target).ok())
+        fit.emplace_back(name);
+    return At(c.pos, "cause " + Quote(c.name) + " (class " + cluster::FailureClassName(c.cls) + "): " + s.message() +
+                         "; injectors for class " + cluster::FailureClassName(c.cls) + ": " + Join(fit));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -84,6 +109,7 @@ Result<cluster::FailureCatalogue> PlanCatalogue(const ChaosSpec& chaos, const st
 Status ExpandChaos(const ChaosSpec& chaos, const std::string& plan_path, Time until, RunSpec& spec) {
   RC_ASSIGN_OR_RETURN(cluster::FailureCatalogue cat, PlanCatalogue(chaos, plan_path));
   const cluster::Topology& topo = spec.topology;
+  RC_RETURN_IF_ERROR(CheckCauseTargets(cat, topo));
   // Forked by the catalogue's name (a shipped one's name is the one a plan writes), not by its path.
   Rng rng = Rng(spec.seed).Fork("chaos." + cat.name);
   std::vector<ResolvedFault> drawn;

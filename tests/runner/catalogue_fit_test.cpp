@@ -3,12 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
 
 #include "cluster/failure_catalogue.h"
+#include "runner/cli/catalogue_cmd.h"
 #include "runner/incident/importer.h"
 #include "runner/incident/log_line.h"
 #include "runner/replay/catalogue_fit.h"
@@ -140,4 +142,137 @@ TEST_CASE("catalogue fit: the fitted file runs as a plan's chaos.catalogue and d
   REQUIRE(out.run_id > 0);
   CHECK(runner::testing::QueryNumber(db, "select count(distinct fault_id) from faults where selector like 'chaos site: %'") ==
         static_cast<double>(spec->faults.size()));
+}
+
+namespace {
+
+// A kernel log with known counts in January 2026 on 31 hosts: 10 NIC link downs (each up again 90 minutes
+// later), 3 Xid 48 and 2 Xid 79 on different hosts, and one link down in February (outside the window).
+std::string KnownCountsLog() {
+  std::string log;
+  auto line = [&](int day, const char* hhmm, int host, const std::string& text) {
+    char stamp[64];
+    std::snprintf(stamp, sizeof stamp, "2026-%s-%02dT%s:00+00:00 node%02d kernel: ", day > 31 ? "02" : "01",
+                  day > 31 ? day - 31 : day, hhmm, host);
+    log += stamp + text + "\n";
+  };
+  for (int i = 1; i <= 10; ++i) {
+    line(i, "10:00", i, "mlx5_core 0000:1a:00.0 ibp26s0: Link down");
+    line(i, "11:30", i, "mlx5_core 0000:1a:00.0 ibp26s0: Link up");
+  }
+  for (int i = 11; i <= 13; ++i)
+    line(i, "08:00", i, "NVRM: Xid (PCI:0000:9b:00): 48, pid=1, name=python, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.");
+  for (int i = 14; i <= 15; ++i)
+    line(i, "08:00", i, "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python, GPU has fallen off the bus.");
+  line(34, "10:00", 20, "mlx5_core 0000:1a:00.0 ibp26s0: Link down");
+  return log;
+}
+
+}  // namespace
+
+TEST_CASE("catalogue fit: known counts give count / exposure and the Garwood interval; few events and empty classes warn") {
+  TempDir dir("catalogue-fit-known");
+  std::ofstream(dir.path / "kernel.log") << KnownCountsLog();
+  incident::IncidentImporter importer;
+  REQUIRE(importer.ImportFile((dir.path / "kernel.log").string()).ok());
+  runner::FitOptions o = SampleOptions();
+  o.components[0] = 100;  // GPUs: 3100 GPU-days
+  o.components[1] = 50;   // NICs: 1550 NIC-days
+  o.components[2] = 25;   // trays: 775 tray-days
+  const runner::CatalogueFit fit = runner::FitCatalogue(importer.Finish(), o);
+
+  CHECK(fit.failures == 15);
+  CHECK(fit.outside_window == 1);
+  std::map<std::string, const runner::FitCause*> by_name;
+  for (const runner::FitCause& c : fit.causes) by_name[c.cause.name] = &c;
+  REQUIRE(by_name.size() == 3);
+  // {name, events, exposure, the 95% interval in events (R: poisson.test(k)$conf.int)}
+  struct Want {
+    const char* name;
+    int k;
+    double exposure, low, high;
+  };
+  for (const Want& w : {Want{"NIC link down", 10, 1550, 4.795389, 18.390356},
+                        Want{"Xid 48: Double-bit ECC error", 3, 3100, 0.618672, 8.767273},
+                        Want{"Xid 79: GPU has fallen off the bus", 2, 3100, 0.242209, 7.224688}}) {
+    CAPTURE(w.name);
+    REQUIRE(by_name.count(w.name) == 1);
+    const cluster::FailureCause& c = by_name[w.name]->cause;
+    CHECK(*c.events == w.k);
+    CHECK(c.rate_per_hour * 24 == doctest::Approx(w.k / w.exposure));
+    CHECK(*c.interval_low == doctest::Approx(w.low / w.exposure).epsilon(1e-5));
+    CHECK(*c.interval_high == doctest::Approx(w.high / w.exposure).epsilon(1e-5));
+  }
+  // The link's repair is measured (90 minutes, ten times); the GPUs' hosts never resume in this log.
+  CHECK(by_name["NIC link down"]->repair_measured);
+  CHECK(by_name["NIC link down"]->repairs_seen == 10);
+  CHECK(by_name["NIC link down"]->cause.repair == Duration::Minutes(90));
+  CHECK_FALSE(by_name["Xid 79: GPU has fallen off the bus"]->repair_measured);
+  CHECK(by_name["Xid 79: GPU has fallen off the bus"]->cause.repair == Duration::Hours(4));
+
+  // Warnings: the 2-event cause (not the 3-event one), and the node class with no failure at 3.69 / 775.
+  std::vector<std::string> few, empty;
+  for (const std::string& w : fit.warnings) {
+    if (w.find("too few to fit") != std::string::npos) few.push_back(w);
+    if (w.starts_with("no ")) empty.push_back(w);
+  }
+  REQUIRE(few.size() == 1);
+  CHECK(few[0].find("'Xid 79: GPU has fallen off the bus': 2 event(s)") != std::string::npos);
+  REQUIRE(empty.size() == 1);
+  CHECK(empty[0].find("no node failure in the window") == 0);
+  CHECK(empty[0].find("the 95% upper bound is 0.00476 per component-day") != std::string::npos);  // 3.689 / 775
+}
+
+TEST_CASE("catalogue fit: the file `catalogue fit -o` writes reads back with the fitted rates and runs the same twice") {
+  TempDir dir("catalogue-fit-roundtrip");
+  runner::CatalogueFitArgs args;
+  for (const char* f : {"kernel.log", "slurmctld.log", "sacctmgr_events.txt"}) args.logs.push_back(kData + f);
+  args.cluster = kData + "cluster.yaml";
+  args.since = "2026-01-01T00:00:00Z";
+  args.until = "2026-02-01T00:00:00Z";
+  args.output = (dir.path / "site.yaml").string();
+  REQUIRE(runner::CmdCatalogueFit(args) == 0);
+
+  auto back = cluster::LoadFailureCatalogue(args.output);
+  REQUIRE_MESSAGE(back.ok(), back.status().ToString());
+  const runner::CatalogueFit fit = FitSample();
+  CHECK(back->name == "site");
+  CHECK(back->source.find("gb200-nvl72 x2 (144 GPUs, 144 NICs, 36 trays)") != std::string::npos);
+  REQUIRE(back->causes.size() == fit.causes.size());
+  for (size_t i = 0; i < fit.causes.size(); ++i) {
+    const cluster::FailureCause &want = fit.causes[i].cause, &have = back->causes[i];
+    CAPTURE(want.name);
+    CHECK(have.name == want.name);
+    CHECK(have.cls == want.cls);
+    CHECK(have.injector == want.injector);
+    CHECK(have.xid == want.xid);
+    CHECK(have.repair == want.repair);
+    CHECK(*have.events == *want.events);
+    CHECK(have.rate_per_hour == doctest::Approx(want.rate_per_hour).epsilon(1e-4));  // 4 significant digits
+    CHECK(*have.interval_low == doctest::Approx(*want.interval_low).epsilon(1e-3));  // 3
+    CHECK(*have.interval_high == doctest::Approx(*want.interval_high).epsilon(1e-3));
+  }
+  for (cluster::FailureClass cls : cluster::kFailureClasses) CHECK(back->ShapeOf(cls) == 1);
+
+  // A plan in the same folder names it; the same seed draws the same faults, another seed others.
+  const auto plan_path = (dir.path / "plan.yaml").string();
+  std::ofstream(plan_path) << "name: fitted\nseed: 5\nduration: 30d\ncluster: {model: gb200-nvl72, racks: 2}\n"
+                              "chaos: {catalogue: site.yaml}\n";
+  auto plan = runner::LoadPlan(plan_path);
+  REQUIRE(plan.ok());
+  auto draws = [&](uint64_t seed) {
+    auto spec = runner::ValidatePlan(*plan, {seed, ""});
+    REQUIRE_MESSAGE(spec.ok(), spec.status().ToString());
+    std::vector<std::string> out;
+    for (const runner::ResolvedFault& f : spec->faults)
+      out.push_back(f.selector + " @" + std::to_string(f.at.us) + " on " + std::to_string(f.target.component));
+    return out;
+  };
+  const auto a = draws(5), b = draws(5), c = draws(6);
+  CHECK(a == b);
+  CHECK(a != c);
+  // 30 days at the fitted rates on the cluster they were fitted on: about the 20 failures of the logs'
+  // 31 days (Poisson: 99.9% of draws fall in 7..36).
+  CHECK(a.size() >= 7);
+  CHECK(a.size() <= 36);
 }

@@ -122,3 +122,52 @@ TEST_CASE("catalogue: explain knows the shipped catalogues and catalogue files")
   CHECK_FALSE(runner::Explain((dir.path / "none.yaml").string()).ok());
 }
 
+
+TEST_CASE("catalogue: each mistake in a catalogue file is refused at its FILE:LINE:COL with what would be valid") {
+  TempDir dir("catalogue-loader-errors");
+  const std::string file = (dir.path / "site.yaml").string();
+  // The error a plan next to site.yaml gets when site.yaml's one cause is `cause` (on line 4).
+  auto error = [&](const std::string& cause) {
+    Write(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - " + cause + "\n");
+    auto spec = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: site.yaml}"));
+    return spec.ok() ? std::string("ok") : spec.status().message();
+  };
+  CHECK(error("{name: a, rate: 0.1, class: gpus, injector: gpu_fail, repair: 1h}") ==
+        file + ":4:33: causes[0].class: unknown failure class 'gpus'; known: gpu, nic, node");
+  CHECK(error("{name: a, rate: 0.1, class: gpu, injector: gpu_fail}") ==
+        file + ":4:5: missing required key 'repair' in causes[0]");
+  CHECK(error("{name: a, rate: 2000, class: gpu, injector: gpu_fail, repair: 1h}") ==
+        file + ":4:21: causes[0].rate must be from 0 to 1000 failures per component-day");
+  const std::string repair = error("{name: a, rate: 0.1, class: gpu, injector: gpu_fail, repair: 4 hours}");
+  CHECK(repair.starts_with(file + ":4:66: causes[0].repair: '4 hours'"));
+  CHECK(repair.find("accepted units: ms, s, m, h, d, w") != std::string::npos);
+  // An injector that cannot take the class's components: before, gpu_fail was drawn on NICs.
+  CHECK(error("{name: a, rate: 0.1, class: nic, injector: gpu_fail, repair: 1h}") ==
+        file + ":4:48: cause 'a' (class nic): gpu_fail needs a GPU (e.g. r01.tray05.gpu1); r01.tray01.nic0 is a nic; "
+               "injectors for class nic: link_down");
+  CHECK(error("{name: a, rate: 0.1, class: node, injector: link_down, repair: 1h}").starts_with(
+      file + ":4:49: cause 'a' (class node): link_down needs"));
+
+  // Two causes of one name; the file's YAML broken; no causes.
+  Write(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, class: gpu, injector: gpu_fail, repair: 1h}\n"
+                                "  - {name: a, rate: 0.2, class: gpu, injector: gpu_fail, repair: 1h}\n");
+  auto twice = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: site.yaml}"));
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.status().message() == file + ":5:5: causes[1]: a second cause named 'a'");
+  Write(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, class: gpu\n");
+  auto broken = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: site.yaml}"));
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.status().message().starts_with(file + ":"));
+  CHECK(broken.status().message().find(": YAML syntax error: ") != std::string::npos);
+  Write(dir.path / "site.yaml", "name: t\nsource: s\ncauses: []\n");
+  auto empty = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: site.yaml}"));
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.status().message() == file + ":3:9: causes is empty; a failure catalogue needs at least one cause");
+
+  // A directory where the file should be: the plan's key is blamed, with what is wrong with the path.
+  std::filesystem::create_directories(dir.path / "dir.yaml");
+  auto directory = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: dir.yaml}"));
+  REQUIRE_FALSE(directory.ok());
+  CHECK(directory.status().message().starts_with((dir.path / "p.yaml").string() + ":5:8: "));
+  CHECK(directory.status().message().find("directory") != std::string::npos);
+}
