@@ -1,12 +1,13 @@
 #include "runner/replay/catalogue_fit.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "core/strings.h"
 #include "healer/xid.h"
@@ -30,12 +31,12 @@ struct CauseKey {
 };
 
 // A drain or down reason -> the cause it names, by words in it; nullopt when it names no part.
-std::optional<CauseKey> ReasonCause(std::string reason, bool down) {
-  std::transform(reason.begin(), reason.end(), reason.begin(), [](unsigned char c) { return std::tolower(c); });
+std::optional<CauseKey> ReasonCause(std::string_view raw, bool down) {
+  const std::string reason = ToLower(raw);
   std::vector<std::string> words;
   std::string word;
   for (char c : reason + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c))) word += c;
+    if (IsAlnum(c)) word += c;
     else if (!word.empty()) words.push_back(std::exchange(word, ""));
   }
   auto has = [&](std::initializer_list<const char*> prefixes) {
