@@ -48,6 +48,15 @@ void Scheduler::RefreshJob(JobId id) {
     why = topo_.at(g).name + (present ? " fell off the bus" : " is gone");
     break;
   }
+  // A GPU with every NVLink port down cannot take part in any collective (NCCL's NVLink transport has no
+  // path left): the job hangs until a port returns, rather than running at a bandwidth of zero.
+  for (ComponentId g : odd_gpus_) {
+    if (hard || seats_.JobOfGpu(g) != id) continue;
+    if (std::popcount(fabric_.NvlinkDown(g)) < m.nvlink_links_per_gpu) continue;
+    hard = true;
+    hard_cause = fabric_.LinkCause(g);
+    why = topo_.at(g).name + " has no NVLink port up";
+  }
   // A rank whose groups stay in NVLink does not care about its NIC (sim_nics.cpp).
   if (!hard) hard = fabric_.JobNicDown(j, hard_cause, why);
   if (!hard && fabric_.AnyDomainImpaired()) {  // an NVLink domain without a partition stops its jobs

@@ -1,6 +1,8 @@
 #include "healer/policy.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string_view>
 #include <variant>
 
@@ -94,9 +96,33 @@ Status ReadKey(const yaml::Reader& r, const yaml::Entry& e, const PolicyKey& key
     Status operator()(Member<std::string> m) const {
       return key.path == "name" ? r.String(e, m(p)) : r.Scalar(e, m(p), "a string");
     }
-    Status operator()(Member<int> m) const { return r.Int(e, key.lo, key.hi, m(p)); }
-    Status operator()(Member<double> m) const { return key.fraction ? r.Fraction(e, m(p)) : r.Number(e, m(p)); }
-    Status operator()(Member<Duration> m) const { return r.Dur(e, m(p)); }
+    // Every number within its bound (PolicyBounds()); a refusal names the key, its value and the range.
+    Status OutOfRange() const {
+      return r.Error(e.value, std::string(key.path) + " is " + e.value.Scalar() + "; it must be " +
+                                  DescribeBound(PolicyBoundOf(key.path)));
+    }
+    Status operator()(Member<int> m) const {
+      const PolicyBound& b = PolicyBoundOf(key.path);
+      int v = 0;
+      if (!r.Int(e, static_cast<int>(b.min), static_cast<int>(b.max), v).ok()) return OutOfRange();
+      m(p) = v;
+      return Status::Ok();
+    }
+    Status operator()(Member<double> m) const {
+      const PolicyBound& b = PolicyBoundOf(key.path);
+      double v = 0;
+      if (!(key.fraction ? r.Fraction(e, v) : r.Number(e, v)).ok() || !(v >= b.min && v <= b.max)) return OutOfRange();
+      m(p) = v;
+      return Status::Ok();
+    }
+    Status operator()(Member<Duration> m) const {
+      const PolicyBound& b = PolicyBoundOf(key.path);
+      Duration v;
+      RC_RETURN_IF_ERROR(r.Dur(e, v));  // not a duration: the reader's own message says what one looks like
+      if (v.Seconds() < b.min || v.Seconds() > b.max) return OutOfRange();
+      m(p) = v;
+      return Status::Ok();
+    }
     Status operator()(Member<bool> m) const { return r.Bool(e, m(p)); }
   };
   return std::visit(Visitor{r, e, key, p}, key.member);
@@ -171,6 +197,70 @@ Result<Policy> LoadPolicy(const std::string& name_or_path) {
   }
   RC_ASSIGN_OR_RETURN(std::string text, ReadUserFile(name_or_path, {kPolicyFormat.what, kMaxPolicyBytes}));
   return ParsePolicy(text, name_or_path);
+}
+
+const std::vector<PolicyBound>& PolicyBounds() {
+  // What a detector or a repair could mean, with room. A zero is refused where the healer repeats on it (a
+  // window, a recheck period, a reboot wait); a repair, the burn-in, the correlation window and the slow-link
+  // excess may be 0 (no wait, no slack).
+  using K = PolicyBound::Kind;
+  constexpr double kHour = 3600, kDay = 24 * kHour;
+  static const std::vector<PolicyBound> kBounds = {
+      {"detectors.heartbeat.missed_beats", K::kInt, 1, 1000},
+      {"detectors.straggler.window", K::kDuration, 1, kDay},
+      {"detectors.straggler.min_reports", K::kInt, 1, 100000},
+      {"detectors.straggler.mad_threshold", K::kNumber, 0.5, 1000},
+      {"detectors.straggler.min_slowdown", K::kFraction, 0, 1},
+      {"detectors.slow_link.window", K::kDuration, 1, kDay},
+      {"detectors.slow_link.min_reports", K::kInt, 1, 100000},
+      {"detectors.slow_link.mad_threshold", K::kNumber, 0.5, 1000},
+      {"detectors.slow_link.min_slowdown", K::kFraction, 0, 1},
+      {"detectors.slow_link.min_excess", K::kDuration, 0, kHour},
+      {"detectors.thermal.temperature_c", K::kNumber, 20, 150},
+      {"detectors.thermal.samples", K::kInt, 1, 1000},
+      {"detectors.thermal.flow_drop", K::kFraction, 0, 1},
+      {"correlation_window", K::kDuration, 0, kHour},
+      {"shared_domain_min_trays", K::kInt, 2, 1000},
+      {"circuit_breaker.max_share", K::kFraction, 0, 1},
+      {"circuit_breaker.window", K::kDuration, 1, 30 * kDay},
+      {"remediation.reboot_wait", K::kDuration, 1, kDay},
+      {"repair.gpu", K::kDuration, 0, 365 * kDay},
+      {"repair.tray", K::kDuration, 0, 365 * kDay},
+      {"repair.nic", K::kDuration, 0, 365 * kDay},
+      {"repair.cooling", K::kDuration, 0, 365 * kDay},
+      {"repair.switch_tray", K::kDuration, 0, 365 * kDay},
+      {"repair.power", K::kDuration, 0, 365 * kDay},
+      {"repair.rack", K::kDuration, 0, 365 * kDay},
+      {"return_to_service.recheck", K::kDuration, 1, kDay},
+      {"return_to_service.burn_in", K::kDuration, 0, 30 * kDay},
+  };
+  return kBounds;
+}
+
+const PolicyBound& PolicyBoundOf(std::string_view key) {
+  for (const PolicyBound& b : PolicyBounds())
+    if (b.key == key) return b;
+  std::abort();  // every caller names a key of the table above
+}
+
+std::string DescribeBound(const PolicyBound& b) {
+  const auto number = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  switch (b.kind) {
+    case PolicyBound::Kind::kInt:
+      return "a whole number from " + number(b.min) + " to " + number(b.max);
+    case PolicyBound::Kind::kNumber:
+      return "a number from " + number(b.min) + " to " + number(b.max);
+    case PolicyBound::Kind::kDuration:
+      return "a duration from " + FormatDuration(Duration::FromSecondsF(b.min)) + " to " +
+             FormatDuration(Duration::FromSecondsF(b.max));
+    case PolicyBound::Kind::kFraction:
+      return "a fraction from " + number(b.min * 100) + "% to " + number(b.max * 100) + "%";
+  }
+  return "";
 }
 
 Result<Policy> ParsePolicy(const std::string& yaml_text, const std::string& origin) {

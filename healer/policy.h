@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/topology.h"
@@ -64,6 +65,21 @@ struct Policy {
 // The repair class of an isolated domain's kind: "gpu", "tray", "nic", "cooling", "switch_tray",
 // "power" or "rack" (the keys of `repair:`).
 const char* RepairClassOf(cluster::Kind domain_kind);
+
+// The bounds of every number a policy holds (issue 26): the loader refuses a value outside them naming
+// the range, the "Valid ranges" table of docs/policies.md is generated from them (a test checks), and
+// sweep grid keys that set a policy value keep them. Durations in seconds, fractions in [0, 1].
+struct PolicyBound {
+  enum class Kind { kInt, kNumber, kDuration, kFraction };
+  std::string_view key;  // dotted, as in the YAML: "detectors.straggler.window"
+  Kind kind;
+  double min, max;       // inclusive
+};
+const std::vector<PolicyBound>& PolicyBounds();
+// The bound of `key`; a programmer error (abort) when the table has none.
+const PolicyBound& PolicyBoundOf(std::string_view key);
+// "a whole number from 1 to 1000", "a duration from 1s to 1d", "a fraction from 0% to 100%".
+std::string DescribeBound(const PolicyBound& bound);
 
 std::vector<std::string> ShippedPolicyNames();
 // The YAML text of a shipped policy (every key commented), or nullptr for an unknown name.

@@ -53,23 +53,36 @@ std::string InjectorNames() {
   return out;
 }
 
+// Bounds of each parameter type (issue 26): a power a GPU or a tray could be set to, with room; a fault
+// lasting at most the longest plan; the fraction's [0, 1] is ParseFraction's own.
+constexpr double kMinWatts = 1, kMaxWatts = 100000;
+constexpr double kMaxParamSeconds = 3650.0 * 86400;
+
 const char* ParamTypeName(ParamType t) {
   switch (t) {
-    case ParamType::kWatts: return "power (e.g. 600W, 1.2kW)";
-    case ParamType::kFraction: return "fraction (e.g. 15% or 0.15)";
-    case ParamType::kDuration: return "duration (e.g. 90s, 5m)";
-    case ParamType::kInteger: return "whole number (e.g. 79)";
+    case ParamType::kWatts: return "power from 1W to 100kW (e.g. 600W, 1.2kW)";
+    case ParamType::kFraction: return "fraction from 0% to 100% (e.g. 15% or 0.15)";
+    case ParamType::kDuration: return "duration from 0s to 3650d (e.g. 90s, 5m)";
+    case ParamType::kInteger: return "whole number from 0 to 1000000 (e.g. 79)";
   }
   return "value";
 }
 
 Result<double> ParseParamValue(const ParamInfo& info, std::string_view text) {
   switch (info.type) {
-    case ParamType::kWatts: return ParseWatts(text);
+    case ParamType::kWatts: {
+      auto w = ParseWatts(text);
+      if (!w.ok()) return w.status();
+      if (!(*w >= kMinWatts && *w <= kMaxWatts))  // NaN fails both
+        return Status::Invalid("'" + std::string(text) + "' is out of range; expected a " + ParamTypeName(info.type));
+      return *w;
+    }
     case ParamType::kFraction: return ParseFraction(text);
     case ParamType::kDuration: {
       auto d = ParseDuration(text);
       if (!d.ok()) return d.status();
+      if (d->Seconds() > kMaxParamSeconds)
+        return Status::Invalid("'" + std::string(text) + "' is out of range; expected a " + ParamTypeName(info.type));
       return d->Seconds();
     }
     case ParamType::kInteger: {

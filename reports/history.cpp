@@ -156,6 +156,19 @@ Status ReadQualifications(Db& db, const std::string& serial, RackHistory& h) {
   }
 }
 
+// A run with no final numbers: still running (or dead), or stopped by an error part way.
+bool Unfinished(const RackRun& r) { return r.status == "running" || r.status == "error"; }
+
+// The line under the table that names the unfinished runs, so no one reads their partial rows as a result.
+std::string UnfinishedNote(const RackHistory& h) {
+  std::string ids;
+  for (const RackRun& r : h.runs)
+    if (Unfinished(r)) ids += (ids.empty() ? "" : ", ") + std::to_string(r.run) + " (" + r.status + ")";
+  if (ids.empty()) return "";
+  return "  NO VERDICT for run(s) " + ids + ": still running, dead, or stopped by an error; their numbers are "
+         "partial and left out of the trend\n";
+}
+
 // One line per plan (by plan hash, in the order plans first appear): its verdicts and whether its worst
 // TTR on this rack went up or down. Runs of different plans break different things, so a trend across
 // them would compare the plans, not the rack.
@@ -177,7 +190,7 @@ std::string Trend(const RackHistory& h) {
     const RackRun* first = nullptr;
     const RackRun* last = nullptr;
     for (const RackRun* r : runs) {
-      if (!r->ttr_max_s) continue;
+      if (!r->ttr_max_s || Unfinished(*r)) continue;
       if (!first) first = r;
       last = r;
     }
@@ -228,7 +241,7 @@ std::string RenderHistory(const RackHistory& h) {
                   r.ttr_max_s ? FormatDurationShort(Duration::FromSecondsF(*r.ttr_max_s)) : "-"});
   }
   std::string out = "History of " + TerminalText(h.serial) + ": " + std::to_string(h.runs.size()) + " run(s)\n";
-  if (!h.runs.empty()) out += table.Render("  ") + "\n" + Trend(h);
+  if (!h.runs.empty()) out += table.Render("  ") + UnfinishedNote(h) + "\n" + Trend(h);
   out += "\n" + Qualifications(h) + "\n";
   if (!h.offenders.empty()) return out + RenderLemons(h.offenders, h.min_runs);
   return out + (h.real_runs || h.runs.empty() ? "Lemons: none\n"

@@ -5,7 +5,8 @@
 // refused: a run whose key (plan_hash, seed, started_wall) is already in the destination is left
 // out, so merging the same shard twice (or a shard into a file that already holds it) changes
 // nothing. The key is what makes two runs the same run: the same plan text, the same seed, started
-// at the same wall-clock second.
+// at the same wall-clock second. A run still 'running' in the source is left out and counted: it has
+// no verdict yet, and a frozen copy would keep its finished self out of a later merge.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@ namespace rackchaos::reports {
 struct MergeCounts {
   int runs_copied = 0;
   int runs_skipped = 0;  // already present in the destination (same run key)
+  int runs_running = 0;  // status 'running' in the source (in progress, or its process died): not copied
   int64_t rows_copied = 0;  // over all tables, runs included; a run counts its components even when
                             // the destination already had its topology (reports/topology_store.h)
 };

@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <string_view>
+#include <utility>
+
+#include "runner/plan/plan_loader.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -77,6 +81,55 @@ bool Valid(Type type, const std::string& v) {
   return false;
 }
 
+// The plan key a grid key sets, whose bounds (the plan key table) its values must keep.
+const KeyInfo* PlanKeyOf(const std::string& grid_key) {
+  const std::pair<std::string_view, std::string_view> where =
+      grid_key == "chaos.scale"           ? std::pair{"chaos", "scale"}
+      : grid_key == "checkpoint.interval" ? std::pair{"workload.jobs[].checkpoint", "interval"}
+      : grid_key == "spares"              ? std::pair{"cluster", "spare_trays"}
+                                          : std::pair{"", ""};
+  for (const KeyInfo& k : PlanKeys())
+    if (k.section == where.first && k.key == where.second) return &k;
+  return nullptr;
+}
+
+// The policy key a healer.* grid key sets, whose bounds (healer::PolicyBounds) its values must keep.
+const healer::PolicyBound* PolicyKeyOf(const std::string& grid_key) {
+  static const std::pair<std::string_view, std::string_view> kKeys[] = {
+      {"healer.missed_beats", "detectors.heartbeat.missed_beats"},
+      {"healer.straggler_window", "detectors.straggler.window"},
+      {"healer.mad_threshold", "detectors.straggler.mad_threshold"},
+      {"healer.temperature_c", "detectors.thermal.temperature_c"},
+      {"healer.correlation_window", "correlation_window"},
+      {"healer.recheck", "return_to_service.recheck"},
+      {"healer.burn_in", "return_to_service.burn_in"},
+  };
+  for (const auto& [grid, policy] : kKeys)
+    if (grid == grid_key) return &healer::PolicyBoundOf(policy);
+  return nullptr;
+}
+
+// Within the bounds of the plan or policy key the grid key sets ("" when it is, or has none), as their
+// loaders would check it. Valid() has parsed `v` as the key's type.
+std::string OutOfBounds(const std::string& grid_key, const std::string& v) {
+  if (const healer::PolicyBound* b = PolicyKeyOf(grid_key)) {
+    const double x = b->kind == healer::PolicyBound::Kind::kDuration ? ParseDuration(v)->Seconds() : Num(v);
+    if (x >= b->min && x <= b->max) return "";
+    return "is out of range; expected " + healer::DescribeBound(*b);
+  }
+  const KeyInfo* k = PlanKeyOf(grid_key);
+  if (!k) return "";
+  int64_t n = 0;
+  if (k->type == KeyInfo::Type::kDuration) {
+    n = ParseDuration(v)->us;
+  } else {
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc()) n = k->max + 1;
+  }
+  if (n >= k->min && n <= k->max) return "";
+  return "is out of range; expected " + DescribeType(*k);
+}
+
 }  // namespace
 
 std::string GridKeyList() {
@@ -97,6 +150,8 @@ Result<GridAxis> ParseGridAxis(const std::string& text) {
     if (!Valid(key->type, v))
       return Status::Invalid("--grid '" + text + "': '" + v + "' is not a valid " + axis.key + " value (e.g. " +
                              axis.key + "=" + key->example + ")");
+    if (std::string why = OutOfBounds(axis.key, v); !why.empty())
+      return Status::Invalid("--grid '" + text + "': " + axis.key + " '" + v + "' " + why);
     axis.values.push_back(v);
     start = comma + 1;
   }

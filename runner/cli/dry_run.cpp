@@ -64,6 +64,8 @@ int CmdDryRun(const std::string& path, const ValidateOptions& options, const std
   UseInventory(*plan, inventory);
   auto spec = ValidatePlan(*plan, options);
   if (!spec.ok()) return fail(spec.status());
+  for (const std::string& w : spec->warnings)  // the gate text is the plan's: no control characters
+    std::fprintf(stderr, "rackchaos: warning: %s\n", reports::TerminalText(w).c_str());
   std::cout << reports::TerminalLines(RenderDryRun(*plan, *spec));  // names from the plan: no control characters
   if (!plan->cluster.inventory.empty()) {  // real plans: every fault must map onto the site's hosts
     auto real = ValidateRealPlan(*plan, *spec);

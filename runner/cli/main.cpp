@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -84,6 +85,8 @@ int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& 
   auto validated = rc::runner::ValidatePlan(plan, vopt);
   if (!validated.ok()) return Error(ExitCode::kBadInput, validated.status().message());
   spec = std::move(*validated);
+  for (const std::string& w : spec.warnings)  // the gate text is the plan's: no control characters
+    std::fprintf(stderr, "rackchaos: warning: %s\n", rc::reports::TerminalText(w).c_str());
   return 0;
 }
 
@@ -208,6 +211,17 @@ int CmdList(const std::string& what) {
 
 }  // namespace
 
+// A seed is an integer from 0 to 2^64-1. CLI11 reads "-1" into a uint64_t as 2^64-1; a seed the user did
+// not write would be replayed by nobody.
+const CLI::Validator kSeedRange(
+    [](const std::string& text) {
+      uint64_t value = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec == std::errc() && end == text.data() + text.size()) return std::string();
+      return "'" + text + "' is not an integer from 0 to 18446744073709551615";
+    },
+    "SEED", "seed");
+
 int main(int argc, char** argv) {
   CLI::App app{"rackchaos: fault injection and self-healing tests for rack-scale GPU clusters.\n"
                "A YAML plan says what to break; the simulated rack breaks it, the healer recovers, and a SQLite\n"
@@ -238,7 +252,7 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand("run", "Run a plan on the simulated cluster and record the report");
   run->add_option("plan", plan_path, "Plan file (YAML)")->required();
-  run->add_option("--seed", seed, "Override the plan's seed (the summary prints the seed used)");
+  run->add_option("--seed", seed, "Override the plan's seed (the summary prints the seed used)")->check(kSeedRange);
   run->add_option("--healer", healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
   run->add_option("--inventory", inventory, "Run on real hosts: this site inventory instead of the plan's cluster.inventory");
   bool dry_run = false;
@@ -262,7 +276,7 @@ int main(int argc, char** argv) {
 
   auto* validate = app.add_subcommand("validate", "Check a plan without running it (exit 0 ok, 2 with the error)");
   validate->add_option("plan", plan_path, "Plan file (YAML)")->required();
-  validate->add_option("--seed", seed, "Seed for target picks");
+  validate->add_option("--seed", seed, "Seed for target picks")->check(kSeedRange);
   add_common(validate, false);
 
   rc::runner::ReportArgs report_args;
@@ -337,7 +351,8 @@ int main(int argc, char** argv) {
   replay->add_option("--healer", replay_args.healer, "Healer policy: default, conservative, aggressive, or a policy YAML path");
   replay->add_option("--gpu-map", replay_args.gpu_map, "Lines 'HOST TRAY' and 'HOST ADDRESS TARGET' (PCI id or interface)");
   replay->add_option("--export", replay_args.export_path, "Write the replay plan here (rerun with `rackchaos run`)");
-  replay->add_option("--year", replay_args.year, "Year of log stamps that print none (journalctl, syslog)");
+  replay->add_option("--year", replay_args.year, "Year of log stamps that print none (journalctl, syslog)")
+      ->check(CLI::Range(1970, 9999));
   replay->add_option("--boot-time", replay_args.boot_time, "ISO time plain dmesg uptimes count from (aligns them with Slurm and journal times)");
   replay->add_option("--tz", replay_args.tz,
                      "Zone of log stamps that print none (Slurm logs, sacctmgr, dmesg -T, syslog, journalctl short): UTC "
@@ -345,13 +360,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   replay->add_option("--host", replay_args.hosts,
                      "Host of log lines that print none (plain dmesg, dmesg -T): NODE, or FILE=NODE per file");
-  replay->add_option("--seed", replay_args.seed, "Seed of the simulated run");
+  replay->add_option("--seed", replay_args.seed, "Seed of the simulated run")->check(kSeedRange);
   add_common(replay, true);
   rc::runner::BlastArgs blast_args;
   auto* blast = app.add_subcommand("blast", "GPUs, trays and jobs that lose service or bandwidth if a component fails or is taken out");
   blast->add_option("component", blast_args.component, "Component or NVLink port, e.g. r01.switch1, r01.cdu, r01.tray03.gpu2.nvlink5")->required();
   auto* spof = app.add_subcommand("spof", "Components whose loss takes out a whole NVLink domain or more than N GPUs, or cuts more than N GPUs off a link, ranked");
-  spof->add_option("--threshold", blast_args.threshold, "GPUs (N)")->capture_default_str();
+  spof->add_option("--threshold", blast_args.threshold, "GPUs (N)")->check(CLI::Range(0, 10000000))->capture_default_str();
   for (auto* sub : {blast, spof}) sub->add_option("--plan", blast_args.plan, "Plan file (YAML)")->required();
 
   rc::runner::ServeArgs serve_args;
@@ -360,7 +375,7 @@ int main(int argc, char** argv) {
   serve->add_option("--listen", serve_args.listen, "HOST:PORT to listen on (loopback unless --allow-remote; port 0 picks one)")
       ->capture_default_str();
   serve->add_flag("--allow-remote", serve_args.allow_remote, "Allow a --listen address that is not loopback (it is logged)");
-  serve->add_option("--threads", serve_args.threads, "Threads answering requests")->capture_default_str();
+  serve->add_option("--threads", serve_args.threads, "Threads answering requests")->check(CLI::Range(1, 64))->capture_default_str();
   add_common(serve, false);
 
   auto* list = app.add_subcommand("list", "List what rackchaos knows: models, injectors, detectors, policies, metrics, catalogues");
@@ -396,8 +411,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : ToInt(ExitCode::kBadInput);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, like every other refusal, so scripts can show it as it is.
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "rackchaos: %s (see %s --help)\n", what.c_str(), argv[0]);
+    return ToInt(ExitCode::kBadInput);
   }
   SetupLogging(common);
   // The report database and the fault ledger are opened by SQLite, which would wait on a FIFO and read a

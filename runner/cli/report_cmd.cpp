@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "reports/compare.h"
+#include "reports/escape.h"
 #include "reports/history.h"
 #include "reports/merge.h"
 #include "reports/render.h"
@@ -44,15 +45,44 @@ Status WriteOutput(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+// Why a run's rows cannot be read as a result ("" when it finished): a 'running' row is a run in progress
+// or one whose process died, an 'error' row a run that stopped on an error part way. Their gates and
+// metrics cover only what happened before that, so a gate line that says "pass" is no pass.
+std::string Unfinished(const reports::RunRow& run) {
+  const std::string id = "run " + std::to_string(run.id);
+  if (run.status == "running") return id + " has no verdict: it is still running, or its process died";
+  if (run.status != "error") return "";
+  return id + " ended in error" + (run.failed_reason.empty() ? "" : " (" + reports::TerminalText(run.failed_reason) + ")") +
+         ": its metrics cover only the part before the error";
+}
+
 // The run's verdict as the run itself exited with it (core/exit_code.h), from its stored status.
 ExitCode VerdictOf(const reports::RunRow& run) {
   if (run.status == "passed") return ExitCode::kPass;
   if (run.status == "failed" || run.status == "aborted") return ExitCode::kExpectationFailed;
   if (run.status == "interrupted") return ExitCode::kInterrupted;
-  if (run.status == "running")
-    std::fprintf(stderr, "rackchaos: run %lld has no verdict: it is still running, or its process died\n",
-                 static_cast<long long>(run.id));
+  if (std::string why = Unfinished(run); !why.empty()) std::fprintf(stderr, "rackchaos: %s\n", why.c_str());
   return ExitCode::kRuntimeError;
+}
+
+// Text, Markdown and HTML open with the warning, so a reader of the file (not only of stderr) sees it
+// before any gate line; JSON, JUnit and Prometheus carry the status itself.
+void FlagUnfinished(const reports::RunRow& run, reports::Format format, std::string& text) {
+  const std::string why = Unfinished(run);
+  if (why.empty()) return;
+  const std::string rest = "; the gates below are not a result.";
+  if (format == reports::Format::kText) text = "NO VERDICT: " + why + rest + "\n\n" + text;
+  if (format == reports::Format::kMarkdown) text = "> **No verdict:** " + why + rest + "\n\n" + text;
+  const size_t body = text.find("<body>\n");
+  if (format == reports::Format::kHtml && body != std::string::npos)
+    text.insert(body + 7, "<p><strong>No verdict:</strong> " + reports::XmlEscape(why + rest) + "</p>\n");
+}
+
+// compare reads final metrics: a run without them would make a regression or an improvement up.
+Status RequireFinished(const reports::RunRow& run) {
+  const std::string why = Unfinished(run);
+  if (why.empty()) return Status::Ok();
+  return Status::Invalid(why + "; compare needs two finished runs");
 }
 
 }  // namespace
@@ -73,6 +103,7 @@ int CmdReportRender(const ReportArgs& args) {
   if (!row.ok()) return FailWith(row.status());
   auto text = reports::Render(*store, *run, *format);
   if (!text.ok()) return FailWith(text.status());
+  FlagUnfinished(*row, *format, *text);
   if (*format == reports::Format::kText) {  // parts of this run that keep failing across runs
     auto lemons = reports::ReadLemons(*store, args.lemon_runs, *run);
     if (!lemons.ok()) return FailWith(lemons.status());
@@ -101,6 +132,8 @@ int CmdCompare(const CompareArgs& args) {
   if (!row_a.ok()) return FailWith(row_a.status());
   auto row_b = store_b->ReadRun(args.run_b);
   if (!row_b.ok()) return FailWith(row_b.status());
+  for (const reports::RunRow* row : {&*row_a, &*row_b})
+    if (Status finished = RequireFinished(*row); !finished.ok()) return FailWith(finished);
   reports::Comparison c = reports::CompareMetrics(args.run_a, *a, args.run_b, *b, *thresholds);
   c.plan_warning = reports::PlanDifference(*row_a, *row_b);
   std::cout << reports::RenderComparison(c);
@@ -125,6 +158,9 @@ int CmdReportMerge(const std::vector<std::string>& inputs, const std::string& ou
     if (!counts.ok()) return FailWith(counts.status());
     std::cout << input << ": " << counts->runs_copied << " run(s) copied, " << counts->runs_skipped
               << " already in " << output << " skipped, " << counts->rows_copied << " rows\n";
+    if (counts->runs_running > 0)
+      std::fprintf(stderr, "rackchaos: %s: %d run(s) still 'running' (in progress, or their process died) left out\n",
+                   input.c_str(), counts->runs_running);
   }
   return ToInt(ExitCode::kPass);
 }

@@ -35,7 +35,8 @@ struct CompareArgs {
 };
 
 // `rackchaos compare A B`: the table on stdout, under a warning when the runs ran different plans; 1 when
-// a --fail-on threshold is exceeded, 2 for an unknown run or a bad threshold, 3 for database errors.
+// a --fail-on threshold is exceeded, 2 for an unknown run, a bad threshold or a run that did not finish (status
+// running or error: its metrics are partial), 3 for database errors.
 int CmdCompare(const CompareArgs& args);
 
 // `rackchaos history --rack SERIAL`: 0 (also when no run touched it), 3 for database errors.

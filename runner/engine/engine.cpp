@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <exception>
 #include <optional>
 
 #include "core/log.h"
@@ -261,21 +262,32 @@ void RequestStop() { g_stop.store(true); }
 RunOutcome RunPlan(const Plan& plan, const RunSpec& spec, const Rig& rig, const RunOptions& options) {
   LogClockScope log_clock(&rig.clock);  // log lines carry the run's time; no clock outlives the run
   Engine run(plan, spec, rig, options);
+  // An exception out of any stage (a bug, or memory or threads running out) is an error like any other: it
+  // must not skip the reverts, nor leave the run row 'running' for `report` to read as a result.
+  const auto guarded = [&run](const char* stage, const auto& body) {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      run.Check(Status(StatusCode::kInternal, std::string("unexpected exception while ") + stage + ": " + e.what()));
+    } catch (...) {
+      run.Check(Status(StatusCode::kInternal, std::string("unexpected exception while ") + stage));
+    }
+  };
   // 1. Open the report: the run row before anything happens, so a crash leaves a 'running' row; then
   //    the parts, with the backend's serials, and the jobs. From here on every failure ends as 'error'.
-  run.Check(run.OpenReport());
+  guarded("opening the report", [&] { run.Check(run.OpenReport()); });
   // 2. Start the backend (the simulator: nothing; a site: recover what earlier runs left, register in
   //    the ledger, open and host-key-check every session, check the clocks). Nothing is applied yet.
-  if (run.ok()) run.Check(run.StartBackend());
+  if (run.ok()) guarded("starting the backend", [&] { run.Check(run.StartBackend()); });
   // 3. Place the jobs; the healer and the watch start on the backend's observations; the faults are
   //    scheduled on the clock.
-  if (run.ok()) run.Check(run.StartJobs());
+  if (run.ok()) guarded("starting the jobs", [&] { run.Check(run.StartJobs()); });
   // 4. The fault timeline: the clock runs to the horizon, or until a stop or an abort.
-  if (run.ok()) run.RunTimeline();
+  if (run.ok()) guarded("running the timeline", [&] { run.RunTimeline(); });
   // 5. Stop: the observation source and the jobs; revert what is still applied; return held trays.
-  run.Stop();
+  guarded("stopping the run", [&] { run.Stop(); });
   // 6. Score: metrics and gates from the recorded events.
-  if (run.ok()) run.Score();
+  if (run.ok()) guarded("scoring the run", [&] { run.Score(); });
   // 7. Store the verdict (one place picks it, runner/engine/score.h), then shut the backend down.
   return run.Finish();
 }

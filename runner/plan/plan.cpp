@@ -11,15 +11,18 @@ namespace {
 using T = KeyInfo::Type;
 constexpr bool kRequired = true;
 constexpr bool kOptional = false;
+// Duration bounds are in microseconds (Duration::us).
+constexpr int64_t kMilli = 1000, kSecond = 1000 * kMilli, kDay = 86400 * kSecond;
 
 // Bounds: 100000 racks of 72 GPUs is already far beyond any real cluster; the caps keep arithmetic
-// (tp * pp * dp) comfortably inside int64.
+// (tp * pp * dp) comfortably inside int64. Durations: ten years of simulated time at most; a zero where
+// the simulator repeats something (a step, a checkpoint) or ends a fault at once is refused.
 const std::vector<KeyInfo> kKeys = {
     {"", "name", T::kString, kRequired, 0, 0, "", "quickstart", "A short name for the plan, used in reports."},
     {"", "description", T::kString, kOptional, 0, 0, "", "\"one GPU link flaps\"", "Free text for humans."},
     {"", "seed", T::kUint64, kOptional, 0, 0, "1", "42",
      "Seed of the random generator; the same seed replays the same run."},
-    {"", "duration", T::kDuration, kOptional, 0, 0, "last fault's end + 1h", "6h", "Simulated horizon."},
+    {"", "duration", T::kDuration, kOptional, kSecond, 3650 * kDay, "last fault's end + 1h", "6h", "Simulated horizon."},
     {"", "cluster", T::kMap, kOptional, 0, 0, "", "{model: gb200-nvl72, racks: 1}", "What hardware to run on."},
     {"", "workload", T::kMap, kOptional, 0, 0, "", "{jobs: [{name: pretrain, gpus: 64}]}",
      "The training jobs that run on it."},
@@ -31,7 +34,8 @@ const std::vector<KeyInfo> kKeys = {
     {"", "safety", T::kMap, kOptional, 0, 0, "", "{max_faults_at_once: 2, max_gpus_impaired: 8}",
      "Limits the plan puts on itself; a plan that could break them is refused before it runs."},
     {"", "expect", T::kList, kOptional, 0, 0, "[]", "[\"ttr.max < 30m\"]",
-     "Gates checked after the run: each a string, or a map {gate, continuous} to also check it while running."},
+     "Gates checked after the run: each a string, or a map {gate, continuous, allow_empty} to also check it while "
+     "running or to let it pass with no data."},
 
     {"cluster", "model", T::kString, kOptional, 0, 0, "gb200-nvl72", "gb200-nvl72", "A catalogue model name."},
     {"cluster", "racks", T::kInt, kOptional, 1, 100000, "1", "2", "How many racks of the model."},
@@ -97,12 +101,12 @@ const std::vector<KeyInfo> kKeys = {
     {"workload.jobs[]", "input_from", T::kString, kOptional, 0, 0, "cache", "object_store",
      "Where the input is read: cache (each tray's NVMe cache) or object_store (streamed from the region's object "
      "store at the catalogue's object_store rate, so object_store_degrade and object_store_fail reach every rank)."},
-    {"workload.jobs[]", "step_time", T::kDuration, kOptional, 0, 0, "10s", "6s", "Compute per step at full speed."},
+    {"workload.jobs[]", "step_time", T::kDuration, kOptional, kMilli, kDay, "10s", "6s", "Compute per step at full speed."},
     {"workload.jobs[]", "checkpoint", T::kMap, kOptional, 0, 0, "", "{interval: 30m, write_time: 40s}",
      "How often the job checkpoints and how long a write takes."},
-    {"workload.jobs[]", "restart_overhead", T::kDuration, kOptional, 0, 0, "5m", "5m",
+    {"workload.jobs[]", "restart_overhead", T::kDuration, kOptional, 0, 7 * kDay, "5m", "5m",
      "Scheduling, loading and warm-up before the first step after a restart."},
-    {"workload.jobs[]", "collective_timeout", T::kDuration, kOptional, 0, 0, "10m", "10m",
+    {"workload.jobs[]", "collective_timeout", T::kDuration, kOptional, kSecond, kDay, "10m", "10m",
      "NCCL watchdog: a stuck collective fails the job after this long."},
     {"workload.jobs[]", "elastic", T::kMap, kOptional, 0, 0, "not elastic", "{min_gpus: 32}",
      "The job can run on fewer GPUs at the same global batch: with the healer's remediation.shrink, a "
@@ -129,11 +133,11 @@ const std::vector<KeyInfo> kKeys = {
     {"workload.jobs[].elastic", "min_gpus", T::kInt, kRequired, 1, 10000000, "", "4",
      "The fewest GPUs it runs on: at most gpus, a multiple of the model's GPUs per tray."},
 
-    {"workload.jobs[].checkpoint", "interval", T::kDuration, kOptional, 0, 0, "30m", "30m",
+    {"workload.jobs[].checkpoint", "interval", T::kDuration, kOptional, kSecond, 365 * kDay, "30m", "30m",
      "Time between checkpoints."},
-    {"workload.jobs[].checkpoint", "write_time", T::kDuration, kOptional, 0, 0, "30s", "40s",
+    {"workload.jobs[].checkpoint", "write_time", T::kDuration, kOptional, 0, kDay, "30s", "40s",
      "Until the local store acknowledges a checkpoint."},
-    {"workload.jobs[].checkpoint", "copy_time", T::kDuration, kOptional, 0, 0, "0s (the local ack is durable)", "15m",
+    {"workload.jobs[].checkpoint", "copy_time", T::kDuration, kOptional, 0, 30 * kDay, "0s (the local ack is durable)", "15m",
      "After the local acknowledgement, the background copy to another region (checkpoint size / cross-region "
      "bandwidth, e.g. 4 TB at 40 GB/s: 100s). A tray's local store lost (cache_fail) before it is done loses that "
      "checkpoint: the next restart goes back to the newest complete far copy."},
@@ -141,7 +145,7 @@ const std::vector<KeyInfo> kKeys = {
      "The checkpoint's size: with regions and no copy_time, the far copy takes size_gb / "
      "cluster.region_link_gbytes_per_s. A region_outage before it is done loses that checkpoint."},
 
-    {"faults[]", "at", T::kDuration, kRequired, 0, 0, "", "30m", "When to inject, from the start of the run."},
+    {"faults[]", "at", T::kDuration, kRequired, 0, 3650 * kDay, "", "30m", "When to inject, from the start of the run."},
     {"faults[]", "kind", T::kString, kRequired, 0, 0, "", "link_down", "An injector name (the injector table; `rackchaos list injectors` prints every one)."},
     {"faults[]", "target", T::kSelector, kRequired, 0, 0, "", "r01.tray03.gpu2",
      "Which components: a name (`r01.tray03.gpu2`, a port `r01.tray03.gpu2.nvlink5`), a range or glob "
@@ -150,7 +154,7 @@ const std::vector<KeyInfo> kKeys = {
      "may use any padding: `r1`, `r01` and `r001` name the same rack at any cluster size (a selector that "
      "matches nothing as written is matched by number), and reports show the model's names."},
     {"faults[]", "pick", T::kPick, kOptional, 0, 0, "one", "all", "How many of the matched components."},
-    {"faults[]", "for", T::kDuration, kOptional, 0, 0, "until the end", "20m", "Revert the fault after this long."},
+    {"faults[]", "for", T::kDuration, kOptional, kMilli, 3650 * kDay, "until the end", "20m", "Revert the fault after this long."},
     {"faults[]", "params", T::kMap, kOptional, 0, 0, "", "{opening: 15%}",
      "Injector-specific scalars, checked by the injector."},
 
@@ -161,12 +165,12 @@ const std::vector<KeyInfo> kKeys = {
      "docs/catalogue.md, `rackchaos catalogue fit`)."},
     {"chaos", "scale", T::kNumber, kOptional, 0, 1000000, "1", "2.5",
      "Multiplies every failure rate, to stress a short run (or below 1 to slow it)."},
-    {"chaos", "from", T::kDuration, kOptional, 0, 0, "0s", "1h", "When random failures start."},
-    {"chaos", "until", T::kDuration, kOptional, 0, 0, "the plan's duration", "7d", "When random failures stop."},
+    {"chaos", "from", T::kDuration, kOptional, 0, 3650 * kDay, "0s", "1h", "When random failures start."},
+    {"chaos", "until", T::kDuration, kOptional, kSecond, 3650 * kDay, "the plan's duration", "7d", "When random failures stop."},
     {"chaos", "one_per_domain", T::kBool, kOptional, 0, 0, "false", "true",
      "At most one chaos fault active at once per NVLink domain (a rack): a draw that lands while another is "
      "active in its rack is dropped."},
-    {"chaos", "min_gap", T::kDuration, kOptional, 0, 0, "none", "30m",
+    {"chaos", "min_gap", T::kDuration, kOptional, 0, 365 * kDay, "none", "30m",
      "At least this long between two chaos faults anywhere in the cluster: a draw sooner after the last one is dropped."},
     {"chaos", "classes", T::kMap, kOptional, 0, 0, "100 each", "{gpu: 200, nic: 100, node: 0}",
      "Each component class's failure rate as a percentage of the catalogue's (on top of scale): weight what a "
@@ -214,6 +218,11 @@ const std::vector<KeyInfo> kKeys = {
      "detected or recovered counting as late as it already is); when it fails the run stops as aborted. Only "
      "upper bounds (< <=) on metrics that never decrease: ttd/tti/ttr.max, blast.*, gpu_hours_lost.*, "
      "healer.false_isolations."},
+    {"expect[]", "allow_empty", T::kBool, kOptional, 0, 0, "false", "true",
+     "The gate passes when its metric has no data: no fault had an effect to time (ttd, tti, ttr, blast, "
+     "gpu_hours_lost) or no job ran (ettr, goodput). Without it such a gate says \"no data\" and fails, since "
+     "it measured nothing; `rackchaos validate` warns about a gate that can only be empty (a plan with no "
+     "faults and no chaos, or no jobs)."},
 };
 
 }  // namespace
@@ -231,7 +240,8 @@ std::string DescribeType(const KeyInfo& key) {
     case T::kUint64:
       return "an integer from 0 to 18446744073709551615";
     case T::kDuration:
-      return "a duration with a unit (ms, s, m, h, d, w)";
+      return "a duration from " + FormatDuration(Duration::Micros(key.min)) + " to " +
+             FormatDuration(Duration::Micros(key.max)) + " with a unit (ms, s, m, h, d, w)";
     case T::kMap:
       return "a map";
     case T::kList:

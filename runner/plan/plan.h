@@ -83,6 +83,7 @@ struct FaultSpec {
   SourcePos pick_pos;
   Time at{};
   std::optional<Duration> duration; // `for:` — reverted after this long; absent = stays until the end
+  SourcePos at_pos, for_pos;
   std::map<std::string, PlanValue> params;  // injector-specific, validated by the injector
   SourcePos pos;
 };
@@ -109,6 +110,7 @@ struct ChaosSpec {
   bool one_per_domain = false;      // at most one chaos fault active at once per NVLink domain (rack)
   std::optional<Duration> min_gap;  // at least this long between two chaos faults, cluster-wide
   int gpu_percent = 100, nic_percent = 100, node_percent = 100;  // per class, on top of scale
+  SourcePos from_pos, until_pos;
   SourcePos pos;
 };
 
@@ -137,6 +139,7 @@ struct Expectation {
   std::string text;                 // e.g. "ttr.max < 30m"
   bool continuous = false;          // also checked while running; a failure stops the run (aborted)
   SourcePos pos;
+  bool allow_empty = false;         // a metric with no data (no fault, no job to measure) passes
 };
 
 struct Plan {
@@ -146,6 +149,7 @@ struct Plan {
   std::string description;
   uint64_t seed = 1;
   std::optional<Duration> duration; // simulated horizon; default: last fault's end + 1h
+  SourcePos duration_pos;
   ClusterSpec cluster;
   std::vector<JobSpec> jobs;
   std::vector<FaultSpec> faults;

@@ -14,12 +14,18 @@ namespace {
 using namespace plan_yaml;
 
 Status ReadFaultField(Reader& r, const Field& f, const std::string& where, FaultSpec& fault) {
-  if (f.key == "at") return r.Read(f, fault.at);
+  if (f.key == "at") {
+    fault.at_pos = r.Pos(f);
+    return r.Read(f, fault.at);
+  }
   if (f.key == "kind") {
     fault.kind_pos = r.Pos(f);
     return r.Read(f, fault.kind);
   }
-  if (f.key == "for") return r.Read(f, fault.duration.emplace());
+  if (f.key == "for") {
+    fault.for_pos = r.Pos(f);
+    return r.Read(f, fault.duration.emplace());
+  }
   if (f.key == "target") {
     fault.target.pos = r.Pos(f);
     RC_RETURN_IF_ERROR(r.Read(f, fault.target.text));
@@ -56,7 +62,7 @@ Status ReadFaults(Reader& r, const Field& field, std::vector<FaultSpec>& faults)
   return Status::Ok();
 }
 
-// An item is a gate string, or a map {gate: "...", continuous: true}.
+// An item is a gate string, or a map {gate: "...", continuous: true, allow_empty: true}.
 Status ReadExpect(Reader& r, const Field& field, std::vector<Expectation>& expect) {
   RC_ASSIGN_OR_RETURN(auto items, r.Items(field));
   for (size_t i = 0; i < items.size(); ++i) {
@@ -70,8 +76,10 @@ Status ReadExpect(Reader& r, const Field& field, std::vector<Expectation>& expec
         if (f.key == "gate") {
           e.pos = r.Pos(f);
           RC_RETURN_IF_ERROR(r.Read(f, e.text));
-        } else {
+        } else if (f.key == "continuous") {
           RC_RETURN_IF_ERROR(r.Read(f, e.continuous));
+        } else {
+          RC_RETURN_IF_ERROR(r.Read(f, e.allow_empty));
         }
       }
     } else {
@@ -126,9 +134,9 @@ Status ReadChaos(Reader& r, const Field& field, ChaosSpec& chaos) {
     else if (f.key == "scale")
       RC_RETURN_IF_ERROR(r.Read(f, chaos.scale));
     else if (f.key == "from")
-      RC_RETURN_IF_ERROR(r.Read(f, chaos.from));
+      RC_RETURN_IF_ERROR((chaos.from_pos = r.Pos(f), r.Read(f, chaos.from)));
     else if (f.key == "until")
-      RC_RETURN_IF_ERROR(r.Read(f, chaos.until.emplace()));
+      RC_RETURN_IF_ERROR((chaos.until_pos = r.Pos(f), r.Read(f, chaos.until.emplace())));
     else if (f.key == "one_per_domain")
       RC_RETURN_IF_ERROR(r.Read(f, chaos.one_per_domain));
     else if (f.key == "min_gap")
@@ -183,7 +191,10 @@ Status ReadTop(Reader& r, const Field& f, Plan& plan) {
   if (f.key == "name") return r.Read(f, plan.name);
   if (f.key == "description") return r.Scalar(f, plan.description);
   if (f.key == "seed") return r.Read(f, plan.seed);
-  if (f.key == "duration") return r.Read(f, plan.duration.emplace());
+  if (f.key == "duration") {
+    plan.duration_pos = r.Pos(f);
+    return r.Read(f, plan.duration.emplace());
+  }
   if (f.key == "cluster") return ReadCluster(r, f, plan.cluster);
   if (f.key == "workload") return ReadWorkload(r, f, plan.jobs);
   if (f.key == "faults") return ReadFaults(r, f, plan.faults);
@@ -229,6 +240,7 @@ Result<Plan> ParsePlan(const std::string& text, const std::string& path_for_mess
   Reader reader(path_for_messages);
   // Messages quote the plan's own values, which may hold newlines.
   RC_RETURN_IF_ERROR(OneLine(Walk(root, reader, plan)));
+  RC_RETURN_IF_ERROR(CheckRelations(plan));
   return plan;
 }
 

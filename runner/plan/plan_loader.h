@@ -36,7 +36,7 @@ struct KeyInfo {
   std::string_view key;
   Type type;
   bool required = false;
-  int64_t min = 0, max = 0;        // inclusive bounds for kInt and kNumber
+  int64_t min = 0, max = 0;        // inclusive bounds: kInt and kNumber as is, kDuration in microseconds
   std::string_view default_value;  // as documentation text; empty when required or absent means "none"
   std::string_view example;        // a valid value, used in messages: "e.g. racks: 2"
   std::string_view description;

@@ -92,7 +92,13 @@ class Reader {
   }
   Status Read(const Field& f, bool& out) const { return yaml_.Bool(f, out, Expected(f)); }
   Status Read(const Field& f, uint64_t& out) const { return yaml_.Uint64(f, out, Expected(f)); }
-  Status Read(const Field& f, Duration& out) const { return yaml_.Dur(f, out); }
+  // A duration, inside its key's bounds where the table gives them (min/max in microseconds).
+  Status Read(const Field& f, Duration& out) const {
+    RC_RETURN_IF_ERROR(yaml_.Dur(f, out));
+    if (f.info && (out.us < f.info->min || out.us > f.info->max))
+      return yaml_.TypeError(f, "'" + f.value.Scalar() + "' is out of range", Expected(f));
+    return Status::Ok();
+  }
 
   // The entries of a list-valued field; an empty value is an empty list.
   Result<std::vector<YAML::Node>> Items(const Field& f) { return yaml_.Items(f, Expected(f)); }
@@ -123,6 +129,10 @@ class Reader {
 };
 
 inline std::string Indexed(const std::string& list, size_t i) { return list + "[" + std::to_string(i) + "]"; }
+
+// plan_relations.cpp: values that are each in range but wrong together (a fault after the plan's end, a
+// chaos window that ends before it starts); names the later value's file:line:column.
+Status CheckRelations(const Plan& plan);
 
 // plan_load_cluster_jobs.cpp: cluster (with regions and spares) and workload (jobs).
 Status ReadCluster(Reader& r, const Field& field, ClusterSpec& cluster);

@@ -21,7 +21,7 @@ Status ReadHostField(Reader& r, const YAML::Node& k, const YAML::Node& v, Invent
   ssh::HostSpec& s = h.spec;
   if (key == "name") return r.Text(v, "name", s.name);
   if (key == "address") return CheckedText(r, v, "address", s.address, CheckAddress);
-  if (key == "port") return r.Int(v, "port", 1, 65535, s.port);
+  if (key == "port") return r.Int(v, "port", InventoryKeyOf("host", "port"), s.port);
   if (key == "user") return CheckedText(r, v, "user", s.user, CheckUser);
   if (key == "identity_file") return r.Path(v, "identity_file", "private key file", s.identity_file);
   if (key == "agent") return r.Bool(v, "agent", s.use_agent);
@@ -166,8 +166,6 @@ Status CheckLeads(Reader& r, const YAML::Node& ssh, const Inventory& inv) {
     if (n.IsNull()) n = Child(ssh, otherwise);
     return n.IsNull() ? ssh : n;
   };
-  if (inv.fire_lead < Duration::Millis(10))
-    return r.Error(at("fire_lead", ""), "ssh.fire_lead " + FormatDuration(inv.fire_lead) + " is too short (at least 10ms)");
   if (inv.arm_lead <= inv.fire_lead)
     return r.Error(at("arm_lead", "fire_lead"), "ssh.arm_lead " + FormatDuration(inv.arm_lead) +
                                                     " must be longer than ssh.fire_lead " + FormatDuration(inv.fire_lead));
@@ -188,16 +186,18 @@ Status ReadRoot(Reader& r, const YAML::Node& root, Inventory& inv) {
     const std::string key = k.Scalar();
     if (key == "site") RC_RETURN_IF_ERROR(r.Text(v, "site", inv.site));
     if (key == "model") RC_RETURN_IF_ERROR(r.Text(v, "model", inv.model));
-    if (key == "racks") RC_RETURN_IF_ERROR(r.Int(v, "racks", 1, 100000, inv.racks));
-    if (key == "expiry_grace") RC_RETURN_IF_ERROR(r.Dur(v, "expiry_grace", inv.expiry_grace));
+    if (key == "racks") RC_RETURN_IF_ERROR(r.Int(v, "racks", InventoryKeyOf("", "racks"), inv.racks));
+    if (key == "expiry_grace")
+      RC_RETURN_IF_ERROR(r.Dur(v, "expiry_grace", InventoryKeyOf("", "expiry_grace"), inv.expiry_grace));
     if (key == "ssh") {
       RC_ASSIGN_OR_RETURN(auto ssh, r.Entries(v, "ssh", "ssh"));
       for (const auto& [sk, sv] : ssh) {
-        if (sk.Scalar() == "connect_timeout") RC_RETURN_IF_ERROR(r.Dur(sv, "connect_timeout", inv.connect_timeout));
-        if (sk.Scalar() == "command_timeout") RC_RETURN_IF_ERROR(r.Dur(sv, "command_timeout", inv.command_timeout));
-        if (sk.Scalar() == "max_concurrent") RC_RETURN_IF_ERROR(r.Int(sv, "max_concurrent", 1, 100000, inv.max_concurrent));
-        if (sk.Scalar() == "arm_lead") RC_RETURN_IF_ERROR(r.Dur(sv, "ssh.arm_lead", inv.arm_lead));
-        if (sk.Scalar() == "fire_lead") RC_RETURN_IF_ERROR(r.Dur(sv, "ssh.fire_lead", inv.fire_lead));
+        const InventoryKey& info = InventoryKeyOf("ssh", sk.Scalar());  // Entries refused any other key
+        if (sk.Scalar() == "connect_timeout") RC_RETURN_IF_ERROR(r.Dur(sv, "connect_timeout", info, inv.connect_timeout));
+        if (sk.Scalar() == "command_timeout") RC_RETURN_IF_ERROR(r.Dur(sv, "command_timeout", info, inv.command_timeout));
+        if (sk.Scalar() == "max_concurrent") RC_RETURN_IF_ERROR(r.Int(sv, "max_concurrent", info, inv.max_concurrent));
+        if (sk.Scalar() == "arm_lead") RC_RETURN_IF_ERROR(r.Dur(sv, "ssh.arm_lead", info, inv.arm_lead));
+        if (sk.Scalar() == "fire_lead") RC_RETURN_IF_ERROR(r.Dur(sv, "ssh.fire_lead", info, inv.fire_lead));
       }
       RC_RETURN_IF_ERROR(CheckLeads(r, v, inv));
     }
@@ -217,8 +217,7 @@ Status ReadRoot(Reader& r, const YAML::Node& root, Inventory& inv) {
   RC_ASSIGN_OR_RETURN(auto healer, r.OpenEntries(Child(root, "healer"), "healer"));
   for (const auto& [k, v] : healer) {
     if (k.Scalar() == "observe_period") {
-      RC_RETURN_IF_ERROR(r.Dur(v, "healer.observe_period", inv.observe_period));
-      if (inv.observe_period < Duration::Millis(100)) return r.Error(v, "healer.observe_period must be at least 100ms");
+      RC_RETURN_IF_ERROR(r.Dur(v, "healer.observe_period", InventoryKeyOf("healer", "observe_period"), inv.observe_period));
       continue;
     }
     RC_RETURN_IF_ERROR(ReadAction(r, k, v, var_names, true, inv));

@@ -7,9 +7,11 @@
 // the templates its verb needs. Immutable after loading; no I/O besides reading the file.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/backend.h"
@@ -84,10 +86,19 @@ Result<Inventory> ParseInventory(const std::string& text, const std::string& pat
 // The inventory's keys, section by section in documentation order: the loader accepts exactly these and
 // docs/inventory-reference.md is generated from them (a test checks). Sections: "" (top level), ssh,
 // defaults, host (hosts[]), tray (trays.<tray>), valve (trays.<tray>.valve), action (injectors.<action>).
+// A number's key carries its inclusive bounds (min < max; durations in microseconds): the loader refuses
+// a value outside them naming the range, and the reference prints it.
 struct InventoryKey {
+  enum class Number { kNone, kInt, kDuration };
   std::string section, key, meaning;
+  Number number = Number::kNone;
+  int64_t min = 0, max = 0;
 };
 const std::vector<InventoryKey>& InventoryKeys();
+// The key `key` of `section`; a programmer error (abort) when the table has none.
+const InventoryKey& InventoryKeyOf(std::string_view section, std::string_view key);
+// "from 1 to 65535", "from 100ms to 1h": a number key's range as messages and the reference say it.
+std::string DescribeRange(const InventoryKey& key);
 
 // The actions an inventory may define, as injectors/real_actions.h lists them (that table is the one
 // place a real-mode action is declared): the injector that uses each (healer actions: "healer"), its

@@ -2,18 +2,30 @@
 // generated from it (with the action table, injectors/real_actions.cpp), so they cannot drift.
 #include "runner/site/inventory.h"
 
-namespace rackchaos::runner {
+#include <cstdlib>
 
+namespace rackchaos::runner {
+namespace {
+
+using N = InventoryKey::Number;
+constexpr int64_t kMilli = 1000, kSecond = 1000 * kMilli, kMinute = 60 * kSecond, kHour = 60 * kMinute,
+                  kDay = 24 * kHour;
+
+}  // namespace
+
+// Bounds: what a real site could mean, with room; a zero where something repeats (observe_period) or
+// must take time (timeouts) is refused, and the relations between the ssh durations are checked by the
+// loader (CheckLeads).
 const std::vector<InventoryKey>& InventoryKeys() {
   static const std::vector<InventoryKey> kKeys = {
       {"", "site", "Site name; component serials default to `<site>-<component>` in reports."},
       {"", "model",
        "The catalogue rack model the inventory maps (`rackchaos list models`); must equal the plan's `cluster.model`."},
-      {"", "racks", "How many racks of the model it maps (default 1); must equal the plan's `cluster.racks`."},
+      {"", "racks", "How many racks of the model it maps (default 1); must equal the plan's `cluster.racks`.", N::kInt, 1, 100000},
       {"", "ssh", "Transport limits (map, see `ssh`)."},
       {"", "expiry_grace",
        "Duration: the host-side expiry of a fault with `for:` fires this long after its planned end, so the runner's "
-       "own revert comes first (default 30s)."},
+       "own revert comes first (default 30s).", N::kDuration, 0, kDay},
       {"", "defaults", "Host fields every host inherits (map, see `defaults`)."},
       {"", "hosts", "List of hosts rackchaos connects to over SSH (see `hosts[]`)."},
       {"", "trays",
@@ -24,17 +36,17 @@ const std::vector<InventoryKey>& InventoryKeys() {
       {"", "healer",
        "Real mode's healer: how it observes the site (`observe_*`, every `observe_period`) and carries out its "
        "actions (see Healer actions below): a map from a healer action to `{apply, run_on}` (docs/real-mode.md)."},
-      {"healer", "observe_period", "Duration between two observation polls of every tray (default 1s, at least 100ms)."},
-      {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s)."},
-      {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s)."},
-      {"ssh", "max_concurrent", "SSH sessions open at once (default 256)."},
+      {"healer", "observe_period", "Duration between two observation polls of every tray (default 1s).", N::kDuration, 100 * kMilli, kHour},
+      {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s).", N::kDuration, kSecond, kHour},
+      {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s).", N::kDuration, kSecond, kDay},
+      {"ssh", "max_concurrent", "SSH sessions open at once (default 256).", N::kInt, 1, 100000},
       {"ssh", "arm_lead",
        "Duration before their `at` at which faults sharing it start on their hosts, armed and waiting (default 3s; "
-       "longer than `fire_lead`, at least 1s shorter than `command_timeout`)."},
+       "longer than `fire_lead`, at least 1s shorter than `command_timeout`).", N::kDuration, 20 * kMilli, kHour},
       {"ssh", "fire_lead",
        "Duration before `at` at which the armed hosts are told the instant to land on their own clocks (default "
-       "250ms, at least 10ms): it must cover one write to every host."},
-      {"defaults", "port", "SSH port (default 22)."},
+       "250ms): it must cover one write to every host.", N::kDuration, 10 * kMilli, kMinute},
+      {"defaults", "port", "SSH port (default 22).", N::kInt, 1, 65535},
       {"defaults", "user", "SSH user; nvidia-smi -pl and ip link need root."},
       {"defaults", "identity_file",
        "Private key file; relative to the inventory, `~/` is `$HOME`. There is no password field."},
@@ -44,7 +56,7 @@ const std::vector<InventoryKey>& InventoryKeys() {
       {"defaults", "vars", "Map of extra template values (`{name}` in command templates)."},
       {"host", "name", "Host name used by `trays.<tray>.host` and `run_on` (required)."},
       {"host", "address", "Address or DNS name to connect to (required)."},
-      {"host", "port", "As in `defaults`."},
+      {"host", "port", "As in `defaults`.", N::kInt, 1, 65535},
       {"host", "user", "As in `defaults`."},
       {"host", "identity_file", "As in `defaults`."},
       {"host", "agent", "As in `defaults`."},
@@ -72,6 +84,17 @@ const std::vector<InventoryKey>& InventoryKeys() {
        "A host name that runs these commands (e.g. a management host for Redfish); default the target's tray host."},
   };
   return kKeys;
+}
+
+const InventoryKey& InventoryKeyOf(std::string_view section, std::string_view key) {
+  for (const InventoryKey& k : InventoryKeys())
+    if (k.section == section && k.key == key) return k;
+  std::abort();  // every caller names a key of the table above
+}
+
+std::string DescribeRange(const InventoryKey& key) {
+  if (key.number == N::kInt) return "from " + std::to_string(key.min) + " to " + std::to_string(key.max);
+  return "from " + FormatDuration(Duration::Micros(key.min)) + " to " + FormatDuration(Duration::Micros(key.max));
 }
 
 const std::vector<std::string>& CommonPlaceholders() {

@@ -89,6 +89,18 @@ class Reader {
   Status Dur(const YAML::Node& n, const std::string& what, Duration& out) const {
     return yaml_.Dur(Value(n, what), out);
   }
+  // A number key of the table (InventoryKeyOf), refused outside its bounds with the range.
+  Status Int(const YAML::Node& n, const std::string& what, const InventoryKey& key, int& out) const {
+    return Int(n, what, static_cast<int>(key.min), static_cast<int>(key.max), out);
+  }
+  Status Dur(const YAML::Node& n, const std::string& what, const InventoryKey& key, Duration& out) const {
+    Duration d;
+    RC_RETURN_IF_ERROR(Dur(n, what, d));
+    if (d.us < key.min || d.us > key.max)
+      return Error(n, what + " '" + n.Scalar() + "' is out of range; expected a duration " + DescribeRange(key));
+    out = d;
+    return Status::Ok();
+  }
   // A path relative to the inventory's directory; "~/" means $HOME. libssh reads the file (`kind` in
   // messages) later: one that is there must be a regular file (a FIFO or a device would hang or flood it).
   Status Path(const YAML::Node& n, const std::string& what, std::string_view kind, std::string& out) const {

@@ -61,6 +61,7 @@ using Extract = std::function<std::vector<double>(const RunMetrics&)>;
 
 struct MetricDef {
   std::string base;
+  GateSubject subject;
   bool is_time;
   std::vector<std::string> aggs;
   std::string description;
@@ -69,31 +70,31 @@ struct MetricDef {
 
 const std::vector<MetricDef>& Defs() {
   static const std::vector<MetricDef> kDefs = {
-      {"ttd", true, {"max", "p50", "p95", "mean"}, "time to detect, per fault",
+      {"ttd", GateSubject::kFaults, true, {"max", "p50", "p95", "mean"}, "time to detect, per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_detect)); return v; }},
-      {"tti", true, {"max", "p50", "p95", "mean"}, "time to isolate, per fault that needed isolation",
+      {"tti", GateSubject::kFaults, true, {"max", "p50", "p95", "mean"}, "time to isolate, per fault that needed isolation",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f) && NeededIsolation(m, f)) v.push_back(Seconds(f.time_to_isolate)); return v; }},
-      {"ttr", true, {"max", "p50", "p95", "mean"}, "time to recover, per fault",
+      {"ttr", GateSubject::kFaults, true, {"max", "p50", "p95", "mean"}, "time to recover, per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_recover)); return v; }},
-      {"blast.gpus", false, {"max", "total"}, "GPUs touched per fault (direct + collateral)",
+      {"blast.gpus", GateSubject::kFaults, false, {"max", "total"}, "GPUs touched per fault (direct + collateral)",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.gpus_direct + f.gpus_collateral); return v; }},
-      {"blast.jobs", false, {"max", "total"}, "jobs touched per fault",
+      {"blast.jobs", GateSubject::kFaults, false, {"max", "total"}, "jobs touched per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.jobs_touched); return v; }},
-      {"gpu_hours_lost", false, {"max", "total"}, "GPU-hours lost per fault",
+      {"gpu_hours_lost", GateSubject::kFaults, false, {"max", "total"}, "GPU-hours lost per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.gpu_hours_lost); return v; }},
-      {"ettr", false, {"min", "mean"}, "effective training time ratio per job",
+      {"ettr", GateSubject::kJobs, false, {"min", "mean"}, "effective training time ratio per job",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(j.ettr); return v; }},
-      {"goodput", false, {"min", "mean"}, "kept work / wall time per job",
+      {"goodput", GateSubject::kJobs, false, {"min", "mean"}, "kept work / wall time per job",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(j.goodput); return v; }},
-      {"healer.precision", false, {""}, "isolations that hit a faulty component / all isolations",
+      {"healer.precision", GateSubject::kRun, false, {""}, "isolations that hit a faulty component / all isolations",
        [](const RunMetrics& m) { return std::vector<double>{m.precision}; }},
-      {"healer.recall", false, {""}, "faults isolated / faults that needed isolation",
+      {"healer.recall", GateSubject::kRun, false, {""}, "faults isolated / faults that needed isolation",
        [](const RunMetrics& m) { return std::vector<double>{m.recall}; }},
-      {"drained.gpus", false, {""}, "GPUs of the trays the healer drained",
+      {"drained.gpus", GateSubject::kRun, false, {""}, "GPUs of the trays the healer drained",
        [](const RunMetrics& m) { return std::vector<double>{static_cast<double>(m.gpus_drained)}; }},
-      {"drained.gpu_hours", false, {""}, "drained GPUs x hours until resumed",
+      {"drained.gpu_hours", GateSubject::kRun, false, {""}, "drained GPUs x hours until resumed",
        [](const RunMetrics& m) { return std::vector<double>{m.drained_gpu_hours}; }},
-      {"healer.false_isolations", false, {""}, "isolations of healthy components",
+      {"healer.false_isolations", GateSubject::kRun, false, {""}, "isolations of healthy components",
        [](const RunMetrics& m) { return std::vector<double>{static_cast<double>(m.false_isolations.size())}; }},
   };
   return kDefs;
@@ -183,7 +184,9 @@ Result<Gate> ParseGate(const std::string& text) {
   return g;
 }
 
-GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics) {
+namespace {
+
+GateResult Evaluate(const Gate& gate, const RunMetrics& metrics, bool so_far) {
   std::string agg;
   const MetricDef* def = FindDef(gate.metric, agg);
   GateResult r{gate, false, 0, ""};
@@ -197,9 +200,26 @@ GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics) {
   double a = r.actual, b = gate.value;
   r.passed = op == "<" ? a < b : op == "<=" ? a <= b : op == ">" ? a > b : op == ">=" ? a >= b
            : op == "==" ? std::fabs(a - b) < 1e-9 : std::fabs(a - b) >= 1e-9;
-  if (v.empty() && !agg.empty()) r.message = gate.text + ": no data (" + (r.passed ? "pass" : "FAIL") + ")";
-  else r.message = gate.text + ": " + Format(r.actual, def->is_time) + " (" + (r.passed ? "pass" : "FAIL") + ")";
+  if (v.empty() && !agg.empty()) {  // nothing to measure: the comparison with 0 would mean nothing
+    r.passed = gate.allow_empty || so_far;
+    const char* over = def->subject == GateSubject::kJobs ? "no job ran" : "no fault had an effect";
+    r.message = gate.text + ": no data, " + over +
+                (r.passed ? " (pass" + std::string(gate.allow_empty ? ": allow_empty" : "") + ")"
+                          : " (FAIL: it measured nothing; allow_empty: true lets it pass)");
+  } else {
+    r.message = gate.text + ": " + Format(r.actual, def->is_time) + " (" + (r.passed ? "pass" : "FAIL") + ")";
+  }
   return r;
+}
+
+}  // namespace
+
+GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics) { return Evaluate(gate, metrics, false); }
+
+GateSubject SubjectOf(const std::string& metric) {
+  std::string agg;
+  const MetricDef* def = FindDef(metric, agg);
+  return def ? def->subject : GateSubject::kRun;
 }
 
 Status CheckContinuous(const Gate& gate) {
@@ -222,7 +242,7 @@ GateResult EvaluateGateSoFar(const Gate& gate, const RunMetrics& metrics, Time n
     for (std::optional<Duration>* t : {&f.time_to_detect, &f.time_to_isolate, &f.time_to_recover})
       if (!*t) *t = late;
   }
-  return EvaluateGate(gate, so_far);
+  return Evaluate(gate, so_far, true);
 }
 
 }  // namespace rackchaos::runner

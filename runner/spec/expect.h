@@ -5,6 +5,9 @@
 // < <= > >= == !=; VALUE a duration for time metrics (90s, 5m) and a number or percentage otherwise.
 // A fault whose time is missing (never detected, isolated or recovered) counts as infinitely late; time
 // gates consider only faults that had an effect (took a GPU out or slowed it, or touched a job).
+// A gate over a per-fault or per-job metric with nothing to measure (no fault had an effect, no job ran)
+// says "no data" and fails, unless the gate allows it to be empty (allow_empty): a gate that measured
+// nothing has not shown anything.
 #pragma once
 
 #include <string>
@@ -21,6 +24,7 @@ struct Gate {
   std::string op;
   double value = 0;  // seconds for time metrics
   bool continuous = false;  // also checked while running (see EvaluateGateSoFar)
+  bool allow_empty = false;  // passes when the metric has no data (see EvaluateGate)
 };
 
 struct GateResult {
@@ -37,12 +41,17 @@ bool IsTimeMetric(const std::string& metric);
 Result<Gate> ParseGate(const std::string& text);
 GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics);
 
+// What a metric is measured over: a gate on it has no data when the run has none of them.
+enum class GateSubject { kRun, kFaults, kJobs };
+GateSubject SubjectOf(const std::string& metric);
+
 // A continuous gate must be one that, once failed on the metrics so far, fails at the end too: an upper
 // bound (< <=) on a metric that never decreases while a run goes on (ttd/tti/ttr.max, blast.*.max/total,
 // gpu_hours_lost.*, healer.false_isolations). Fails with kInvalidArgument naming those otherwise.
 Status CheckContinuous(const Gate& gate);
 // The gate on the metrics of a run still going at `now`: a fault not yet detected, isolated or recovered
-// counts as `now - injected` late (a lower bound of its final time) instead of never.
+// counts as `now - injected` late (a lower bound of its final time) instead of never. No data so far
+// passes: the run may yet produce some.
 GateResult EvaluateGateSoFar(const Gate& gate, const RunMetrics& metrics, Time now);
 
 }  // namespace rackchaos::runner

@@ -173,6 +173,16 @@ Status ValidateFaults(const Plan& plan, RunSpec& spec) {
   return Status::Ok();
 }
 
+// Why `gate` can have no data in any run of `plan` ("" when it can have some): a per-fault metric in a plan
+// that injects nothing, a per-job metric in a plan without jobs.
+std::string OnlyEmpty(const Plan& plan, const Gate& gate) {
+  const GateSubject subject = SubjectOf(gate.metric);
+  if (subject == GateSubject::kFaults && plan.faults.empty() && plan.chaos.catalogue.empty())
+    return "the plan has no faults and no chaos";
+  if (subject == GateSubject::kJobs && plan.jobs.empty()) return "the plan has no jobs";
+  return "";
+}
+
 Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   RunSpec spec;
   spec.seed = options.seed.value_or(plan.seed);
@@ -252,6 +262,10 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
     auto g = ParseGate(e.text);
     if (!g.ok()) return At(e.pos, g.status().message());
     g->continuous = e.continuous;
+    g->allow_empty = e.allow_empty;
+    if (std::string why = OnlyEmpty(plan, *g); !why.empty() && !e.allow_empty)
+      spec.warnings.push_back(e.pos.ToString() + ": gate '" + e.text + "' can only be empty: " + why +
+                              "; it will fail with no data (add allow_empty: true if that is meant)");
     if (e.continuous) {
       Status c = CheckContinuous(*g);
       if (!c.ok()) return At(e.pos, c.message());

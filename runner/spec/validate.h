@@ -43,6 +43,8 @@ struct RunSpec {
   std::vector<Gate> gates;
   std::optional<int> max_faults_at_once;  // safety: at run time, a fault that would exceed it is skipped
   AbortSpec abort;                        // safety: live abort conditions (runner/engine/watch.h)
+  // Valid but suspect, one line each with FILE:LINE:COL ("... can only be empty"): `validate` prints them.
+  std::vector<std::string> warnings;
 };
 
 struct ValidateOptions {

@@ -5,8 +5,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -119,7 +124,7 @@ TEST_CASE("healer.policy: a bad value names origin:line and what is wrong") {
   auto range = ParsePolicy("name: x\ndetectors:\n  thermal:\n    samples: 0\n", "x.yaml");
   REQUIRE_FALSE(range.ok());
   CHECK(range.status().message() ==
-        "x.yaml:4:14: detectors.thermal.samples: '0' is out of range; expected an integer from 1 to 1000");
+        "x.yaml:4:14: detectors.thermal.samples is 0; it must be a whole number from 1 to 1000");
 
   auto type = ParsePolicy("name: x\nremediation:\n  gpu_reset: sometimes\n", "x.yaml");
   REQUIRE_FALSE(type.ok());
@@ -236,6 +241,74 @@ TEST_CASE("healer.policy: a file that is no policy (a password file, a key, a to
     CHECK(message.find('\n') == std::string::npos);
   }
   std::filesystem::remove_all(dir);
+}
+
+// Every number of a policy has a bound (issue 26 item 2): a value just outside it is refused at its
+// file:line:column with the range, and docs/policies.md's "Valid ranges" table is generated from the same
+// table. Regenerate with: RACKCHAOS_UPDATE_DOCS=1 ./build/tests/healer/healer_tests -tc="*valid ranges*"
+std::string Formatted(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+TEST_CASE("healer.policy: every number is bounded, and a value outside its bound is refused naming the range") {
+  CHECK(PolicyBounds().size() == 27);
+  for (const PolicyBound& b : PolicyBounds()) {
+    CAPTURE(b.key);
+    REQUIRE(b.min < b.max);
+    std::vector<std::string> outside;
+    switch (b.kind) {
+      case PolicyBound::Kind::kInt:
+        outside = {std::to_string(static_cast<int64_t>(b.max) + 1), std::to_string(static_cast<int64_t>(b.min) - 1)};
+        break;
+      case PolicyBound::Kind::kNumber:
+        outside = {Formatted(b.max * 2), Formatted(b.min / 2), ".nan"};
+        break;
+      case PolicyBound::Kind::kDuration:
+        outside = {std::to_string(static_cast<int64_t>(b.max) + 1) + "s"};
+        if (b.min >= 1) outside.push_back(std::to_string(static_cast<int64_t>(b.min) - 1) + "s");
+        break;
+      case PolicyBound::Kind::kFraction:
+        outside = {"101%", "-1%"};
+        break;
+    }
+    for (const std::string& value : outside) {
+      CAPTURE(value);
+      // The dotted key as nested maps, the value on the last line.
+      std::string text = "name: x\n", indent;
+      std::string rest(b.key);
+      for (size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) {
+        text += indent + rest.substr(0, dot) + ":\n";
+        indent += "  ";
+      }
+      text += indent + rest + ": " + value + "\n";
+      const int line = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+      const size_t col = indent.size() + rest.size() + 3;
+      auto p = ParsePolicy(text, "x.yaml");
+      REQUIRE_FALSE(p.ok());
+      CHECK(p.status().message() == "x.yaml:" + std::to_string(line) + ":" + std::to_string(col) + ": " +
+                                        std::string(b.key) + " is " + value + "; it must be " + DescribeBound(b));
+    }
+  }
+  // The shipped policies keep their own bounds.
+  for (const std::string& name : ShippedPolicyNames()) CHECK(LoadPolicy(name).ok());
+}
+
+TEST_CASE("healer.policy: the valid ranges of docs/policies.md are the loader's bounds") {
+  std::string table = "| key | valid values |\n|---|---|\n";
+  for (const PolicyBound& b : PolicyBounds()) table += "| `" + std::string(b.key) + "` | " + DescribeBound(b) + " |\n";
+  const std::string begin = "<!-- generated from healer::PolicyBounds() by tests/healer/policy_test.cpp -->\n";
+  const std::string end = "<!-- end of generated table -->\n";
+  const std::string path = std::string(RACKCHAOS_SOURCE_DIR) + "/docs/policies.md";
+  std::stringstream have;
+  have << std::ifstream(path).rdbuf();
+  std::string doc = have.str();
+  const size_t from = doc.find(begin), to = doc.find(end);
+  REQUIRE_MESSAGE((from != std::string::npos && to != std::string::npos && from < to), "markers missing in " << path);
+  const std::string want = doc.substr(0, from + begin.size()) + table + doc.substr(to);
+  if (std::getenv("RACKCHAOS_UPDATE_DOCS")) std::ofstream(path) << want;
+  CHECK_MESSAGE(doc == want, "regenerate: RACKCHAOS_UPDATE_DOCS=1 healer_tests -tc=\"*valid ranges*\"");
 }
 
 }  // namespace

@@ -139,7 +139,14 @@ TEST_CASE("ParseParamValue by type") {
   CHECK(ParseParamValue(w, "600W").value() == 600);
   ParamInfo f{"opening", ParamType::kFraction, "", ""};
   CHECK(ParseParamValue(f, "0.25").value() == 0.25);
-  CHECK(std::string(ParamTypeName(ParamType::kWatts)) == "power (e.g. 600W, 1.2kW)");
+  CHECK(std::string(ParamTypeName(ParamType::kWatts)) == "power from 1W to 100kW (e.g. 600W, 1.2kW)");
+  // Bounded (issue 26): a power no GPU could be set to, and a fault longer than any plan, are refused.
+  CHECK(ParseParamValue(w, "100kW").value() == 100000);
+  CHECK(ParseParamValue(w, "99999999W").status().message() ==
+        "'99999999W' is out of range; expected a power from 1W to 100kW (e.g. 600W, 1.2kW)");
+  CHECK_FALSE(ParseParamValue(w, "0W").ok());
+  CHECK_FALSE(ParseParamValue(w, "-5W").ok());
+  CHECK_FALSE(ParseParamValue(d, "5000d").ok());
 }
 
 // --------------------------------------------------------------------------- targets

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -233,7 +234,7 @@ TEST_CASE("inventory: ssh.arm_lead and ssh.fire_lead are read and checked agains
   CHECK(set->arm_lead == Duration::Seconds(5));
   CHECK(set->fire_lead == Duration::Millis(400));
   CHECK(Error(std::string(kSmall) + "ssh: {fire_lead: 5ms}\n") ==
-        "site.yaml:16:18: ssh.fire_lead 5ms is too short (at least 10ms)");
+        "site.yaml:16:18: ssh.fire_lead '5ms' is out of range; expected a duration from 10ms to 1m");
   CHECK(Error(std::string(kSmall) + "ssh: {arm_lead: 200ms}\n") ==
         "site.yaml:16:17: ssh.arm_lead 200ms must be longer than ssh.fire_lead 250ms");
   CHECK(Error(std::string(kSmall) + "ssh: {command_timeout: 3s}\n") ==
@@ -332,7 +333,7 @@ TEST_CASE("inventory: healer actions take one command and site-wide ones need ru
   CHECK(Error(t3).find("site.yaml:") == 0);
   std::string t4 = text;
   Replace(t4, "observe_period: 2s", "observe_period: 10ms");
-  CHECK(Error(t4).find("observe_period must be at least 100ms") != std::string::npos);
+  CHECK(Error(t4).find("healer.observe_period '10ms' is out of range; expected a duration from 100ms to 1h") != std::string::npos);
   std::string t5 = text;
   Replace(t5, "  drain:", "  link_down:");
   CHECK(Error(t5).find("unknown healer action 'link_down'") != std::string::npos);
@@ -385,6 +386,43 @@ TEST_CASE("inventory: line rates as tc writes them") {
   CHECK(*ParseBitRate("9600bit") == 9600);
   for (const char* bad : {"", "fast", "100", "100mb", "-1mbit", "0gbit"})
     CHECK_MESSAGE(ParseBitRate(bad).status().code() == StatusCode::kInvalidArgument, bad);
+}
+
+// Every number key of the inventory table (issue 26 item 2): bounds with min < max, and a value just
+// outside them refused at its file:line:column with the range the reference prints.
+TEST_CASE("inventory: every number key is bounded and refused outside its range, naming it") {
+  int numbers = 0;
+  for (const InventoryKey& k : InventoryKeys()) {
+    if (k.number == InventoryKey::Number::kNone) continue;
+    ++numbers;
+    CAPTURE(k.section);
+    CAPTURE(k.key);
+    REQUIRE(k.min >= 0);
+    REQUIRE(k.min < k.max);
+    const bool dur = k.number == InventoryKey::Number::kDuration;
+    // Durations as whole milliseconds: every bound of the table is one.
+    REQUIRE((!dur || (k.min % 1000 == 0 && k.max % 1000 == 0)));
+    std::vector<std::string> outside = {dur ? std::to_string(k.max / 1000 + 1) + "ms" : std::to_string(k.max + 1)};
+    if (k.min > 0) outside.push_back(dur ? std::to_string(k.min / 1000 - 1) + "ms" : std::to_string(k.min - 1));
+    for (const std::string& value : outside) {
+      CAPTURE(value);
+      std::string text = kSmall;
+      const std::string set = k.key + ": " + value;
+      if (k.section == "defaults") Replace(text, "identity_file: /k}", "identity_file: /k, " + set + "}");
+      else if (k.section == "host") Replace(text, "address: 10.0.0.1}", "address: 10.0.0.1, " + set + "}");
+      else if (k.section.empty()) text += set + "\n";
+      else text += k.section + ": {" + set + "}\n";
+      // The line and column of the value, as the message must name them.
+      const size_t at = text.find(set) + k.key.size() + 2;
+      const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+      const int col = static_cast<int>(at - text.rfind('\n', at - 1));
+      const std::string message = Error(text);
+      CHECK_MESSAGE(message.starts_with("site.yaml:" + std::to_string(line) + ":" + std::to_string(col) + ": "), message);
+      CHECK_MESSAGE(message.find("'" + value + "'") != std::string::npos, message);
+      CHECK_MESSAGE(message.find(DescribeRange(k)) != std::string::npos, message);
+    }
+  }
+  CHECK(numbers == 10);  // racks, expiry_grace, observe_period, five under ssh, two ports
 }
 
 }  // namespace

@@ -201,3 +201,22 @@ TEST_CASE("reports.store: reverting thousands of open faults reads each by its i
   CHECK(thousands < kOpen / 4);  // ~60 instructions a revert; a walk over the open faults is ~40,000,000 in all
   CHECK(t::IntOpenExisting(dir.File("r.db"), "SELECT count(*) FROM faults WHERE reverted_us IS NULL") == 0);
 }
+
+TEST_CASE("reports.history: runs without a verdict are named under the table and left out of the trend (issue 26)") {
+  TempDir dir;
+  auto store = ReportStore::Open(dir.File("r.db"));
+  REQUIRE(store.ok());
+  AddRun(*store, {.plan = "chaos-day", .ttr = Duration::Minutes(20)});
+  AddRun(*store, {.plan = "chaos-day", .ttr = Duration::Minutes(5)});
+  AddRun(*store, {.plan = "chaos-day", .ttr = Duration::Minutes(1)});
+  AddRun(*store, {.plan = "chaos-day", .ttr = Duration::Minutes(30)});
+  // Run 2 was killed (its row stays 'running'); run 3 stopped on an error part way: their short TTRs are
+  // partial, so the trend is run 1 -> run 4, not run 1 -> run 3.
+  REQUIRE(StoreAccess::DbOf(*store).Exec("UPDATE runs SET status = 'running', exit_code = NULL WHERE id = 2", "test").ok());
+  REQUIRE(StoreAccess::DbOf(*store).Exec("UPDATE runs SET status = 'error', exit_code = 3 WHERE id = 3", "test").ok());
+  const std::string text = History(*store, "RK-001");
+  CAPTURE(text);
+  CHECK(Has(text, "  NO VERDICT for run(s) 2 (running), 3 (error): still running, dead, or stopped by an error; "
+                  "their numbers are partial and left out of the trend\n"));
+  CHECK(Has(text, "worst TTR on this rack: 20.0m (run 1) -> 30.0m (run 4): worsening\n"));
+}

@@ -153,6 +153,37 @@ TEST_CASE("reports.merge: every row of every table arrives once, under new run i
   CHECK(CountRows(out, "events") == CountRows(pa, "events") + CountRows(pb, "events"));
 }
 
+TEST_CASE("reports.merge: a run still 'running' is left out and counted, and arrives once it finished (issue 26)") {
+  TempDir dir;
+  std::string src = dir.File("src.db"), out = dir.File("all.db");
+  int64_t open_run = 0;
+  {
+    auto s = ReportStore::Open(src);
+    REQUIRE(s.ok());
+    AddRun(*s, Duration::Seconds(100), "2025-01-01T00:00:00Z");
+    RunInfo info = t::SampleRunInfo();
+    info.started_wall = "2025-01-01T01:00:00Z";
+    open_run = *s->BeginRun(info);  // a killed run: its row stays 'running'
+  }
+  auto dest = ReportStore::Open(out);
+  REQUIRE(dest.ok());
+  auto first = MergeInto(*dest, src);
+  REQUIRE_MESSAGE(first.ok(), first.status().ToString());
+  CHECK(first->runs_copied == 1);
+  CHECK(first->runs_running == 1);
+  CHECK(*StoreAccess::DbOf(*dest).QueryInt("SELECT count(*) FROM runs WHERE status = 'running'", "running") == 0);
+  {
+    auto s = ReportStore::Open(src);
+    REQUIRE(s.ok());
+    REQUIRE(s->FinishRun(open_run, "passed", 0, "2025-01-01T02:00:00Z", "").ok());
+  }
+  auto second = MergeInto(*dest, src);  // the finished run is not kept out by a frozen copy of itself
+  REQUIRE(second.ok());
+  CHECK(second->runs_copied == 1);
+  CHECK(second->runs_skipped == 1);
+  CHECK(second->runs_running == 0);
+}
+
 TEST_CASE("reports.merge: an older source is merged through a migrated copy and left as it was") {
   TempDir dir;
   std::string v2 = dir.File("v2.db");
@@ -191,6 +222,7 @@ TEST_CASE("reports.merge: topologies arrive through the store's own path, a larg
       auto run = s->BeginRun(info);
       REQUIRE(run.ok());
       REQUIRE(s->AddComponents(*run, rows).ok());
+      REQUIRE(s->FinishRun(*run, "passed", 0, wall, "").ok());  // merge leaves 'running' runs out
     }
   }
   auto dest = ReportStore::Open(out);

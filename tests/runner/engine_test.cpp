@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -196,6 +197,39 @@ TEST_CASE("engine: a backend that stages groups gets them ahead of their instant
   for (std::string line; std::getline(lines, line);)
     if (line.rfind("rackchaos_faults_injected_total{", 0) == 0) injected += std::stod(line.substr(line.rfind(' ') + 1));
   CHECK(injected == 2);
+}
+
+// A backend whose fault verb throws, as a bug or an exhausted resource would: the run must still end
+// 'error' with the message, and what it applied be reverted, not stay 'running' (issue 26 item 3).
+class ThrowingBackend : public StagingBackend {
+ public:
+  using StagingBackend::StagingBackend;
+  Status SetNicLink(ComponentId c, bool up, FaultId cause) override {
+    if (!up) throw std::runtime_error("resource exhausted");
+    return StagingBackend::SetNicLink(c, up, cause);
+  }
+};
+
+TEST_CASE("engine: an exception out of a backend verb ends the run as an error, not 'running'") {
+  TempDir dir("engine-throw");
+  const Validated v = Validate(
+      "name: throws\nduration: 1m\ncluster: {model: gb200-nvl72, racks: 1}\nfaults:\n"
+      "  - {at: 10s, kind: link_down, target: r01.tray01.nic0, for: 20s}\n",
+      (dir.path / "plan.yaml").string());
+  VirtualClock clock;
+  RecordingSink events(RecordingSink::Mode::kWriteThrough);
+  ThrowingBackend backend(clock);
+  RunOptions opt;
+  opt.db_path = (dir.path / "t.db").string();
+  const RunOutcome out = RunPlan(v.plan, v.spec, {backend, clock, events, std::nullopt, kGateCheckPeriod}, opt);
+  CHECK(out.code == ExitCode::kRuntimeError);
+  CHECK_MESSAGE(out.error.find("unexpected exception while running the timeline: resource exhausted") !=
+                    std::string::npos,
+                out.error);
+  const reports::RunRow run = OnlyRun(opt.db_path);
+  CHECK(run.status == "error");
+  CHECK(run.exit_code == 3);
+  CHECK_MESSAGE(run.failed_reason.find("resource exhausted") != std::string::npos, run.failed_reason);
 }
 
 }  // namespace

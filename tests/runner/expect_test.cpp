@@ -116,3 +116,24 @@ TEST_CASE("verdict: an engine error beats interrupted beats host errors beats ab
   CHECK(v.code == rackchaos::ExitCode::kPass);
   CHECK(v.reason.empty());
 }
+
+TEST_CASE("a gate over nothing says no data and fails unless it may be empty (issue 25)") {
+  RunMetrics none;  // a run whose chaos drew no fault and that ran no job
+  runner::Gate ttr = *runner::ParseGate("ttr.max < 30m");
+  runner::GateResult r = runner::EvaluateGate(ttr, none);
+  CHECK_FALSE(r.passed);
+  CHECK(r.message == "ttr.max < 30m: no data, no fault had an effect (FAIL: it measured nothing; allow_empty: true lets it pass)");
+  CHECK_FALSE(runner::EvaluateGate(*runner::ParseGate("ettr.min >= 0.9"), none).passed);
+  ttr.allow_empty = true;
+  r = runner::EvaluateGate(ttr, none);
+  CHECK(r.passed);
+  CHECK(r.message == "ttr.max < 30m: no data, no fault had an effect (pass: allow_empty)");
+  // While running, no data yet is no failure: the run may still produce some.
+  ttr.allow_empty = false;
+  CHECK(runner::EvaluateGateSoFar(ttr, none, Duration::Minutes(5)).passed);
+  // Metrics of the whole run always have a value.
+  CHECK(runner::EvaluateGate(*runner::ParseGate("healer.false_isolations == 0"), none).passed);
+  CHECK(runner::SubjectOf("ttd.p95") == runner::GateSubject::kFaults);
+  CHECK(runner::SubjectOf("goodput.mean") == runner::GateSubject::kJobs);
+  CHECK(runner::SubjectOf("healer.recall") == runner::GateSubject::kRun);
+}

@@ -44,7 +44,8 @@ std::string RenderInventoryReference() {
       section = k.section;
       md << "\n## " << SectionTitle(section) << "\n\n| key | meaning |\n|---|---|\n";
     }
-    md << "| `" << k.key << "` | " << k.meaning << " |\n";
+    const bool number = k.number != runner::InventoryKey::Number::kNone;
+    md << "| `" << k.key << "` | " << k.meaning << (number ? " Valid: " + runner::DescribeRange(k) + "." : "") << " |\n";
   }
   md << "\n## Fault actions (`injectors.<action>`)\n\n"
      << "Every action's templates may use " << Braced(runner::CommonPlaceholders())

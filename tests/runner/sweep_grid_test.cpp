@@ -60,6 +60,35 @@ TEST_CASE("sweep grid: keys are checked by type and unknown keys name the known 
   CHECK(policy.burn_in == Duration::Hours(2));
 }
 
+TEST_CASE("sweep grid: values keep the bounds of the plan or policy key they set, and say the range (issue 26)") {
+  const auto message = [](const std::string& text) {
+    auto axis = runner::ParseGridAxis(text);
+    return axis.ok() ? std::string("(accepted)") : axis.status().message();
+  };
+  CHECK(message("checkpoint.interval=10m,1ms") ==
+        "--grid 'checkpoint.interval=10m,1ms': checkpoint.interval '1ms' is out of range; expected a duration from 1s "
+        "to 365d with a unit (ms, s, m, h, d, w)");
+  CHECK(message("spares=0,1001") ==
+        "--grid 'spares=0,1001': spares '1001' is out of range; expected an integer from 0 to 1000");
+  CHECK(message("healer.mad_threshold=6,1e9") ==
+        "--grid 'healer.mad_threshold=6,1e9': healer.mad_threshold '1e9' is out of range; expected a number from 0.5 "
+        "to 1000");
+  CHECK(message("healer.temperature_c=85,200") ==
+        "--grid 'healer.temperature_c=85,200': healer.temperature_c '200' is out of range; expected a number from 20 "
+        "to 150");
+  CHECK(message("healer.missed_beats=3,5000") ==
+        "--grid 'healer.missed_beats=3,5000': healer.missed_beats '5000' is out of range; expected a whole number "
+        "from 1 to 1000");
+  CHECK(message("healer.recheck=10m,2d") ==
+        "--grid 'healer.recheck=10m,2d': healer.recheck '2d' is out of range; expected a duration from 1s to 1d");
+  CHECK(message("healer.burn_in=0s,31d").ends_with("expected a duration from 0s to 30d"));
+  CHECK(message("healer.correlation_window=20s,2h").ends_with("expected a duration from 0s to 1h"));
+  CHECK(message("healer.straggler_window=5m,2d").ends_with("expected a duration from 1s to 1d"));
+  // The edges themselves are values.
+  CHECK(message("healer.recheck=1s,1d") == "(accepted)");
+  CHECK(message("checkpoint.interval=1s,365d") == "(accepted)");
+}
+
 TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the results they should") {
   fs::path dir = fs::temp_directory_path() / ("rackchaos-grid-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
