@@ -186,7 +186,7 @@ const std::vector<KeyInfo> kKeys = {
      "by its name, each as per_day or mtbf. Causes first, then classes; scale and classes apply on top."},
     {"chaos.rates.NAME", "per_day", T::kNumber, kOptional, 0, 1000, "", "0.002",
      "Failures per component-day (per GPU, NIC or compute tray of the class)."},
-    {"chaos.rates.NAME", "mtbf", T::kDuration, kOptional, 0, 0, "", "1500d", "Mean time between failures of one component."},
+    {"chaos.rates.NAME", "mtbf", T::kDuration, kOptional, 60 * kSecond, 1000 * 3650 * kDay, "", "1500d", "Mean time between failures of one component."},
 
     {"healer", "policy", T::kString, kOptional, 0, 0, "default", "default",
      "A shipped policy name or a path to a policy YAML."},
