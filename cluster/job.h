@@ -38,8 +38,13 @@ struct JobConfig {
   bool input_from_object_store = false;
   // Its home region (an index into Topology::regions()): placed there first; -1 = the first with room.
   int region = -1;
+  // A snapshot every checkpoint_interval of training; the store acknowledges it (the checkpoint counts)
+  // checkpoint_write after the snapshot. Training stops for the first checkpoint_blocking of the write (the
+  // copy out of GPU memory; the whole write when checkpointing is synchronous) and goes on during the rest
+  // (asynchronous). CheckCheckpoint states the bounds.
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);
+  Duration checkpoint_blocking{};
   // After the local store acknowledges a checkpoint it is copied to another region in the background
   // (checkpoint size / cross-region bandwidth). Losing a tray's local store (cache_fail) before the copy
   // is done loses that checkpoint: the job falls back to the newest complete far copy. 0 = not
@@ -61,6 +66,12 @@ struct CommShares {
   double compute() const { return 1 - tp - dp - ep - pp; }  // this order: ungrouped jobs' old arithmetic
 };
 CommShares SharesOf(const JobConfig& job);  // placement_groups.cpp
+// The checkpoint timings a job can run with: an interval longer than the write (the next snapshot cancels
+// a write in flight, so with a shorter interval no checkpoint would ever be acknowledged) and blocking
+// within the write (0 <= blocking <= write_time). Invalid names the range; `key` is then the key at fault:
+// "interval" or "blocking" (sim_checkpoints.cpp).
+Status CheckCheckpoint(const JobConfig& job, std::string& key);
+
 // A grouped job's degrees and shares: tp*pp*dp = gpus, ep divides dp, tp*ep GPUs fit in one NVLink
 // domain of `model`, shares below 100%. Invalid names what would be valid. Ok for ungrouped jobs.
 Status CheckGroups(const JobConfig& job, const RackModel& model);

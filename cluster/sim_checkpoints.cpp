@@ -1,7 +1,10 @@
 // Checkpoints of the simulated jobs (cluster/sim_scheduler.h), from the snapshot to the far copy.
 //
-// - A snapshot every checkpoint interval of running time; it counts once the region's checkpoint store
-//   acknowledges the write (checkpoint_write later). While that store has failed, a write is not
+// - A snapshot every checkpoint interval of training; it counts once the region's checkpoint store
+//   acknowledges the write (checkpoint_write later). Training stops for the write's first
+//   checkpoint_blocking (the copy out of GPU memory: the job holds its GPUs and makes no progress, and its
+//   events show it running at speed 0); the next interval starts when it goes on. A failure meanwhile
+//   loses the snapshot like any write in flight. While that store has failed, a write is not
 //   acknowledged and the job keeps training (asynchronous checkpointing, as Megatron's --async-save and
 //   PyTorch DCP's async_save do: the save fails in the background, training goes on): its rework grows
 //   until a later write succeeds, and a restart charges that part of it to the store's fault.
@@ -37,7 +40,8 @@ void Scheduler::OnCheckpoint(JobId id) {
   j.pending_running = j.running_since_ckpt;
   j.pending_total = j.running_total;
   j.until_ckpt = j.cfg.checkpoint_interval;
-  ScheduleCheckpoint(j);
+  if (j.cfg.checkpoint_blocking > Duration{}) BlockForCheckpoint(j);
+  else ScheduleCheckpoint(j);
   if (j.ack_timer) clock_.Cancel(j.ack_timer);
   j.ack_timer = clock_.CallAfter(j.cfg.checkpoint_write, [this, id] {
     SimJob& job = jobs_[id];
@@ -50,6 +54,45 @@ void Scheduler::OnCheckpoint(JobId id) {
     ctx_.Record(Checkpointed{id, job.ckpt_steps});
     if (job.cfg.checkpoint_copy > Duration{} && !job.copy_timer) CopyCheckpoint(id);
   });
+}
+
+// The blocked stretch is recorded as running at speed 0 with no cause: no fault's slowdown, and not
+// productive time (healer/metrics.cpp). The healer sees nothing of it.
+void Scheduler::BlockForCheckpoint(SimJob& j) {
+  j.blocked = true;
+  ctx_.Record(JobChanged{j.id, JobState::kRunning, j.steps, 0, 0, j.at.gpus, {}, kNoFault,
+                         "checkpoint: training stops for " + FormatDuration(j.cfg.checkpoint_blocking), j.at.trays});
+  const JobId id = j.id;
+  j.block_timer = clock_.CallAfter(j.cfg.checkpoint_blocking, [this, id] { EndBlock(id); });
+}
+
+void Scheduler::EndBlock(JobId id) {
+  SimJob& j = jobs_[id];
+  j.block_timer = 0;
+  Advance(j);  // nothing trained meanwhile
+  j.blocked = false;
+  ctx_.Record(JobChanged{id, JobState::kRunning, j.steps, j.step_time_s, j.speed, j.at.gpus, {}, j.cause,
+                         "checkpoint: training goes on", j.at.trays});
+  ScheduleCheckpoint(j);
+}
+
+Status CheckCheckpoint(const JobConfig& job, std::string& key) {
+  if (job.checkpoint_interval <= job.checkpoint_write) {
+    key = "interval";
+    return Status::Invalid("checkpoint.interval " + FormatDuration(job.checkpoint_interval) +
+                           " is not longer than write_time " + FormatDuration(job.checkpoint_write) +
+                           ": each snapshot would cancel the write before it, so no checkpoint would ever count; "
+                           "make the interval longer than " + FormatDuration(job.checkpoint_write) +
+                           " or the write shorter");
+  }
+  if (job.checkpoint_blocking < Duration{} || job.checkpoint_blocking > job.checkpoint_write) {
+    key = "blocking";
+    return Status::Invalid("checkpoint.blocking " + FormatDuration(job.checkpoint_blocking) +
+                           " is out of range: 0 to write_time (" + FormatDuration(job.checkpoint_write) +
+                           "): training stops for the first part of the write (all of it when blocking = "
+                           "write_time, a synchronous checkpoint), so it is shorter than the interval too");
+  }
+  return Status::Ok();
 }
 
 // At the acknowledgement of a snapshot. A failed write leaves the work since the last acknowledged

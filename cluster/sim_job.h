@@ -2,8 +2,9 @@
 // them through `const std::vector<SimJob>&`, indexed by JobId), and who sits on which tray (SeatMap).
 //
 // Progress is analytic between events: `steps` at `last_update`, advancing at 1 / step_time_s while
-// running. The checkpoint fields follow one snapshot from its write (pending_*) through its local
-// acknowledgement (ckpt_steps, ack_total) to its far copy in the next region (copying_*, remote_*).
+// running and not blocked by a checkpoint. The checkpoint fields follow one snapshot from its write
+// (pending_*) through its local acknowledgement (ckpt_steps, ack_total) to its far copy in the next region
+// (copying_*, remote_*).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,8 @@ struct SimJob {
   Duration until_ckpt{};          // running time left until the next checkpoint snapshot
   Time last_update{};
   bool fatal = false;  // hung on a lost GPU/tray: only a restart helps
+  bool blocked = false;          // running, training stopped for a checkpoint (checkpoint_blocking)
+  bool restart_stalled = false;  // hung by a failure during its restart: once it clears, the restart starts over
   bool started_once = false;
   bool domain_lost = false;     // requeued from a lost NVLink domain: spare racks may take it
   size_t grow_note = SIZE_MAX;  // free trays when it last noted it could not grow back in whole blocks
@@ -55,7 +58,7 @@ struct SimJob {
   // restart in place (sim_restart.cpp).
   std::set<ComponentId> lost_seats;
   int spare_trays = 0;  // hot spare trays among its trays
-  TimerId ckpt_timer = 0, ack_timer = 0, timeout_timer = 0, start_timer = 0, report_timer = 0;
+  TimerId ckpt_timer = 0, ack_timer = 0, timeout_timer = 0, start_timer = 0, report_timer = 0, block_timer = 0;
 };
 
 // Who sits on each tray, per tray slot, and which trays are free (TrayPool). The scheduler writes it;

@@ -29,6 +29,8 @@ Scheduler::Scheduler(SimContext& ctx, Rng step_jitter, Rng report_phases, Nodes&
 
 Result<JobId> Scheduler::AddJob(const JobConfig& config) {
   RC_RETURN_IF_ERROR(CheckJob(config, topo_));
+  std::string key;
+  RC_RETURN_IF_ERROR(CheckCheckpoint(config, key));
   SimJob j;
   j.cfg = config;
   j.id = static_cast<JobId>(jobs_.size());
@@ -157,7 +159,7 @@ void Scheduler::StartRunning(SimJob& job) {
 
 void Scheduler::Advance(SimJob& job) {
   Time now = clock_.Now();
-  if (job.state == JobState::kRunning && job.step_time_s > 0) {
+  if (job.state == JobState::kRunning && job.step_time_s > 0 && !job.blocked) {
     Duration dt = now - job.last_update;
     job.steps += dt.Seconds() / job.step_time_s;
     job.running_since_ckpt += dt;
@@ -167,7 +169,8 @@ void Scheduler::Advance(SimJob& job) {
 }
 
 void Scheduler::StopTimers(SimJob& job) {
-  for (TimerId* t : {&job.ckpt_timer, &job.ack_timer, &job.timeout_timer, &job.start_timer, &job.report_timer}) {
+  for (TimerId* t :
+       {&job.ckpt_timer, &job.ack_timer, &job.timeout_timer, &job.start_timer, &job.report_timer, &job.block_timer}) {
     if (*t) clock_.Cancel(*t);
     *t = 0;
   }
@@ -176,13 +179,16 @@ void Scheduler::StopTimers(SimJob& job) {
 void Scheduler::SetJobState(SimJob& job, JobState state, FaultId cause, const std::string& detail, Duration lost) {
   bool was_running = job.state == JobState::kRunning;
   if (was_running && state != JobState::kRunning) {
-    job.until_ckpt -= clock_.Now() - job.segment_start;
-    if (job.ckpt_timer) clock_.Cancel(job.ckpt_timer);
-    if (job.ack_timer) clock_.Cancel(job.ack_timer);
-    if (job.report_timer) clock_.Cancel(job.report_timer);
-    job.ckpt_timer = job.ack_timer = job.report_timer = 0;
+    // Blocked by a checkpoint, it has trained nothing since the snapshot: the next interval is whole.
+    if (!job.blocked) job.until_ckpt -= clock_.Now() - job.segment_start;
+    for (TimerId* t : {&job.ckpt_timer, &job.ack_timer, &job.report_timer, &job.block_timer}) {
+      if (*t) clock_.Cancel(*t);
+      *t = 0;
+    }
+    job.blocked = false;
     job.step_time_s = 0;
   }
+  if (state != JobState::kHung) job.restart_stalled = false;
   job.state = state;
   job.cause = cause;
   JobChanged change{job.id, state, job.steps, job.step_time_s, state == JobState::kRunning ? job.speed : 0,
@@ -212,7 +218,10 @@ Status Scheduler::CrashProcesses(ComponentId gpu_id, FaultId cause) {
   JobId id = seats_.JobOfGpu(gpu_id);
   if (id == kNoJob) return Status::Ok();  // nothing ran there
   SimJob& j = jobs_[id];
-  if (j.state != JobState::kRunning && j.state != JobState::kHung) return Status::Ok();
+  // A crash during a restart fails it as it fails a running job; the healer's requeue starts it over.
+  const bool restarting = j.state == JobState::kRestarting || j.restart_stalled;
+  if (j.state != JobState::kRunning && j.state != JobState::kHung && j.state != JobState::kRestarting)
+    return Status::Ok();
   ctx_.Physics(gpu_id, "process_crash", 0, cause);
   Advance(j);
   Duration lost = j.running_since_ckpt;
@@ -220,7 +229,9 @@ Status Scheduler::CrashProcesses(ComponentId gpu_id, FaultId cause) {
   j.running_since_ckpt = {};
   j.until_ckpt = j.cfg.checkpoint_interval;
   StopTimers(j);
-  SetJobState(j, JobState::kFailed, cause, "rank on " + topo_.at(gpu_id).name + " exited with an error", lost);
+  SetJobState(j, JobState::kFailed, cause,
+              "rank on " + topo_.at(gpu_id).name + " exited with an error" + (restarting ? " during the restart" : ""),
+              lost);
   ReleaseTrays(j);
   return Status::Ok();
 }
@@ -260,7 +271,7 @@ void Scheduler::StopForRequeue(SimJob& j, const std::string& detail) {
 double Scheduler::JobSteps(JobId id) const {
   const SimJob& j = jobs_[id];
   double s = j.steps;
-  if (j.state == JobState::kRunning && j.step_time_s > 0) s += (clock_.Now() - j.last_update).Seconds() / j.step_time_s;
+  if (j.state == JobState::kRunning && j.step_time_s > 0 && !j.blocked) s += (clock_.Now() - j.last_update).Seconds() / j.step_time_s;
   return s;
 }
 

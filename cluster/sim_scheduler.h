@@ -10,8 +10,12 @@
 //   acts or the collective timeout fires; a restart goes back to the last acknowledged checkpoint, after
 //   the restart overhead, on the first free trays (sim_jobs.cpp). A requeued job that gets back all its
 //   trays but a few touches only those (sim_restart.cpp).
-// - Checkpoints: a snapshot every interval of running time, counted once the region's checkpoint store
-//   acknowledges it, then copied to the next region in the background (sim_checkpoints.cpp).
+// - A failure during a restart fails the restart, charged to that failure: a lost part stalls it (the job
+//   hangs as a running one would, and when the part is back the restart starts over), a crashed process
+//   fails the job (the healer's requeue starts it over).
+// - Checkpoints: a snapshot every interval of training, counted once the region's checkpoint store
+//   acknowledges it, then copied to the next region in the background (sim_checkpoints.cpp). Training
+//   stops for the blocking part of each write (the job stays running, at speed 0 in its events).
 // - Step reports: while some rank is off nominal speed, every period, listing those ranks (sim_step.cpp).
 //
 // Uses every other part: nodes (trays usable, GPUs on the bus), thermal (jobs' reference trajectories,
@@ -99,6 +103,17 @@ class Scheduler {
   void OnCollectiveTimeout(JobId id);
   void ReleaseTrays(SimJob& job);
   // sim_step.cpp
+  // What stops a job's collectives now (a lost GPU, tray, NIC link, domain, spine path or object store),
+  // and the domain bandwidth and spine share its step runs at otherwise.
+  struct Blockage {
+    bool hard = false, fatal = false;  // fatal: a lost GPU or tray or domain, only a restart helps
+    FaultId cause = kNoFault;
+    std::string why;
+    double domain_bw = 1, spine_share = 1;
+    FaultId domain_cause = kNoFault, spine_cause = kNoFault;
+  };
+  Blockage FindBlockage(const SimJob& job);
+  void StallRestart(SimJob& job, const Blockage& b);
   void OnStepReport(JobId id);
   // sim_restart.cpp
   // Seats `job` (kNoJob: nobody) on the tray in slot k and keeps the jobs' lost_seats and the trays'
@@ -111,6 +126,8 @@ class Scheduler {
   // sim_checkpoints.cpp
   void ScheduleCheckpoint(SimJob& job);
   void OnCheckpoint(JobId id);
+  void BlockForCheckpoint(SimJob& job);  // training stops for checkpoint_blocking, then EndBlock
+  void EndBlock(JobId id);
   bool CheckpointWriteFails(SimJob& job);                  // the region's checkpoint store cannot acknowledge
   void ChargeUnsafeWork(SimJob& job, JobChanged& change);  // a restart's rework the failed store added
   void CopyCheckpoint(JobId id);                           // starts the far copy of the acknowledged checkpoint

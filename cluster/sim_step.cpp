@@ -26,26 +26,17 @@ void Scheduler::NoteGpu(ComponentId gpu_id) {
     odd_gpus_.erase(gpu_id);
 }
 
-// Re-derives a running or hung job's condition from its GPUs and links after any change to them.
-void Scheduler::RefreshJob(JobId id) {
-  SimJob& j = jobs_[id];
-  if (j.state != JobState::kRunning && j.state != JobState::kHung) return;
-  Advance(j);
-  const RackModel& m = topo_.model();
-  // A lost GPU, tray or NIC link stops every collective: the job hangs. Only abnormal GPUs and trays
-  // are looked at (the indexes are in id order, which is the job's rank order).
-  FaultId hard_cause = kNoFault;
-  bool hard = false, fatal = false;
-  double domain_bw = 1;
-  FaultId domain_cause = kNoFault;
-  std::string why;
+// A lost GPU, tray or NIC link stops every collective: the job hangs. Only abnormal GPUs and trays are
+// looked at (the indexes are in id order, which is the job's rank order).
+Scheduler::Blockage Scheduler::FindBlockage(const SimJob& j) {
+  Blockage b;
   for (ComponentId g : odd_gpus_) {
-    if (nodes_.GpuAlive(g) || seats_.JobOfGpu(g) != id) continue;
+    if (nodes_.GpuAlive(g) || seats_.JobOfGpu(g) != j.id) continue;
     const ComponentId tray = topo_.TrayOf(g);
     const bool present = nodes_.TrayPresent(tray);
-    hard = fatal = true;
-    hard_cause = !present ? nodes_.PresenceCause(tray) : nodes_.GpuFailed(g) ? nodes_.FailCause(g) : thermal_.ThermalCause(g);
-    why = topo_.at(g).name + (present ? " fell off the bus" : " is gone");
+    b.hard = b.fatal = true;
+    b.cause = !present ? nodes_.PresenceCause(tray) : nodes_.GpuFailed(g) ? nodes_.FailCause(g) : thermal_.ThermalCause(g);
+    b.why = topo_.at(g).name + (present ? " fell off the bus" : " is gone");
     break;
   }
   // A GPU with every NVLink port down cannot take part in any collective (NCCL's NVLink transport has no
@@ -58,37 +49,72 @@ void Scheduler::RefreshJob(JobId id) {
     why = topo_.at(g).name + " has no NVLink port up";
   }
   // A rank whose groups stay in NVLink does not care about its NIC (sim_nics.cpp).
-  if (!hard) hard = fabric_.JobNicDown(j, hard_cause, why);
-  if (!hard && fabric_.AnyDomainImpaired()) {  // an NVLink domain without a partition stops its jobs
-    fabric_.DomainImpact(id, hard, domain_bw, domain_cause);
-    if (hard) {
-      fatal = true;
-      hard_cause = domain_cause;
-      why = "NVLink domain UNHEALTHY";
+  if (!b.hard) b.hard = fabric_.JobNicDown(j, b.cause, b.why);
+  if (!b.hard && fabric_.AnyDomainImpaired()) {  // an NVLink domain without a partition stops its jobs
+    fabric_.DomainImpact(j.id, b.hard, b.domain_bw, b.domain_cause);
+    if (b.hard) {
+      b.fatal = true;
+      b.cause = b.domain_cause;
+      b.why = "NVLink domain UNHEALTHY";
     }
   }
-  FaultId spine_cause = kNoFault;  // sim_spines.cpp: cross-leaf traffic over the spines left
-  const double spine_share = fabric_.AnySpineLost() ? fabric_.SpineShare(j, spine_cause) : 1;
-  if (!hard && spine_share <= 0) {
-    hard = true;
-    hard_cause = spine_cause;
-    why = "no spine left between its leaf groups";
+  // sim_spines.cpp: cross-leaf traffic over the spines left
+  if (fabric_.AnySpineLost()) b.spine_share = fabric_.SpineShare(j, b.spine_cause);
+  if (!b.hard && b.spine_share <= 0) {
+    b.hard = true;
+    b.cause = b.spine_cause;
+    b.why = "no spine left between its leaf groups";
   }
-  const FaultId input_cause = hard || topo_.regions().empty() ? kNoFault : storage_.InputLost(j);
+  const FaultId input_cause = b.hard || topo_.regions().empty() ? kNoFault : storage_.InputLost(j);
   if (input_cause != kNoFault) {
-    hard = true;
-    hard_cause = input_cause;
-    why = "its data loader waits on a failed object store";
+    b.hard = true;
+    b.cause = input_cause;
+    b.why = "its data loader waits on a failed object store";
   }
-  if (hard) {
-    j.fatal = j.fatal || fatal;
+  return b;
+}
+
+// A failure during a restart: the ranks coming up wait on the lost part as running ones would (NCCL's
+// init and first collectives), so the restart does not end; the job hangs, charged to that failure, until
+// the healer requeues it, the watchdog fails it, or the part is back and the restart starts over.
+void Scheduler::StallRestart(SimJob& j, const Blockage& b) {
+  if (j.start_timer) clock_.Cancel(j.start_timer);
+  j.start_timer = 0;
+  j.fatal = b.fatal;
+  SetJobState(j, JobState::kHung, b.cause, "restart stalled: " + b.why);
+  j.restart_stalled = true;
+  const JobId id = j.id;
+  j.timeout_timer = clock_.CallAfter(j.cfg.collective_timeout, [this, id] { OnCollectiveTimeout(id); });
+}
+
+// Re-derives a running, hung or restarting job's condition from its GPUs and links after any change to them.
+void Scheduler::RefreshJob(JobId id) {
+  SimJob& j = jobs_[id];
+  if (j.state != JobState::kRunning && j.state != JobState::kHung && j.state != JobState::kRestarting) return;
+  Advance(j);
+  const RackModel& m = topo_.model();
+  const Blockage block = FindBlockage(j);
+  if (j.state == JobState::kRestarting) {  // only a failure stops a restart; its speed is found at the start
+    if (block.hard) StallRestart(j, block);
+    return;
+  }
+  if (block.hard) {
+    j.fatal = j.fatal || block.fatal;
     if (j.state == JobState::kRunning) {
-      SetJobState(j, JobState::kHung, hard_cause, why);
+      SetJobState(j, JobState::kHung, block.cause, block.why);
       j.timeout_timer = clock_.CallAfter(j.cfg.collective_timeout, [this, id] { OnCollectiveTimeout(id); });
     }
     return;
   }
   if (j.state == JobState::kHung && j.fatal) return;
+  if (j.state == JobState::kHung && j.restart_stalled) {  // the part is back: the restart starts over
+    if (j.timeout_timer) clock_.Cancel(j.timeout_timer);
+    j.timeout_timer = 0;
+    StartAfterOverhead(j, "restart starts over: its collectives can run again");
+    return;
+  }
+  const double domain_bw = block.domain_bw, spine_share = block.spine_share;
+  const FaultId domain_cause = block.domain_cause, spine_cause = block.spine_cause;
   // Slowest participant, slowest NVLink, and what caused each.
   double min_speed = 1, min_nvlink = 1;
   FaultId speed_cause = kNoFault, link_cause = kNoFault;
@@ -162,6 +188,12 @@ void Scheduler::RefreshJob(JobId id) {
     j.report_timer = clock_.CallAt(SimContext::NextSlot(j.report_phase, opt_.step_report_period, clock_.Now()),
                                    [this, id] { OnStepReport(id); });
   if (!resumed && std::fabs(step - j.step_time_s) < 1e-9) return;
+  if (j.blocked) {  // training stopped for a checkpoint: its events show the new pace when it goes on (EndBlock)
+    j.speed = nom / step;
+    j.step_time_s = step;
+    j.cause = cause;
+    return;
+  }
   bool first = j.step_time_s == 0 && !resumed;
   j.speed = nom / step;
   if (resumed) {

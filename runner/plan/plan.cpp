@@ -103,7 +103,7 @@ const std::vector<KeyInfo> kKeys = {
      "store at the catalogue's object_store rate, so object_store_degrade and object_store_fail reach every rank)."},
     {"workload.jobs[]", "step_time", T::kDuration, kOptional, kMilli, kDay, "10s", "6s", "Compute per step at full speed."},
     {"workload.jobs[]", "checkpoint", T::kMap, kOptional, 0, 0, "", "{interval: 30m, write_time: 40s}",
-     "How often the job checkpoints and how long a write takes."},
+     "How often the job checkpoints, how long a write takes and how much of it stops training."},
     {"workload.jobs[]", "restart_overhead", T::kDuration, kOptional, 0, 7 * kDay, "5m", "5m",
      "Scheduling, loading and warm-up before the first step after a restart."},
     {"workload.jobs[]", "collective_timeout", T::kDuration, kOptional, kSecond, kDay, "10m", "10m",
@@ -134,9 +134,15 @@ const std::vector<KeyInfo> kKeys = {
      "The fewest GPUs it runs on: at most gpus, a multiple of the model's GPUs per tray."},
 
     {"workload.jobs[].checkpoint", "interval", T::kDuration, kOptional, kSecond, 365 * kDay, "30m", "30m",
-     "Time between checkpoints."},
+     "Training time between one checkpoint's snapshot and the next (the blocking part of a write is not "
+     "counted). Longer than write_time: a snapshot cancels the write still in flight."},
     {"workload.jobs[].checkpoint", "write_time", T::kDuration, kOptional, 0, kDay, "30s", "40s",
-     "Until the local store acknowledges a checkpoint."},
+     "From the snapshot until the local store acknowledges the checkpoint (it counts from then on). Training "
+     "goes on during it (asynchronous checkpointing), except for its blocking part."},
+    {"workload.jobs[].checkpoint", "blocking", T::kDuration, kOptional, 0, kDay, "0s (fully asynchronous)", "20s",
+     "The first part of each write, during which training stops (the copy of the state out of GPU memory; "
+     "blocking = write_time for a synchronous checkpoint): 0 to write_time. It is what a checkpoint costs "
+     "(docs/jobs.md), and what Young's and Daly's optimum intervals trade against rework."},
     {"workload.jobs[].checkpoint", "copy_time", T::kDuration, kOptional, 0, 30 * kDay, "0s (the local ack is durable)", "15m",
      "After the local acknowledgement, the background copy to another region (checkpoint size / cross-region "
      "bandwidth, e.g. 4 TB at 40 GB/s: 100s). A tray's local store lost (cache_fail) before it is done loses that "

@@ -65,9 +65,11 @@ struct JobSpec {
   Duration step_time = Duration::Seconds(10);          // compute per step at full speed
   Duration checkpoint_interval = Duration::Minutes(30);
   Duration checkpoint_write = Duration::Seconds(30);   // until the local store acknowledges
+  Duration checkpoint_blocking{};                      // of the write, training stops this long
   Duration checkpoint_copy{};                          // then to another region; 0 = not modelled
   int checkpoint_size_gb = 0;                          // size_gb: copy = size / region link (no copy_time)
   SourcePos checkpoint_pos;
+  SourcePos checkpoint_interval_pos, checkpoint_write_pos, checkpoint_blocking_pos;  // line 0: not set
   Duration restart_overhead = Duration::Minutes(5);    // scheduling, loading, warm-up before the next step
   Duration collective_timeout = Duration::Minutes(10); // NCCL watchdog default (600,000 ms)
   int min_gpus = 0;                                    // elastic.min_gpus; 0 = not elastic

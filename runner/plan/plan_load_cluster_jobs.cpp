@@ -156,9 +156,14 @@ Status ReadJobMaps(Reader& r, const Field& f, const std::string& where, JobSpec&
         RC_RETURN_IF_ERROR(r.Read(c, job.checkpoint_size_gb));
         continue;
       }
-      RC_RETURN_IF_ERROR(r.Read(c, c.key == "interval"     ? job.checkpoint_interval
-                                   : c.key == "copy_time" ? job.checkpoint_copy
-                                                          : job.checkpoint_write));
+      if (c.key == "copy_time") {
+        RC_RETURN_IF_ERROR(r.Read(c, job.checkpoint_copy));
+        continue;
+      }
+      // interval, write_time, blocking: their positions for the checks of runner/spec/validate.cpp
+      const bool interval = c.key == "interval", write = c.key == "write_time";
+      (interval ? job.checkpoint_interval_pos : write ? job.checkpoint_write_pos : job.checkpoint_blocking_pos) = r.Pos(c);
+      RC_RETURN_IF_ERROR(r.Read(c, interval ? job.checkpoint_interval : write ? job.checkpoint_write : job.checkpoint_blocking));
     }
   }
   return Status::Ok();

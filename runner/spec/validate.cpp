@@ -119,6 +119,19 @@ Status CheckJobShape(const JobSpec& spec, const cluster::JobConfig& c, const clu
   return s.ok() ? s : At(spec.parallelism_pos, s.message());
 }
 
+// The checkpoint timings (cluster::CheckCheckpoint), at the key at fault: the interval, else the write that
+// is too long for it, else the checkpoint map (defaults only); blocking at its own key.
+Status CheckCheckpointTimes(const JobSpec& spec, const cluster::JobConfig& c) {
+  std::string key;
+  Status s = cluster::CheckCheckpoint(c, key);
+  if (s.ok()) return s;
+  const SourcePos& at = key == "blocking"                     ? spec.checkpoint_blocking_pos
+                        : spec.checkpoint_interval_pos.line > 0 ? spec.checkpoint_interval_pos
+                        : spec.checkpoint_write_pos.line > 0    ? spec.checkpoint_write_pos
+                                                                : spec.pos;
+  return At(at.line > 0 ? at : spec.pos, s.message());
+}
+
 cluster::JobConfig ToJobConfig(const JobSpec& j) {
   cluster::JobConfig c;
   c.name = j.name;
@@ -136,6 +149,7 @@ cluster::JobConfig ToJobConfig(const JobSpec& j) {
   c.step_time = j.step_time;
   c.checkpoint_interval = j.checkpoint_interval;
   c.checkpoint_write = j.checkpoint_write;
+  c.checkpoint_blocking = j.checkpoint_blocking;
   c.checkpoint_copy = j.checkpoint_copy;
   c.restart_overhead = j.restart_overhead;
   c.collective_timeout = j.collective_timeout;
@@ -221,6 +235,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
     asked += j.gpus;
     spec.jobs.push_back(ToJobConfig(j));
     RC_RETURN_IF_ERROR(CheckJobShape(j, spec.jobs.back(), spec.topology.model()));
+    RC_RETURN_IF_ERROR(CheckCheckpointTimes(j, spec.jobs.back()));
     RC_RETURN_IF_ERROR(SetCopyTime(plan.cluster, j, spec.jobs.back()));
     RC_RETURN_IF_ERROR(CheckJobFitsRegion(j, spec.jobs.back(), spec));
     if (asked > free_gpus)

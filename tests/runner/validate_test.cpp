@@ -228,3 +228,37 @@ TEST_CASE(
   INFO(real.status().message());
   CHECK(real.status().message().rfind("p.yaml:5:19: cluster.spares only applies to simulated runs", 0) == 0);
 }
+
+namespace {
+Result<runner::RunSpec> ParseCheckpoint(const std::string& checkpoint) {
+  auto plan = runner::ParsePlan("name: p\ncluster: {model: gb200-nvl72, spare_trays: 2}\nworkload:\n  jobs:\n"
+                                "    - name: j\n      gpus: 8\n      checkpoint: " + checkpoint + "\n", "p.yaml");
+  REQUIRE_MESSAGE(plan.ok(), plan.status().message());
+  return runner::ValidatePlan(*plan, {});
+}
+}  // namespace
+
+// Before: validate said ok and each snapshot cancelled the write before it (ETTR 0.89 at 61 s, 0.02 at 59 s).
+TEST_CASE("validate: checkpoint timings - an interval not longer than the write is refused at the interval") {
+  auto ok = ParseCheckpoint("{interval: 15m, write_time: 1m}");
+  REQUIRE_MESSAGE(ok.ok(), ok.status().message());
+  // Each snapshot would cancel the write before it: no checkpoint would ever count.
+  auto cancelled = ParseCheckpoint("{interval: 59s, write_time: 61s}");
+  REQUIRE_FALSE(cancelled.ok());
+  CHECK(cancelled.status().message().rfind("p.yaml:7:30: checkpoint.interval 59s is not longer than write_time 1m1s", 0) == 0);
+  auto equal = ParseCheckpoint("{write_time: 30s, interval: 30s}");
+  REQUIRE_FALSE(equal.ok());
+  CHECK(equal.status().message().rfind("p.yaml:7:47: checkpoint.interval 30s", 0) == 0);
+  auto by_default = ParseCheckpoint("{interval: 20s}");  // the default write_time is 30s
+  REQUIRE_FALSE(by_default.ok());
+  CHECK(by_default.status().message().rfind("p.yaml:7:30:", 0) == 0);
+}
+
+TEST_CASE("validate: checkpoint.blocking - within the write, refused beyond it at blocking") {
+  auto ok = ParseCheckpoint("{interval: 15m, write_time: 1m, blocking: 20s}");
+  REQUIRE_MESSAGE(ok.ok(), ok.status().message());
+  CHECK(ok->jobs[0].checkpoint_blocking == Duration::Seconds(20));
+  auto blocking = ParseCheckpoint("{interval: 15m, write_time: 1m, blocking: 2m}");
+  REQUIRE_FALSE(blocking.ok());
+  CHECK(blocking.status().message().rfind("p.yaml:7:61: checkpoint.blocking 2m is out of range: 0 to write_time (1m)", 0) == 0);
+}
