@@ -46,11 +46,13 @@ struct JobMetrics {
   std::string name;
   int gpus = 0;
   Duration wall{};           // from first start to the end of the run
-  Duration productive{};     // running time whose work was kept
+  Duration productive{};     // running time whose work was kept (training stopped for a checkpoint is not)
   double ettr = 0;           // productive / wall
   double goodput = 0;        // kept steps x nominal step time / wall
-  int interruptions = 0;
+  int interruptions = 0;     // times it stopped while running or restarting
   double steps = 0;          // kept progress at the end
+  Duration up{};             // running or restarting: when a failure on its parts stops it
+  int failures = 0;          // faults that stopped it (hung, failed, requeued), each once
 };
 
 struct RunMetrics {

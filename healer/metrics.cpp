@@ -37,6 +37,9 @@ struct FaultFacts {
   const std::vector<ComponentId>* collateral_shared = nullptr;
   const std::vector<ComponentId>* last_merged = nullptr;
   bool needs_isolation = false;
+  // Injected inside trays the healer had already drained, still drained: the part was out of service
+  // before it failed, so it needs no isolation of its own (a second GPU failing in an isolated tray).
+  bool covered = false;
   bool lasting = false;  // changed some part for longer than an instant (not only a crashed process)
 
   const std::vector<ComponentId>& collateral_trays() const {
@@ -185,6 +188,14 @@ struct JobWalk {
 
 bool Impaired(const JobChanged& c) { return c.state != JobState::kRunning || c.speed < 0.999; }
 
+// A job up (running, or restarting on its trays) stops when it hangs, fails or is requeued; running, any
+// other change (a real job seen restarting at once, or finished) stops it too.
+bool Stops(JobState was, JobState now) {
+  if (was == JobState::kRunning) return now != JobState::kRunning;
+  return was == JobState::kRestarting &&
+         (now == JobState::kHung || now == JobState::kFailed || now == JobState::kQueued);
+}
+
 JobWalk WalkJob(const JobInfo& info, const Changes& changes, const std::vector<FaultId>& cause, Time end) {
   JobWalk w;
   w.metrics.job = info.id;
@@ -192,7 +203,7 @@ JobWalk WalkJob(const JobInfo& info, const Changes& changes, const std::vector<F
   w.metrics.gpus = info.gpus;
   if (changes.empty()) return w;
   Time start = changes.front().first;
-  Duration running{}, lost{};
+  Duration running{}, up{}, lost{};
   std::vector<FaultId> rework_only;  // store faults charged rework at a restart they did not cause
   for (size_t i = 0; i < changes.size(); ++i) {
     const auto& [t, c] = changes[i];
@@ -212,9 +223,10 @@ JobWalk WalkJob(const JobInfo& info, const Changes& changes, const std::vector<F
       for (FaultId f : rework_only) w.recovered_at[f] = t;
       rework_only.clear();
     }
-    if (c->state == JobState::kRunning) running += dt;
-    if (i > 0 && changes[i - 1].second->state == JobState::kRunning && c->state != JobState::kRunning)
-      ++w.metrics.interruptions;
+    // Training stopped for a checkpoint (running at speed 0: sim_checkpoints.cpp) is not productive.
+    if (c->state == JobState::kRunning && c->speed > 0) running += dt;
+    if (c->state == JobState::kRunning || c->state == JobState::kRestarting) up += dt;
+    if (i > 0 && Stops(changes[i - 1].second->state, c->state)) ++w.metrics.interruptions;
     if (cause[i] != kNoFault && Impaired(*c)) {
       JobImpact& imp = w.impacts[cause[i]];
       if (c->state == JobState::kRunning) imp.slowdown_hours += dt.Hours() * (1 - c->speed);
@@ -238,10 +250,12 @@ JobWalk WalkJob(const JobInfo& info, const Changes& changes, const std::vector<F
   w.metrics.productive = running - lost;
   if (w.metrics.productive < Duration{}) w.metrics.productive = {};
   w.metrics.steps = steps;
+  w.metrics.up = up;
   double wall_s = w.metrics.wall.Seconds();
   w.metrics.ettr = wall_s > 0 ? w.metrics.productive.Seconds() / wall_s : 0;
   w.metrics.goodput = wall_s > 0 ? steps * info.nominal_step.Seconds() / wall_s : 0;
   for (auto& [f, imp] : w.impacts) {
+    w.metrics.failures += imp.interrupted;
     imp.fault = f;
     imp.job = info.id;
     imp.job_name = info.name;
@@ -316,8 +330,15 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     drained_since.erase(it);
   };
   std::unordered_map<DetectionId, const FaultFacts*> credited;  // each detection's fault (Attribute)
+  std::unordered_map<ComponentId, std::vector<FaultFacts*>> covered_in;  // drained tray -> faults inside it
   for (const Event& e : events) {
-    if (const auto* d = std::get_if<Detected>(&e.body)) {
+    if (const auto* fi = std::get_if<FaultInjected>(&e.body)) {
+      FaultFacts& f = faults[fi->fault];
+      f.covered = f.needs_isolation && !f.trays.empty() && f.part_racks.empty() &&
+                  std::all_of(f.trays.begin(), f.trays.end(), [&](ComponentId t) { return drained_since.count(t) > 0; });
+      if (f.covered)
+        for (ComponentId t : f.trays) covered_in[t].push_back(&f);
+    } else if (const auto* d = std::get_if<Detected>(&e.body)) {
       if (FaultFacts* f = Attribute(index, topo, d->component, e.at)) {
         if (!f->m.time_to_detect) f->m.time_to_detect = e.at - f->m.injected;
         credited[d->detection] = f;
@@ -358,7 +379,14 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         run.gpus_drained += static_cast<int>(topo.GpusOfTray(a->component).size());
         drained_since[a->component] = e.at;
       }
-      if (a->action == "resume" && a->ok) undrain(a->component, e.at);
+      if (a->action == "resume" && a->ok) {
+        undrain(a->component, e.at);
+        auto inside = covered_in.find(a->component);  // back in service with the failed part still failed
+        if (inside != covered_in.end()) {
+          for (FaultFacts* f : inside->second) f->covered = f->covered && !InForce(*f, e.at);
+          covered_in.erase(inside);
+        }
+      }
       if (a->action == "requeue_job" && a->ok && a->job != kNoJob && !requeue_for.empty()) {
         // Charged to the earliest injected of the isolation's faults, as a symptom would be.
         const FaultFacts* f = *std::min_element(requeue_for.begin(), requeue_for.end(),
@@ -381,13 +409,16 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
       ++f.m.jobs_touched;
       if (imp.interrupted) {
         ++f.m.jobs_interrupted;
+        // The placement the job was first interrupted on: a restart's new trays are not damage, and a job
+        // stopped again by the same fault on another placement idles the same GPUs' worth, not twice.
         for (size_t i = 0; i < changes.size(); ++i) {
           const JobChanged* c = changes[i].second;
-          // The placement the job was interrupted on: a restart's new trays are not damage.
-          if (cause[i] == fid && (c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed)) {
-            if (c->trays.sorted()) f.AddCollateral(c->trays.ids(), true);
-            else f.AddCollateral(Sorted(c->trays.ids()), false);
-          }
+          if (cause[i] != fid || c->trays.size() == 0 ||
+              !(c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed))
+            continue;
+          if (c->trays.sorted()) f.AddCollateral(c->trays.ids(), true);
+          else f.AddCollateral(Sorted(c->trays.ids()), false);
+          break;
         }
       }
       f.m.gpu_hours_lost += imp.gpu_hours_lost;
@@ -407,6 +438,10 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     // A transient fault (gone within a minute, like a link flap) is not a part that must be taken out.
     const bool transient = f.m.reverted && *f.m.reverted - f.m.injected <= kTransient;
     const bool needed = f.needs_isolation && !transient;
+    if (needed && f.covered && !f.m.time_to_isolate) {  // isolated before it happened, by its trays' drain
+      f.m.time_to_isolate = Duration{};
+      for (ComponentId t : f.trays) f.m.isolated.push_back(topo.at(t).name);
+    }
     // A fault that touched no job recovers when it is isolated; one the healer rightly left alone (it
     // needed no isolation) when it ends, if it ends before the run does (the run's end reverts what is
     // left). A fault that needed isolation and got none has not recovered.

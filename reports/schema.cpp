@@ -242,6 +242,15 @@ Status SweepSeedsAndTimesV14(Db& db) {
                  "adding the seed, wall_ms and cpu_ms of each run to sweep_runs");
 }
 
+// Version 15: a job's time up (running or restarting) and the faults that stopped it, the inputs of the
+// job.mttf and job.failures_per_day gates (healer/metrics.cpp), so a sweep reads them back. Rows stored
+// earlier read 0 and 0: no failures, MTTF never.
+Status AddJobFailuresV15(Db& db) {
+  return db.Exec("ALTER TABLE job_metrics ADD COLUMN up_us INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE job_metrics ADD COLUMN failures INTEGER NOT NULL DEFAULT 0",
+                 "adding time up and failures to job_metrics");
+}
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
@@ -270,6 +279,8 @@ constexpr Migration kMigrations[] = {
     {14, "sweep_runs.seed, wall_ms and cpu_ms: each sweep run's seed (one index lookup to resume) and its wall "
          "and CPU time in milliseconds",
      &SweepSeedsAndTimesV14},
+    {15, "job_metrics.up_us and failures: a job's time up and the faults that stopped it (job.mttf)",
+     &AddJobFailuresV15},
 };
 
 }  // namespace

@@ -67,7 +67,7 @@ Status WriteJobRows(ReportStore::State& st, int64_t run, const RunMetrics& m,
     RC_RETURN_IF_ERROR(imp->Run(what));
   }
   RC_ASSIGN_OR_RETURN(Stmt* jm, st.Cached(
-      "INSERT INTO job_metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", what));
+      "INSERT INTO job_metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", what));
   for (size_t i = 0; i < m.jobs.size(); ++i) {
     const JobMetrics& j = m.jobs[i];
     jm->Bind(1, run);
@@ -81,6 +81,8 @@ Status WriteJobRows(ReportStore::State& st, int64_t run, const RunMetrics& m,
     jm->Bind(9, j.goodput);
     jm->Bind(10, static_cast<int64_t>(j.interruptions));
     jm->Bind(11, j.steps);
+    jm->Bind(12, j.up.us);
+    jm->Bind(13, static_cast<int64_t>(j.failures));
     RC_RETURN_IF_ERROR(jm->Run(what));
   }
   return Status::Ok();
@@ -149,11 +151,12 @@ Status ReadJobRows(Db& db, int64_t run, const std::string& what, RunMetrics& m) 
                              s.Double(6), s.Double(7)});
       }));
   return ForEachRow(db,
-      "SELECT job_id, name, gpus, wall_us, productive_us, ettr, goodput, interruptions, steps "
+      "SELECT job_id, name, gpus, wall_us, productive_us, ettr, goodput, interruptions, steps, up_us, failures "
       "FROM job_metrics WHERE run_id = ? ORDER BY ord", run, what, [&](const Stmt& s) {
         m.jobs.push_back({IdOr(s, 0, kNoJob), s.Text(1), static_cast<int>(s.Int(2)),
                           Duration::Micros(s.Int(3)), Duration::Micros(s.Int(4)), s.Double(5),
-                          s.Double(6), static_cast<int>(s.Int(7)), s.Double(8)});
+                          s.Double(6), static_cast<int>(s.Int(7)), s.Double(8), Duration::Micros(s.Int(9)),
+                          static_cast<int>(s.Int(10))});
       });
 }
 

@@ -95,7 +95,7 @@ void ExplainMetric(const std::string& name, std::ostream& out) {
   }
   // Ratios where more is better get a floor; times and counts a ceiling.
   bool floor = example.starts_with("ettr") || example.starts_with("goodput") || example == "healer.precision" ||
-               example == "healer.recall";
+               example == "healer.recall" || example.starts_with("job.mttf");
   out << "\nA gate is METRIC OP VALUE with OP one of < <= > >= == != and VALUE a duration (90s, 5m) for time\n"
          "metrics, a number or percentage otherwise, e.g. \""
       << example

@@ -57,6 +57,10 @@ bool NeededIsolation(const RunMetrics& m, const FaultMetrics& f) {
                      [&](const std::string& missed) { return missed.starts_with(id); });
 }
 
+// A job's MTTF in hours: time up per fault that stopped it (docs/metrics.md); never (infinite) when none did.
+double Mttf(const JobMetrics& j) { return j.failures > 0 ? j.up.Hours() / j.failures : kInf; }
+double FailuresPerDay(const JobMetrics& j) { return j.up > Duration{} ? j.failures / (j.up.Hours() / 24) : 0; }
+
 using Extract = std::function<std::vector<double>(const RunMetrics&)>;
 
 struct MetricDef {
@@ -86,6 +90,11 @@ const std::vector<MetricDef>& Defs() {
        [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(j.ettr); return v; }},
       {"goodput", GateSubject::kJobs, false, {"min", "mean"}, "kept work / wall time per job",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(j.goodput); return v; }},
+      {"job.mttf", GateSubject::kJobs, false, {"min", "mean"}, "hours up (running or restarting) per failure that stopped it, per job; "
+       "never when none did",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(Mttf(j)); return v; }},
+      {"job.failures_per_day", GateSubject::kJobs, false, {"max", "mean"}, "failures that stopped it per day up, per job",
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(FailuresPerDay(j)); return v; }},
       {"healer.precision", GateSubject::kRun, false, {""}, "isolations that hit a faulty component / all isolations",
        [](const RunMetrics& m) { return std::vector<double>{m.precision}; }},
       {"healer.recall", GateSubject::kRun, false, {""}, "faults isolated / faults that needed isolation",

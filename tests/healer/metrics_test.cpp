@@ -83,13 +83,14 @@ TEST_CASE("healer.metrics: detect, isolate and recover times, blast radius and r
   CHECK(m.impacts[0].slowdown_hours == doctest::Approx(64 / 3600.0));
 }
 
-TEST_CASE("healer.metrics: a fault's collateral is the union of its drains and every placement it interrupted") {
-  // After the restart on trays 04 and 05 the same fault hangs the job again: tray05 joins 03 and 04.
+TEST_CASE("healer.metrics: a fault's collateral is the union of its drains and the placement it first interrupted") {
+  // After the restart on trays 04 and 05 the same fault hangs the job again: the job idles its 8 GPUs
+  // once, not 12 (collateral never more than the job's GPUs and the drained trays).
   std::vector<Event> events = BaseRun();
   events.push_back({Min(20), Job(JobState::kHung, 420, 0, 0, 1, {Id("r01.tray04"), Id("r01.tray05")})});
   const RunMetrics m = ComputeMetrics(events, Topo(), kJobs, Min(60));
   const FaultMetrics& f = Fault(m, 1);
-  CHECK(f.gpus_collateral == 11);  // trays 03, 04 and 05, minus the GPU
+  CHECK(f.gpus_collateral == 7);  // trays 03 and 04, minus the GPU
   // A drain outside the placements it interrupted (tray03 leaves the job's list) still counts.
   std::vector<Event> apart = BaseRun();
   for (Event& e : apart)

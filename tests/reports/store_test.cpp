@@ -276,6 +276,8 @@ TEST_CASE("reports.store: metrics read back exactly as written, and writing them
   CHECK(m->impacts[0].stalled == Duration::Seconds(30));
   REQUIRE(m->jobs.size() == 2);
   CHECK(m->jobs[0].ettr == 0.8734);
+  CHECK(m->jobs[0].up == Duration::Seconds(590));  // job.mttf's inputs (schema version 15)
+  CHECK(m->jobs[0].failures == 2);
   CHECK(m->jobs[1].name == "eval");
   CHECK(m->isolations == 2);
   CHECK(m->correct_isolations == 1);

@@ -104,11 +104,13 @@ TEST_CASE("reports.sweep_store: version 14 gives the runs tagged before it their
     FinishedRun(*runs, 7, "passed");
     FinishedRun(*runs, 8, "aborted");
   }
-  {  // the file as version 13 wrote it: sweep_runs(run_id, sweep, point) and its index by (sweep, point)
+  {  // the file as version 13 wrote it: sweep_runs(run_id, sweep, point) and its index by (sweep, point);
+     // job_metrics without version 15's columns
     Db db = t::OpenExisting(path);
     REQUIRE(db.Exec("DROP INDEX sweep_runs_by_seed; ALTER TABLE sweep_runs DROP COLUMN seed;"
                     "ALTER TABLE sweep_runs DROP COLUMN wall_ms; ALTER TABLE sweep_runs DROP COLUMN cpu_ms;"
                     "CREATE INDEX sweep_runs_by_sweep ON sweep_runs(sweep, point);"
+                    "ALTER TABLE job_metrics DROP COLUMN up_us; ALTER TABLE job_metrics DROP COLUMN failures;"  // 15's
                     "INSERT INTO sweep_runs(run_id, sweep, point) VALUES (1, 'S', '-'), (2, 'S', '-');"
                     "DELETE FROM schema_history WHERE version > 13; PRAGMA user_version = 13",
                     "back to version 13")

@@ -103,7 +103,7 @@ inline RunMetrics SampleMetrics() {
   m.faults.push_back(f);
   m.impacts.push_back({1, 0, "llm-train", true, Duration::Seconds(30), Duration::Seconds(10), 0.01, 0.8});
   m.jobs.push_back({0, "llm-train", 72, Duration::Seconds(600), Duration::Seconds(524), 0.8734,
-                    0.8012, 1, 420});
+                    0.8012, 1, 420, Duration::Seconds(590), 2});
   m.jobs.push_back({1, "eval", 8, Duration::Seconds(600), Duration::Seconds(600), 1.0, 0.999, 0, 1200});
   m.isolations = 2;
   m.correct_isolations = 1;

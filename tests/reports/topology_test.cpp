@@ -231,6 +231,8 @@ TEST_CASE("reports.topology: version 10 drops the index by parent and history wa
                     "DROP INDEX sweep_runs_by_seed; ALTER TABLE sweep_runs DROP COLUMN seed;"  // version 14's
                     "ALTER TABLE sweep_runs DROP COLUMN wall_ms; ALTER TABLE sweep_runs DROP COLUMN cpu_ms;"
                     "CREATE INDEX sweep_runs_by_sweep ON sweep_runs(sweep, point);"
+                    "ALTER TABLE job_metrics DROP COLUMN up_us;"  // version 15's
+                    "ALTER TABLE job_metrics DROP COLUMN failures;"
                     "DELETE FROM schema_history WHERE version > 9; PRAGMA user_version = 9",
                     "back to version 9")
                 .ok());

@@ -137,3 +137,23 @@ TEST_CASE("a gate over nothing says no data and fails unless it may be empty (is
   CHECK(runner::SubjectOf("goodput.mean") == runner::GateSubject::kJobs);
   CHECK(runner::SubjectOf("healer.recall") == runner::GateSubject::kRun);
 }
+
+TEST_CASE("expect: job.mttf (hours up per failure) and job.failures_per_day per job - never stopped: MTTF never") {
+  RunMetrics m;
+  JobMetrics a, b;
+  a.up = Duration::Hours(10);
+  a.failures = 4;  // 2.5 h between failures, 9.6 a day
+  b.up = Duration::Hours(24);
+  m.jobs = {a, b};
+  auto eval = [&](const char* text) {
+    auto gate = runner::ParseGate(text);
+    REQUIRE_MESSAGE(gate.ok(), gate.status().message());
+    return runner::EvaluateGate(*gate, m);
+  };
+  CHECK(eval("job.mttf.min >= 2.5").passed);
+  CHECK_FALSE(eval("job.mttf.min > 2.5").passed);
+  CHECK(eval("job.mttf.mean > 1000").message == "job.mttf.mean > 1000: never (pass)");
+  CHECK(eval("job.failures_per_day.max == 9.6").passed);
+  CHECK(eval("job.failures_per_day.mean == 4.8").passed);
+  CHECK_FALSE(runner::ParseGate("job.mttf.max > 1").ok());  // a floor metric: min and mean
+}
