@@ -101,6 +101,6 @@ def section(rc, tmp, seed, number):
             " it is the same source, and the paper gives no checkpoint interval or restart time to put in a plan"
             " (this plan keeps the defaults, 30 min and 5 min)." % (inside, len(causes), ettr * 100, interruptions),
             "", "Reading it: faults on the 64 spare servers inject but interrupt nothing, and a fault that lands",
-            "while the job is already down (restarting, queued) is not a new interruption; both pull the simulated",
+            "while the job is already down (hung or queued) is not a new interruption; both pull the simulated",
             "counts below the injected ones. The two interruption counts differ where one outage had two faults:",
             "each fault is charged (per-cause table), the job counts one interruption.", ""]

@@ -140,13 +140,13 @@ def mttf_reading(studies_list, results):
     return [
         "Reading it:",
         "- Interruptions per failure on the job's servers:"] + counted + [
-        "- A failure that lands while the job restarts is neither counted as an interruption nor charged to",
-        "  the job (issue 22 item 4). Those failures, over all sizes and seeds, by kind and the job's next",
-        "  state:"] + (after or ["  - none"]) + [
-        "- The bigger the job, the more of its time goes to restarts and the more failures land there, so",
-        "  the model's MTTF overstates 1/(servers x rate), and with it the paper's projections (the same",
-        "  arithmetic on r_f), at the largest size. The column of failures on its servers is what the MTTF",
-        "  should read; that it matches 1/(servers x rate) says the draws reach the job as the rate implies.",
+        "- A failure that lands while the job restarts stalls or fails the restart, and counts as an",
+        "  interruption charged to it (docs/jobs.md, \"A failure during a restart\"). Those failures, over all",
+        "  sizes and seeds, by kind and the job's next state:"] + (after or ["  - none"]) + [
+        "- The bigger the job, the more of its time goes to restarts and the more failures land there, most",
+        "  at the largest size. Counted, they bring the model's MTTF to",
+        "  1/(servers x rate) at every size; the column of failures on its servers, read from the placements,",
+        "  says the same, and that both match 1/(servers x rate) says the draws reach the job as the rate implies.",
     ] + ([
         "- A process crash during a restart is lost: the restart ends on time as if it had not happened",
         "  (SimBackend::CrashProcesses ignores a job that is restarting); a real rank dying while it loads the",
