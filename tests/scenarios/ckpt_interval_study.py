@@ -18,7 +18,7 @@ def main():
     rc, src, scratch = sys.argv[1:4]
     doc = open(os.path.join(src, "docs", "jobs.md")).read()
     cmd = re.search(r"rackchaos sweep (scenarios/studies/ckpt-interval\.yaml --seeds (\d+) \\\n\s+"
-                    r"--grid checkpoint\.interval=([0-9m,]+))", doc)
+                    r"--grid checkpoint\.interval=([0-9m,]+)( --metrics [a-z_.,]+)?)", doc)
     if not cmd:
         sys.exit("docs/jobs.md: the study's sweep command was not found")
     seeds, grid = cmd.group(2), cmd.group(3)
