@@ -42,11 +42,11 @@ Scheduler::Blockage Scheduler::FindBlockage(const SimJob& j) {
   // A GPU with every NVLink port down cannot take part in any collective (NCCL's NVLink transport has no
   // path left): the job hangs until a port returns, rather than running at a bandwidth of zero.
   for (ComponentId g : odd_gpus_) {
-    if (hard || seats_.JobOfGpu(g) != id) continue;
-    if (std::popcount(fabric_.NvlinkDown(g)) < m.nvlink_links_per_gpu) continue;
-    hard = true;
-    hard_cause = fabric_.LinkCause(g);
-    why = topo_.at(g).name + " has no NVLink port up";
+    if (b.hard || seats_.JobOfGpu(g) != j.id) continue;
+    if (std::popcount(fabric_.NvlinkDown(g)) < topo_.model().nvlink_links_per_gpu) continue;
+    b.hard = true;
+    b.cause = fabric_.LinkCause(g);
+    b.why = topo_.at(g).name + " has no NVLink port up";
   }
   // A rank whose groups stay in NVLink does not care about its NIC (sim_nics.cpp).
   if (!b.hard) b.hard = fabric_.JobNicDown(j, b.cause, b.why);

@@ -117,9 +117,10 @@ def outcomes(db, run_id):
 
 
 def sweep_runs(db):
-    """[(run_id, seed, grid point text)] of every run in a sweep's database, in run order."""
+    """[(run_id, seed, grid point text)] of every run in a sweep's database, by seed (then run id): a sweep
+    stores its runs in the order they finish, which its threads make vary; seed order does not."""
     con = sqlite3.connect(db)
     rows = con.execute("SELECT r.id, r.seed, coalesce(s.point, '') FROM runs r LEFT JOIN sweep_runs s"
-                       " ON s.run_id = r.id ORDER BY r.id").fetchall()
+                       " ON s.run_id = r.id ORDER BY r.seed, r.id").fetchall()
     con.close()
     return [(r, seed, "" if point == "-" else point) for r, seed, point in rows]  # '-': a sweep without a grid
