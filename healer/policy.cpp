@@ -24,29 +24,28 @@ using Member = T& (*)(Policy&);
 struct PolicyKey {
   std::string_view path;
   std::variant<Member<std::string>, Member<int>, Member<double>, Member<Duration>, Member<bool>> member;
-  bool fraction = false;  // a double written as 30% or 0.3
-  int lo = 0, hi = 0;     // the range of an int
+  bool fraction = false;  // a double written as 30% or 0.3 (its range: PolicyBounds())
 };
 
 // In documentation order (messages list the keys of a section in this order).
 const PolicyKey kPolicyKeys[] = {
     {"name", [](Policy& p) -> std::string& { return p.name; }},
     {"description", [](Policy& p) -> std::string& { return p.description; }},
-    {"detectors.heartbeat.missed_beats", [](Policy& p) -> int& { return p.heartbeat_missed_beats; }, false, 1, 1000},
+    {"detectors.heartbeat.missed_beats", [](Policy& p) -> int& { return p.heartbeat_missed_beats; }},
     {"detectors.straggler.window", [](Policy& p) -> Duration& { return p.straggler_window; }},
-    {"detectors.straggler.min_reports", [](Policy& p) -> int& { return p.straggler_min_reports; }, false, 1, 100000},
+    {"detectors.straggler.min_reports", [](Policy& p) -> int& { return p.straggler_min_reports; }},
     {"detectors.straggler.mad_threshold", [](Policy& p) -> double& { return p.straggler_mad_threshold; }},
     {"detectors.straggler.min_slowdown", [](Policy& p) -> double& { return p.straggler_min_slowdown; }, true},
     {"detectors.slow_link.window", [](Policy& p) -> Duration& { return p.slow_link.window; }},
-    {"detectors.slow_link.min_reports", [](Policy& p) -> int& { return p.slow_link.min_reports; }, false, 1, 100000},
+    {"detectors.slow_link.min_reports", [](Policy& p) -> int& { return p.slow_link.min_reports; }},
     {"detectors.slow_link.mad_threshold", [](Policy& p) -> double& { return p.slow_link.mad_threshold; }},
     {"detectors.slow_link.min_slowdown", [](Policy& p) -> double& { return p.slow_link.min_slowdown; }, true},
     {"detectors.slow_link.min_excess", [](Policy& p) -> Duration& { return p.slow_link.min_excess; }},
     {"detectors.thermal.temperature_c", [](Policy& p) -> double& { return p.thermal_temperature_c; }},
-    {"detectors.thermal.samples", [](Policy& p) -> int& { return p.thermal_samples; }, false, 1, 1000},
+    {"detectors.thermal.samples", [](Policy& p) -> int& { return p.thermal_samples; }},
     {"detectors.thermal.flow_drop", [](Policy& p) -> double& { return p.thermal_flow_drop; }, true},
     {"correlation_window", [](Policy& p) -> Duration& { return p.correlation_window; }},
-    {"shared_domain_min_trays", [](Policy& p) -> int& { return p.shared_domain_min_trays; }, false, 2, 1000},
+    {"shared_domain_min_trays", [](Policy& p) -> int& { return p.shared_domain_min_trays; }},
     {"circuit_breaker.max_share", [](Policy& p) -> double& { return p.breaker_max_share; }, true},
     {"circuit_breaker.window", [](Policy& p) -> Duration& { return p.breaker_window; }},
     {"remediation.restart_jobs", [](Policy& p) -> bool& { return p.restart_jobs; }},
