@@ -1,21 +1,29 @@
-// rig-rank: one rank of the rig's synchronous workload, an all-reduce in miniature.
+// rig-rank: one rank of the rig's synchronous workload, a ring all-reduce as NCCL runs it.
 //
-// Every step each rank computes (--work iterations of a fixed loop, so a CPU quota on its cgroup slows it like
-// a power cap slows a GPU), then exchanges a buffer with its ring neighbours over TCP: it sends to rank
-// r+1 and receives from rank r-1, and cannot start the next step before both are done. One slow or
-// silent rank therefore holds up all of them, as in NCCL. A collective that makes no progress for
-// --timeout seconds ends the rank with exit 3 (the watchdog).
+// Every step each rank computes, then all-reduces a buffer of --bytes (floats) with the other ranks over
+// TCP: a reduce-scatter (n-1 rounds; in each the rank sends one chunk of n to rank r+1, receives one from
+// rank r-1 and adds it into its own) then an all-gather (n-1 rounds passing the reduced chunks on), and
+// checks the sum (a wrong one ends the rank with exit 4). It cannot start the next step before all
+// 2(n-1) rounds are done, so one slow or silent rank holds up all of them, as in NCCL. A collective that
+// makes no progress for --timeout seconds ends the rank with exit 3 (the watchdog).
+//
+// The compute phase stands for a GPU's: a fixed amount of CPU work (--work iterations), stretched to
+// --compute-ms, divided by the tray's GPU speed. The speed is the simulator's: cluster::SpeedAtPower of
+// the tray's power cap (<dir>/power_cap, written by `rig power set`) and the gb200-nvl72 model's TDP
+// (tests/rig/rig_gpu_model.h), read every step. A cap of 300 W makes the phase 1/0.630 = 1.59x longer,
+// as the simulator makes a capped GPU's compute; the step (compute + all-reduce) grows with it.
 //
 // Every --ckpt-every steps the rank writes its step to <ckpt>/rank<R>; --start resumes from a step.
 // A heartbeat thread rewrites <dir>/rank.status every 250 ms (tmp + rename):
 //   heartbeat <unix seconds>
 //   step <n> <compute seconds> <step seconds> <send seconds>   (the last finished step)
 //   ckpt <n>
-// <send seconds> is the rank's communication time: how long handing its chunk to the next rank took
-// (the median of its last 5 steps). The send buffer is small, so a send completes only once most of
-// the chunk has crossed the link: a rank behind a slow link (tc tbf on its tray) has the slow sends,
-// while waiting for a slow peer shows in the step time of everyone.
-// A plain program with no rackchaos code: the rig starts it on the trays through Slurm.
+// <send seconds> is the rank's communication time: how long handing its chunks to the next rank took in
+// one step (all 2(n-1) rounds; the median of its last 5 steps). The send buffer is small, so a send
+// completes only once most of its chunk has crossed the link: a rank behind a slow link (tc tbf on its
+// tray) has the slow sends, while waiting for a slow peer shows in the step time of everyone.
+// A plain program (the rackchaos code it links is only the GPU model): the rig starts it on the trays
+// through Slurm.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -37,14 +45,16 @@
 #include <thread>
 #include <vector>
 
+#include "tests/rig/rig_gpu_model.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 struct Options {
   int rank = 0, size = 0, port = 7600, ckpt_every = 10, start = 0, timeout_s = 30, bytes = 65536;
-  long work = 4000000;  // iterations per step: a few ms of one CPU
-  double pace_ms = 200;
+  long work = 4000000;    // iterations per step: a few ms of one CPU
+  double compute_ms = 180;  // the compute phase of an uncapped step (the rig's steps are ~200 ms)
   std::vector<std::string> hosts;
   std::string dir = ".", ckpt = ".";
 };
@@ -75,7 +85,7 @@ Options Parse(int argc, char** argv) {
     else if (k == "--timeout") o.timeout_s = std::atoi(v.c_str());
     else if (k == "--bytes") o.bytes = std::atoi(v.c_str());
     else if (k == "--work") o.work = std::atol(v.c_str());
-    else if (k == "--pace-ms") o.pace_ms = std::atof(v.c_str());
+    else if (k == "--compute-ms") o.compute_ms = std::atof(v.c_str());
     else if (k == "--dir") o.dir = v;
     else if (k == "--ckpt") o.ckpt = v;
     else if (k == "--hosts") {
@@ -85,6 +95,7 @@ Options Parse(int argc, char** argv) {
   }
   o.size = static_cast<int>(o.hosts.size());
   if (o.size < 2 || o.rank < 0 || o.rank >= o.size) Die("need --hosts a,b[,...] and --rank in range");
+  if (o.bytes < static_cast<int>(sizeof(float)) * o.size) Die("--bytes must hold one float per rank");
   return o;
 }
 
@@ -122,32 +133,52 @@ void Connect(const Options& o, int& to_next, int& from_prev) {
   setsockopt(to_next, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
 }
 
-// Sends `out` to the next rank while receiving as many bytes from the previous one; returns how long
-// the send took. Exit 3 when neither direction moves for the timeout.
-double Exchange(const Options& o, int to_next, int from_prev, const std::vector<char>& out, std::vector<char>& in) {
+// Sends `out` (`n` bytes) to the next rank while receiving `n` bytes from the previous one into `in`;
+// returns how long the send took. Exit 3 when neither direction moves for the timeout.
+double Exchange(const Options& o, int to_next, int from_prev, const char* out, char* in, size_t n) {
   const auto t0 = Clock::now();
   auto send_done = t0;
   size_t sent = 0, got = 0;
-  while (sent < out.size() || got < in.size()) {
-    pollfd p[2] = {{to_next, static_cast<short>(sent < out.size() ? POLLOUT : 0), 0},
-                   {from_prev, static_cast<short>(got < in.size() ? POLLIN : 0), 0}};
-    int n = poll(p, 2, o.timeout_s * 1000);
-    if (n == 0) Die("collective timeout: no progress in " + std::to_string(o.timeout_s) + " s", 3);
-    if (n < 0) Die(std::string("poll: ") + std::strerror(errno));
+  while (sent < n || got < n) {
+    pollfd p[2] = {{to_next, static_cast<short>(sent < n ? POLLOUT : 0), 0},
+                   {from_prev, static_cast<short>(got < n ? POLLIN : 0), 0}};
+    int ready = poll(p, 2, o.timeout_s * 1000);
+    if (ready == 0) Die("collective timeout: no progress in " + std::to_string(o.timeout_s) + " s", 3);
+    if (ready < 0) Die(std::string("poll: ") + std::strerror(errno));
     if (p[0].revents & (POLLOUT | POLLERR | POLLHUP)) {
-      ssize_t k = send(to_next, out.data() + sent, out.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      ssize_t k = send(to_next, out + sent, n - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (k < 0 && errno != EAGAIN) Die(std::string("send: ") + std::strerror(errno), 3);
       if (k > 0) sent += static_cast<size_t>(k);
-      if (sent == out.size()) send_done = Clock::now();
+      if (sent == n) send_done = Clock::now();
     }
     if (p[1].revents & (POLLIN | POLLERR | POLLHUP)) {
-      ssize_t k = recv(from_prev, in.data() + got, in.size() - got, MSG_DONTWAIT);
+      ssize_t k = recv(from_prev, in + got, n - got, MSG_DONTWAIT);
       if (k == 0) Die("the previous rank closed its connection", 3);
       if (k < 0 && errno != EAGAIN) Die(std::string("recv: ") + std::strerror(errno), 3);
       if (k > 0) got += static_cast<size_t>(k);
     }
   }
   return std::chrono::duration<double>(send_done - t0).count();
+}
+
+// The ring all-reduce (sum) of `data` (size() equal chunks); returns the time spent sending. After the
+// reduce-scatter's n-1 rounds rank r holds the full sum of chunk (r + 1) mod n; the all-gather's n-1
+// rounds hand the sums round the ring.
+double AllReduce(const Options& o, int to_next, int from_prev, std::vector<float>& data, std::vector<float>& tmp) {
+  const size_t n = static_cast<size_t>(o.size), per = data.size() / n, r = static_cast<size_t>(o.rank);
+  auto chunk = [&](size_t c) { return data.data() + c * per; };
+  auto bytes = [](float* p) { return reinterpret_cast<char*>(p); };
+  double send_s = 0;
+  for (size_t s = 0; s + 1 < n; ++s) {  // reduce-scatter
+    const size_t out = (r + n - s) % n, in = (r + n - s - 1) % n;
+    send_s += Exchange(o, to_next, from_prev, bytes(chunk(out)), bytes(tmp.data()), per * sizeof(float));
+    for (size_t i = 0; i < per; ++i) chunk(in)[i] += tmp[i];
+  }
+  for (size_t s = 0; s + 1 < n; ++s) {  // all-gather
+    const size_t out = (r + n + 1 - s) % n, in = (r + n - s) % n;
+    send_s += Exchange(o, to_next, from_prev, bytes(chunk(out)), bytes(chunk(in)), per * sizeof(float));
+  }
+  return send_s;
 }
 
 // A fixed amount of CPU work (a dependent chain the compiler cannot shorten).
@@ -197,19 +228,29 @@ int main(int argc, char** argv) {
 
   int to_next = -1, from_prev = -1;
   Connect(o, to_next, from_prev);
-  std::vector<char> out(static_cast<size_t>(o.bytes), static_cast<char>(o.rank)), in(out.size());
+  const size_t per = static_cast<size_t>(o.bytes) / sizeof(float) / static_cast<size_t>(o.size);  // floats a chunk
+  std::vector<float> data(per * static_cast<size_t>(o.size)), tmp(per);
   std::array<double, 5> sends{};  // the last 5 steps' send times, reported as their median
   for (long step = o.start;; ++step) {
     const auto t0 = Clock::now();
     Work(o.work);
+    // The GPU's compute phase: at least --compute-ms, at the speed the tray's power cap leaves.
+    const double worked_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double speed = std::max(rackchaos::rig::ReadTray(o.dir, UnixNow()).speed, 1e-3);
+    const double phase_s = std::max(worked_s, o.compute_ms / 1000) / speed;
+    std::this_thread::sleep_until(t0 + std::chrono::microseconds(static_cast<long>(phase_s * 1e6)));
     const auto t1 = Clock::now();
-    sends[static_cast<size_t>(step - o.start) % sends.size()] = Exchange(o, to_next, from_prev, out, in);
+    // Rank r contributes r + 1 + (step mod 5) to every element: the sum is known, and checked.
+    const float mine = static_cast<float>(o.rank + 1 + step % 5);
+    std::fill(data.begin(), data.end(), mine);
+    sends[static_cast<size_t>(step - o.start) % sends.size()] = AllReduce(o, to_next, from_prev, data, tmp);
+    const float want = static_cast<float>(o.size * (o.size + 1) / 2 + o.size * (step % 5));
+    for (float v : data)
+      if (v != want) Die("all-reduce of step " + std::to_string(step) + " gave " + std::to_string(v) + ", not " +
+                         std::to_string(want), 4);
     const size_t known = std::min(sends.size(), static_cast<size_t>(step - o.start + 1));
     std::array<double, 5> sorted = sends;
     std::sort(sorted.begin(), sorted.begin() + static_cast<long>(known));
-    // Pace the job: a step is at least --pace-ms long, so the rig's ranks leave the CPU mostly idle.
-    const auto min_end = t0 + std::chrono::microseconds(static_cast<long>(o.pace_ms * 1000));
-    if (Clock::now() < min_end) std::this_thread::sleep_until(min_end);
     const auto t2 = Clock::now();
     {
       std::lock_guard<std::mutex> lock(st.mu);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# What the rig's trays offer a runner, read through the real parts and rackchaos' parsers (label rig, in the
+# rig fixture): nvidia-smi and journalctl on a tray over the rig's sshd with the inventory's PATH, and the
+# real Prometheus scraping the trays' dcgm-exporters. tray2 gets a 300 W cap and an Xid 48 on GPU 1; the
+# parsed observations must show tray2's clock at the simulator's 0.630 (cluster::SpeedAtPower) and the
+# others at full clock, the Xid through journald and as DCGM's gauge, and no observation errors. Reverts
+# what it set, also on failure.   observe_test.sh <rig-observe-check>
+set -uo pipefail
+check=$1
+RIG_DIR=${RIG_DIR:-/tmp/rcrig}; NET=${RIG_SUBNET:-10.77.0}
+rig=$RIG_DIR/bin/rig
+trap '"$rig" power set tray2 1200; "$rig" gpu tray2 reset' EXIT
+fail() { echo "observe_test: FAIL: $*"; exit 1; }
+ssh_tray() {  # N CMD: as the runner does, with the inventory's PATH
+  ssh -o BatchMode=yes -o UserKnownHostsFile="$RIG_DIR/ssh/known_hosts" -i "$RIG_DIR/ssh/user_key" rcrig@$NET.$1 \
+    "export PATH='$RIG_DIR/node-bin:/usr/sbin:/usr/bin:/sbin:/bin'; $2"
+}
+query="index,pci.bus_id,temperature.gpu,power.draw,power.limit,clocks.sm,clocks.max.sm,clocks_event_reasons.active"
+
+"$rig" power set tray2 300 || fail "power set"
+# nvidia-smi over SSH on tray2 and tray3.
+for k in 2 3; do
+  out=$(ssh_tray $k "nvidia-smi --query-gpu=$query --format=csv,noheader,nounits" | "$check" nvsmi tray$k) || fail "nvsmi tray$k"
+  echo "$out" | sed "s/^/  nvidia-smi tray$k: /" | grep -v "temperature\|power " | head -4
+  grep -q "^error" <<<"$out" && fail "nvidia-smi tray$k: $(grep '^error' <<<"$out")"
+  want=1.0000; [ $k = 2 ] && want=0.6300
+  [ "$(grep -c "^sample tray$k.gpu[0-3] gpu_clock_fraction $want" <<<"$out")" = 4 ] ||
+    fail "tray$k clock fraction not $want: $out"
+done
+# The kernel log over SSH: the reader's first poll, then an Xid 48 on tray2's GPU 1, then the next poll.
+out=$("$check" journal tray2 "ssh -o BatchMode=yes -o UserKnownHostsFile=$RIG_DIR/ssh/known_hosts -i $RIG_DIR/ssh/user_key rcrig@$NET.2 PATH=$RIG_DIR/node-bin:/usr/bin:/bin journalctl" \
+  "'$rig' gpu tray2 fail 1 48") || fail "journal"
+echo "$out" | sed 's/^/  journald tray2: /'
+grep -q "^error" <<<"$out" && fail "journal: $(grep '^error' <<<"$out")"
+grep -q "^kernel tray2 NVRM: Xid (PCI:0000:02:00): 48, " <<<"$out" || fail "no Xid 48 through journald: $out"
+[ "$(grep -c '^kernel' <<<"$out")" = 1 ] || fail "kernel lines: $out"
+# Prometheus: after two scrapes, every tray's four GPUs, tray2's capped clock and its Xid gauge.
+sleep 2.5
+json=$(curl -sf "http://$NET.254:9090/api/v1/query" --data-urlencode 'query={__name__=~"DCGM_.*"}') || fail "prometheus query"
+out=$("$check" prom "$(wc -l <"$RIG_DIR/trays")" "$(date +%s.%N)" <<<"$json") || fail "prom parse"
+grep -q "^error" <<<"$out" && fail "prometheus: $(grep '^error' <<<"$out")"
+[ "$(grep -c '^sample tray2.gpu[0-3] gpu_clock_fraction 0.6300' <<<"$out")" = 4 ] || fail "prometheus tray2 clock: $out"
+[ "$(grep -c '^sample tray[13456].gpu[0-3] gpu_clock_fraction 1.0000' <<<"$out")" = $((4 * ($(wc -l <"$RIG_DIR/trays") - 1))) ] ||
+  fail "prometheus: the uncapped trays' clocks: $out"
+grep -q "^xid tray2.gpu1 48" <<<"$out" || fail "prometheus: no Xid 48 gauge on tray2.gpu1: $out"
+grep "tray2.gpu1" <<<"$out" | sed 's/^/  prometheus: /'
+echo "observe_test: ok"
