@@ -9,7 +9,7 @@ set -uo pipefail
 check=$1
 RIG_DIR=${RIG_DIR:-/tmp/rcrig}; NET=${RIG_SUBNET:-10.77.0}
 rig=$RIG_DIR/bin/rig
-trap '"$rig" power set tray2 1200; "$rig" gpu tray2 reset' EXIT
+trap '"$rig" power set tray2 1200; "$rig" gpu tray2 reset; "$rig" gpu tray5 reset; "$rig" valve set tray4 100' EXIT
 fail() { echo "observe_test: FAIL: $*"; exit 1; }
 ssh_tray() {  # N CMD: as the runner does, with the inventory's PATH
   ssh -o BatchMode=yes -o UserKnownHostsFile="$RIG_DIR/ssh/known_hosts" -i "$RIG_DIR/ssh/user_key" rcrig@$NET.$1 \
@@ -44,4 +44,16 @@ grep -q "^error" <<<"$out" && fail "prometheus: $(grep '^error' <<<"$out")"
   fail "prometheus: the uncapped trays' clocks: $out"
 grep -q "^xid tray2.gpu1 48" <<<"$out" || fail "prometheus: no Xid 48 gauge on tray2.gpu1: $out"
 grep "tray2.gpu1" <<<"$out" | sed 's/^/  prometheus: /'
+# A GPU off the bus (Xid 79 on tray5's GPU 0): nvidia-smi's device-handle line, a device report; diag fails.
+"$rig" gpu tray5 fail 0 || fail "gpu fail"
+out=$(ssh_tray 5 "nvidia-smi --query-gpu=$query --format=csv,noheader,nounits" | "$check" nvsmi tray5)
+grep -q "^device tray5.gpu0 gpu_lost" <<<"$out" || fail "no lost GPU on tray5: $out"
+grep -q "^error" <<<"$out" && fail "nvidia-smi tray5: $(grep '^error' <<<"$out")"
+out=$("$rig" diag tray5) && fail "diag passed with a GPU off the bus: $out"
+grep -q "fallen off the bus" <<<"$out" || fail "diag tray5: $out"
+# The coolant valve: set, read back (the valve_fail injector's baseline), and diag fails while it is shut.
+"$rig" valve set tray4 0 && [ "$("$rig" valve get tray4)" = 0 ] || fail "valve set/get 0"
+out=$("$rig" diag tray4) && fail "diag passed with the valve shut: $out"
+grep -q "coolant valve is at 0%" <<<"$out" || fail "diag tray4: $out"
+"$rig" valve set tray4 100 && [ "$("$rig" valve get tray4)" = 100 ] || fail "valve set/get 100"
 echo "observe_test: ok"

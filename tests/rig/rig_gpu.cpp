@@ -3,6 +3,7 @@
 //   rig-gpu speed WATTS            "<speed> <slowdown>": cluster::SpeedAtPower of a cap and 1/speed
 //   rig-gpu tdp                    the model's TDP in watts (an uncapped tray's power cap)
 //   rig-gpu state TRAY_DIR         one line per GPU: index pci temperature power limit sm_mhz reasons xid lost
+//   rig-gpu hot TRAY_DIR           the GPUs at or above the model's slowdown temperature, one line each
 //   rig-gpu xid-line PCI XID       the driver's kernel log line for an Xid
 //   rig-gpu nvidia-smi TRAY_DIR ARGS...   `nvidia-smi --query-gpu=F,... --format=csv[,noheader][,nounits]`
 //                                  and `nvidia-smi nvlink -s`, as nvidia-smi 570 prints them
@@ -320,6 +321,11 @@ int main(int argc, char** argv) {
     for (const rig::GpuState& g : rig::ReadTray(argv[2], Now()).gpus)
       std::printf("%d %s %.2f %.2f %.2f %.0f 0x%" PRIx64 " %d %s\n", g.index, g.pci.c_str(), g.temperature_c, g.power_w,
                   g.limit_w, g.sm_mhz, g.reasons, g.xid, g.lost ? "lost" : "ok");
+    return 0;
+  }
+  if (cmd == "hot" && argc == 3) {  // GPUs at or above the model's slowdown temperature
+    for (const rig::GpuState& g : rig::ReadTray(argv[2], Now()).gpus)
+      if (g.temperature_c >= rig::RigModel().gpu_slowdown_c) std::printf("GPU %d at %.1f C\n", g.index, g.temperature_c);
     return 0;
   }
   if (cmd == "nvidia-smi" && argc >= 3) return NvidiaSmi(argv[2], rest);
