@@ -201,6 +201,7 @@ Status ReadRoot(Reader& r, const YAML::Node& root, Inventory& inv) {
       }
       RC_RETURN_IF_ERROR(CheckLeads(r, v, inv));
     }
+    if (key == "prometheus") RC_RETURN_IF_ERROR(ReadPrometheus(r, v, inv));
     if (key == "defaults") {
       RC_ASSIGN_OR_RETURN(auto fields, r.Entries(v, "defaults", "defaults"));
       for (const auto& [dk, dv] : fields) RC_RETURN_IF_ERROR(ReadHostField(r, dk, dv, defaults));

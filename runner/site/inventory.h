@@ -55,6 +55,23 @@ struct TrayMapping {
   SourcePos pos;
 };
 
+// The site's Prometheus as an observation source (issue 21; runner/site/prometheus_source.h): one
+// range query per `period` for the whole site over dcgm-exporter's and node_exporter's metrics.
+struct PrometheusConfig {
+  std::string url;  // http://host[:port][/prefix], checked by ParseHttpUrl (no https)
+  Duration period = Duration::Seconds(10);
+  Duration max_age = Duration::Seconds(30);  // a newer sample than this or the value is stale
+  Duration timeout = Duration::Seconds(5);   // for the whole answer, once connected
+  Duration connect_timeout = Duration::Seconds(2);
+  int max_sm_clock_mhz = 0;  // the GPUs' maximum SM clock; 0 = read DCGM_FI_DEV_MAX_SM_CLOCK
+  // Which observations it provides: a subset of PrometheusObservations(), in that order.
+  std::vector<std::string> provides = {"gpu_telemetry", "xid"};
+  SourcePos pos;
+};
+// "gpu_telemetry" (temperature, power, SM clock, clock event reasons), "xid" (DCGM's last Xid),
+// "nic_links" (node_exporter's carrier of the trays' NICs).
+const std::vector<std::string>& PrometheusObservations();
+
 struct Inventory {
   std::string path;  // as loaded
   std::string site;
@@ -74,6 +91,7 @@ struct Inventory {
   std::map<std::string, InventoryHost> hosts;
   std::map<std::string, TrayMapping> trays;           // by model tray name
   std::map<std::string, ActionTemplates> actions;     // by action name (ActionNames(), HealerActionNames())
+  std::optional<PrometheusConfig> prometheus;         // the `prometheus:` section, when present
   SourcePos pos;                                      // of the document
 };
 

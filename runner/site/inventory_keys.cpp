@@ -36,6 +36,9 @@ const std::vector<InventoryKey>& InventoryKeys() {
       {"", "healer",
        "Real mode's healer: how it observes the site (`observe_*`, every `observe_period`) and carries out its "
        "actions (see Healer actions below): a map from a healer action to `{apply, run_on}` (docs/real-mode.md)."},
+      {"", "prometheus",
+       "The site's Prometheus as an observation source: one PromQL query per period for the whole site over "
+       "dcgm-exporter's and node_exporter's metrics (map, see `prometheus`; docs/real-mode.md)."},
       {"healer", "observe_period", "Duration between two observation polls of every tray (default 1s).", N::kDuration, 100 * kMilli, kHour},
       {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s).", N::kDuration, kSecond, kHour},
       {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s).", N::kDuration, kSecond, kDay},
@@ -82,6 +85,23 @@ const std::vector<InventoryKey>& InventoryKeys() {
        "apply and revert."},
       {"action", "run_on",
        "A host name that runs these commands (e.g. a management host for Redfish); default the target's tray host."},
+      {"prometheus", "url",
+       "Prometheus' base URL, `http://host:port` with an optional path prefix (required). Plain http: for https put "
+       "a TLS-terminating reverse proxy on the runner's side."},
+      {"prometheus", "period", "Duration between two queries (default 10s).", N::kDuration, 100 * kMilli, kHour},
+      {"prometheus", "max_age",
+       "Duration: a series whose newest sample is older is stale, an observation error (default 30s; the query "
+       "reads twice this far back).", N::kDuration, kSecond, kHour},
+      {"prometheus", "timeout", "Duration allowed for one query's whole answer once connected (default 5s).",
+       N::kDuration, 100 * kMilli, 10 * kMinute},
+      {"prometheus", "connect_timeout", "Duration allowed to connect (default 2s).", N::kDuration, 100 * kMilli, kMinute},
+      {"prometheus", "max_sm_clock",
+       "The GPUs' maximum SM clock in MHz, for the clock fraction; 0 (default): read DCGM_FI_DEV_MAX_SM_CLOCK, which "
+       "dcgm-exporter publishes only when its counters list it.", N::kInt, 0, 100000},
+      {"prometheus", "provides",
+       "List of the observations read from Prometheus: `gpu_telemetry` (temperature, power, SM clock, clock event "
+       "reasons), `xid` (DCGM's last Xid), `nic_links` (node_exporter's carrier of `trays.<tray>.nics`); default "
+       "[gpu_telemetry, xid]."},
   };
   return kKeys;
 }

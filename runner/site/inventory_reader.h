@@ -195,4 +195,7 @@ inline Status CheckedText(const Reader& r, const YAML::Node& v, const char* key,
   return why.empty() ? Status::Ok() : r.Error(v, std::string(key) + " " + Quote(out) + " " + why);
 }
 
+// The `prometheus:` section (runner/site/inventory_prometheus.cpp).
+Status ReadPrometheus(Reader& r, const YAML::Node& node, Inventory& inv);
+
 }  // namespace rackchaos::runner::inventory_yaml
