@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <string>
 #include <utility>
 
 #include "runner/site/observe/gpu_reading.h"
@@ -70,6 +71,7 @@ class PromReader {
     if (status != "success" || !result || !result->is_array() || (type != "vector" && type != "matrix"))
       return Site(Problem::kUnreadable, "answer has no vector or matrix result (status \"" + std::string(status) +
                                             "\", resultType \"" + std::string(type) + "\")");
+    IndexHosts();
     for (const JsonValue& series : result->items()) Series(series);
     Finish();
     return std::move(out_);
@@ -81,19 +83,34 @@ class PromReader {
     return std::move(out_);
   }
 
+  // Every name HostMap::Answers accepts, to the first host (in `hosts_` order) that answers to it: a
+  // whole site's answer has tens of thousands of series, each looked up here.
+  void IndexHosts() {
+    for (const HostMap& m : hosts_) {
+      if (!m.host.empty()) names_.try_emplace(m.host, &m);
+      for (const std::string& a : m.aliases) {
+        if (a.empty()) continue;
+        names_.try_emplace(a, &m);
+        if (size_t colon = a.rfind(':'); colon != std::string::npos && a.find(':') == colon)
+          names_.try_emplace(a.substr(0, colon), &m);
+      }
+    }
+  }
+  const HostMap* Named(std::string_view name) const {
+    if (name.empty()) return nullptr;
+    auto it = names_.find(name);
+    return it == names_.end() ? nullptr : it->second;
+  }
+
   const HostMap* HostOf(const JsonValue& labels) {
     for (std::string_view key : {"Hostname", "hostname"})
       if (std::string_view h = labels.StringAt(key); !h.empty())
-        for (const HostMap& m : hosts_)
-          if (m.Answers(h)) return &m;
+        if (const HostMap* m = Named(h)) return m;
     // The target as given ("10.0.0.7:9400") before its host part alone, so two exporters on one
     // address (different ports) stay apart.
     std::string_view instance = labels.StringAt("instance");
-    for (const HostMap& m : hosts_)
-      if (m.Answers(instance)) return &m;
-    for (const HostMap& m : hosts_)
-      if (m.Answers(instance.substr(0, instance.rfind(':')))) return &m;
-    return nullptr;
+    if (const HostMap* m = Named(instance)) return m;
+    return Named(instance.substr(0, instance.rfind(':')));
   }
 
   void Series(const JsonValue& series) {
@@ -218,6 +235,7 @@ class PromReader {
   const std::vector<HostMap>& hosts_;
   const PromQuery& q_;
   std::map<std::pair<const HostMap*, ComponentId>, Pending> pending_;
+  std::map<std::string, const HostMap*, std::less<>> names_;
   Observed out_;
 };
 
