@@ -422,7 +422,7 @@ TEST_CASE("inventory: every number key is bounded and refused outside its range,
       CHECK_MESSAGE(message.find(DescribeRange(k)) != std::string::npos, message);
     }
   }
-  CHECK(numbers == 10);  // racks, expiry_grace, observe_period, five under ssh, two ports
+  CHECK(numbers == 15);  // racks, expiry_grace, observe_period, five under ssh, two ports, five under prometheus
 }
 
 }  // namespace
