@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cctype>
+#include <exception>
 #include <optional>
 #include <thread>
 
@@ -182,9 +183,28 @@ struct HttpClient::Impl {
     co_return "cannot connect: " + ec.message();
   }
 
+  // Never throws out of the loop's thread: whatever throws (an allocation, Beast on a malformed
+  // answer) becomes a kBroken answer, and an exception from `done` is dropped.
   asio::awaitable<void> Exchange(std::string target, Callback done) {
     const auto start = std::chrono::steady_clock::now();
     HttpAnswer a;
+    try {
+      co_await Attempts(target, a);
+    } catch (const std::exception& e) {
+      Close();
+      a = HttpAnswer{};
+      a.error = std::string("client error: ") + e.what();
+    }
+    busy = false;
+    if (stopped) co_return;  // dropped: Stop() promised no further callback
+    a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    try {
+      done(std::move(a));
+    } catch (...) {
+    }
+  }
+
+  asio::awaitable<void> Attempts(const std::string& target, HttpAnswer& a) {
     for (int attempt = 0; attempt < 2 && !stopped; ++attempt) {
       a = HttpAnswer{};
       a.reused = stream.has_value();
@@ -234,10 +254,6 @@ struct HttpClient::Impl {
       if (!res.keep_alive()) Close();
       break;
     }
-    busy = false;
-    if (stopped) co_return;  // dropped: Stop() promised no further callback
-    a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    done(std::move(a));
   }
 };
 
