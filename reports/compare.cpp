@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 
+#include "core/strings.h"
 #include "reports/escape.h"
 #include "reports/text_table.h"
 
@@ -76,6 +77,22 @@ std::string CheckThreshold(const MetricChange& c, const Threshold& t) {
   return c.a.name + " regressed: " + Show(c.a) + " -> " + Show(c.b) + " exceeds " + t.text;
 }
 
+// The largest worsening a --fail-on amount may allow (issue 26: every number a user types is bounded):
+// a relative amount up to 10000% (100 times run A's value), a time up to 3650 days, a ratio (ETTR,
+// precision, recall) up to 1, GPU-hours up to 10^12, counts (GPUs, jobs, faults) up to 10^7.
+struct ThresholdBound {
+  double max;
+  const char* text;  // the valid range, for the refusal
+};
+ThresholdBound BoundOf(const std::string& metric, bool relative) {
+  if (relative) return {10000, "a percentage from 0% to 10000%"};
+  if (metric.rfind("tt", 0) == 0) return {3650.0 * 86400, "a duration from 0s to 3650d (or seconds)"};
+  if (metric.rfind("ettr", 0) == 0 || metric == "precision" || metric == "recall")
+    return {1, "a number from 0 to 1 (a ratio)"};
+  if (metric == "gpu_hours_lost") return {1e12, "a number of GPU-hours from 0 to 1e12"};
+  return {1e7, "a count from 0 to 10000000"};
+}
+
 Result<Threshold> ParseOne(std::string_view item) {
   Threshold t;
   t.text = std::string(item);
@@ -111,6 +128,10 @@ Result<Threshold> ParseOne(std::string_view item) {
     return Status::Invalid("threshold '" + t.text + "': amount '" + amount +
                            "' is not a non-negative number, percentage or (for times) duration");
   }
+  const ThresholdBound bound = BoundOf(t.metric, t.relative);
+  if (!(v <= bound.max))
+    return Status::Invalid("threshold '" + t.text + "': " + Quote(amount + (t.relative ? "%" : "")) +
+                           " is out of range; expected " + bound.text);
   t.amount = t.relative ? v / 100 : v;
   return t;
 }

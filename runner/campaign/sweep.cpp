@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <utility>
 
+#include "core/strings.h"
 #include "runner/engine/progress.h"
 #include "runner/engine/run.h"
 #include "runner/spec/safety.h"
@@ -196,11 +199,20 @@ Result<int> RunWorkers(Sweep& sweep, std::string& refused) {
 }  // namespace
 
 Result<std::pair<int, int>> ParseShard(const std::string& text) {
-  int k = 0, n = 0;
-  char slash = 0, extra = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d%c", &k, &slash, &n, &extra) != 3 || slash != '/' || k < 1 || k > n)
-    return Status::Invalid("--shard '" + text + "': expected K/N with 1 <= K <= N, e.g. 1/4");
-  return std::pair{k, n};
+  const std::string expected = "expected K/N with 1 <= K <= N <= " + std::to_string(kMaxSweepSeeds) + ", e.g. 1/4";
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) return Status::Invalid("--shard " + Quote(text) + ": " + expected);
+  auto number = [&](std::string_view part) -> std::optional<int64_t> {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || part.size() > 18 || ec != std::errc() || end != part.data() + part.size()) return std::nullopt;
+    return v;
+  };
+  const auto k = number(std::string_view(text).substr(0, slash)), n = number(std::string_view(text).substr(slash + 1));
+  if (!k || !n) return Status::Invalid("--shard " + Quote(text) + ": " + expected);
+  if (*n < 1 || *n > kMaxSweepSeeds || *k < 1 || *k > *n)
+    return Status::Invalid("--shard " + Quote(text) + " is out of range; " + expected);
+  return std::pair{static_cast<int>(*k), static_cast<int>(*n)};
 }
 
 Status CheckSweepBounds(const SweepOptions& options) {
@@ -210,6 +222,12 @@ Status CheckSweepBounds(const SweepOptions& options) {
   if (options.threads < 1 || options.threads > kMaxSweepThreads)
     return Status::Invalid("--threads " + std::to_string(options.threads) + ": expected 1 to " +
                            std::to_string(kMaxSweepThreads) + " runs at once");
+  // Shards split the seeds: with more shards than seeds some would run nothing and store nothing.
+  if (options.shards > options.seeds)
+    return Status::Invalid("--shard " + std::to_string(options.shard) + "/" + std::to_string(options.shards) +
+                           ": " + std::to_string(options.shards) + " shards of " + std::to_string(options.seeds) +
+                           " seed(s) leave shards with no run; N must be from 1 to --seeds (" +
+                           std::to_string(options.seeds) + ")");
   return Status::Ok();
 }
 

@@ -65,6 +65,9 @@ Result<std::vector<std::string>> ParseSweepMetrics(const std::string& list) {
     names += (names.empty() ? "" : ", ") + name;
   }
   std::vector<std::string> out;
+  if (const size_t items = static_cast<size_t>(std::count(list.begin(), list.end(), ',')) + 1; items > kMaxSweepMetrics)
+    return Status::Invalid("--metrics lists " + std::to_string(items) + " names; expected 1 to " +
+                           std::to_string(kMaxSweepMetrics) + " metric names");
   size_t start = 0;
   while (start <= list.size()) {
     size_t end = list.find(',', start);

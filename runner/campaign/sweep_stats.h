@@ -17,9 +17,12 @@ namespace rackchaos::runner {
 // The metrics a sweep shows when --metrics is not given.
 const std::vector<std::string>& DefaultSweepMetrics();
 
-// "ttr.p95,ettr.min": each must be an expectation metric (runner/spec/expect.h ExpectationMetrics);
-// kInvalidArgument naming the unknown one and the known ones otherwise. Duplicates are dropped; an
-// empty text gives DefaultSweepMetrics().
+// At most this many metrics in --metrics (issue 26: every list a user types is bounded).
+inline constexpr size_t kMaxSweepMetrics = 32;
+
+// "ttr.p95,ettr.min": each must be an expectation metric (runner/spec/expect.h ExpectationMetrics), at
+// most kMaxSweepMetrics names; kInvalidArgument naming the unknown one and the known ones, or the bound,
+// otherwise. Duplicates are dropped; an empty text gives DefaultSweepMetrics().
 Result<std::vector<std::string>> ParseSweepMetrics(const std::string& list);
 
 // One metric's summary over the finite values of a grid point's runs.

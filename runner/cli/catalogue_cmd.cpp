@@ -23,6 +23,9 @@
 namespace rackchaos::runner {
 namespace {
 
+// The bounds of the fitting window --since .. --until, in days.
+constexpr double kMinFitDays = 1, kMaxFitDays = 36525;
+
 int Fail(const std::string& message) {
   std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
   return ToInt(ExitCode::kBadInput);
@@ -115,6 +118,11 @@ int CmdCatalogueFit(const CatalogueFitArgs& args) {
   if (!since.ok()) return Fail(since.status().message());
   if (!until.ok()) return Fail(until.status().message());
   if (!(*until > *since)) return Fail("--until " + Quote(args.until) + " must be after --since " + Quote(args.since));
+  // A rate per component-day needs a day of history at least; a window past a century is a typo (and its
+  // exposure is not the cluster's: nobody ran it that long).
+  if (const double days = (*until - *since) / 86400; days < kMinFitDays || days > kMaxFitDays)
+    return Fail("--since " + Quote(args.since) + " .. --until " + Quote(args.until) + " is " + Sig(days) +
+                " days; the window must be from 1 to 36525 days (100 years)");
   FitOptions o;
   o.name = args.name;
   o.since = *since;

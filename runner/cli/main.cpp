@@ -12,6 +12,7 @@
 #include "cluster/catalogue.h"
 #include "cluster/failure_catalogue.h"
 #include "core/log.h"
+#include "core/strings.h"
 #include "core/user_file.h"
 #include "healer/detector.h"
 #include "healer/policy.h"
@@ -35,6 +36,8 @@
 #include "runner/spec/safety.h"
 #include "runner/cli/serve_cmd.h"
 #include "runner/cli/sweep_cmd.h"
+#include "runner/campaign/sweep.h"
+#include "runner/serve/http_server.h"
 #include "runner/spec/validate.h"
 
 namespace rc = rackchaos;
@@ -222,6 +225,31 @@ const CLI::Validator kSeedRange(
     },
     "SEED", "seed");
 
+// A whole number from `lo` to `hi`. CLI11 converts first and says only "Could not convert" for a number
+// that does not fit the option's type (--seeds 99999999999): this says what would be valid instead.
+CLI::Validator IntegerIn(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](const std::string& text) {
+        int64_t value = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc() && end == text.data() + text.size() && value >= lo && value <= hi) return std::string();
+        return rc::Quote(text) + " is not an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+      },
+      "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]", "integer range");
+}
+
+// HOST:PORT with a port from 0 to 65535 (rackchaos serve --listen, run/sweep --metrics-listen), checked
+// while the command line is read: nothing starts on a bad address.
+// CLI11 puts the option's name before the message.
+CLI::Validator ListenAddress() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        auto parsed = rc::serve::ParseListen(text, "");
+        return parsed.ok() ? std::string() : parsed.status().message();
+      },
+      "HOST:PORT", "listen address");
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"rackchaos: fault injection and self-healing tests for rack-scale GPU clusters.\n"
                "A YAML plan says what to break; the simulated rack breaks it, the healer recovers, and a SQLite\n"
@@ -242,7 +270,9 @@ int main(int argc, char** argv) {
     if (db) sub->add_option("--db", common.db, "Report database (SQLite)")->capture_default_str();
     if (sub->get_name() == "run" || sub->get_name() == "sweep") {
       sub->add_option("--metrics-listen", common.metrics_listen,
-                      "Serve live metrics in Prometheus' format at http://HOST:PORT/metrics while it runs (docs/serve.md)");
+                      "Serve live metrics in Prometheus' format at http://HOST:PORT/metrics while it runs, PORT 0 "
+                      "to 65535 (docs/serve.md)")
+          ->check(ListenAddress());
       sub->add_flag("--allow-remote", common.allow_remote, "Allow a --metrics-listen address that is not loopback");
     }
   };
@@ -311,10 +341,14 @@ int main(int argc, char** argv) {
   rc::runner::SweepArgs sweep_args;
   auto* sweep = app.add_subcommand("sweep", "Run a plan for seeds 1..N (and a grid of parameters); store every run and print aggregates");
   sweep->add_option("plan", sweep_args.plan, "Plan file (YAML)")->required();
-  sweep->add_option("--seeds", sweep_args.seeds, "Seeds 1..N, N at most 2147483647 (each made as its run starts)")->capture_default_str();
+  sweep->add_option("--seeds", sweep_args.seeds, "Seeds 1..N, N at most 2147483647 (each made as its run starts)")
+      ->check(IntegerIn(1, rc::runner::kMaxSweepSeeds))
+      ->capture_default_str();
   sweep->add_option("--grid", sweep_args.grid, "key=v1,v2; keys: healer, chaos.scale, spares, checkpoint.interval, healer.missed_beats, healer.straggler_window, healer.mad_threshold, healer.temperature_c, healer.correlation_window, healer.recheck, healer.burn_in; repeat for more axes");
-  sweep->add_option("--threads", sweep_args.threads, "Runs at once, 1 to 1024 (each run is single-threaded)")->capture_default_str();
-  sweep->add_option("--shard", sweep_args.shard, "K/N: run only seeds s with (s-1) % N == K-1; merge shards with `report merge`");
+  sweep->add_option("--threads", sweep_args.threads, "Runs at once, 1 to 1024 (each run is single-threaded)")
+      ->check(IntegerIn(1, rc::runner::kMaxSweepThreads))
+      ->capture_default_str();
+  sweep->add_option("--shard", sweep_args.shard, "K/N, 1 <= K <= N <= --seeds: run only seeds s with (s-1) % N == K-1; merge shards with `report merge`");
   sweep->add_option("-o", common.db, "Report database (same as --db)");
   add_sweep_output(sweep);
   add_common(sweep, true);
@@ -372,7 +406,8 @@ int main(int argc, char** argv) {
   rc::runner::ServeArgs serve_args;
   auto* serve = app.add_subcommand("serve", "Read-only web UI and JSON API over report databases, with /metrics (docs/serve.md)");
   serve->add_option("--db", serve_args.dbs, "Report database(s) to serve (repeat or list several)")->expected(1, -1);
-  serve->add_option("--listen", serve_args.listen, "HOST:PORT to listen on (loopback unless --allow-remote; port 0 picks one)")
+  serve->add_option("--listen", serve_args.listen, "HOST:PORT to listen on, PORT 0 to 65535 (loopback unless --allow-remote; port 0 picks one)")
+      ->check(ListenAddress())
       ->capture_default_str();
   serve->add_flag("--allow-remote", serve_args.allow_remote, "Allow a --listen address that is not loopback (it is logged)");
   serve->add_option("--threads", serve_args.threads, "Threads answering requests")->check(CLI::Range(1, 64))->capture_default_str();
@@ -396,7 +431,8 @@ int main(int argc, char** argv) {
   fit->add_option("-o,--output", fit_args.output, "Write the catalogue here (default: YAML on stdout, summary on stderr)");
   fit->add_option("--name", fit_args.name, "The catalogue's name")->capture_default_str();
   fit->add_option("--tz", fit_args.tz, "Zone of stamps that print none (UTC, +02:00, Europe/Berlin)")->capture_default_str();
-  fit->add_option("--year", fit_args.year, "Year of log stamps that print none (journalctl, syslog)");
+  fit->add_option("--year", fit_args.year, "Year of log stamps that print none (journalctl, syslog)")
+      ->check(IntegerIn(1970, 9999));
   fit->add_option("--boot-time", fit_args.boot_time, "ISO time plain dmesg uptimes count from");
 
   std::string explain_name, init_model = "gb200-nvl72", init_dir = ".";

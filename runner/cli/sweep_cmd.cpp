@@ -68,6 +68,11 @@ int CmdSweep(const SweepArgs& args) {
   options.db_path = args.db;
   options.command_line = args.command_line;
   options.progress = ProgressWanted(args.progress, args.quiet);
+  if (!args.shard.empty()) {
+    auto shard = ParseShard(args.shard);
+    if (!shard.ok()) return Error(ExitCode::kBadInput, shard.status().message());
+    std::tie(options.shard, options.shards) = *shard;
+  }
   if (Status bounds = CheckSweepBounds(options); !bounds.ok()) return Error(ExitCode::kBadInput, bounds.message());
   auto wanted = ParseSweepMetrics(args.output.metrics);
   if (!wanted.ok()) return Error(ExitCode::kBadInput, wanted.status().message());
@@ -78,11 +83,6 @@ int CmdSweep(const SweepArgs& args) {
     auto axis = ParseGridAxis(g);
     if (!axis.ok()) return Error(ExitCode::kBadInput, axis.status().message());
     options.grid.push_back(std::move(*axis));
-  }
-  if (!args.shard.empty()) {
-    auto shard = ParseShard(args.shard);
-    if (!shard.ok()) return Error(ExitCode::kBadInput, shard.status().message());
-    std::tie(options.shard, options.shards) = *shard;
   }
   auto plan = LoadPlan(args.plan);
   if (!plan.ok()) return Error(ExitCode::kBadInput, plan.status().message());

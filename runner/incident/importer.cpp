@@ -62,6 +62,7 @@ Status IncidentImporter::ImportFile(const std::string& path) {
     Feed(std::string_view(block.get(), n));
   }
   EndFile();
+  RC_RETURN_IF_ERROR(number_error_);
   if (file_line_ > 0 && incident_.understood == understood_before) {
     return Status::Invalid((path == "-" ? std::string("standard input") : path) + ": none of its " +
                            std::to_string(file_line_) +
@@ -117,6 +118,15 @@ void IncidentImporter::Line(std::string_view line) {
   }
   ++incident_.understood;
   for (IncidentEvent& e : scratch_) {
+    // A number outside its bound: the first one fails the import, named with its file and line.
+    if (std::string why = CheckEventNumbers(e); !why.empty()) {
+      if (number_error_.ok()) {
+        const std::string& name = incident_.files[static_cast<size_t>(file_)];
+        number_error_ = Status::Invalid((name == "-" ? std::string("standard input") : name) + ":" +
+                                        std::to_string(file_line_) + ": " + why);
+      }
+      continue;
+    }
     if (incident_.events.size() >= kMaxEvents) {
       ++incident_.dropped_events;
       continue;

@@ -46,10 +46,15 @@ class IncidentImporter {
   // Streams the file at `path` ("-" = standard input) through core/user_file.h: a regular file (or a pipe
   // on standard input) of at most kMaxIncidentLogBytes. kNotFound / kIoError when it cannot be read as
   // such; kInvalidArgument for a binary file (a NUL byte in its first block) and for a file none of whose
-  // lines any parser understands. Content otherwise never fails.
+  // lines any parser understands; kInvalidArgument "FILE:LINE: ..." for the first number outside its
+  // bound (incident.h, kMaxRelativeSeconds and after: a time, a GPU's Xid, an NVLink, a rank, a device, a
+  // job id, a hostlist's node count). Content otherwise never fails.
   Status ImportFile(const std::string& path);
-  // The same for text held in memory; `name` names it in reports.
+  // The same for text held in memory; `name` names it in reports. Its out-of-range numbers are in status().
   void ImportText(std::string_view text, const std::string& name);
+  // The first number outside its bound so far, as "FILE:LINE: ..." (ok when none); such a line makes
+  // no event.
+  const Status& status() const { return number_error_; }
 
   // Fixes guessed years, orders events by time (stable: equal times keep file order) and links each
   // Xid to the one it follows from (runner/incident/xid_links.h). Call once.
@@ -71,6 +76,7 @@ class IncidentImporter {
   bool partial_overlong_ = false;
   std::vector<IncidentEvent> scratch_;
   std::string pattern_;  // reused for every not-understood line
+  Status number_error_;  // the first out-of-range number (ok when none)
 };
 
 }  // namespace rackchaos::incident

@@ -2,9 +2,56 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace rackchaos::incident {
+namespace {
+
+std::string Shown(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+std::string OutOfRange(const std::string& what, const std::string& value, const std::string& range) {
+  return what + " " + value + " is out of range; expected " + range;
+}
+
+}  // namespace
+
+std::string CheckEventNumbers(const IncidentEvent& e) {
+  if (!e.out_of_range.empty()) return e.out_of_range;
+  const double t = e.time.seconds;
+  if (e.time.axis == TimeAxis::kRelative && !(t >= 0 && t <= kMaxRelativeSeconds))
+    return OutOfRange("the time", Shown(t) + " s", "0 to " + Shown(kMaxRelativeSeconds) +
+                                                       " s since boot or the timeline's start (100 years)");
+  if (e.time.axis == TimeAxis::kWall && !(t >= 0 && t <= kMaxWallSeconds))
+    return OutOfRange("the time", Shown(t) + " s since 1970", "1970-01-01 to 9999-12-31");
+  const bool xid = e.kind == EventKind::kXid || e.kind == EventKind::kSxid;
+  if (xid && (e.code < 0 || e.code > kMaxXidCode))
+    return OutOfRange(e.kind == EventKind::kXid ? "the Xid code" : "the SXid code", std::to_string(e.code),
+                      "0 to " + std::to_string(kMaxXidCode));
+  const bool nic = e.kind == EventKind::kNicDown || e.kind == EventKind::kNicUp;
+  if (e.link && (*e.link < 0 || *e.link > (nic ? kMaxNicPort : kMaxLink)))
+    return OutOfRange(nic ? "the NIC port" : "the NVLink number", std::to_string(*e.link),
+                      "0 to " + std::to_string(nic ? kMaxNicPort : kMaxLink));
+  if (e.rank && (*e.rank < 0 || *e.rank > kMaxNcclRank))
+    return OutOfRange("the NCCL rank", std::to_string(*e.rank), "0 to " + std::to_string(kMaxNcclRank));
+  if (e.device && (*e.device < 0 || *e.device > kMaxNcclDevice))
+    return OutOfRange("the CUDA device", std::to_string(*e.device), "0 to " + std::to_string(kMaxNcclDevice));
+  if (!e.job.empty() && e.job[0] >= '0' && e.job[0] <= '9') {
+    size_t n = 0;
+    int64_t id = 0;
+    for (; n < e.job.size() && e.job[n] >= '0' && e.job[n] <= '9' && id <= kMaxSlurmJobId; ++n) id = id * 10 + (e.job[n] - '0');
+    if (id > kMaxSlurmJobId)
+      return OutOfRange("the Slurm job id", e.job.substr(0, std::min<size_t>(e.job.size(), 24)),
+                        "1 to " + std::to_string(kMaxSlurmJobId));
+  }
+  return "";
+}
 
 const char* EventKindName(EventKind kind) {
   switch (kind) {

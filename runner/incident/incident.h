@@ -70,6 +70,9 @@ struct IncidentEvent {
   std::string job;     // Slurm job id as printed ("81234", "12210_11(12238)")
   std::string action;  // Xid: recommended action name (healer/xid.h); generic: the event word
   std::string detail;  // driver message, Slurm reason, generic detail
+  // A number of the line outside its bound (a hostlist of too many nodes, a rank past kMaxNcclRank ...),
+  // said by the parser that read it: the import fails naming it with the file and line (issue 26).
+  std::string out_of_range;
   int64_t caused_by = -1;  // index in Incident::events of the Xid this one follows from; -1 = none
   int file = 0;            // index into Incident::files
   int64_t line = 0;        // 1-based line in that file
@@ -84,6 +87,21 @@ struct PatternCount {
   int file = 0;
   int64_t first_line = 0;  // where it was first seen
 };
+
+// The bounds of the numbers a log line gives (issue 26: every number a user gives is bounded). A line
+// understood with a number outside them fails the import with FILE:LINE and the valid range
+// (IncidentImporter; CheckEventNumbers names the bound).
+inline constexpr double kMaxRelativeSeconds = 3'155'760'000;  // an uptime or timeline offset: 100 years
+inline constexpr double kMaxWallSeconds = 253'402'300'799;    // 9999-12-31T23:59:59Z
+inline constexpr int kMaxXidCode = 99'999;                    // Xid and SXid codes (SXids have 5 digits)
+inline constexpr int kMaxLink = 1'023;                        // NVLink numbers; NIC ports up to kMaxNicPort
+inline constexpr int kMaxNicPort = 255;                       // an RDMA port number is 8 bits
+inline constexpr int kMaxNcclRank = (1 << 30) - 1;
+inline constexpr int kMaxNcclDevice = 4'095;                  // a CUDA device index on one host
+inline constexpr int64_t kMaxSlurmJobId = 4'294'967'294;      // Slurm's job ids are 32 bits (NO_VAL excluded)
+// "" when every number of `e` is in its bound; else the number, the bound and what it is, e.g.
+// "NCCL rank 2000000000 is out of range; expected 0 to 1073741823".
+std::string CheckEventNumbers(const IncidentEvent& e);
 
 inline constexpr size_t kMaxEvents = 1'000'000;  // events kept; later ones are counted in dropped_events
 inline constexpr size_t kMaxPatterns = 512;      // distinct patterns kept; others go to "(other)"

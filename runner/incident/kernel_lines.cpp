@@ -50,7 +50,9 @@ LineResult PortStateChange(std::string_view s, IncidentEvent& e) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   int port = 0;
   size_t n = 0;
-  for (; n < s.size() && n < 4 && std::isdigit(static_cast<unsigned char>(s[n])); ++n) port = port * 10 + (s[n] - '0');
+  // Up to 9 digits are read (a larger port is past kMaxNicPort all the same: CheckEventNumbers refuses it).
+  for (; n < s.size() && std::isdigit(static_cast<unsigned char>(s[n])); ++n)
+    port = n < 9 ? port * 10 + (s[n] - '0') : 999'999'999;
   if (n == 0) return LineResult::kNotUnderstood;
   s.remove_prefix(n);
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);

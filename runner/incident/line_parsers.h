@@ -53,6 +53,9 @@ LineResult ParseTableLine(std::string_view line, FileState& state, std::vector<I
 
 // "gpu[01-03,07],cpu1" -> gpu01 gpu02 gpu03 gpu07 cpu1; at most `limit` names; malformed -> as is.
 std::vector<std::string> ExpandHostlist(std::string_view list, size_t limit);
+// "" when `list` expands to at most `limit` names; else why not (a range that runs backwards, "gpu[5-1]",
+// or too many names, "gpu[0-99999999]"), for IncidentEvent::out_of_range.
+std::string HostlistProblem(std::string_view list, size_t limit);
 
 // Splits a CSV line (RFC 4180 quotes, "" escapes) into fields.
 std::vector<std::string> SplitCsv(std::string_view line);

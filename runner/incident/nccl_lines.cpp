@@ -22,16 +22,30 @@ constexpr size_t kNpos = string_view::npos;
 // "NCCL" or "nccl" anywhere (most lines of a log are noise that has neither; find() runs on memchr).
 bool NamesNccl(string_view s) { return s.find("CCL") != kNpos || s.find("ccl") != kNpos; }
 
-// The number right after `key` in `s` ("SeqNum=" -> 1580); nullopt when absent.
+// The number right after `key` in `s` ("SeqNum=" -> 1580); nullopt when absent. A number of more than
+// 15 digits reads as kHuge (past every bound, never cut to its first digits).
+constexpr long long kHuge = 1'000'000'000'000'000LL;
 std::optional<long long> NumberAfter(string_view s, string_view key) {
   size_t at = s.find(key);
   if (at == kNpos) return std::nullopt;
   s.remove_prefix(at + key.size());
   long long v = 0;
   size_t n = 0;
-  for (; n < s.size() && n < 15 && IsDigit(s[n]); ++n) v = v * 10 + (s[n] - '0');
+  for (; n < s.size() && IsDigit(s[n]); ++n) v = n < 15 ? v * 10 + (s[n] - '0') : kHuge;
   if (n == 0) return std::nullopt;
   return v;
+}
+
+// Stores `v` in `field` when it is at most `max`; else says so in the event (the import then fails).
+void Bounded(std::optional<long long> v, long long max, const char* what, std::optional<int>& field,
+             IncidentEvent& e) {
+  if (!v) return;
+  if (*v <= max) {
+    field = static_cast<int>(*v);
+  } else if (e.out_of_range.empty()) {
+    e.out_of_range = std::string(what) + " " + (*v == kHuge ? std::string("of more than 15 digits") : std::to_string(*v)) +
+                     " is out of range; expected 0 to " + std::to_string(max);
+  }
 }
 
 string_view WordAfter(string_view s, string_view key) {
@@ -44,9 +58,9 @@ string_view WordAfter(string_view s, string_view key) {
 }
 
 // "[Rank 3]", "[PG 1 Rank 3]", or PyTorch's per-rank prefix "[rank3]:".
-std::optional<int> RankOf(string_view s) {
+std::optional<long long> RankOf(string_view s) {
   for (string_view key : {string_view("Rank "), string_view("[rank")}) {
-    if (auto r = NumberAfter(s, key); r && *r < (1LL << 30)) return static_cast<int>(*r);
+    if (auto r = NumberAfter(s, key)) return r;
   }
   return std::nullopt;
 }
@@ -66,7 +80,7 @@ LineResult WatchdogTimeout(string_view line, const SplitLine& split, std::vector
   e.kind = EventKind::kNcclTimeout;
   e.time = TimeOf(line, split);
   e.host = std::string(split.host);
-  e.rank = RankOf(line);
+  Bounded(RankOf(line), kMaxNcclRank, "the NCCL rank", e.rank, e);
   std::string op(WordAfter(line, "OpType="));
   e.detail = (op.empty() ? std::string("collective") : op);
   if (auto seq = NumberAfter(line, "SeqNum=")) e.detail += " SeqNum=" + std::to_string(*seq);
@@ -87,7 +101,7 @@ LineResult Warn(string_view line, size_t warn_at, const SplitLine& split, std::v
   string_view head = line.substr(0, warn_at);
   size_t open = head.rfind(" [");
   if (open != kNpos) {
-    if (auto dev = NumberAfter(head.substr(open), "["); dev && *dev < 4096) e.device = static_cast<int>(*dev);
+    Bounded(NumberAfter(head.substr(open), "["), kMaxNcclDevice, "the CUDA device", e.device, e);
     string_view who = head.substr(0, open);
     if (size_t sp = who.rfind(' '); sp != kNpos) who = who.substr(sp + 1);
     if (size_t gt = who.rfind('>'); gt != kNpos) who = who.substr(gt + 1);  // "[1,12]<stdout>:host:pid:tid"
@@ -118,7 +132,7 @@ LineResult NcclError(string_view line, size_t at, const SplitLine& split, std::v
   e.kind = EventKind::kNcclError;
   e.time = TimeOf(line, split);
   e.host = std::string(split.host);
-  e.rank = RankOf(line.substr(0, at));
+  Bounded(RankOf(line.substr(0, at)), kMaxNcclRank, "the NCCL rank", e.rank, e);
   e.detail = std::string(reason);
   out.push_back(std::move(e));
   return LineResult::kEvent;

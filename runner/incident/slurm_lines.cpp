@@ -2,6 +2,7 @@
 // through syslog/journal) and from `scontrol show node` records. The tables (`sacctmgr show event`, `sinfo -R`) are in
 // table_lines.cpp.
 #include <cctype>
+#include <cstdint>
 
 #include "core/strings.h"
 #include "runner/incident/line_parsers.h"
@@ -29,6 +30,12 @@ EventKind KindOfState(string_view state) {
 
 void Emit(EventKind kind, const SplitLine& split, string_view nodes, string_view reason,
           std::vector<IncidentEvent>& out) {
+  if (std::string why = HostlistProblem(nodes, kMaxNodesPerLine); !why.empty()) {
+    IncidentEvent e;
+    e.out_of_range = std::move(why);
+    out.push_back(std::move(e));
+    return;
+  }
   for (std::string& node : ExpandHostlist(nodes, kMaxNodesPerLine)) {
     IncidentEvent e;
     e.kind = kind;
@@ -184,6 +191,48 @@ LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<
   }
   if (split.time.axis == TimeAxis::kNone) return ParseScontrol(body, state, out);
   return LineResult::kNotUnderstood;
+}
+
+std::string HostlistProblem(string_view list, size_t limit) {
+  uint64_t names = 0;
+  size_t i = 0;
+  while (i < list.size()) {
+    size_t end = i;
+    int depth = 0;
+    while (end < list.size() && (depth > 0 || list[end] != ',')) {
+      if (list[end] == '[') ++depth;
+      if (list[end] == ']') --depth;
+      ++end;
+    }
+    string_view item = list.substr(i, end - i);
+    i = end + 1;
+    size_t open = item.find('['), close = item.find(']');
+    if (open == kNpos || close == kNpos || close < open) {
+      names += item.empty() ? 0 : 1;
+      continue;
+    }
+    string_view ranges = item.substr(open + 1, close - open - 1);
+    while (!ranges.empty()) {
+      size_t comma = ranges.find(',');
+      string_view r = ranges.substr(0, comma);
+      ranges = comma == kNpos ? string_view() : ranges.substr(comma + 1);
+      size_t dash = r.find('-');
+      string_view lo = r.substr(0, dash), hi = dash == kNpos ? lo : r.substr(dash + 1);
+      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != kNpos ||
+          hi.find_first_not_of("0123456789") != kNpos) {
+        ++names;  // kept as it is (ExpandHostlist)
+        break;
+      }
+      const long a = std::stol(std::string(lo)), b = std::stol(std::string(hi));
+      if (b < a)
+        return "the hostlist range " + Quote(r) + " runs backwards; expected LOW-HIGH with LOW <= HIGH";
+      names += static_cast<uint64_t>(b - a + 1);
+    }
+  }
+  if (names > limit)
+    return "the hostlist " + Quote(list) + " names " + std::to_string(names) + " nodes; expected 1 to " +
+           std::to_string(limit) + " on one line";
+  return "";
 }
 
 std::vector<std::string> ExpandHostlist(string_view list, size_t limit) {

@@ -107,6 +107,12 @@ LineResult TakeDashes(string_view line, TableState& t) {
 
 void EmitNodes(EventKind kind, const std::string& nodes, LogTime time, const std::string& reason,
                std::vector<IncidentEvent>& out) {
+  if (std::string why = HostlistProblem(nodes, kMaxNodesPerLine); !why.empty()) {
+    IncidentEvent e;
+    e.out_of_range = std::move(why);
+    out.push_back(std::move(e));
+    return;
+  }
   for (std::string& node : ExpandHostlist(nodes, kMaxNodesPerLine)) {
     IncidentEvent e;
     e.kind = kind;

@@ -2,6 +2,7 @@
 // "event" and "detail" (and optionally "host"). Nested values are not understood (and counted).
 #include <cctype>
 #include <charconv>
+#include <cmath>
 
 #include "core/strings.h"
 #include "runner/incident/line_parsers.h"
@@ -123,8 +124,10 @@ LogTime ParseAnyTime(string_view text) {
   if (auto t = ParseCtimeTime(text)) return {TimeAxis::kWall, *t, false};
   double v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (!text.empty() && ec == std::errc() && p == text.data() + text.size() && v >= 0 && v < 1e12)
-    return {TimeAxis::kRelative, v, false};
+  // Any number is a relative time here; one outside 0 .. kMaxRelativeSeconds (negative, huge, inf) fails
+  // the import at its line (CheckEventNumbers) rather than leave the row not understood.
+  if (!text.empty() && (ec == std::errc() || ec == std::errc::result_out_of_range) && p == text.data() + text.size())
+    return {TimeAxis::kRelative, ec == std::errc() ? v : INFINITY, false};
   return {};
 }
 

@@ -1,5 +1,9 @@
 #include "runner/serve/http_server.h"
 
+#include <charconv>
+
+#include "core/strings.h"
+
 // GCC 12 pairs the operator new of Asio 1.74's coroutine frames (awaitable_frame_base, a recycling
 // allocator) with the wrong operator delete when it inlines them and warns; the pair is Asio's own and
 // matched. Only this file compiles awaitables.
@@ -212,20 +216,23 @@ bool IsLoopbackHost(const std::string& host) {
   return !ec && address.is_loopback();
 }
 
-Result<std::pair<std::string, uint16_t>> ParseListen(const std::string& text) {
+Result<std::pair<std::string, uint16_t>> ParseListen(const std::string& text, const std::string& flag) {
+  const std::string what = flag.empty() ? Quote(text) : flag + " " + Quote(text);
   const size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon + 1 == text.size())
-    return Status::Invalid("--listen '" + text + "': expected HOST:PORT, e.g. 127.0.0.1:8080");
+    return Status::Invalid(what + ": expected HOST:PORT, e.g. 127.0.0.1:8080");
   std::string host = text.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   const std::string port_text = text.substr(colon + 1);
-  if (port_text.size() > 5 || port_text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(port_text) > 65535)
-    return Status::Invalid("--listen '" + text + "': the port must be a number 0..65535");
-  boost::system::error_code ec;
-  if (host != "localhost" && (asio::ip::make_address(host, ec), ec))
-    return Status::Invalid("--listen '" + text + "': '" + host + "' is not an IP address or localhost");
-  return std::pair{host, static_cast<uint16_t>(std::stoul(port_text))};
+  unsigned long port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port > 65535)
+    return Status::Invalid(what + ": the port " + Quote(port_text) +
+                           " is out of range; expected an integer from 0 to 65535 (0 picks a free one)");
+  boost::system::error_code bec;
+  if (host != "localhost" && (asio::ip::make_address(host, bec), bec))
+    return Status::Invalid(what + ": " + Quote(host) + " is not an IP address or localhost");
+  return std::pair{host, static_cast<uint16_t>(port)};
 }
 
 }  // namespace rackchaos::serve

@@ -85,8 +85,9 @@ class HttpServer {
 // A host is loopback when it is "localhost" or an address in 127.0.0.0/8 or ::1.
 bool IsLoopbackHost(const std::string& host);
 
-// "HOST:PORT" ("127.0.0.1:8080", "[::1]:9100", "localhost:0") -> host and port; kInvalidArgument
-// naming what is wrong otherwise.
-Result<std::pair<std::string, uint16_t>> ParseListen(const std::string& text);
+// "HOST:PORT" ("127.0.0.1:8080", "[::1]:9100", "localhost:0") -> host and port, the port 0 to 65535;
+// kInvalidArgument naming `flag` (the option it came from; "" leaves it out), the text and what would be
+// valid otherwise.
+Result<std::pair<std::string, uint16_t>> ParseListen(const std::string& text, const std::string& flag = "--listen");
 
 }  // namespace rackchaos::serve

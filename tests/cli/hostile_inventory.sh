@@ -4,31 +4,12 @@
 #   hostile_inventory.sh RACKCHAOS WORKDIR
 # Each case writes a plan and an inventory made from a valid base with one hostile change.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 rc=$1 work=$2/hostile-inventory
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 
-cat >base.yaml <<'YAML'
-site: hostile
-model: gb200-nvl72
-racks: 1
-ssh: {connect_timeout: 5s, command_timeout: 20s, max_concurrent: 16}
-defaults: {user: rackchaos, identity_file: key}
-hosts:
-  - {name: host00, address: 127.0.0.1, port: 2222}
-trays:
-  r01.tray01: {host: host00, nics: [eth0, eth1]}
-injectors:
-  link_down:
-    apply: 'ip link set dev {iface} down'
-    verify: 'exit 1'
-    revert: 'ip link set dev {iface} up'
-YAML
-cat >plan.yaml <<'YAML'
-name: hostile-inventory
-cluster: {model: gb200-nvl72, racks: 1, inventory: inv.yaml}
-faults:
-  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 10s}
-YAML
+inventory_base >base.yaml
+inventory_plan hostile-inventory >plan.yaml
 
 failed=0
 # check NAME REGEX: validate must exit 2 with one stderr line matching REGEX, within 20 s.

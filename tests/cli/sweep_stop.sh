@@ -10,6 +10,7 @@
 # In every mode the sweep's peak resident memory (VmHWM) stays under 150 MiB. The sweep runs under a 2 GiB
 # address-space limit, so a sweep that grows fails here without taking the machine's memory.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mode=$1 rc=$2 plan=$3 work=$4/sweep-stop-$1
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 
@@ -22,7 +23,7 @@ count() { sqlite3 -cmd '.timeout 5000' sweep.db "$1" 2>/dev/null || echo 0; }
 # Under AddressSanitizer (the asan stage runs this too) the address space cannot be limited (ASan reserves
 # terabytes of shadow) and its quarantine holds freed memory: the bounds are the plain build's to check.
 vlimit=2097152 rss_limit=153600
-if ldd "$rc" 2>/dev/null | grep -q libasan; then vlimit=unlimited rss_limit=1048576; fi
+if under_asan "$rc"; then vlimit=unlimited rss_limit=1048576; fi
 seeds=2000
 [[ $mode == term ]] && seeds=1000000000
 (ulimit -v $vlimit; exec "$rc" sweep "$plan" --seeds $seeds --threads 2 --db sweep.db -q) >out.txt 2>err.txt &

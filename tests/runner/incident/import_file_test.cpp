@@ -64,3 +64,51 @@ TEST_CASE("incident import: directories and devices are refused by what they are
   CHECK(zero.code() == StatusCode::kIoError);
   CHECK(zero.message().find("is a character device") != std::string::npos);
 }
+
+// Issue 26: every number a log line gives is bounded; the first one out of range is named with its file
+// and line, the line makes no event, and the lines around it import as before.
+TEST_CASE("import: a number out of range in a log line is refused at FILE:LINE with its range") {
+  struct Case {
+    const char* line;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"[99999999999.5] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.",
+       "the time 99999999999.5 s is out of range; expected 0 to 3155760000 s"},
+      {"[ 12.5] NVRM: Xid (PCI:0000:3b:00): 123456, pid=1, GPU has fallen off the bus.",
+       "the Xid code 123456 is out of range; expected 0 to 99999"},
+      {"[ 12.5] NVRM: Xid (PCI:0000:3b:00): 74, pid=1, NVLink: fatal error detected on link 5000(0x0, 0x0)",
+       "the NVLink number 5000 is out of range; expected 0 to 1023"},
+      {"[ 12.5] mlx5_core 0000:08:00.0 mlx5_0: Port: 256 Link DOWN", "the NIC port 256 is out of range; expected 0 to 255"},
+      {"{\"time\": -1, \"event\": \"gpu_fail\", \"component\": \"r01.tray01.gpu0\"}", "the time -1 s is out of range"},
+      {"[2026-01-02T03:11:00.000] update_node: node gpu[0-4096] state set to DOWN",
+       "the hostlist 'gpu[0-4096]' names 4097 nodes; expected 1 to 4096 on one line"},
+      {"[2026-01-02T03:11:00.000] update_node: node gpu[2-1] state set to DOWN", "the hostlist range '2-1' runs backwards"},
+      {"[2026-01-02T03:11:02.000] Requeuing JobId=4294967295", "the Slurm job id 4294967295 is out of range"},
+      {"[rank3]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 1073741824] Watchdog caught collective "
+       "operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600013 milliseconds",
+       "the NCCL rank 1073741824 is out of range; expected 0 to 1073741823"},
+      {"host1:1:2 [4096] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion with error 12",
+       "the CUDA device 4096 is out of range; expected 0 to 4095"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.line);
+    ri::IncidentImporter importer;
+    importer.ImportText(std::string("[ 1.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n") +
+                            c.line + "\n",
+                        "bad.log");
+    REQUIRE_FALSE(importer.status().ok());
+    CHECK(importer.status().message().rfind(std::string("bad.log:2: ") + c.message, 0) == 0);
+    const ri::Incident incident = importer.Finish();
+    CHECK(incident.events.size() == 1);  // line 1's Xid; line 2 made none
+  }
+  // At the bounds: accepted.
+  ri::IncidentImporter importer;
+  importer.ImportText("[3155760000] NVRM: Xid (PCI:0000:3b:00): 99999, pid=1, x\n"
+                      "[ 1.0] mlx5_core 0000:08:00.0 mlx5_0: Port: 255 Link DOWN\n"
+                      "[2026-01-02T03:11:00.000] update_node: node gpu[1-4096] state set to DOWN\n"
+                      "[2026-01-02T03:11:02.000] Requeuing JobId=4294967294\n",
+                      "edge.log");
+  CHECK(importer.status().ok());
+  CHECK(importer.Finish().events.size() == 1 + 1 + 4096 + 1);
+}
