@@ -44,7 +44,8 @@
 
 namespace rackchaos::runner {
 
-// Parses "K/N" with 1 <= K <= N.
+// Parses "K/N" with 1 <= K <= N <= kMaxSweepSeeds; kInvalidArgument naming the range otherwise (N is
+// also at most --seeds: CheckSweepBounds).
 Result<std::pair<int, int>> ParseShard(const std::string& text);
 
 // The bounds of --seeds and --threads (each refusal names them).
@@ -63,7 +64,8 @@ struct SweepOptions {
   std::vector<std::string> metrics;      // --metrics (sweep_stats.h ParseSweepMetrics); empty: the default
 };
 
-// kInvalidArgument naming the option and its valid range when seeds or threads are out of bounds.
+// kInvalidArgument naming the option and its valid range when seeds or threads are out of bounds, or when
+// there are more shards than seeds.
 Status CheckSweepBounds(const SweepOptions& options);
 
 // One metric over the runs of one grid point (n, mean, sd, min, max, p50, p95 and the 95% CI of the
@@ -72,6 +74,9 @@ struct SweepStat : Summary {
   std::string point;   // "healer=aggressive,chaos.scale=10", or "-" without a grid
   std::string metric;  // "ttr.p95" | "ettr.min" | "gpu_hours_lost.total" (time metrics in seconds)
   int64_t runs = 0;    // runs of the point
+  // The optimum of the metric over the sweep's points (MarkBestPoints): the highest mean where higher is
+  // better (ettr, goodput, job.mttf, precision, recall; runner/spec/expect.h HigherIsBetter), else the lowest.
+  bool best = false;
 };
 
 // The machine time the runs of one grid point took, in milliseconds, as the sweep measured each run:
@@ -109,9 +114,14 @@ std::string SweepId(const Plan& plan, const SweepOptions& options);
 // interrupted (then runs, failed and stats are left empty: `report sweep` reads them).
 Result<SweepResult> RunSweep(const Plan& plan, const SweepOptions& options);
 
+// Marks, per metric, the points whose mean is the best of the sweep (SweepStat::best): every point with
+// that mean, ties included. None when fewer than two points have values or every point's mean is the same
+// (nothing to choose between). Depends only on the means, so the same stored runs give the same marks.
+void MarkBestPoints(std::vector<SweepStat>& stats);
+
 // Aggregates of `metrics` (empty: DefaultSweepMetrics()) over the tagged runs of `sweep_id` in `store`
 // (kNotFound when it has none). An empty id means the sweep of the most recently tagged run. Holds one
-// value per run and metric (for the percentiles), not the runs themselves.
+// value per run and metric (for the percentiles), not the runs themselves. The best points are marked.
 Result<SweepResult> ReadSweep(reports::SweepStore& store, const std::string& sweep_id,
                               const std::vector<std::string>& metrics = {});
 

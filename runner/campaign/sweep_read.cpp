@@ -1,5 +1,6 @@
 // ReadSweep: a sweep's aggregates from its tagged runs, one grid point at a time.
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -82,7 +83,27 @@ Result<SweepResult> ReadSweep(reports::SweepStore& store, const std::string& swe
   }
   result.points = std::move(points);
   result.timing = std::move(timing);
+  MarkBestPoints(result.stats);
   return result;
+}
+
+void MarkBestPoints(std::vector<SweepStat>& stats) {
+  std::map<std::string, std::vector<SweepStat*>> by_metric;
+  for (SweepStat& s : stats) {
+    s.best = false;
+    if (s.n > 0) by_metric[s.metric].push_back(&s);
+  }
+  for (auto& [metric, points] : by_metric) {
+    if (points.size() < 2) continue;
+    const bool higher = HigherIsBetter(metric);
+    double best = points.front()->mean, worst = best;
+    for (const SweepStat* s : points) {
+      best = higher ? std::max(best, s->mean) : std::min(best, s->mean);
+      worst = higher ? std::min(worst, s->mean) : std::max(worst, s->mean);
+    }
+    if (best == worst) continue;  // every point the same: no optimum to show
+    for (SweepStat* s : points) s->best = s->mean == best;
+  }
 }
 
 }  // namespace rackchaos::runner

@@ -35,6 +35,9 @@ std::string CsvCell(const std::string& text) {
 
 std::string Unit(const std::string& metric) { return IsTimeMetric(metric) ? " (s)" : ""; }
 
+// "highest" or "lowest": which end of a metric is its optimum.
+const char* BestEnd(const std::string& metric) { return HigherIsBetter(metric) ? "highest" : "lowest"; }
+
 // The x label of a point in a plot: the values alone ("10m" or "10m, aggressive").
 std::string PointValues(const std::string& point) {
   std::string out;
@@ -62,7 +65,7 @@ std::string Plot(const SweepResult& result, const std::string& metric) {
   const double plot_w = w - left - right, plot_h = h - top - bottom;
   auto y = [&](double v) { return top + plot_h * (hi - v) / (hi - lo); };
   auto x = [&](size_t i) { return left + plot_w * (static_cast<double>(i) + 0.5) / static_cast<double>(stats.size()); };
-  char buf[256];
+  char buf[512];  // the longest format (a point with its CI bars) is about 330 bytes
   std::string svg = "<svg class=\"sweep-plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) +
                     "\" height=\"" + std::to_string(h) + "\" viewBox=\"0 0 " + std::to_string(w) + " " +
                     std::to_string(h) + "\" role=\"img\" aria-label=\"" + reports::XmlEscape(metric) +
@@ -88,14 +91,15 @@ std::string Plot(const SweepResult& result, const std::string& metric) {
     svg += buf + reports::XmlEscape(PointValues(s.point)) + "</text>";
     if (s.n == 0) continue;
     const std::string title = "<title>" + reports::XmlEscape(s.point) + ": mean " + Num(s.mean) + ", 95% CI [" +
-                              Num(s.ci_low) + ", " + Num(s.ci_high) + "], n " + std::to_string(s.n) + "</title>";
+                              Num(s.ci_low) + ", " + Num(s.ci_high) + "], n " + std::to_string(s.n) +
+                              (s.best ? std::string(" (best: ") + BestEnd(s.metric) + " mean)" : "") + "</title>";
     std::snprintf(buf, sizeof buf,
                   "<g class=\"point\"><line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                   "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                   "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                  "<circle class=\"mean\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">",
+                  "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\">",
                   x(i), y(s.ci_low), x(i), y(s.ci_high), x(i) - 6, y(s.ci_low), x(i) + 6, y(s.ci_low), x(i) - 6,
-                  y(s.ci_high), x(i) + 6, y(s.ci_high), x(i), y(s.mean));
+                  y(s.ci_high), x(i) + 6, y(s.ci_high), s.best ? "mean best" : "mean", x(i), y(s.mean), s.best ? 6 : 4);
     svg += buf + title + "</circle></g>";
   }
   std::string axis_name;
@@ -110,22 +114,45 @@ std::string Plot(const SweepResult& result, const std::string& metric) {
   return svg;
 }
 
+// One line per metric with a best point: "ettr.mean: highest mean 0.8517 at checkpoint.interval=10m".
+std::vector<std::string> BestLines(const SweepResult& result) {
+  std::vector<std::string> lines;
+  for (const std::string& metric : result.metrics) {
+    std::string at;
+    double mean = 0;
+    for (const SweepStat& s : result.stats)
+      if (s.metric == metric && s.best) {
+        at += (at.empty() ? "" : ", ") + s.point;
+        mean = s.mean;
+      }
+    if (!at.empty()) lines.push_back(metric + ": " + BestEnd(metric) + " mean " + Num(mean) + Unit(metric) + " at " + at);
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string RenderSweepTable(const SweepResult& result) {
   using A = reports::Align;
-  reports::TextTable table({"point", "metric", "runs", "n", "mean", "sd", "min", "max", "p50", "p95", "95% CI of mean"},
-                           {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
-                            A::kRight, A::kRight, A::kLeft});
+  // The "best" column only when a point is best (a sweep without a grid has no optimum to show).
+  const bool any_best = std::any_of(result.stats.begin(), result.stats.end(), [](const SweepStat& s) { return s.best; });
+  std::vector<std::string> headers = {"point", "metric", "runs", "n", "mean", "sd", "min", "max", "p50", "p95",
+                                      "95% CI of mean"};
+  if (any_best) headers.push_back("best");
+  reports::TextTable table(std::move(headers), {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight,
+                                                A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft, A::kLeft});
   for (const SweepStat& s : result.stats) {
     const bool any = s.n > 0;
     auto cell = [&](double v) { return any ? Num(v) : "-"; };
     const std::string ci = any ? "[" + Num(s.ci_low) + ", " + Num(s.ci_high) + "]" : "-";
     table.AddRow({s.point, s.metric, std::to_string(s.runs), std::to_string(s.n), cell(s.mean), cell(s.sd), cell(s.min),
-                  cell(s.max), cell(s.p50), cell(s.p95), ci});
+                  cell(s.max), cell(s.p50), cell(s.p95), ci, s.best ? std::string("<- ") + BestEnd(s.metric) : ""});
   }
+  std::string best;
+  for (const std::string& line : BestLines(result)) best += "  " + line + "\n";
   return "Sweep " + result.sweep_id + ": " + std::to_string(result.runs) + " run(s), " + std::to_string(result.failed) +
-         " not passed (times in seconds; values that never came are left out of n)\n" + table.Render("  ");
+         " not passed (times in seconds; values that never came are left out of n)\n" + table.Render("  ") +
+         (best.empty() ? "" : "Best mean per metric (marked <-):\n" + best);
 }
 
 std::string RenderSweepTiming(const SweepResult& result) {
@@ -180,7 +207,8 @@ std::string RenderSweepHtml(const SweepResult& result) {
       "table{border-collapse:collapse;margin:8px 0 24px}td,th{border:1px solid #ccc;padding:3px 8px}"
       "td.num{text-align:right;font-variant-numeric:tabular-nums}"
       ".sweep-plot .axis{stroke:#333}.sweep-plot .grid{stroke:#e4e4e4}.sweep-plot .ci{stroke:#1f5fa8;stroke-width:2}"
-      ".sweep-plot .mean{fill:#1f5fa8}.sweep-plot text{font-size:12px;fill:#333}"
+      ".sweep-plot .mean{fill:#1f5fa8}.sweep-plot .best{fill:#c0392b}.sweep-plot text{font-size:12px;fill:#333}"
+      "tr.best td{font-weight:bold;background:#fdf0ee}p.best{font-weight:bold}"
       "</style></head><body>\n<h1>Sweep " +
       XmlEscape(result.sweep_id) + "</h1>\n<p class=\"summary\">plan " + XmlEscape(result.plan_name) + ": " +
       std::to_string(result.runs) + " run(s) over " + std::to_string(result.points.size()) + " grid point(s), " +
@@ -188,17 +216,23 @@ std::string RenderSweepHtml(const SweepResult& result) {
       " not passed. Each plot shows the mean of a metric at each grid point (in the order of the grid values) "
       "with its 95% confidence interval; times are in seconds.</p>\n";
   for (const std::string& metric : result.metrics) {
-    html += "<section class=\"metric\"><h2>" + XmlEscape(metric) + Unit(metric) + "</h2>\n" + Plot(result, metric) +
+    std::string best;
+    for (const std::string& line : BestLines(result))
+      if (line.rfind(metric + ": ", 0) == 0) best = "<p class=\"best\">Best: " + XmlEscape(line.substr(metric.size() + 2)) + "</p>\n";
+    html += "<section class=\"metric\"><h2>" + XmlEscape(metric) + Unit(metric) + "</h2>\n" + best +
+            Plot(result, metric) +
             "\n<table class=\"stats\"><tr><th>point</th><th>runs</th><th>n</th><th>mean</th><th>sd</th><th>min</th>"
-            "<th>max</th><th>p50</th><th>p95</th><th>95% CI of mean</th></tr>\n";
+            "<th>max</th><th>p50</th><th>p95</th><th>95% CI of mean</th><th>best</th></tr>\n";
     for (const SweepStat& s : result.stats) {
       if (s.metric != metric) continue;
       const bool any = s.n > 0;
       auto cell = [&](double v) { return "<td class=\"num\">" + (any ? Num(v) : std::string("-")) + "</td>"; };
-      html += "<tr><td>" + XmlEscape(s.point) + "</td><td class=\"num\">" + std::to_string(s.runs) +
+      html += std::string(s.best ? "<tr class=\"best\">" : "<tr>") + "<td>" + XmlEscape(s.point) +
+              "</td><td class=\"num\">" + std::to_string(s.runs) +
               "</td><td class=\"num\">" + std::to_string(s.n) + "</td>" + cell(s.mean) + cell(s.sd) + cell(s.min) +
               cell(s.max) + cell(s.p50) + cell(s.p95) + "<td>" +
-              (any ? "[" + Num(s.ci_low) + ", " + Num(s.ci_high) + "]" : "-") + "</td></tr>\n";
+              (any ? "[" + Num(s.ci_low) + ", " + Num(s.ci_high) + "]" : "-") + "</td><td>" +
+              (s.best ? BestEnd(s.metric) : "") + "</td></tr>\n";
     }
     html += "</table></section>\n";
   }

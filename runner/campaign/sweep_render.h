@@ -12,8 +12,9 @@
 
 namespace rackchaos::runner {
 
-// The stats as a text table, one row per grid point and metric: runs, n, mean, sd, min, max, p50, p95 and
-// the 95% CI of the mean (time metrics in seconds).
+// The stats as a text table, one row per grid point and metric: runs, n, mean, sd, min, max, p50, p95,
+// the 95% CI of the mean (time metrics in seconds) and "<- highest" / "<- lowest" on each metric's best
+// point (SweepStat::best), then one line per metric naming its best point and mean.
 std::string RenderSweepTable(const SweepResult& result);
 
 // The wall and CPU milliseconds of each grid point's runs: n, mean, p50, p95, max.
@@ -24,8 +25,9 @@ std::string RenderSweepTiming(const SweepResult& result);
 // more rows per point, metrics run.wall_ms and run.cpu_ms.
 std::string RenderSweepCsv(const SweepResult& result, bool timing);
 
-// A self-contained HTML page (no script, no external resource): per metric, an inline SVG plot of the
-// mean against the grid point with 95% CI bars, and a table of the stats.
+// A self-contained HTML page (no script, no external resource): per metric, its best point and mean, an
+// inline SVG plot of the mean against the grid point with 95% CI bars (the best point larger, in red), and
+// a table of the stats (the best row marked).
 std::string RenderSweepHtml(const SweepResult& result);
 
 }  // namespace rackchaos::runner

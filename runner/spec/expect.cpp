@@ -67,6 +67,7 @@ struct MetricDef {
   std::string base;
   GateSubject subject;
   bool is_time;
+  bool higher_better;  // ETTR, goodput, MTTF, precision, recall; every other metric is better lower
   std::vector<std::string> aggs;
   std::string description;
   Extract values;
@@ -74,36 +75,36 @@ struct MetricDef {
 
 const std::vector<MetricDef>& Defs() {
   static const std::vector<MetricDef> kDefs = {
-      {"ttd", GateSubject::kFaults, true, {"max", "p50", "p95", "mean"}, "time to detect, per fault",
+      {"ttd", GateSubject::kFaults, true, false, {"max", "p50", "p95", "mean"}, "time to detect, per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_detect)); return v; }},
-      {"tti", GateSubject::kFaults, true, {"max", "p50", "p95", "mean"}, "time to isolate, per fault that needed isolation",
+      {"tti", GateSubject::kFaults, true, false, {"max", "p50", "p95", "mean"}, "time to isolate, per fault that needed isolation",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f) && NeededIsolation(m, f)) v.push_back(Seconds(f.time_to_isolate)); return v; }},
-      {"ttr", GateSubject::kFaults, true, {"max", "p50", "p95", "mean"}, "time to recover, per fault",
+      {"ttr", GateSubject::kFaults, true, false, {"max", "p50", "p95", "mean"}, "time to recover, per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_recover)); return v; }},
-      {"blast.gpus", GateSubject::kFaults, false, {"max", "total"}, "GPUs touched per fault (direct + collateral)",
+      {"blast.gpus", GateSubject::kFaults, false, false, {"max", "total"}, "GPUs touched per fault (direct + collateral)",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.gpus_direct + f.gpus_collateral); return v; }},
-      {"blast.jobs", GateSubject::kFaults, false, {"max", "total"}, "jobs touched per fault",
+      {"blast.jobs", GateSubject::kFaults, false, false, {"max", "total"}, "jobs touched per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.jobs_touched); return v; }},
-      {"gpu_hours_lost", GateSubject::kFaults, false, {"max", "total"}, "GPU-hours lost per fault",
+      {"gpu_hours_lost", GateSubject::kFaults, false, false, {"max", "total"}, "GPU-hours lost per fault",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.gpu_hours_lost); return v; }},
-      {"ettr", GateSubject::kJobs, false, {"min", "mean"}, "effective training time ratio per job",
+      {"ettr", GateSubject::kJobs, false, true, {"min", "mean"}, "effective training time ratio per job",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(j.ettr); return v; }},
-      {"goodput", GateSubject::kJobs, false, {"min", "mean"}, "kept work / wall time per job",
+      {"goodput", GateSubject::kJobs, false, true, {"min", "mean"}, "kept work / wall time per job",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(j.goodput); return v; }},
-      {"job.mttf", GateSubject::kJobs, false, {"min", "mean"}, "hours up (running or restarting) per failure that stopped it, per job; "
+      {"job.mttf", GateSubject::kJobs, false, true, {"min", "mean"}, "hours up (running or restarting) per failure that stopped it, per job; "
        "never when none did",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(Mttf(j)); return v; }},
-      {"job.failures_per_day", GateSubject::kJobs, false, {"max", "mean"}, "failures that stopped it per day up, per job",
+      {"job.failures_per_day", GateSubject::kJobs, false, false, {"max", "mean"}, "failures that stopped it per day up, per job",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& j : m.jobs) v.push_back(FailuresPerDay(j)); return v; }},
-      {"healer.precision", GateSubject::kRun, false, {""}, "isolations that hit a faulty component / all isolations",
+      {"healer.precision", GateSubject::kRun, false, true, {""}, "isolations that hit a faulty component / all isolations",
        [](const RunMetrics& m) { return std::vector<double>{m.precision}; }},
-      {"healer.recall", GateSubject::kRun, false, {""}, "faults isolated / faults that needed isolation",
+      {"healer.recall", GateSubject::kRun, false, true, {""}, "faults isolated / faults that needed isolation",
        [](const RunMetrics& m) { return std::vector<double>{m.recall}; }},
-      {"drained.gpus", GateSubject::kRun, false, {""}, "GPUs of the trays the healer drained",
+      {"drained.gpus", GateSubject::kRun, false, false, {""}, "GPUs of the trays the healer drained",
        [](const RunMetrics& m) { return std::vector<double>{static_cast<double>(m.gpus_drained)}; }},
-      {"drained.gpu_hours", GateSubject::kRun, false, {""}, "drained GPUs x hours until resumed",
+      {"drained.gpu_hours", GateSubject::kRun, false, false, {""}, "drained GPUs x hours until resumed",
        [](const RunMetrics& m) { return std::vector<double>{m.drained_gpu_hours}; }},
-      {"healer.false_isolations", GateSubject::kRun, false, {""}, "isolations of healthy components",
+      {"healer.false_isolations", GateSubject::kRun, false, false, {""}, "isolations of healthy components",
        [](const RunMetrics& m) { return std::vector<double>{static_cast<double>(m.false_isolations.size())}; }},
   };
   return kDefs;
@@ -145,6 +146,12 @@ const std::vector<std::pair<std::string, std::string>>& ExpectationMetrics() {
     return out;
   }();
   return kList;
+}
+
+bool HigherIsBetter(const std::string& metric) {
+  std::string agg;
+  const MetricDef* def = FindDef(metric, agg);
+  return def && def->higher_better;
 }
 
 bool IsTimeMetric(const std::string& metric) {

@@ -38,6 +38,9 @@ struct GateResult {
 const std::vector<std::pair<std::string, std::string>>& ExpectationMetrics();
 // True when gate values of `metric` are durations (ttd, tti, ttr); false for numbers and percentages.
 bool IsTimeMetric(const std::string& metric);
+// True when a larger value of `metric` is better (ettr, goodput, job.mttf, healer.precision, healer.recall);
+// false for the others (times, blast, GPU-hours, failures, drains, false isolations) and unknown names.
+bool HigherIsBetter(const std::string& metric);
 Result<Gate> ParseGate(const std::string& text);
 GateResult EvaluateGate(const Gate& gate, const RunMetrics& metrics);
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -251,4 +252,73 @@ TEST_CASE("sweep stats: ReadSweep gives each grid point's stats from its stored 
   CHECK(html.find(">2m</text>") < html.find(">5m</text>"));
   CHECK(html.find(">5m</text>") < html.find(">10m</text>"));
   std::filesystem::remove_all(dir);
+}
+
+// The sweep's optimum (issue 22: the study's report shows the best interval): per metric, the best mean
+// is marked, ties included, in the metric's own direction; nothing when every point is the same.
+TEST_CASE("sweep render: each metric's best point is marked in the table and the page") {
+  runner::SweepResult r;
+  r.sweep_id = "best";
+  r.metrics = {"ettr.mean", "ttr.p95", "job.mttf.mean", "healer.recall"};
+  r.points = {"checkpoint.interval=2m", "checkpoint.interval=5m", "checkpoint.interval=10m"};
+  const std::map<std::string, std::vector<std::vector<double>>> values = {
+      {"ettr.mean", {{0.80, 0.82}, {0.85, 0.85}, {0.84, 0.86}}},  // 5m and 10m tie at 0.85
+      {"ttr.p95", {{100, 120}, {50, 60}, {70, 90}}},             // lower is better: 5m
+      {"job.mttf.mean", {{1.8}, {1.8}, {1.8}}},                  // the same everywhere: no optimum
+      {"healer.recall", {{}, {}, {0.9}}}};                       // one point with values: no optimum
+  for (size_t p = 0; p < r.points.size(); ++p)
+    for (const std::string& metric : r.metrics) {
+      runner::SweepStat s;
+      static_cast<runner::Summary&>(s) = runner::Summarize(values.at(metric)[p]);
+      s.point = r.points[p];
+      s.metric = metric;
+      s.runs = 2;
+      r.stats.push_back(s);
+    }
+  runner::MarkBestPoints(r.stats);
+  std::vector<std::string> best;
+  for (const runner::SweepStat& s : r.stats)
+    if (s.best) best.push_back(s.metric + "@" + s.point);
+  CHECK(best == std::vector<std::string>{"ettr.mean@checkpoint.interval=5m", "ttr.p95@checkpoint.interval=5m",
+                                         "ettr.mean@checkpoint.interval=10m"});
+
+  const std::string table = runner::RenderSweepTable(r);
+  CHECK(table.find("<- highest") != std::string::npos);
+  CHECK(table.find("<- lowest") != std::string::npos);
+  CHECK(table.find("Best mean per metric (marked <-):\n"
+                   "  ettr.mean: highest mean 0.85 at checkpoint.interval=5m, checkpoint.interval=10m\n"
+                   "  ttr.p95: lowest mean 55 (s) at checkpoint.interval=5m\n") != std::string::npos);
+  CHECK(table.find("job.mttf.mean: ") == std::string::npos);
+  CHECK(table.find("healer.recall: ") == std::string::npos);
+  // The row of ettr.mean at 2m carries no mark; the one at 5m does.
+  const size_t row_2m = table.find("checkpoint.interval=2m   ettr.mean");
+  REQUIRE(row_2m != std::string::npos);
+  CHECK(table.substr(row_2m, table.find('\n', row_2m) - row_2m).find("<-") == std::string::npos);
+
+  const std::string html = runner::RenderSweepHtml(r);
+  CHECK(html.find("<p class=\"best\">Best: highest mean 0.85 at checkpoint.interval=5m, checkpoint.interval=10m</p>") !=
+        std::string::npos);
+  CHECK(html.find("<tr class=\"best\"><td>checkpoint.interval=5m</td>") != std::string::npos);
+  size_t marked = 0;
+  for (size_t at = html.find("class=\"mean best\""); at != std::string::npos; at = html.find("class=\"mean best\"", at + 1))
+    ++marked;
+  CHECK(marked == 3);
+  size_t whole = 0;  // each best circle written whole (a format buffer once cut its end off)
+  for (size_t at = html.find("r=\"6\"><title>"); at != std::string::npos; at = html.find("r=\"6\"><title>", at + 1))
+    ++whole;
+  CHECK(whole == 3);
+
+  // A sweep without a grid (one point) has no optimum and no "best" column.
+  runner::SweepResult one;
+  one.metrics = {"ettr.mean"};
+  one.points = {"-"};
+  runner::SweepStat s;
+  static_cast<runner::Summary&>(s) = runner::Summarize({0.9});
+  s.point = "-";
+  s.metric = "ettr.mean";
+  s.runs = 1;
+  one.stats = {s};
+  runner::MarkBestPoints(one.stats);
+  CHECK_FALSE(one.stats[0].best);
+  CHECK(runner::RenderSweepTable(one).find("best") == std::string::npos);
 }
