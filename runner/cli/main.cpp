@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -238,6 +239,9 @@ CLI::Validator IntegerIn(int64_t lo, int64_t hi) {
       "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]", "integer range");
 }
 
+// A stored run's id: SQLite row ids start at 1 (CLI11 read 99999999999999999999 as INT64_MAX, -5 as -5).
+const CLI::Validator kRunId = IntegerIn(1, INT64_MAX);
+
 // HOST:PORT with a port from 0 to 65535 (rackchaos serve --listen, run/sweep --metrics-listen), checked
 // while the command line is read: nothing starts on a bad address.
 // CLI11 puts the option's name before the message.
@@ -311,7 +315,8 @@ int main(int argc, char** argv) {
 
   rc::runner::ReportArgs report_args;
   auto* report = app.add_subcommand("report", "Render a stored run (default: the latest) as text, JSON, Markdown, JUnit, Prometheus or HTML");
-  report->add_option("run", report_args.run, "Run id (see `sqlite3 rackchaos.db 'select id, plan_name from runs'`)");
+  report->add_option("run", report_args.run, "Run id (see `sqlite3 rackchaos.db 'select id, plan_name from runs'`)")
+      ->check(kRunId);
   report->add_option("-f,--format", report_args.format, "text | json | markdown | junit | prometheus | html")->capture_default_str();
   report->add_option("-o,--output", report_args.output, "Write to this file instead of stdout");
   report->add_option("--lemon-runs", report_args.lemon_runs,
@@ -355,8 +360,8 @@ int main(int argc, char** argv) {
 
   rc::runner::CompareArgs compare_args;
   auto* compare = app.add_subcommand("compare", "What got better or worse from run A to run B; exit 1 when a --fail-on threshold regresses");
-  compare->add_option("run_a", compare_args.run_a, "Baseline run id")->required();
-  compare->add_option("run_b", compare_args.run_b, "Run id to judge")->required();
+  compare->add_option("run_a", compare_args.run_a, "Baseline run id")->required()->check(kRunId);
+  compare->add_option("run_b", compare_args.run_b, "Run id to judge")->required()->check(kRunId);
   compare->add_option("--db-b", compare_args.db_b, "Database of run B, when not --db");
   compare->add_option("--fail-on", compare_args.fail_on, "Allowed worsening, e.g. ttr.p95=+10%,ttr.max=+30s,precision=-0.05");
   add_common(compare, true);
@@ -441,7 +446,7 @@ int main(int argc, char** argv) {
   explain->add_option("name", explain_name, "A name from `rackchaos list ...` or a catalogue file, e.g. link_down, gb200-nvl72, ttr, llama3")->required();
   auto* init = app.add_subcommand("init", "Write a commented plan (plan.yaml) and site inventory (site.yaml) for a rack model");
   init->add_option("--model", init_model, "Catalogue model (`rackchaos list models`)")->capture_default_str();
-  init->add_option("--racks", init_racks, "Racks of the model")->capture_default_str();
+  init->add_option("--racks", init_racks, "Racks of the model, 1 to 1000")->check(IntegerIn(1, 1000))->capture_default_str();
   init->add_option("--dir", init_dir, "Directory to write into (created if absent)")->capture_default_str();
 
   try {

@@ -183,6 +183,10 @@ grep -q "has no NVLink port up" <(sqlite3 pickall.db "select detail from job_eve
 "$rc" run base.yaml --db runs.db --seed 3 >/dev/null 2>&1
 sqlite3 runs.db "UPDATE runs SET status = 'running', exit_code = NULL, ended_wall = NULL WHERE id = 2;
                  UPDATE runs SET status = 'error', failed_reason = 'SSH: lost' WHERE id = 3"
+# Run ids: 1 and up (99999999999999999999 was read as 9223372036854775807, -5 looked up as is).
+expect report-run-huge 2 "^rackchaos: run: '99999999999999999999' is not an integer from 1 to 9223372036854775807" "$rc" report 99999999999999999999 --db runs.db
+expect compare-run-negative 2 "^rackchaos: run_a: '-5' is not an integer from 1 to 9223372036854775807" "$rc" compare -5 1 --db runs.db
+expect init-racks-huge 2 "^rackchaos: --racks: '99999999999' is not an integer from 1 to 1000" "$rc" init --racks 99999999999 --dir init
 expect report-running 3 "^rackchaos: run 2 has no verdict: it is still running, or its process died$" "$rc" report 2 --db runs.db
 stdout report-running "^NO VERDICT: run 2 has no verdict"
 expect report-error 3 "^rackchaos: run 3 ended in error \(SSH: lost\)" "$rc" report 3 --db runs.db --format markdown
