@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "runner/incident/importer.h"
@@ -111,4 +112,30 @@ TEST_CASE("import: a number out of range in a log line is refused at FILE:LINE w
                       "edge.log");
   CHECK(importer.status().ok());
   CHECK(importer.Finish().events.size() == 1 + 1 + 4096 + 1);
+}
+
+// docs/replay.md's "Numbers out of range" table says the bounds incident.h holds (a changed bound fails here
+// until the page says it too).
+TEST_CASE("import: docs/replay.md's table of log-number bounds matches runner/incident/incident.h") {
+  std::ifstream in(std::string(RACKCHAOS_SOURCE_DIR) + "/docs/replay.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto row = [&](const std::string& start, const std::string& valid) {
+    CAPTURE(start);
+    const size_t at = doc.find("\n| " + start);
+    REQUIRE(at != std::string::npos);
+    const std::string line = doc.substr(at + 1, doc.find('\n', at + 1) - at - 1);
+    CHECK(line.ends_with("| " + valid + " |"));
+  };
+  auto n = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
+  row("a relative time", "0 to " + n(ri::kMaxRelativeSeconds) + " s (100 years)");
+  CHECK(ri::kMaxRelativeSeconds == 100 * 365.25 * 86400);
+  row("a wall-clock time", "1970-01-01 to 9999-12-31");
+  CHECK(ri::kMaxWallSeconds == 253402300799.0);  // 9999-12-31T23:59:59Z
+  row("an Xid or SXid code", "0 to " + n(ri::kMaxXidCode));
+  row("an NVLink number", "0 to " + n(ri::kMaxLink));
+  row("a NIC port", "0 to " + n(ri::kMaxNicPort));
+  row("an NCCL rank", "0 to " + n(ri::kMaxNcclRank));
+  row("a CUDA device", "0 to " + n(ri::kMaxNcclDevice));
+  row("a Slurm job id", "1 to " + n(static_cast<double>(ri::kMaxSlurmJobId)));
+  row("a hostlist", "1 to " + n(ri::kMaxNodesPerLine) + " nodes on one line, each range LOW-HIGH with LOW <= HIGH");
 }
