@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "runner/site/host_maps.h"
 #include "runner/site/ledger.h"
 #include "runner/site/padded_names.h"
 #include "runner/site/ssh_backend.h"
@@ -42,6 +43,7 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
   // Tray names in any padding (r1.tray03 on a 120-rack cluster) become the model's (runner/site/padded_names.h).
   RC_RETURN_IF_ERROR(CanonicalTrayNames(real.inventory, spec.topology));
   const Inventory& iv = real.inventory;
+  RC_RETURN_IF_ERROR(CheckObserve(iv, spec.topology));
   // Once, before anything runs: every fault's verb is one this site can do on this target.
   std::set<std::string> hosts;
   std::map<Time, int> armed_at;  // apply commands armed at once, per `at` (each holds a session slot)
@@ -85,10 +87,11 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
   }
   // Live aborts need the observations they judge; a condition nothing on this site reports is refused.
   const AbortSpec& abort = spec.abort;
-  if (abort.gpu_temperature)
+  if (abort.gpu_temperature && !InventoryObserves(iv, cluster::Metric::kGpuTemperature))
     return At(abort.pos,
-              "safety.abort.gpu_temperature: real mode does not read GPU temperatures yet (the "
-              "inventory has no telemetry action); remove it or run on the simulator");
+              "safety.abort.gpu_temperature needs GPU temperatures: site inventory " + iv.path +
+                  " configures no source of them; add `observe: {gpu: {tool: nvidia-smi}}` (or dcgmi, or a bmc "
+                  "point with metric gpu_temperature), remove the limit, or run on the simulator");
   if (abort.gpus_offline && !iv.actions.count("observe_tray"))
     return At(abort.pos, "safety.abort.gpus_offline needs heartbeats: site inventory " + iv.path +
                              " defines no healer.observe_tray command");

@@ -143,6 +143,81 @@ Status ReadAction(Reader& r, const YAML::Node& k, const YAML::Node& v, const std
   return Status::Ok();
 }
 
+// observe.bmc.points[]: each a url, a component name (checked against the model later, CheckObserve)
+// and one of the metrics a Redfish reading gives.
+Status ReadPoints(Reader& r, const YAML::Node& node, ObserveSpec& o) {
+  if (!node.IsSequence()) return r.Error(node, "observe.bmc.points must be a list of {url, component, metric}");
+  static const std::vector<std::string> kMetrics = {"gpu_temperature", "switch_temperature", "coolant_flow",
+                                                    "leak", "psu_ok", "part_ok"};
+  for (const YAML::Node& item : node) {
+    RedfishPointSpec p;
+    p.pos = r.Pos(item);
+    const std::string where = "observe.bmc.points[" + std::to_string(o.points.size()) + "]";
+    RC_ASSIGN_OR_RETURN(auto entries, r.Entries(item, "point", where));
+    for (const auto& [k, v] : entries) {
+      const std::string key = k.Scalar();
+      RC_RETURN_IF_ERROR(r.Text(v, where + "." + key, key == "url" ? p.url : key == "component" ? p.component : p.metric));
+    }
+    if (p.url.empty() || p.component.empty() || p.metric.empty())
+      return r.Error(item, where + " needs url, component and metric");
+    if (std::find(kMetrics.begin(), kMetrics.end(), p.metric) == kMetrics.end())
+      return r.Error(Child(item, "metric"), where + ".metric " + Quote(p.metric) + " is not a Redfish reading; expected one of: " +
+                                                Join(kMetrics));
+    o.points.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+// One source of `observe:`. Its command template may use the common placeholders and the site's vars
+// (and {url} for bmc); the arguments rackchaos appends are its own.
+Status ReadObserveSource(Reader& r, const YAML::Node& k, const YAML::Node& v, const std::set<std::string>& var_names,
+                         Inventory& inv) {
+  const std::string name = k.Scalar();
+  ObserveSpec o;
+  o.pos = r.Pos(k);
+  const std::string where = "observe." + name;
+  if (!v.IsNull()) {
+    RC_ASSIGN_OR_RETURN(auto entries, r.Entries(v, "source", where));
+    for (const auto& [fk, fv] : entries) {
+      const std::string key = fk.Scalar();
+      if (key == "tool") RC_RETURN_IF_ERROR(r.Text(fv, where + ".tool", o.tool));
+      if (key == "command") RC_RETURN_IF_ERROR(r.Text(fv, where + ".command", o.command));
+      if (key == "run_on") RC_RETURN_IF_ERROR(r.Text(fv, where + ".run_on", o.run_on));
+      if (key == "period") RC_RETURN_IF_ERROR(r.Dur(fv, where + ".period", InventoryKeyOf("source", "period"), o.period));
+      if (key == "timeout") RC_RETURN_IF_ERROR(r.Dur(fv, where + ".timeout", InventoryKeyOf("source", "timeout"), o.timeout));
+      if (key == "points") RC_RETURN_IF_ERROR(ReadPoints(r, fv, o));
+      if (key == "tool" && name != "gpu")
+        return r.Error(fk, where + " has one tool; `tool` is for observe.gpu (nvidia-smi or dcgmi)");
+      if ((key == "run_on" || key == "points") && name != "bmc")
+        return r.Error(fk, where + "." + key + " is for observe.bmc only (its Redfish GETs run on one host)");
+    }
+  }
+  if (name == "gpu") {
+    if (o.tool.empty()) o.tool = "nvidia-smi";
+    if (o.tool != "nvidia-smi" && o.tool != "dcgmi")
+      return r.Error(Child(v, "tool"), "observe.gpu.tool " + Quote(o.tool) + " is not a GPU telemetry tool; expected nvidia-smi or dcgmi");
+  }
+  if (name == "bmc") {
+    if (o.run_on.empty()) return r.Error(k, "observe.bmc needs run_on: the host that runs the Redfish GETs");
+    if (!inv.hosts.count(o.run_on))
+      return r.Error(Child(v, "run_on"), "observe.bmc.run_on names host '" + o.run_on + "', which hosts does not list");
+    if (o.points.empty()) return r.Error(k, "observe.bmc needs points: the Redfish readings to take");
+  }
+  if (!o.command.empty()) {
+    std::map<std::string, std::string> values;
+    for (const std::string& n : CommonPlaceholders()) values[n] = "x";
+    for (const std::string& n : var_names) values[n] = "x";
+    if (name == "bmc") values["url"] = "x";
+    auto rendered = ssh::RenderTemplate(o.command, values);
+    if (!rendered.ok())
+      return r.Error(Child(v, "command"), where + ".command: " + rendered.status().message() + "; it may use {host}, "
+                                          "{address}, {tray}, {bmc}, {serial}" + (name == "bmc" ? ", {url}" : "") +
+                                          " and the site's vars");
+  }
+  inv.observe[name] = std::move(o);
+  return Status::Ok();
+}
+
 void CollectVarNames(const YAML::Node& root, std::set<std::string>& out) {
   auto add = [&](const YAML::Node& vars) {
     if (!vars.IsMap()) return;
@@ -223,6 +298,10 @@ Status ReadRoot(Reader& r, const YAML::Node& root, Inventory& inv) {
     }
     RC_RETURN_IF_ERROR(ReadAction(r, k, v, var_names, true, inv));
   }
+  RC_ASSIGN_OR_RETURN(auto observe, r.Entries(Child(root, "observe"), "observe", "observe"));
+  for (const auto& [k, v] : observe) RC_RETURN_IF_ERROR(ReadObserveSource(r, k, v, var_names, inv));
+  for (auto& [name, o] : inv.observe)
+    if (o.period == Duration{}) o.period = inv.observe_period;
   return Status::Ok();
 }
 

@@ -71,6 +71,28 @@ struct PrometheusConfig {
 // "gpu_telemetry" (temperature, power, SM clock, clock event reasons), "xid" (DCGM's last Xid),
 // "nic_links" (node_exporter's carrier of the trays' NICs).
 const std::vector<std::string>& PrometheusObservations();
+// One point of the BMC source: a Redfish URL and what its reading is (redfish_sensors.h).
+struct RedfishPointSpec {
+  std::string url;        // the GET's full URL, "https://10.0.0.21/redfish/v1/Chassis/1/Sensors/Inlet"
+  std::string component;  // the model component it reads ("r01.tray01.gpu0", "r01.psu_shelf0.psu3")
+  std::string metric;     // gpu_temperature, switch_temperature, coolant_flow, leak, psu_ok or part_ok
+  SourcePos pos;
+};
+
+// One observation source of the `observe:` section (runner/site/ssh_sources.h, docs/real-mode.md): what
+// rackchaos runs, how often, and how long a poll may take. The output is always parsed by rackchaos.
+struct ObserveSpec {
+  std::string tool;     // gpu: "nvidia-smi" (default) or "dcgmi"; the others have one tool each
+  std::string command;  // template: the program (gpu, nvlink, kernel_log) or the whole GET (bmc); "" = default
+  std::string run_on;   // bmc: the host that runs the GETs (required)
+  Duration period{};    // 0 in the file = healer.observe_period (filled in by the loader)
+  Duration timeout = Duration::Seconds(10);
+  std::vector<RedfishPointSpec> points;  // bmc
+  SourcePos pos;
+};
+
+// The `observe:` section's sources, in documentation order.
+const std::vector<std::string>& ObserveSourceNames();  // gpu, nvlink, kernel_log, bmc
 
 struct Inventory {
   std::string path;  // as loaded
@@ -92,6 +114,7 @@ struct Inventory {
   std::map<std::string, TrayMapping> trays;           // by model tray name
   std::map<std::string, ActionTemplates> actions;     // by action name (ActionNames(), HealerActionNames())
   std::optional<PrometheusConfig> prometheus;         // the `prometheus:` section, when present
+  std::map<std::string, ObserveSpec> observe;          // by source name (ObserveSourceNames())
   SourcePos pos;                                      // of the document
 };
 
@@ -103,7 +126,8 @@ Result<Inventory> ParseInventory(const std::string& text, const std::string& pat
 
 // The inventory's keys, section by section in documentation order: the loader accepts exactly these and
 // docs/inventory-reference.md is generated from them (a test checks). Sections: "" (top level), ssh,
-// defaults, host (hosts[]), tray (trays.<tray>), valve (trays.<tray>.valve), action (injectors.<action>).
+// defaults, host (hosts[]), tray (trays.<tray>), valve (trays.<tray>.valve), action (injectors.<action>),
+// observe, source (observe.<source>), point (observe.bmc.points[]).
 // A number's key carries its inclusive bounds (min < max; durations in microseconds): the loader refuses
 // a value outside them naming the range, and the reference prints it.
 struct InventoryKey {

@@ -39,6 +39,9 @@ const std::vector<InventoryKey>& InventoryKeys() {
       {"", "prometheus",
        "The site's Prometheus as an observation source: one PromQL query per period for the whole site over "
        "dcgm-exporter's and node_exporter's metrics (map, see `prometheus`; docs/real-mode.md)."},
+      {"", "observe",
+       "Observation sources beyond the healer's `observe_*` commands: GPU telemetry, NVLink port state, the kernel "
+       "log and BMC sensors, read and parsed by rackchaos (map, see `observe`; docs/real-mode.md)."},
       {"healer", "observe_period", "Duration between two observation polls of every tray (default 1s).", N::kDuration, 100 * kMilli, kHour},
       {"ssh", "connect_timeout", "Duration allowed to connect and authenticate to one host (default 10s).", N::kDuration, kSecond, kHour},
       {"ssh", "command_timeout", "Duration one command may run before it counts as failed (default 60s).", N::kDuration, kSecond, kDay},
@@ -76,6 +79,34 @@ const std::vector<InventoryKey>& InventoryKeys() {
       {"tray", "vars", "Map of extra template values for commands on this tray."},
       {"valve", "endpoint", "The CDU or BMC endpoint that controls the valve (`{valve_endpoint}`)."},
       {"valve", "object", "The valve's object there, e.g. a Redfish path (`{valve_object}`)."},
+      {"observe", "gpu",
+       "GPU telemetry from every tray host: temperature, power, SM clock, clock event reasons (`tool: nvidia-smi`, "
+       "the default, runs `nvidia-smi --query-gpu=... --format=csv,noheader,nounits`; `tool: dcgmi` runs `dcgmi dmon "
+       "-e ... -c 1`). Map, see `observe.<source>`; `{}` takes every default."},
+      {"observe", "nvlink", "NVLink port state of every tray host's GPUs (`nvidia-smi nvlink -s`)."},
+      {"observe", "kernel_log",
+       "The kernel log of every tray host through journald with a cursor (`journalctl _TRANSPORT=kernel -o export "
+       "...`): Xid lines reach the xid detector."},
+      {"observe", "bmc",
+       "BMC and CDU sensors over Redfish, one GET per distinct `points[].url` run on `run_on` (temperatures, coolant "
+       "flow, leak detectors, PSU and pump health)."},
+      {"source", "tool", "`gpu` only: `nvidia-smi` (default) or `dcgmi`."},
+      {"source", "period", "Duration between two polls of this source (default `healer.observe_period`).",
+       N::kDuration, 100 * kMilli, kHour},
+      {"source", "timeout",
+       "Duration one poll may take on one host before it counts as an observation error (`unavailable`; default 10s).",
+       N::kDuration, kSecond, kHour},
+      {"source", "command",
+       "Command template of the program, to which rackchaos appends its own arguments (default the tool's name, e.g. "
+       "`sudo -n nvidia-smi`, `/opt/dcgm/bin/dcgmi`); for `bmc` the whole GET, which must print the body and then the "
+       "HTTP status on a line of its own, with `{url}` (default `curl -sS -k --max-time 10 -w '\\n%{{http_code}}' "
+       "{url}`). The output is always parsed by rackchaos."},
+      {"source", "run_on", "`bmc` only (required): the host (a `hosts[].name`) that runs the Redfish GETs."},
+      {"source", "points", "`bmc` only: the Redfish points to read (list, see `observe.bmc.points[]`)."},
+      {"point", "url", "The Redfish URL whose body holds the point (a Sensor, a collection with `$expand`, ...)."},
+      {"point", "component", "The model component it reads, e.g. `r01.tray01.gpu0` or a PSU."},
+      {"point", "metric",
+       "What it reads: `gpu_temperature`, `switch_temperature`, `coolant_flow`, `leak`, `psu_ok` or `part_ok`."},
       {"action", "apply", "Command template that puts the fault in place."},
       {"action", "revert", "Command template that undoes it; value actions get `{baseline}`."},
       {"action", "verify",
@@ -115,6 +146,11 @@ const InventoryKey& InventoryKeyOf(std::string_view section, std::string_view ke
 std::string DescribeRange(const InventoryKey& key) {
   if (key.number == N::kInt) return "from " + std::to_string(key.min) + " to " + std::to_string(key.max);
   return "from " + FormatDuration(Duration::Micros(key.min)) + " to " + FormatDuration(Duration::Micros(key.max));
+}
+
+const std::vector<std::string>& ObserveSourceNames() {
+  static const std::vector<std::string> kNames = {"gpu", "nvlink", "kernel_log", "bmc"};
+  return kNames;
 }
 
 const std::vector<std::string>& CommonPlaceholders() {

@@ -6,6 +6,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "runner/site/host_maps.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -30,7 +31,8 @@ SshMonitor::SshMonitor(const Inventory& inventory, const cluster::Topology& topo
                        SshBackend& backend, EventSink& events, std::vector<MonitoredJob> jobs,
                        std::function<FaultId()> cause)
     : inv_(inventory), topo_(topology), pool_(pool), clock_(clock), backend_(backend), events_(events),
-      cause_(std::move(cause)), period_(inventory.observe_period) {
+      cause_(std::move(cause)), period_(inventory.observe_period),
+      driver_(topology, clock, events, [&backend](cluster::Observation obs) { backend.Publish(obs); }) {
   if (inv_.actions.count("observe_tray")) {
     for (const auto& [name, mapping] : inv_.trays) {
       auto id = topo_.Find(name);
@@ -43,6 +45,11 @@ SshMonitor::SshMonitor(const Inventory& inventory, const cluster::Topology& topo
     }
   }
   for (MonitoredJob& j : jobs) jobs_[j.name].spec = std::move(j);
+  driver_.hosts() = BuildHostMaps(inv_, topo_);
+  auto render = [&backend](const std::string& tmpl, const std::string& host, const std::map<std::string, std::string>& values) {
+    return backend.Render(tmpl, host, values);
+  };
+  driver_.Add(MakeObservationSources({inv_, topo_, pool_, clock_, render, driver_.hosts()}));
 }
 
 SshMonitor::~SshMonitor() {
@@ -54,6 +61,9 @@ std::vector<std::string> SshMonitor::Hosts(const Inventory& inv) {
   std::set<std::string> hosts;
   if (inv.actions.count("observe_tray"))
     for (const auto& [name, mapping] : inv.trays) hosts.insert(mapping.host);
+  if (!inv.observe.empty())
+    for (const auto& [name, mapping] : inv.trays) hosts.insert(mapping.host);
+  if (auto bmc = inv.observe.find("bmc"); bmc != inv.observe.end()) hosts.insert(bmc->second.run_on);
   for (const std::string& action : HealerActionNames()) {
     auto a = inv.actions.find(action);
     if (a != inv.actions.end() && !a->second.run_on.empty()) hosts.insert(a->second.run_on);
@@ -67,11 +77,13 @@ void SshMonitor::Start() {
   for (Tray& t : trays_) t.last_seen = now;
   for (auto& [name, j] : jobs_) j.progress_at = now;
   Poll();
+  driver_.Start();
   timer_ = clock_.CallAfter(period_, [this] { Tick(); });
 }
 
 void SshMonitor::Stop() {
   running_ = false;
+  driver_.Stop();
   if (timer_) clock_.Cancel(timer_);
   timer_ = 0;
 }
@@ -120,6 +132,7 @@ void SshMonitor::Tick() {
     Steps(j, now);
     Track(j, now);
   }
+  driver_.Pump();
   Poll();
   if (running_) timer_ = clock_.CallAfter(period_, [this] { Tick(); });
 }

@@ -15,6 +15,10 @@
 // job timeline: JobChanged (running, hung = no step for three periods, restarting with the work lost
 // since the checkpoint, slowed) and Checkpointed events, attributed to the fault `cause()` names.
 //
+// The inventory's `observe:` sources (GPU telemetry, NVLink, the kernel log, BMC sensors; see
+// observation_sources.h) run beside them in an ObservationDriver, on their own periods; the monitor
+// publishes what they read to the healer the same way, and its tick hands their answers over too.
+//
 // Threading: the run's thread, like SshBackend. Borrowed references must outlive the monitor.
 #pragma once
 
@@ -30,6 +34,7 @@
 #include "core/event.h"
 #include "healer/metrics.h"
 #include "runner/site/inventory.h"
+#include "runner/site/observation_driver.h"
 #include "runner/ssh/ssh_pool.h"
 #include "runner/site/ssh_backend.h"
 
@@ -44,7 +49,7 @@ class SshMonitor {
              SshBackend& backend, EventSink& events, std::vector<MonitoredJob> jobs, std::function<FaultId()> cause);
   ~SshMonitor();
 
-  // The inventory hosts the observe actions run on (sorted, unique).
+  // The inventory hosts the observe actions and the `observe:` sources run on (sorted, unique).
   static std::vector<std::string> Hosts(const Inventory& inventory);
 
   void Start();  // the first poll now, then one per observe_period
@@ -109,6 +114,7 @@ class SshMonitor {
   std::optional<Answer> links_answer_, jobs_answer_;
   TimerId timer_ = 0;
   bool running_ = false;
+  ObservationDriver driver_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

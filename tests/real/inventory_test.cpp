@@ -16,6 +16,8 @@
 #include "injectors/real_actions.h"
 #include "runner/ssh/command_template.h"
 #include "runner/site/ssh_backend.h"
+#include "runner/site/host_maps.h"
+#include "healer/xid.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -195,8 +197,16 @@ TEST_CASE("inventory: validation checks every fault of a plan against the site o
   const std::string fault = "  - {at: 0s, kind: link_down, target: r01.tray01.nic0, for: 5s}\n";
   CHECK(check(fault + "safety: {abort: {faults_at_once: 1}}\n").ok());
   auto temperature = check(fault + "safety: {abort: {gpu_temperature: 90}}\n");
-  CHECK(temperature.status().message().find("safety.abort.gpu_temperature: real mode does not read GPU temperatures") !=
-        std::string::npos);
+  CHECK_MESSAGE(temperature.status().message() ==
+                    dir + "/plan.yaml:5:17: safety.abort.gpu_temperature needs GPU temperatures: site inventory " + dir +
+                        "/site.yaml configures no source of them; add `observe: {gpu: {tool: nvidia-smi}}` (or dcgmi, "
+                        "or a bmc point with metric gpu_temperature), remove the limit, or run on the simulator",
+                temperature.status().message());
+  // ... and accepted once the inventory configures a source of GPU temperatures.
+  std::ofstream(dir + "/site.yaml") << kSmall << "observe: {gpu: {tool: dcgmi}}\n";
+  auto observed = check(fault + "safety: {abort: {gpu_temperature: 90}}\n");
+  CHECK_MESSAGE(observed.ok(), observed.status().ToString());
+  std::ofstream(dir + "/site.yaml") << kSmall;
   auto offline = check(fault + "safety: {abort: {gpus_offline: 4}}\n");
   CHECK(offline.status().message().find("safety.abort.gpus_offline needs heartbeats") != std::string::npos);
   auto jobs = check(fault + "safety: {abort: {jobs_down: 0}}\n");
@@ -411,6 +421,7 @@ TEST_CASE("inventory: every number key is bounded and refused outside its range,
       if (k.section == "defaults") Replace(text, "identity_file: /k}", "identity_file: /k, " + set + "}");
       else if (k.section == "host") Replace(text, "address: 10.0.0.1}", "address: 10.0.0.1, " + set + "}");
       else if (k.section.empty()) text += set + "\n";
+      else if (k.section == "source") text += "observe: {gpu: {" + set + "}}\n";
       else text += k.section + ": {" + set + "}\n";
       // The line and column of the value, as the message must name them.
       const size_t at = text.find(set) + k.key.size() + 2;
@@ -422,7 +433,98 @@ TEST_CASE("inventory: every number key is bounded and refused outside its range,
       CHECK_MESSAGE(message.find(DescribeRange(k)) != std::string::npos, message);
     }
   }
-  CHECK(numbers == 15);  // racks, expiry_grace, observe_period, five under ssh, two ports, five under prometheus
+  CHECK(numbers == 17);  // racks, expiry_grace, observe_period, five under ssh, two ports, five under prometheus,
+                        // an observe source's period and timeout
+}
+
+}  // namespace
+}  // namespace rackchaos::runner
+
+namespace rackchaos::runner {
+namespace {
+
+const char* kObserve = R"(observe:
+  gpu: {period: 2s}
+  nvlink: {}
+  kernel_log: {command: sudo -n journalctl, timeout: 5s}
+  bmc:
+    run_on: h1
+    points:
+      - {url: "https://bmc1/redfish/v1/Chassis/1/PowerSubsystem/PowerSupplies/Bay1", component: r01.tray01, metric: psu_ok}
+)";
+
+TEST_CASE("inventory: the observe section reads each source, its period (default observe_period) and points") {
+  auto inv = ParseInventory(std::string(kSmall) + "healer: {observe_period: 3s}\n" + kObserve, "site.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  REQUIRE(inv->observe.size() == 4);
+  CHECK(inv->observe.at("gpu").tool == "nvidia-smi");
+  CHECK(inv->observe.at("gpu").period == Duration::Seconds(2));
+  CHECK(inv->observe.at("nvlink").period == Duration::Seconds(3));  // healer.observe_period, read after it
+  CHECK(inv->observe.at("kernel_log").command == "sudo -n journalctl");
+  CHECK(inv->observe.at("kernel_log").timeout == Duration::Seconds(5));
+  REQUIRE(inv->observe.at("bmc").points.size() == 1);
+  CHECK(inv->observe.at("bmc").points[0].metric == "psu_ok");
+  CHECK(InventoryObserves(*inv, cluster::Metric::kGpuTemperature));
+  CHECK(InventoryObserves(*inv, cluster::Metric::kPsuOk));
+  CHECK_FALSE(InventoryObserves(*inv, cluster::Metric::kCoolantFlow));
+  cluster::Topology topo = Gb200();
+  CHECK(CheckObserve(*inv, topo).ok());
+  // Bad input names the file, line and column and what would be valid.
+  std::string text = std::string(kSmall) + kObserve;
+  Replace(text, "gpu: {period: 2s}", "gpu: {tool: rocm-smi}");
+  CHECK_MESSAGE(Error(text) == "site.yaml:17:15: observe.gpu.tool 'rocm-smi' is not a GPU telemetry tool; expected "
+                               "nvidia-smi or dcgmi", Error(text));
+  text = std::string(kSmall) + kObserve;
+  Replace(text, "gpu: {period: 2s}", "gpus: {}");
+  CHECK_MESSAGE(Error(text).find("site.yaml:17:3: unknown key 'gpus' in observe") == 0, Error(text));
+  text = std::string(kSmall) + kObserve;
+  Replace(text, "metric: psu_ok", "metric: psu");
+  CHECK_MESSAGE(Error(text).find("observe.bmc.points[0].metric 'psu' is not a Redfish reading; expected one of: "
+                                 "gpu_temperature, switch_temperature, coolant_flow, leak, psu_ok, part_ok") != std::string::npos,
+                Error(text));
+  text = std::string(kSmall) + kObserve;
+  Replace(text, "    run_on: h1\n", "");
+  CHECK(Error(text).find("observe.bmc needs run_on") != std::string::npos);
+  text = std::string(kSmall) + kObserve;
+  Replace(text, "nvlink: {}", "nvlink: {period: 10ms}");
+  CHECK(Error(text).find("observe.nvlink.period '10ms' is out of range; expected a duration from 100ms to 1h") !=
+        std::string::npos);
+  text = std::string(kSmall) + kObserve;
+  Replace(text, "sudo -n journalctl", "\"journalctl {nope}\"");
+  CHECK(Error(text).find("observe.kernel_log.command: ") != std::string::npos);
+  auto bad = ParseInventory(std::string(kSmall) + kObserve, "site.yaml");
+  REQUIRE(bad.ok());
+  bad->observe.at("bmc").points[0].component = "r01.tray99";
+  CHECK(CheckObserve(*bad, topo).message().find("component 'r01.tray99' is not in the model") != std::string::npos);
+}
+
+TEST_CASE("inventory: a tray's gpus give each GPU's PCI address or index; the host maps carry them") {
+  std::string text = kSmall;
+  Replace(text, "gpus: [0, 1, 2, 3]", "gpus: [\"00000008:01:00.0\", 5]");
+  auto inv = ParseInventory(text, "site.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  cluster::Topology topo = Gb200();
+  auto maps = BuildHostMaps(*inv, topo);
+  REQUIRE(maps.size() == 1);
+  const observe::HostMap& m = maps[0];
+  CHECK(m.host == "h1");
+  CHECK(m.node == *topo.Find("r01.tray01"));
+  REQUIRE(m.gpus.size() == 4);
+  CHECK(m.gpus[0].pci == "0008:01:00");
+  CHECK(m.gpus[0].index == 0);  // the fallback of a row without a bus id
+  CHECK(m.gpus[1].pci.empty());
+  CHECK(m.gpus[1].index == 5);
+  CHECK(m.gpus[3].index == 3);  // not listed: GPU i is index i
+  CHECK(m.gpus[2].gpu == *topo.Find("r01.tray01.gpu2"));
+  CHECK(m.nvlink_ports == 18);
+  REQUIRE(m.nics.size() == 3);
+  CHECK(m.nics[0].nic == *topo.Find("r01.tray01.nic0"));
+  // A site's Xid line names the model's address of the same GPU (the xid detector's GpuByPci).
+  const std::string site = "NVRM: Xid (PCI:0008:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.";
+  const std::string model = ToModelAddress(site, m, topo);
+  CHECK(model.find("(PCI:" + topo.PciOf(m.gpus[0].gpu) + "): 79,") != std::string::npos);
+  CHECK(topo.GpuByPci(m.node, healer::ParseXidLine(model)->pci) == m.gpus[0].gpu);
+  CHECK(ToModelAddress("NVRM: Xid (PCI:0000:99:00): 13, x", m, topo) == "NVRM: Xid (PCI:0000:99:00): 13, x");
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ std::string SectionTitle(const std::string& section) {
   if (section == "tray") return "`trays.<tray>`";
   if (section == "valve") return "`trays.<tray>.valve`";
   if (section == "action") return "`injectors.<action>`";
+  if (section == "source") return "`observe.<source>`";
+  if (section == "point") return "`observe.bmc.points[]`";
   return "`" + section + "`";
 }
 
