@@ -1,7 +1,8 @@
 // The observation sources of a real run, made from the inventory: one list of factories, so that a
 // new kind of source (the SSH commands here, Prometheus, ...) is one line in MakeObservationSources.
 //
-// Threading: the run's thread. The context's references must outlive the sources.
+// Threading: the run's thread. The context may be a temporary; the references it holds (inventory,
+// topology, pool, clock, host maps) must outlive the sources.
 #pragma once
 
 #include <functional>

@@ -67,9 +67,9 @@ Observed GpuToolAnswer(const ssh::CommandResult& r, const observe::HostMap& map,
 Observed NvsmiParse(std::string_view text, const observe::HostMap& map) { return observe::ParseNvidiaSmiQuery(text, map); }
 
 // The program of a source: the site's template rendered for the host, or the tool's own name.
-Result<std::string> Program(const SourceContext& ctx, const ObserveSpec& spec, const std::string& tool,
+Result<std::string> Program(const CommandRenderer& render, const ObserveSpec& spec, const std::string& tool,
                             const std::string& host, const std::map<std::string, std::string>& values) {
-  return ctx.render(spec.command.empty() ? tool : spec.command, host, values);
+  return render(spec.command.empty() ? tool : spec.command, host, values);
 }
 
 // The values a source's template may use on a tray host: {host}, {address}, the tray's, the site's vars.
@@ -105,8 +105,10 @@ std::unique_ptr<ObservationSource> TraySource(const SourceContext& ctx, const st
     p.host = map.host;
     p.node = map.node;
     const Duration timeout = spec.timeout;
-    p.command = [&ctx, &spec, tool, args, host = map.host, values = TrayValues(ctx, map), timeout]() -> Result<std::string> {
-      RC_ASSIGN_OR_RETURN(std::string program, Program(ctx, spec, tool, host, values));
+    // The context is the caller's temporary: the commands keep copies (the spec is the inventory's).
+    p.command = [render = ctx.render, &spec, tool, args, host = map.host, values = TrayValues(ctx, map),
+                 timeout]() -> Result<std::string> {
+      RC_ASSIGN_OR_RETURN(std::string program, Program(render, spec, tool, host, values));
       return Bounded(WithArgs(program, args), timeout);
     };
     p.parse = [&map, source, timeout, parse](const ssh::CommandResult& r) {
@@ -125,8 +127,9 @@ std::unique_ptr<ObservationSource> JournalSource(const SourceContext& ctx, const
     p.host = map.host;
     p.node = map.node;
     const Duration timeout = spec.timeout;
-    p.command = [&ctx, &spec, reader, host = map.host, values = TrayValues(ctx, map), timeout]() -> Result<std::string> {
-      RC_ASSIGN_OR_RETURN(std::string program, Program(ctx, spec, "journalctl", host, values));
+    p.command = [render = ctx.render, &spec, reader, host = map.host, values = TrayValues(ctx, map),
+                 timeout]() -> Result<std::string> {
+      RC_ASSIGN_OR_RETURN(std::string program, Program(render, spec, "journalctl", host, values));
       return Bounded(WithArgs(program, reader->NextArgs()), timeout);
     };
     p.parse = [reader, host = map.host, node = map.node, timeout](const ssh::CommandResult& r) {
@@ -172,8 +175,8 @@ std::unique_ptr<ObservationSource> BmcSource(const SourceContext& ctx, const Obs
     for (const char* blank : {"tray", "bmc", "serial"}) values[blank] = "";
     values["url"] = url;
     const Duration timeout = spec.timeout;
-    p.command = [&ctx, tmpl, host = spec.run_on, values, timeout]() -> Result<std::string> {
-      RC_ASSIGN_OR_RETURN(std::string cmd, ctx.render(tmpl, host, values));
+    p.command = [render = ctx.render, tmpl, host = spec.run_on, values, timeout]() -> Result<std::string> {
+      RC_ASSIGN_OR_RETURN(std::string cmd, render(tmpl, host, values));
       return Bounded(cmd, timeout);
     };
     // For the parser, the points' URIs are the paths their bodies' @odata.id name.
