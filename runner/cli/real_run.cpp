@@ -90,8 +90,9 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
   if (abort.gpu_temperature && !InventoryObserves(iv, cluster::Metric::kGpuTemperature))
     return At(abort.pos,
               "safety.abort.gpu_temperature needs GPU temperatures: site inventory " + iv.path +
-                  " configures no source of them; add `observe: {gpu: {tool: nvidia-smi}}` (or dcgmi, or a bmc "
-                  "point with metric gpu_temperature), remove the limit, or run on the simulator");
+                  " configures no source of them; add `observe: {gpu: {tool: nvidia-smi}}` (or dcgmi, a bmc "
+                  "point with metric gpu_temperature, or prometheus providing gpu_telemetry), remove the limit, or "
+                  "run on the simulator");
   if (abort.gpus_offline && !iv.actions.count("observe_tray"))
     return At(abort.pos, "safety.abort.gpus_offline needs heartbeats: site inventory " + iv.path +
                              " defines no healer.observe_tray command");

@@ -57,7 +57,11 @@ Status CheckObserve(const Inventory& inv, const cluster::Topology& topo) {
 }
 
 bool InventoryObserves(const Inventory& inv, cluster::Metric metric) {
-  const bool gpu = inv.observe.count("gpu") > 0;
+  auto provides = [&](const char* what) {
+    return inv.prometheus && std::find(inv.prometheus->provides.begin(), inv.prometheus->provides.end(), what) !=
+                                 inv.prometheus->provides.end();
+  };
+  const bool gpu = inv.observe.count("gpu") > 0 || provides("gpu_telemetry");
   switch (metric) {
     case cluster::Metric::kGpuTemperature:
     case cluster::Metric::kGpuPower:

@@ -26,7 +26,8 @@ std::vector<observe::HostMap> BuildHostMaps(const Inventory& inv, const cluster:
 // kInvalidArgument "FILE:LINE:COL: ..." naming the point otherwise.
 Status CheckObserve(const Inventory& inv, const cluster::Topology& topo);
 
-// True when a configured source of `inv` delivers `metric` (GPU temperature: observe.gpu, or a BMC point).
+// True when a configured source of `inv` delivers `metric` (GPU temperature: observe.gpu, prometheus with
+// gpu_telemetry, or a BMC point).
 bool InventoryObserves(const Inventory& inv, cluster::Metric metric);
 
 // A driver-format kernel line of a real host with its GPU's PCI address as the model prints it: the

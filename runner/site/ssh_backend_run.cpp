@@ -124,7 +124,7 @@ Status SshBackend::StopJobs(const std::vector<cluster::JobConfig>& jobs) {
 // The healer sees only what the monitor reads from the site; the report's guess at what a job's
 // trouble is due to is the fault that landed last.
 void SshBackend::StartObserving() {
-  if ((!Observes() && inv_.observe.empty()) || monitor_) return;
+  if ((!Observes() && inv_.observe.empty() && !inv_.prometheus) || monitor_) return;
   monitor_ =
       std::make_unique<SshMonitor>(inv_, topo_, pool_, clock_, *this, events_, jobs_, [this] { return last_landed_; });
   monitor_->Start();

@@ -200,12 +200,18 @@ TEST_CASE("inventory: validation checks every fault of a plan against the site o
   CHECK_MESSAGE(temperature.status().message() ==
                     dir + "/plan.yaml:5:17: safety.abort.gpu_temperature needs GPU temperatures: site inventory " + dir +
                         "/site.yaml configures no source of them; add `observe: {gpu: {tool: nvidia-smi}}` (or dcgmi, "
-                        "or a bmc point with metric gpu_temperature), remove the limit, or run on the simulator",
+                        "a bmc point with metric gpu_temperature, or prometheus providing gpu_telemetry), remove "
+                        "the limit, or run on the simulator",
                 temperature.status().message());
   // ... and accepted once the inventory configures a source of GPU temperatures.
   std::ofstream(dir + "/site.yaml") << kSmall << "observe: {gpu: {tool: dcgmi}}\n";
   auto observed = check(fault + "safety: {abort: {gpu_temperature: 90}}\n");
   CHECK_MESSAGE(observed.ok(), observed.status().ToString());
+  std::ofstream(dir + "/site.yaml") << kSmall << "prometheus: {url: 'http://127.0.0.1:9090'}\n";
+  auto prom = check(fault + "safety: {abort: {gpu_temperature: 90}}\n");
+  CHECK_MESSAGE(prom.ok(), prom.status().ToString());
+  std::ofstream(dir + "/site.yaml") << kSmall << "prometheus: {url: 'http://127.0.0.1:9090', provides: [nic_links]}\n";
+  CHECK_FALSE(check(fault + "safety: {abort: {gpu_temperature: 90}}\n").ok());
   std::ofstream(dir + "/site.yaml") << kSmall;
   auto offline = check(fault + "safety: {abort: {gpus_offline: 4}}\n");
   CHECK(offline.status().message().find("safety.abort.gpus_offline needs heartbeats") != std::string::npos);
