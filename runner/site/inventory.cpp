@@ -302,6 +302,7 @@ Status ReadRoot(Reader& r, const YAML::Node& root, Inventory& inv) {
   for (const auto& [k, v] : observe) RC_RETURN_IF_ERROR(ReadObserveSource(r, k, v, var_names, inv));
   for (auto& [name, o] : inv.observe)
     if (o.period == Duration{}) o.period = inv.observe_period;
+  RC_RETURN_IF_ERROR(CheckOneSourceEach(r, root, inv));
   return Status::Ok();
 }
 

@@ -55,5 +55,32 @@ Status ReadPrometheus(Reader& r, const YAML::Node& node, Inventory& inv) {
   return Status::Ok();
 }
 
+Status CheckOneSourceEach(Reader& r, const YAML::Node& root, const Inventory& inv) {
+  if (!inv.prometheus) return Status::Ok();
+  const PrometheusConfig& p = *inv.prometheus;
+  struct Overlap {
+    const char* provided;  // in prometheus.provides
+    bool other;            // the other source is configured
+    const char* other_name;
+    const char* what;
+  };
+  const Overlap overlaps[] = {
+      {"gpu_telemetry", inv.observe.count("gpu") > 0, "observe.gpu", "GPU telemetry"},
+      {"xid", inv.observe.count("kernel_log") > 0, "observe.kernel_log", "Xid errors"},
+      {"nic_links", inv.actions.count("observe_links") > 0, "healer.observe_links", "NIC link state"},
+  };
+  const YAML::Node section = Child(root, "prometheus");
+  const YAML::Node listed = Child(section, "provides");
+  for (const Overlap& o : overlaps) {
+    if (!o.other || std::find(p.provides.begin(), p.provides.end(), o.provided) == p.provides.end()) continue;
+    return r.Error(listed.IsNull() ? section : listed,
+                   std::string("prometheus provides ") + o.provided + (listed.IsNull() ? " (by default)" : "") +
+                       " and " + o.other_name + " gives " + o.what + " too; each observation comes from one "
+                       "source (the healer would count each reading twice): list in prometheus.provides only what "
+                       "the other sources do not give");
+  }
+  return Status::Ok();
+}
+
 }  // namespace inventory_yaml
 }  // namespace rackchaos::runner

@@ -197,5 +197,8 @@ inline Status CheckedText(const Reader& r, const YAML::Node& v, const char* key,
 
 // The `prometheus:` section (runner/site/inventory_prometheus.cpp).
 Status ReadPrometheus(Reader& r, const YAML::Node& node, Inventory& inv);
+// Each observation comes from one source: prometheus.provides may not name one that observe.gpu,
+// observe.kernel_log or healer.observe_links already gives.
+Status CheckOneSourceEach(Reader& r, const YAML::Node& root, const Inventory& inv);
 
 }  // namespace rackchaos::runner::inventory_yaml

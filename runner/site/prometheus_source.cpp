@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "core/strings.h"
-#include "runner/site/observe/text.h"
+#include "runner/site/host_maps.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -39,46 +39,6 @@ std::string Excerpt(const std::string& body) {
 std::chrono::milliseconds Ms(Duration d) { return std::chrono::milliseconds(std::max<int64_t>(1, d.us / 1000)); }
 
 }  // namespace
-
-std::vector<observe::HostMap> SiteHostMaps(const Inventory& inv, const cluster::Topology& topo, double max_sm_mhz) {
-  std::vector<observe::HostMap> out;
-  std::map<std::string, size_t> index_of;
-  for (const auto& [tray_name, m] : inv.trays) {
-    const auto tray = topo.Find(tray_name);
-    if (!tray) continue;
-    auto [it, added] = index_of.try_emplace(m.host, out.size());
-    if (added) {
-      observe::HostMap h;
-      h.host = m.host;
-      if (auto host = inv.hosts.find(m.host); host != inv.hosts.end() && host->second.spec.address != m.host)
-        h.aliases.push_back(host->second.spec.address);
-      h.node = *tray;
-      h.nvlink_ports = topo.model().nvlink_links_per_gpu;
-      out.push_back(std::move(h));
-    }
-    observe::HostMap& h = out[it->second];
-    for (ComponentId c : topo.ChildrenOf(*tray)) {
-      const cluster::Component& part = topo.at(c);
-      if (part.kind == cluster::Kind::kGpu) {
-        observe::GpuAddress g;
-        g.gpu = c;
-        g.max_sm_mhz = max_sm_mhz;
-        const std::string listed = part.index < static_cast<int>(m.gpus.size()) ? m.gpus[part.index] : "";
-        uint64_t index = 0;
-        if (listed.empty())
-          g.index = part.index;
-        else if (observe::ParseCount(listed, index) && index < 4096)
-          g.index = static_cast<int>(index);
-        else
-          g.pci = observe::NormalizePci(listed);
-        if (g.index >= 0 || !g.pci.empty()) h.gpus.push_back(std::move(g));
-      } else if (part.kind == cluster::Kind::kNic && part.index < static_cast<int>(m.nics.size())) {
-        h.nics.push_back({c, m.nics[part.index]});
-      }
-    }
-  }
-  return out;
-}
 
 std::string PrometheusQueryText(const PrometheusConfig& c) {
   std::vector<std::string> names;
@@ -202,7 +162,10 @@ void PrometheusSource::AddMissingNics(observe::Observed& out) const {
 std::unique_ptr<ObservationSource> MakePrometheusSource(const Inventory& inventory, const cluster::Topology& topology) {
   if (!inventory.prometheus) return nullptr;
   const PrometheusConfig& c = *inventory.prometheus;
-  return std::make_unique<PrometheusSource>(c, SiteHostMaps(inventory, topology, c.max_sm_clock_mhz));
+  std::vector<observe::HostMap> hosts = BuildHostMaps(inventory, topology);
+  for (observe::HostMap& h : hosts)
+    for (observe::GpuAddress& g : h.gpus) g.max_sm_mhz = c.max_sm_clock_mhz;
+  return std::make_unique<PrometheusSource>(c, std::move(hosts));
 }
 
 }  // namespace rackchaos::runner

@@ -38,14 +38,6 @@
 
 namespace rackchaos::runner {
 
-// The host maps the parsers need, from the inventory and the topology: one per inventory host that
-// holds a mapped tray (the host's address as an alias, so a scrape target's `instance` maps too), its
-// GPUs by `trays.<tray>.gpus` (an index or a PCI bus id; the GPU's position in the tray when the list
-// is absent), its NICs by `trays.<tray>.nics`. `max_sm_mhz` is every GPU's nominal maximum SM clock
-// (0 = unknown). Trays the topology does not have are skipped.
-std::vector<observe::HostMap> SiteHostMaps(const Inventory& inventory, const cluster::Topology& topology,
-                                           double max_sm_mhz = 0);
-
 // The PromQL the source asks (see the header comment).
 std::string PrometheusQueryText(const PrometheusConfig& config);
 
@@ -86,7 +78,8 @@ class PrometheusSource : public ObservationSource {
   std::unique_ptr<HttpClient> client_;  // last: stopped and destroyed first
 };
 
-// The source the inventory's `prometheus:` section configures; null when it has none.
+// The source the inventory's `prometheus:` section configures, over BuildHostMaps' hosts (runner/site/
+// host_maps.h) with `max_sm_clock` as every GPU's maximum SM clock; null when it has no such section.
 std::unique_ptr<ObservationSource> MakePrometheusSource(const Inventory& inventory, const cluster::Topology& topology);
 
 }  // namespace rackchaos::runner

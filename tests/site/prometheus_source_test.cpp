@@ -12,6 +12,7 @@
 
 #include "cluster/catalogue.h"
 #include "runner/serve/http_server.h"
+#include "runner/site/host_maps.h"
 #include "runner/site/http_client.h"
 #include "runner/site/prometheus_source.h"
 #include "tests/site/loopback_services.h"
@@ -158,6 +159,27 @@ TEST_CASE("inventory: the prometheus section, its defaults, and what it refuses"
   }
 }
 
+TEST_CASE("inventory: each observation from one source, Prometheus or the others") {
+  const std::pair<const char*, const char*> refused[] = {
+      {"observe: {gpu: {}}\nprometheus: {url: 'http://p:9090'}\n",
+       "site.yaml:11:13: prometheus provides gpu_telemetry (by default) and observe.gpu gives GPU telemetry too"},
+      {"observe: {kernel_log: {}}\nprometheus: {url: 'http://p:9090', provides: [xid]}\n",
+       "site.yaml:11:46: prometheus provides xid and observe.kernel_log gives Xid errors too"},
+      {"healer: {observe_links: {apply: links, run_on: tray07}}\nprometheus: {url: 'http://p:9090', provides: "
+       "[gpu_telemetry, nic_links]}\n",
+       "prometheus provides nic_links and healer.observe_links gives NIC link state too"},
+  };
+  for (const auto& [text, why] : refused) {
+    auto r = rr::ParseInventory(Inventory(text), "site.yaml");
+    REQUIRE_MESSAGE(!r.ok(), text);
+    CHECK_MESSAGE(r.status().message().find(why) != std::string::npos, r.status().message());
+  }
+  // Split between them: GPU telemetry over SSH, Xid from DCGM through Prometheus.
+  auto split = rr::ParseInventory(Inventory("observe: {gpu: {}}\nprometheus: {url: 'http://p:9090', provides: [xid]}\n"),
+                                  "site.yaml");
+  CHECK_MESSAGE(split.ok(), split.status().message());
+}
+
 TEST_CASE("the query follows `provides`, and reads twice max_age back") {
   rr::PrometheusConfig c;
   c.max_age = Duration::Seconds(30);
@@ -170,11 +192,13 @@ TEST_CASE("the query follows `provides`, and reads twice max_age back") {
   CHECK(rr::PrometheusQueryText(c) == "{__name__=~\"node_network_carrier|up\"}[3s]");
 }
 
-TEST_CASE("SiteHostMaps: GPUs by PCI bus id or index, NICs by name, the address as an alias") {
+// What the source's series are matched against (BuildHostMaps, runner/site/host_maps.h): the host's
+// address as an alias (a scrape target's `instance`), GPUs by bus id or index, NICs by name.
+TEST_CASE("the host maps the Prometheus source reads through: the address as an alias, GPUs by bus id or index") {
   auto inv = rr::ParseInventory(Inventory(""), "site.yaml");
   REQUIRE(inv.ok());
   cl::Topology topo = Rack();
-  auto maps = rr::SiteHostMaps(*inv, topo, 1965);
+  auto maps = rr::BuildHostMaps(*inv, topo);
   REQUIRE(maps.size() == 2);
   const ob::HostMap& t7 = maps[0].host == "tray07" ? maps[0] : maps[1];
   const ob::HostMap& t8 = maps[0].host == "tray07" ? maps[1] : maps[0];
@@ -182,9 +206,7 @@ TEST_CASE("SiteHostMaps: GPUs by PCI bus id or index, NICs by name, the address 
   CHECK(t7.aliases == std::vector<std::string>{"127.0.0.1"});
   REQUIRE(t7.gpus.size() == 4);
   CHECK(t7.gpus[2].pci == "0018:01:00");
-  CHECK(t7.gpus[2].index == -1);
   CHECK(t7.gpus[2].gpu == *topo.Find("r01.tray07.gpu2"));
-  CHECK(t7.gpus[2].max_sm_mhz == 1965);
   REQUIRE(t7.nics.size() == 4);
   CHECK(t7.nics[1].device == "ibp4s0");
   CHECK(t7.nics[1].nic == *topo.Find("r01.tray07.nic1"));
