@@ -65,6 +65,14 @@ awk -v n="$n" -v last="$last" -v cursor="$cursor" '
   }' "$(dirname "$0")/kernel_export.txt"
 )SH";
 
+// curl (observe.bmc's GET): the body the file $RCLAB_STATE/redfish names, then the HTTP status of
+// $RCLAB_STATE/redfish.code on a line of its own, as `curl -w '\n%{http_code}'` prints them.
+constexpr const char* kStubCurl = R"SH(#!/bin/sh
+state="${RCLAB_STATE:?}"
+cat "$(cat "$state/redfish")"
+printf '\n%s' "$(cat "$state/redfish.code")"
+)SH";
+
 std::unique_ptr<Lab> StartLab() {
   auto lab = Lab::Start();
   REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
@@ -93,11 +101,18 @@ struct ObsLab {
     fs::create_directories(bin);
     WriteFile(bin + "/nvidia-smi", kStubNvidiaSmi);
     WriteFile(bin + "/journalctl", kStubJournalctl);
+    WriteFile(bin + "/curl", kStubCurl);
+    ::chmod((bin + "/curl").c_str(), 0755);
     ::chmod((bin + "/nvidia-smi").c_str(), 0755);
     ::chmod((bin + "/journalctl").c_str(), 0755);
     const std::string samples = std::string(RACKCHAOS_SOURCE_DIR) + "/tests/site/observe/samples";
     fs::copy_file(samples + "/journal/kernel_export.txt", bin + "/kernel_export.txt");
     fs::copy_file(samples + "/nvsmi/rtx3080_na_noheader.csv", bin + "/garbage.csv");
+    fs::copy_file(samples + "/redfish/error_500_internal.json", bin + "/bmc_500.json");
+    // A PSU in Warning still delivers (psu_ok 1); no recording shows a failed one: the same body in Critical.
+    std::string critical = ReadText(samples + "/redfish/psu_bay1_warning.json");
+    critical.replace(critical.find("\"Warning\""), 9, "\"Critical\"");
+    WriteFile(bin + "/psu_critical.json", critical);
     WriteFile(bin + "/cool.csv", Rows(45, "0x0000000000000000"));
     WriteFile(bin + "/hot.csv", Rows(93, "0x0000000000000040"));
     for (const char* host : {"host00", "host01"}) {
@@ -105,6 +120,7 @@ struct ObsLab {
       fs::create_directories(state);
       SetNvsmi(host, "cool.csv");
       WriteFile(state + "/journal", "2\n");  // the kernel's first two lines: history before the run
+      SetRedfish(host, "bmc_500.json", 500);
     }
     // Everything the stubs and the rcssh user read must be readable by it.
     RunChmod(lab->dir());
@@ -120,6 +136,18 @@ struct ObsLab {
       if (e.is_symlink()) continue;
       ::chmod(e.path().c_str(), e.is_directory() ? 0777 : (e.status().permissions() & fs::perms::owner_exec) != fs::perms::none ? 0755 : 0666);
     }
+  }
+  void SetRedfish(const std::string& host, const std::string& file, int code) {
+    const std::string state = lab->dir() + "/state/" + host;
+    WriteFile(state + "/redfish.code", std::to_string(code) + "\n");
+    WriteFile(state + "/redfish", bin + "/" + file + "\n");
+  }
+  // Adds the BMC source: host00 reads PSU 1 of shelf 1 over Redfish (the sample's Bay1).
+  void AddBmc() {
+    std::ofstream(inventory, std::ios::app)
+        << "  bmc:\n    run_on: host00\n    points:\n"
+           "      - {url: 'https://bmc.lab/redfish/v1/Chassis/1U/PowerSubsystem/PowerSupplies/Bay1', "
+           "component: r01.shelf1.psu1, metric: psu_ok}\n";
   }
   void SetNvsmi(const std::string& host, const std::string& file, int exit = 0) {
     const std::string state = lab->dir() + "/state/" + host;
@@ -216,6 +244,30 @@ TEST_CASE("observe on real hosts: an Xid in the kernel log is detected by the xi
   REQUIRE(r.metrics.faults[0].time_to_detect);
   CHECK(*r.metrics.faults[0].time_to_detect < Duration::Seconds(10));
   CHECK(r.observe_errors.empty());
+}
+
+TEST_CASE("observe on real hosts: a Redfish 500 is an observation error; a failed PSU is the power detector's") {
+  ObsLab o;
+  o.AddBmc();
+  const std::string plan = o.Plan("bmc", "");
+  const std::string db = o.lab->dir() + "/b.db", log = o.lab->dir() + "/b.log";
+  const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
+  REQUIRE(pid > 0);
+  REQUIRE_MESSAGE(WaitFor([&] { return ReadText(log).find("host00: redfish: unavailable: ") != std::string::npos; }, 15),
+                  ReadText(log));
+  o.SetRedfish("host00", "psu_critical.json", 200);
+  CHECK_MESSAGE(WaitExit(pid, 40) == 0, ReadText(log));
+  const Ran r = Read(db);
+  REQUIRE_MESSAGE(Count(r.detections, "power") == 1, ReadText(log));
+  auto model = cluster::LoadRackModel("gb200-nvl72");
+  REQUIRE(model.ok());
+  auto topo = cluster::Topology::Build(*model, 1, 0);
+  REQUIRE(topo.ok());
+  const auto power = *std::find_if(r.detections.begin(), r.detections.end(), [](const auto& d) { return d.detector == "power"; });
+  CHECK(power.component == *topo->Find("r01.shelf1.psu1"));
+  bool http500 = false;
+  for (const auto& a : r.observe_errors) http500 = http500 || a.detail.find("host00: redfish: unavailable: ") == 0;
+  CHECK(http500);
 }
 
 TEST_CASE("observe on real hosts: safety.abort.gpu_temperature stops the run on nvidia-smi's temperature") {
