@@ -33,6 +33,7 @@ state="${RCLAB_STATE:?}"
 case "$1" in
   --query-gpu=index,*)
     [ -f "$state/nvsmi" ] || { echo "stub: no $state/nvsmi" >&2; exit 9; }
+    [ -f "$state/nvsmi.hang" ] && sleep "$(cat "$state/nvsmi.hang")"
     cat "$(cat "$state/nvsmi")"
     exit "$(cat "$state/nvsmi.exit" 2>/dev/null || echo 0)";;
 esac
@@ -97,7 +98,7 @@ struct ObsLab {
   std::string bin = lab->dir() + "/obsbin";
   std::string inventory;
 
-  ObsLab() {
+  explicit ObsLab(const std::string& gpu = "{}") {
     fs::create_directories(bin);
     WriteFile(bin + "/nvidia-smi", kStubNvidiaSmi);
     WriteFile(bin + "/journalctl", kStubJournalctl);
@@ -129,7 +130,7 @@ struct ObsLab {
                                     {{path, "PATH: \"@LAB@/obsbin:@LAB@/bin:"},
                                      {"gpus: [0, 1, 2, 3], nics: [rc@TAG@a0", "gpus: [\"00000000:3B:00.0\", 1, 2, 3], nics: [rc@TAG@a0"}});
     std::ofstream(inventory, std::ios::app) << "healer:\n  observe_period: 500ms\n  observe_tray: {apply: 'true'}\n"
-                                               "observe:\n  gpu: {}\n  kernel_log: {}\n";
+                                               "observe:\n  gpu: " << gpu << "\n  kernel_log: {}\n";
   }
   static void RunChmod(const std::string& dir) {
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
@@ -220,8 +221,9 @@ TEST_CASE("observe on real hosts: nvidia-smi's hot GPU is detected by the therma
   CHECK(ReadText(log).find("observation error: host01: nvidia-smi: unreadable") != std::string::npos);
 }
 
-TEST_CASE("observe on real hosts: an Xid in the kernel log is detected by the xid detector, on its GPU") {
-  ObsLab o;
+TEST_CASE("observe on real hosts: an Xid in the kernel log is detected by the xid detector; a hung tool times out") {
+  ObsLab o("{timeout: 1s}");
+  WriteFile(o.lab->dir() + "/state/host01/nvsmi.hang", "5\n");  // host01's nvidia-smi never answers in time
   const std::string plan = o.Plan("xid", "");
   const std::string db = o.lab->dir() + "/x.db", log = o.lab->dir() + "/x.log";
   const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
@@ -243,7 +245,10 @@ TEST_CASE("observe on real hosts: an Xid in the kernel log is detected by the xi
   REQUIRE(r.metrics.faults.size() == 1);
   REQUIRE(r.metrics.faults[0].time_to_detect);
   CHECK(*r.metrics.faults[0].time_to_detect < Duration::Seconds(10));
-  CHECK(r.observe_errors.empty());
+  // The hung host: an unavailable error naming it and the source; nothing else went wrong.
+  REQUIRE_MESSAGE(!r.observe_errors.empty(), ReadText(log));
+  for (const auto& a : r.observe_errors)
+    CHECK_MESSAGE(a.detail.find("host01: nvidia-smi: unavailable: no answer within 1s") == 0, a.detail);
 }
 
 TEST_CASE("observe on real hosts: a Redfish 500 is an observation error; a failed PSU is the power detector's") {
