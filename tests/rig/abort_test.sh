@@ -7,14 +7,19 @@ set -uo pipefail
 rackchaos=$1 plan=$2
 RIG_DIR=${RIG_DIR:-/tmp/rcrig}
 inventory=${3:-$RIG_DIR/inventory.yaml}
-trap '"$RIG_DIR/bin/rig" valve set tray3 100' EXIT
+trap '"$RIG_DIR/bin/rig" valve set tray3 100; cool' EXIT
 fail() { echo "abort_test: FAIL: $*"; echo "$out"; exit 1; }
-# Start from cool GPUs: a tray still hot from an earlier run would abort the run before the fault.
-for i in $(seq 1 60); do
-  hot=$("$RIG_DIR/bin/rig-gpu" state "$RIG_DIR/trays.d/tray3" | awk '$3 >= 70' | wc -l)
-  [ "$hot" = 0 ] && break; sleep 0.5
-done
-[ "$hot" = 0 ] || fail "tray3's GPUs stayed above 70 C"
+# Cool GPUs before and after: a tray still hot from an earlier run would abort this run before the fault,
+# or set off the thermal detector before the next plan's fault.
+cool() {
+  local i hot
+  for i in $(seq 1 60); do
+    hot=$("$RIG_DIR/bin/rig-gpu" state "$RIG_DIR/trays.d/tray3" | awk '$3 >= 70' | wc -l)
+    [ "$hot" = 0 ] && return 0; sleep 0.5
+  done
+  return 1
+}
+cool || fail "tray3's GPUs stayed above 70 C"
 rm -f rig-abort.db rig-abort.db.ledger*
 start=$SECONDS
 out=$("$rackchaos" run "$plan" --inventory "$inventory" --db rig-abort.db 2>&1); rc=$?
