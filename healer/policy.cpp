@@ -24,7 +24,6 @@ using Member = T& (*)(Policy&);
 struct PolicyKey {
   std::string_view path;
   std::variant<Member<std::string>, Member<int>, Member<double>, Member<Duration>, Member<bool>> member;
-  bool fraction = false;  // a double written as 30% or 0.3 (its range: PolicyBounds())
 };
 
 // In documentation order (messages list the keys of a section in this order).
@@ -35,18 +34,18 @@ const PolicyKey kPolicyKeys[] = {
     {"detectors.straggler.window", [](Policy& p) -> Duration& { return p.straggler_window; }},
     {"detectors.straggler.min_reports", [](Policy& p) -> int& { return p.straggler_min_reports; }},
     {"detectors.straggler.mad_threshold", [](Policy& p) -> double& { return p.straggler_mad_threshold; }},
-    {"detectors.straggler.min_slowdown", [](Policy& p) -> double& { return p.straggler_min_slowdown; }, true},
+    {"detectors.straggler.min_slowdown", [](Policy& p) -> double& { return p.straggler_min_slowdown; }},
     {"detectors.slow_link.window", [](Policy& p) -> Duration& { return p.slow_link.window; }},
     {"detectors.slow_link.min_reports", [](Policy& p) -> int& { return p.slow_link.min_reports; }},
     {"detectors.slow_link.mad_threshold", [](Policy& p) -> double& { return p.slow_link.mad_threshold; }},
-    {"detectors.slow_link.min_slowdown", [](Policy& p) -> double& { return p.slow_link.min_slowdown; }, true},
+    {"detectors.slow_link.min_slowdown", [](Policy& p) -> double& { return p.slow_link.min_slowdown; }},
     {"detectors.slow_link.min_excess", [](Policy& p) -> Duration& { return p.slow_link.min_excess; }},
     {"detectors.thermal.temperature_c", [](Policy& p) -> double& { return p.thermal_temperature_c; }},
     {"detectors.thermal.samples", [](Policy& p) -> int& { return p.thermal_samples; }},
-    {"detectors.thermal.flow_drop", [](Policy& p) -> double& { return p.thermal_flow_drop; }, true},
+    {"detectors.thermal.flow_drop", [](Policy& p) -> double& { return p.thermal_flow_drop; }},
     {"correlation_window", [](Policy& p) -> Duration& { return p.correlation_window; }},
     {"shared_domain_min_trays", [](Policy& p) -> int& { return p.shared_domain_min_trays; }},
-    {"circuit_breaker.max_share", [](Policy& p) -> double& { return p.breaker_max_share; }, true},
+    {"circuit_breaker.max_share", [](Policy& p) -> double& { return p.breaker_max_share; }},
     {"circuit_breaker.window", [](Policy& p) -> Duration& { return p.breaker_window; }},
     {"remediation.restart_jobs", [](Policy& p) -> bool& { return p.restart_jobs; }},
     {"remediation.gpu_reset", [](Policy& p) -> bool& { return p.gpu_reset; }},
@@ -110,7 +109,8 @@ Status ReadKey(const yaml::Reader& r, const yaml::Entry& e, const PolicyKey& key
     Status operator()(Member<double> m) const {
       const PolicyBound& b = PolicyBoundOf(key.path);
       double v = 0;
-      if (!(key.fraction ? r.Fraction(e, v) : r.Number(e, v)).ok() || !(v >= b.min && v <= b.max)) return OutOfRange();
+      const bool fraction = b.kind == PolicyBound::Kind::kFraction;  // written as 30% or 0.3
+      if (!(fraction ? r.Fraction(e, v) : r.Number(e, v)).ok() || !(v >= b.min && v <= b.max)) return OutOfRange();
       m(p) = v;
       return Status::Ok();
     }

@@ -8,6 +8,7 @@
 #include "cluster/dependency.h"
 #include "cluster/placement.h"
 #include "core/exit_code.h"
+#include "runner/cli/cli_exit.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/site/padded_names.h"
 
@@ -15,11 +16,6 @@ namespace rackchaos::runner {
 namespace {
 
 using cluster::Topology;
-
-int Error(const std::string& message) {
-  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
-  return ToInt(ExitCode::kBadInput);
-}
 
 Result<RunSpec> Load(const std::string& path) {
   auto plan = LoadPlan(path);
@@ -177,16 +173,16 @@ std::string RenderSpof(const RunSpec& spec, size_t threshold) {
 
 int CmdBlast(const BlastArgs& args) {
   auto spec = Load(args.plan);
-  if (!spec.ok()) return Error(spec.status().message());
+  if (!spec.ok()) return Fail(spec.status().message());
   auto text = RenderBlast(*spec, args.component);
-  if (!text.ok()) return Error(text.status().message());
+  if (!text.ok()) return Fail(text.status().message());
   std::cout << *text;
   return ToInt(ExitCode::kPass);
 }
 
 int CmdSpof(const BlastArgs& args) {
   auto spec = Load(args.plan);
-  if (!spec.ok()) return Error(spec.status().message());
+  if (!spec.ok()) return Fail(spec.status().message());
   std::cout << RenderSpof(*spec, args.threshold);
   return ToInt(ExitCode::kPass);
 }

@@ -13,6 +13,7 @@
 #include "core/exit_code.h"
 #include "core/strings.h"
 #include "core/user_file.h"
+#include "runner/cli/cli_exit.h"
 #include "runner/incident/importer.h"
 #include "runner/incident/log_line.h"
 #include "runner/plan/plan_loader.h"
@@ -25,11 +26,6 @@ namespace {
 
 // The bounds of the fitting window --since .. --until, in days.
 constexpr double kMinFitDays = 1, kMaxFitDays = 36525;
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
-  return ToInt(ExitCode::kBadInput);
-}
 
 // The cluster whose components were exposed: a plan's cluster, or a site inventory's model and racks.
 Result<cluster::Topology> ExposedCluster(const std::string& path) {

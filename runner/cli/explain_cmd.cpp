@@ -106,7 +106,7 @@ void ExplainMetric(const std::string& name, std::ostream& out) {
 }
 
 // "0.0152": rates and shares with three significant digits.
-std::string Sig(double v) {
+std::string Rate3(double v) {
   std::ostringstream s;
   s.precision(3);
   s << v;
@@ -114,7 +114,7 @@ std::string Sig(double v) {
 }
 
 // A component's mean time between failures at `per_hour`: years, days or hours, whichever reads best.
-std::string Mtbf(double per_hour) {
+std::string MtbfWords(double per_hour) {
   if (per_hour <= 0) return "never";
   const double hours = 1 / per_hour;
   char buf[48];
@@ -130,19 +130,19 @@ void ExplainCatalogue(const cluster::FailureCatalogue& c, bool shipped, std::ost
       << "Per class: failures per component-day, the mean time between failures of one component, Weibull shape\n";
   for (cluster::FailureClass cls : cluster::kFailureClasses) {
     const double rate = c.ClassRatePerHour(cls);
-    out << "  " << cluster::FailureClassName(cls) << ": " << (rate > 0 ? Sig(rate * 24) : "0") << " /day, MTBF "
-        << Mtbf(rate) << ", shape " << c.ShapeOf(cls) << "\n";
+    out << "  " << cluster::FailureClassName(cls) << ": " << (rate > 0 ? Rate3(rate * 24) : "0") << " /day, MTBF "
+        << MtbfWords(rate) << ", shape " << c.ShapeOf(cls) << "\n";
   }
   out << "\nCauses (a failure of a class picks its cause in proportion to the causes' rates):\n";
   for (const cluster::FailureCause& f : c.causes) {
     const double of_class = c.ClassRatePerHour(f.cls);
-    out << "  " << f.name << " [" << cluster::FailureClassName(f.cls) << "]: " << Sig(f.rate_per_hour * 24)
-        << " /day (MTBF " << Mtbf(f.rate_per_hour) << ", " << (of_class > 0 ? Sig(100 * f.rate_per_hour / of_class) : "0")
+    out << "  " << f.name << " [" << cluster::FailureClassName(f.cls) << "]: " << Rate3(f.rate_per_hour * 24)
+        << " /day (MTBF " << MtbfWords(f.rate_per_hour) << ", " << (of_class > 0 ? Rate3(100 * f.rate_per_hour / of_class) : "0")
         << "% of the class)";
     if (f.count > 0) out << ", " << f.count << " in the reference run";
     if (f.events) out << ", fitted from " << *f.events << " event(s)";
     if (f.interval_low && f.interval_high)
-      out << ", 95% interval " << Sig(*f.interval_low) << " .. " << Sig(*f.interval_high) << " /day";
+      out << ", 95% interval " << Rate3(*f.interval_low) << " .. " << Rate3(*f.interval_high) << " /day";
     out << "; injects " << f.injector << (f.xid ? " xid " + std::to_string(f.xid) : "") << ", repair "
         << FormatDuration(f.repair) << "\n";
   }

@@ -21,6 +21,7 @@
 #include "reports/escape.h"
 #include "runner/cli/blast_cmd.h"
 #include "runner/cli/catalogue_cmd.h"
+#include "runner/cli/cli_exit.h"
 #include "runner/cli/commit.h"
 #include "runner/cli/dry_run.h"
 #include "core/exit_code.h"
@@ -44,6 +45,7 @@
 namespace rc = rackchaos;
 using rackchaos::ExitCode;
 using rackchaos::ToInt;
+using rackchaos::runner::Fail;
 
 namespace {
 
@@ -67,11 +69,6 @@ void SetupLogging(const Common& c) {
   rc::InitLogging(level);
 }
 
-int Error(ExitCode code, const std::string& message) {
-  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
-  return ToInt(code);
-}
-
 // Said the moment a stop (SIGINT/SIGTERM, the stop file) is seen, before the faults are reverted and the
 // report written, which can take a while on a large cluster.
 void SayStopping(int open_faults) {
@@ -83,11 +80,11 @@ void SayStopping(int open_faults) {
 int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& vopt, rc::runner::Plan& plan,
                     rc::runner::RunSpec& spec, const std::string& inventory = "") {
   auto loaded = rc::runner::LoadPlan(path);
-  if (!loaded.ok()) return Error(ExitCode::kBadInput, loaded.status().message());
+  if (!loaded.ok()) return Fail(ExitCode::kBadInput, loaded.status().message());
   plan = std::move(*loaded);
   rc::runner::UseInventory(plan, inventory);
   auto validated = rc::runner::ValidatePlan(plan, vopt);
-  if (!validated.ok()) return Error(ExitCode::kBadInput, validated.status().message());
+  if (!validated.ok()) return Fail(ExitCode::kBadInput, validated.status().message());
   spec = std::move(*validated);
   for (const std::string& w : spec.warnings)  // the gate text is the plan's: no control characters
     std::fprintf(stderr, "rackchaos: warning: %s\n", rc::reports::TerminalText(w).c_str());
@@ -98,8 +95,8 @@ int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& 
 int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::RunSpec& spec,
                const std::string& command_line) {
   auto real = rc::runner::ValidateRealPlan(plan, spec);
-  if (!real.ok()) return Error(ExitCode::kBadInput, real.status().message());
-  if (c.pace > 0) return Error(ExitCode::kBadInput, "--pace slows simulated runs; a real run keeps the wall clock");
+  if (!real.ok()) return Fail(ExitCode::kBadInput, real.status().message());
+  if (c.pace > 0) return Fail(ExitCode::kBadInput, "--pace slows simulated runs; a real run keeps the wall clock");
   rc::runner::RealRunOptions opt{c.db, c.ledger, command_line, c.accept_new_host_keys, SayStopping};
   rc::reports::LiveMetrics metrics;
   std::unique_ptr<rc::serve::HttpServer> endpoint;
@@ -110,7 +107,7 @@ int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::
   }
   rc::runner::RunOutcome out = rc::runner::ExecuteRealRun(plan, spec, *real, opt);
   if (!c.quiet && !out.summary.empty()) std::cout << out.summary;
-  if (!out.error.empty()) Error(out.code, out.error);
+  if (!out.error.empty()) Fail(out.code, out.error);
   if (!c.quiet && out.run_id) std::cout << "\nRun " << out.run_id << " (real, " << real->hosts.size() << " host(s)) stored in " << c.db << "\n";
   return ToInt(out.code);
 }
@@ -121,7 +118,7 @@ int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> see
   rc::runner::RunSpec spec;
   if (int rc_ = LoadAndValidate(path, {seed, healer}, plan, spec, inventory)) return rc_;
   if (rc::runner::StopFileExists())  // an operator halted every run on this machine
-    return Error(ExitCode::kInterrupted, "stop file " + rc::runner::StopFilePath() + " exists; remove it to run");
+    return Fail(ExitCode::kInterrupted, "stop file " + rc::runner::StopFilePath() + " exists; remove it to run");
   rc::runner::InstallStopHandlers();
   // The composition root: a plan on a site runs on its hosts (SSH, wall clock), any other on the simulator.
   if (!plan.cluster.inventory.empty()) return CmdRunReal(c, plan, spec, command_line);
@@ -145,7 +142,7 @@ int CmdRun(const Common& c, const std::string& path, std::optional<uint64_t> see
   };
   rc::runner::RunOutcome out = rc::runner::ExecuteRun(plan, spec, opt);
   progress.Done();
-  if (out.code == ExitCode::kRuntimeError) return Error(out.code, out.error);
+  if (out.code == ExitCode::kRuntimeError) return Fail(out.code, out.error);
   if (!c.quiet) {
     std::cout << out.summary;
     if (!out.gates.empty()) {
@@ -164,7 +161,7 @@ int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
   if (int rc_ = LoadAndValidate(path, {seed, ""}, plan, spec)) return rc_;
   if (!plan.cluster.inventory.empty()) {
     auto real = rc::runner::ValidateRealPlan(plan, spec);
-    if (!real.ok()) return Error(ExitCode::kBadInput, real.status().message());
+    if (!real.ok()) return Fail(ExitCode::kBadInput, real.status().message());
     std::cout << path << ": site inventory " << real->inventory.path << " (" << real->hosts.size() << " host(s) used)\n";
   }
   std::cout << path << ": ok: " << spec.topology.model().name << " x" << spec.topology.racks().size() << " ("
@@ -466,7 +463,7 @@ int main(int argc, char** argv) {
   if (*run || *recover || *sweep || *qualify || *report || *compare || *history || *replay) {
     for (const auto& [path, what] : {std::pair{common.db, "report database"}, {common.ledger, "fault ledger"}}) {
       rc::Status special = rc::CheckNotSpecialFile(path, {what, 0});
-      if (!special.ok()) return Error(ExitCode::kBadInput, special.message());
+      if (!special.ok()) return Fail(ExitCode::kBadInput, special.message());
     }
   }
   std::string command_line;

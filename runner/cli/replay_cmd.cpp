@@ -13,6 +13,7 @@
 #include "reports/store.h"
 #include "reports/text_table.h"
 #include "core/exit_code.h"
+#include "runner/cli/cli_exit.h"
 #include "runner/incident/importer.h"
 #include "runner/incident/log_line.h"
 #include "runner/cli/replay_output.h"
@@ -23,12 +24,6 @@
 
 namespace rackchaos::runner {
 namespace {
-
-int Fail(ExitCode code, const std::string& message) {
-  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
-  return ToInt(code);
-}
-
 
 // The cluster side of a replay: from a plan (its cluster and jobs) or from a site inventory.
 struct ClusterSource {

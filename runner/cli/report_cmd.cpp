@@ -11,14 +11,10 @@
 #include "reports/render.h"
 #include "reports/store.h"
 #include "core/exit_code.h"
+#include "runner/cli/cli_exit.h"
 
 namespace rackchaos::runner {
 namespace {
-
-int Fail(ExitCode code, const std::string& message) {
-  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
-  return ToInt(code);
-}
 
 // Unknown runs and bad arguments are the user's input; everything else is infrastructure.
 int FailWith(const Status& s) {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/exit_code.h"
+#include "runner/cli/cli_exit.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/engine/progress.h"
 #include "runner/engine/run.h"
@@ -15,16 +16,6 @@
 
 namespace rackchaos::runner {
 namespace {
-
-int Error(ExitCode code, const std::string& message) {
-  std::fprintf(stderr, "rackchaos: %s\n", message.c_str());
-  return ToInt(code);
-}
-
-ExitCode CodeOf(const Status& s) {
-  return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound ? ExitCode::kBadInput
-                                                                                        : ExitCode::kRuntimeError;
-}
 
 // Writes `text` to `path` ("-" for stdout), whole or reported as failed.
 Status WriteSweepFile(const std::string& path, const std::string& text) {
@@ -44,10 +35,10 @@ Status WriteSweepFile(const std::string& path, const std::string& text) {
 int WriteSweepOutputs(const SweepResult& result, const SweepOutputArgs& output) {
   if (!output.csv.empty())
     if (Status s = WriteSweepFile(output.csv, RenderSweepCsv(result, output.timing)); !s.ok())
-      return Error(ExitCode::kRuntimeError, "--csv: " + s.message());
+      return Fail(ExitCode::kRuntimeError, "--csv: " + s.message());
   if (!output.html.empty())
     if (Status s = WriteSweepFile(output.html, RenderSweepHtml(result)); !s.ok())
-      return Error(ExitCode::kRuntimeError, "--html: " + s.message());
+      return Fail(ExitCode::kRuntimeError, "--html: " + s.message());
   return 0;
 }
 
@@ -70,24 +61,24 @@ int CmdSweep(const SweepArgs& args) {
   options.progress = ProgressWanted(args.progress, args.quiet);
   if (!args.shard.empty()) {
     auto shard = ParseShard(args.shard);
-    if (!shard.ok()) return Error(ExitCode::kBadInput, shard.status().message());
+    if (!shard.ok()) return Fail(ExitCode::kBadInput, shard.status().message());
     std::tie(options.shard, options.shards) = *shard;
   }
-  if (Status bounds = CheckSweepBounds(options); !bounds.ok()) return Error(ExitCode::kBadInput, bounds.message());
+  if (Status bounds = CheckSweepBounds(options); !bounds.ok()) return Fail(ExitCode::kBadInput, bounds.message());
   auto wanted = ParseSweepMetrics(args.output.metrics);
-  if (!wanted.ok()) return Error(ExitCode::kBadInput, wanted.status().message());
+  if (!wanted.ok()) return Fail(ExitCode::kBadInput, wanted.status().message());
   if (Status outputs = CheckSweepOutputs(args.output); !outputs.ok())
-    return Error(ExitCode::kBadInput, outputs.message());
+    return Fail(ExitCode::kBadInput, outputs.message());
   options.metrics = *wanted;
   for (const std::string& g : args.grid) {
     auto axis = ParseGridAxis(g);
-    if (!axis.ok()) return Error(ExitCode::kBadInput, axis.status().message());
+    if (!axis.ok()) return Fail(ExitCode::kBadInput, axis.status().message());
     options.grid.push_back(std::move(*axis));
   }
   auto plan = LoadPlan(args.plan);
-  if (!plan.ok()) return Error(ExitCode::kBadInput, plan.status().message());
-  if (!plan->cluster.inventory.empty()) return Error(ExitCode::kBadInput, args.plan + ": sweeps run simulated plans only");
-  if (StopFileExists()) return Error(ExitCode::kInterrupted, "stop file " + StopFilePath() + " exists; remove it to run");
+  if (!plan.ok()) return Fail(ExitCode::kBadInput, plan.status().message());
+  if (!plan->cluster.inventory.empty()) return Fail(ExitCode::kBadInput, args.plan + ": sweeps run simulated plans only");
+  if (StopFileExists()) return Fail(ExitCode::kInterrupted, "stop file " + StopFilePath() + " exists; remove it to run");
 
   // Stage 2: the runs (watched through /metrics when asked). Stage 3: the aggregates as read back.
   reports::LiveMetrics metrics;
@@ -100,7 +91,7 @@ int CmdSweep(const SweepArgs& args) {
   }
   InstallStopHandlers();
   auto result = RunSweep(*plan, options);
-  if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());
+  if (!result.ok()) return Fail(CodeOf(result.status()), result.status().message());
   if (!result->threads_refused.empty())
     std::fprintf(stderr, "rackchaos: the system refused sweep thread %d of --threads %d (%s); the sweep ran on %d\n",
                  result->threads + 1, options.threads, result->threads_refused.c_str(), result->threads);
@@ -131,12 +122,12 @@ int CmdSweep(const SweepArgs& args) {
 
 int CmdSweepReport(const std::string& db, const std::string& sweep_id, const SweepOutputArgs& output) {
   auto metrics = ParseSweepMetrics(output.metrics);
-  if (!metrics.ok()) return Error(ExitCode::kBadInput, metrics.status().message());
-  if (Status outputs = CheckSweepOutputs(output); !outputs.ok()) return Error(ExitCode::kBadInput, outputs.message());
+  if (!metrics.ok()) return Fail(ExitCode::kBadInput, metrics.status().message());
+  if (Status outputs = CheckSweepOutputs(output); !outputs.ok()) return Fail(ExitCode::kBadInput, outputs.message());
   auto store = reports::SweepStore::OpenForReading(db);
-  if (!store.ok()) return Error(CodeOf(store.status()), store.status().message());
+  if (!store.ok()) return Fail(CodeOf(store.status()), store.status().message());
   auto result = ReadSweep(*store, sweep_id, *metrics);
-  if (!result.ok()) return Error(CodeOf(result.status()), result.status().message());
+  if (!result.ok()) return Fail(CodeOf(result.status()), result.status().message());
   if (int code = WriteSweepOutputs(*result, output); code != 0) return code;
   // The table goes to stdout unless a file asked for is stdout.
   if (output.csv != "-" && output.html != "-") {

@@ -9,7 +9,6 @@ namespace rackchaos::incident {
 namespace {
 
 using std::string_view;
-constexpr size_t kNpos = string_view::npos;
 
 
 
@@ -132,14 +131,14 @@ void TakeHostAndTag(string_view rest, SplitLine& out) {
     return;
   }
   tag.remove_suffix(1);
-  if (size_t b = tag.find('['); b != kNpos) tag = tag.substr(0, b);
+  if (size_t b = tag.find('['); b != string_view::npos) tag = tag.substr(0, b);
   out.host = host;
   out.tag = tag;
   out.body = Trim(probe);
   // syslog of kernel messages keeps dmesg's "[ uptime]"; the wall time already says when.
   if (!out.body.empty() && out.body[0] == '[') {
     size_t close = out.body.find(']');
-    if (close != kNpos && close < 32 && ParseUptime(out.body.substr(1, close - 1)))
+    if (close != string_view::npos && close < 32 && ParseUptime(out.body.substr(1, close - 1)))
       out.body = Trim(out.body.substr(close + 1));
   }
 }
@@ -251,7 +250,7 @@ bool TakeShortUnix(string_view s, SplitLine& out) {
   string_view rest = s;
   string_view first = NextToken(rest);
   size_t dot = first.find('.');
-  if (dot < 9 || dot > 11 || first.find_first_not_of("0123456789.") != kNpos) return false;
+  if (dot < 9 || dot > 11 || first.find_first_not_of("0123456789.") != string_view::npos) return false;
   auto t = ParseUptime(first);
   if (!t) return false;
   SplitLine probe;
@@ -269,7 +268,7 @@ std::optional<LogTime> ParseGlogTime(string_view s) {
   if (s.size() < 14 || (s[0] != 'E' && s[0] != 'W' && s[0] != 'I' && s[0] != 'F')) return std::nullopt;
   s.remove_prefix(1);
   size_t space = s.find(' ');
-  if (space == kNpos || space < 3 || space > 4) return std::nullopt;
+  if (space == string_view::npos || space < 3 || space > 4) return std::nullopt;
   int mmdd = 0;
   for (size_t i = 0; i < space; ++i) {
     if (!IsDigit(s[i])) return std::nullopt;
@@ -286,12 +285,12 @@ std::optional<LogTime> ParseGlogTime(string_view s) {
 // dmesg -x (--decode) puts "FACILITY:LEVEL : " before the stamp ("kern  :err   : [ 1234.5] ...").
 string_view SkipDecodePrefix(string_view s) {
   size_t colon = s.substr(0, 9).find(':');
-  if (colon == kNpos || colon == 0 || colon > 8) return s;
+  if (colon == string_view::npos || colon == 0 || colon > 8) return s;
   for (size_t i = 0; i < colon; ++i) {
     if (!(s[i] >= 'a' && s[i] <= 'z') && s[i] != ' ') return s;
   }
   size_t end = s.find(": ", colon + 1);
-  if (end == kNpos || end > colon + 10) return s;
+  if (end == string_view::npos || end > colon + 10) return s;
   for (size_t i = colon + 1; i < end; ++i) {
     if (!(s[i] >= 'a' && s[i] <= 'z') && s[i] != ' ') return s;
   }
@@ -305,7 +304,7 @@ SplitLine SplitLogLine(string_view line) {
   if (s.empty()) return out;
   if (s[0] == '[') {
     size_t close = s.find(']');
-    if (close == kNpos || close > 64) return out;
+    if (close == string_view::npos || close > 64) return out;
     string_view inside = Trim(s.substr(1, close - 1));
     string_view rest = Trim(s.substr(close + 1));
     if (auto up = ParseUptime(inside)) {
@@ -338,7 +337,7 @@ SplitLine SplitLogLine(string_view line) {
   if (auto iso = ParseIsoLogTime(first)) {
     out.time = *iso;
     // dmesg --time-format=iso writes a comma before the fraction and no host; journald and syslog a dot.
-    if (mpi_stamp || first.find(',') != kNpos) {
+    if (mpi_stamp || first.find(',') != string_view::npos) {
       out.body = Trim(rest);
       return out;
     }

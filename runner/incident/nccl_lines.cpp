@@ -17,17 +17,16 @@ namespace rackchaos::incident {
 namespace {
 
 using std::string_view;
-constexpr size_t kNpos = string_view::npos;
 
 // "NCCL" or "nccl" anywhere (most lines of a log are noise that has neither; find() runs on memchr).
-bool NamesNccl(string_view s) { return s.find("CCL") != kNpos || s.find("ccl") != kNpos; }
+bool NamesNccl(string_view s) { return s.find("CCL") != string_view::npos || s.find("ccl") != string_view::npos; }
 
 // The number right after `key` in `s` ("SeqNum=" -> 1580); nullopt when absent. A number of more than
 // 15 digits reads as kHuge (past every bound, never cut to its first digits).
 constexpr long long kHuge = 1'000'000'000'000'000LL;
 std::optional<long long> NumberAfter(string_view s, string_view key) {
   size_t at = s.find(key);
-  if (at == kNpos) return std::nullopt;
+  if (at == string_view::npos) return std::nullopt;
   s.remove_prefix(at + key.size());
   long long v = 0;
   size_t n = 0;
@@ -50,7 +49,7 @@ void Bounded(std::optional<long long> v, long long max, const char* what, std::o
 
 string_view WordAfter(string_view s, string_view key) {
   size_t at = s.find(key);
-  if (at == kNpos) return {};
+  if (at == string_view::npos) return {};
   s.remove_prefix(at + key.size());
   size_t n = 0;
   while (n < s.size() && n < 64 && s[n] != ',' && s[n] != ')' && s[n] != ' ') ++n;
@@ -68,14 +67,14 @@ std::optional<long long> RankOf(string_view s) {
 // The time of a line: its glog stamp ("[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607]"), else
 // the log prefix's.
 LogTime TimeOf(string_view line, const SplitLine& split) {
-  for (size_t at = line.find('['); at != kNpos && at < 96; at = line.find('[', at + 1)) {
+  for (size_t at = line.find('['); at != string_view::npos && at < 96; at = line.find('[', at + 1)) {
     if (auto t = ParseGlogTime(line.substr(at + 1, 40))) return *t;
   }
   return split.time;
 }
 
 LineResult WatchdogTimeout(string_view line, const SplitLine& split, std::vector<IncidentEvent>& out) {
-  if (line.find("terminated with exception") != kNpos) return LineResult::kFollowUp;  // the same timeout, rethrown
+  if (line.find("terminated with exception") != string_view::npos) return LineResult::kFollowUp;  // the same timeout, rethrown
   IncidentEvent e;
   e.kind = EventKind::kNcclTimeout;
   e.time = TimeOf(line, split);
@@ -100,16 +99,16 @@ LineResult Warn(string_view line, size_t warn_at, const SplitLine& split, std::v
   while (!e.detail.empty() && (e.detail.back() == ' ' || e.detail.back() == '\r')) e.detail.pop_back();
   string_view head = line.substr(0, warn_at);
   size_t open = head.rfind(" [");
-  if (open != kNpos) {
+  if (open != string_view::npos) {
     Bounded(NumberAfter(head.substr(open), "["), kMaxNcclDevice, "the CUDA device", e.device, e);
     string_view who = head.substr(0, open);
-    if (size_t sp = who.rfind(' '); sp != kNpos) who = who.substr(sp + 1);
-    if (size_t gt = who.rfind('>'); gt != kNpos) who = who.substr(gt + 1);  // "[1,12]<stdout>:host:pid:tid"
+    if (size_t sp = who.rfind(' '); sp != string_view::npos) who = who.substr(sp + 1);
+    if (size_t gt = who.rfind('>'); gt != string_view::npos) who = who.substr(gt + 1);  // "[1,12]<stdout>:host:pid:tid"
     if (!who.empty() && who.front() == ':') who.remove_prefix(1);
     // host:pid:tid; the host is what is left after the last two numbers.
     size_t tid = who.rfind(':');
-    size_t pid = tid == kNpos || tid == 0 ? kNpos : who.rfind(':', tid - 1);
-    if (pid != kNpos && pid > 0) e.host = std::string(who.substr(0, pid));
+    size_t pid = tid == string_view::npos || tid == 0 ? string_view::npos : who.rfind(':', tid - 1);
+    if (pid != string_view::npos && pid > 0) e.host = std::string(who.substr(0, pid));
   }
   if (e.host.empty()) e.host = std::string(split.host);
   out.push_back(std::move(e));
@@ -122,12 +121,12 @@ LineResult NcclError(string_view line, size_t at, const SplitLine& split, std::v
   string_view reason = line.substr(at + 10);  // after "NCCL error"
   if (reason.starts_with(" in:")) {
     size_t comma = reason.find(", ");
-    reason = comma == kNpos ? string_view() : reason.substr(comma + 2);
+    reason = comma == string_view::npos ? string_view() : reason.substr(comma + 2);
   } else if (reason.starts_with(":")) {
     reason.remove_prefix(1);
   }
   while (!reason.empty() && reason.front() == ' ') reason.remove_prefix(1);
-  if (size_t v = reason.find(", NCCL version"); v != kNpos) reason = reason.substr(0, v);
+  if (size_t v = reason.find(", NCCL version"); v != string_view::npos) reason = reason.substr(0, v);
   IncidentEvent e;
   e.kind = EventKind::kNcclError;
   e.time = TimeOf(line, split);
@@ -142,7 +141,7 @@ bool IsNcclResultName(string_view s) {
   // "[rank3]: ncclRemoteError: ..." -> the text after any "[rank3]: " prefix.
   if (s.starts_with("[rank")) {
     size_t close = s.find("]: ");
-    if (close != kNpos && close < 16) s.remove_prefix(close + 3);
+    if (close != string_view::npos && close < 16) s.remove_prefix(close + 3);
   }
   for (string_view name : {"ncclRemoteError:", "ncclSystemError:", "ncclInternalError:", "ncclUnhandledCudaError:",
                            "ncclInvalidUsage:", "ncclInvalidArgument:"}) {
@@ -164,10 +163,10 @@ LineResult ParseNcclLine(string_view line, const SplitLine& split, FileState& st
   // "Last error:": one scan turns away the noise that makes up most of a kernel log.
   if (!NamesNccl(body) && !body.ends_with("Last error:"))
     return LineResult::kNotUnderstood;
-  if (body.find("Watchdog caught collective operation timeout") != kNpos) return WatchdogTimeout(body, split, out);
-  if (size_t warn = body.find(" NCCL WARN "); warn != kNpos) return Warn(body, warn, split, out);
-  if (body.find(" NCCL INFO ") != kNpos) return LineResult::kFollowUp;
-  if (size_t err = body.find("NCCL error"); err != kNpos && body.find("NCCL version") != kNpos)
+  if (body.find("Watchdog caught collective operation timeout") != string_view::npos) return WatchdogTimeout(body, split, out);
+  if (size_t warn = body.find(" NCCL WARN "); warn != string_view::npos) return Warn(body, warn, split, out);
+  if (body.find(" NCCL INFO ") != string_view::npos) return LineResult::kFollowUp;
+  if (size_t err = body.find("NCCL error"); err != string_view::npos && body.find("NCCL version") != string_view::npos)
     return NcclError(body, err, split, out);
   if (IsNcclResultName(body)) return LineResult::kFollowUp;
   if (body == "Last error:" || body.ends_with("]: Last error:")) {
@@ -177,7 +176,7 @@ LineResult ParseNcclLine(string_view line, const SplitLine& split, FileState& st
   for (string_view followup : {"Exception (either an error or timeout) detected by watchdog", "Timeout at NCCL work",
                                "Some NCCL operations have failed or timed out",
                                "To avoid data inconsistency, we are taking the entire process down"}) {
-    if (body.find(followup) != kNpos) return LineResult::kFollowUp;
+    if (body.find(followup) != string_view::npos) return LineResult::kFollowUp;
   }
   (void)line;
   return LineResult::kNotUnderstood;

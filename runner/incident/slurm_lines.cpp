@@ -11,7 +11,6 @@ namespace rackchaos::incident {
 namespace {
 
 using std::string_view;
-constexpr size_t kNpos = string_view::npos;
 constexpr size_t kMaxPendingReasons = 4096;
 
 string_view Word(string_view s) {
@@ -50,7 +49,7 @@ void Emit(EventKind kind, const SplitLine& split, string_view nodes, string_view
 LineResult ParseUpdateNode(const SplitLine& split, string_view body, FileState& state,
                            std::vector<IncidentEvent>& out) {
   size_t at = body.find(": node ");
-  if (at == kNpos) return LineResult::kNotUnderstood;
+  if (at == string_view::npos) return LineResult::kNotUnderstood;
   string_view rest = body.substr(at + 7);
   string_view node = Word(rest);
   rest = Trim(rest.substr(node.size()));
@@ -77,9 +76,9 @@ LineResult ParseScontrolReason(string_view body, FileState& state, std::vector<I
   string_view reason = Trim(body.substr(7));
   SplitLine when;
   size_t open = reason.rfind('[');
-  if (open != kNpos && reason.back() == ']') {
+  if (open != string_view::npos && reason.back() == ']') {
     string_view stamp = reason.substr(open + 1, reason.size() - open - 2);
-    if (size_t atsign = stamp.find('@'); atsign != kNpos) {
+    if (size_t atsign = stamp.find('@'); atsign != string_view::npos) {
       if (auto t = ParseIsoLogTime(stamp.substr(atsign + 1))) when.time = *t;
     }
     reason = Trim(reason.substr(0, open));
@@ -129,8 +128,8 @@ LineResult JobOnNode(EventKind kind, const SplitLine& split, string_view body, s
   size_t node_at = body.find(node_key);
   string_view head = body.substr(0, node_at);
   size_t id_at = head.find("JobId=");
-  id_at = id_at == kNpos ? head.find_first_of("0123456789") : id_at + 6;
-  if (id_at == kNpos) return LineResult::kNotUnderstood;
+  id_at = id_at == string_view::npos ? head.find_first_of("0123456789") : id_at + 6;
+  if (id_at == string_view::npos) return LineResult::kNotUnderstood;
   std::string id = JobId(head.substr(id_at));
   string_view node = Word(body.substr(node_at + node_key.size()));
   if (id.empty() || node.empty()) return LineResult::kNotUnderstood;
@@ -153,15 +152,15 @@ LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<
   if (body.starts_with("error: ")) body.remove_prefix(7);
   if (body.starts_with("update_node:") || body.starts_with("drain_nodes:"))
     return ParseUpdateNode(split, body, state, out);
-  if (body.starts_with("Nodes ") && body.find(" not responding") != kNpos) {
-    if (body.find("setting DOWN") == kNpos) return LineResult::kFollowUp;
+  if (body.starts_with("Nodes ") && body.find(" not responding") != string_view::npos) {
+    if (body.find("setting DOWN") == string_view::npos) return LineResult::kFollowUp;
     Emit(EventKind::kNodeDown, split, Word(body.substr(6)), "Not responding", out);
     return LineResult::kEvent;
   }
-  if (body.starts_with("Node ") && body.find(" now responding") != kNpos) return LineResult::kFollowUp;
+  if (body.starts_with("Node ") && body.find(" now responding") != string_view::npos) return LineResult::kFollowUp;
   // "validate_node_specs: Node N unexpectedly rebooted boot_time=... last response=..." (then DOWN) and
   // "node N returned to service" / "node_did_resp: node N returned to service" (ReturnToService).
-  if (body.starts_with("validate_node_specs: Node ") && body.find(" unexpectedly rebooted") != kNpos) {
+  if (body.starts_with("validate_node_specs: Node ") && body.find(" unexpectedly rebooted") != string_view::npos) {
     Emit(EventKind::kNodeDown, split, Word(body.substr(26)), "Node unexpectedly rebooted", out);
     return LineResult::kEvent;
   }
@@ -169,11 +168,11 @@ LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<
     Emit(EventKind::kNodeResume, split, Word(body.substr(body[4] == ' ' ? 5 : 20)), "", out);
     return LineResult::kEvent;
   }
-  if (body.starts_with("requeue ") && body.find(" due to failure of node ") != kNpos)
+  if (body.starts_with("requeue ") && body.find(" due to failure of node ") != string_view::npos)
     return JobOnNode(EventKind::kJobRequeue, split, body, " due to failure of node ", state, out);
-  if (body.starts_with("Killing JobId=") && body.find(" on failed node ") != kNpos)
+  if (body.starts_with("Killing JobId=") && body.find(" on failed node ") != string_view::npos)
     return JobOnNode(EventKind::kJobKill, split, body, " on failed node ", state, out);
-  if (size_t job = body.find("JobId="); job != kNpos && (body.find("equeu") != kNpos)) {
+  if (size_t job = body.find("JobId="); job != string_view::npos && (body.find("equeu") != string_view::npos)) {
     std::string id = JobId(body.substr(job + 6));
     if (id.empty()) return LineResult::kNotUnderstood;
     if (id == state.last_requeue_job) {  // "Requeuing JobId=N" after "requeue job JobId=N due to ..."
@@ -207,7 +206,7 @@ std::string HostlistProblem(string_view list, size_t limit) {
     string_view item = list.substr(i, end - i);
     i = end + 1;
     size_t open = item.find('['), close = item.find(']');
-    if (open == kNpos || close == kNpos || close < open) {
+    if (open == string_view::npos || close == string_view::npos || close < open) {
       names += item.empty() ? 0 : 1;
       continue;
     }
@@ -215,11 +214,11 @@ std::string HostlistProblem(string_view list, size_t limit) {
     while (!ranges.empty()) {
       size_t comma = ranges.find(',');
       string_view r = ranges.substr(0, comma);
-      ranges = comma == kNpos ? string_view() : ranges.substr(comma + 1);
+      ranges = comma == string_view::npos ? string_view() : ranges.substr(comma + 1);
       size_t dash = r.find('-');
-      string_view lo = r.substr(0, dash), hi = dash == kNpos ? lo : r.substr(dash + 1);
-      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != kNpos ||
-          hi.find_first_not_of("0123456789") != kNpos) {
+      string_view lo = r.substr(0, dash), hi = dash == string_view::npos ? lo : r.substr(dash + 1);
+      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != string_view::npos ||
+          hi.find_first_not_of("0123456789") != string_view::npos) {
         ++names;  // kept as it is (ExpandHostlist)
         break;
       }
@@ -250,7 +249,7 @@ std::vector<std::string> ExpandHostlist(string_view list, size_t limit) {
     string_view item = list.substr(i, end - i);
     i = end + 1;
     size_t open = item.find('['), close = item.find(']');
-    if (open == kNpos || close == kNpos || close < open) {
+    if (open == string_view::npos || close == string_view::npos || close < open) {
       if (!item.empty()) out.emplace_back(item);
       continue;
     }
@@ -259,11 +258,11 @@ std::vector<std::string> ExpandHostlist(string_view list, size_t limit) {
     while (!ranges.empty() && out.size() < limit) {
       size_t comma = ranges.find(',');
       string_view r = ranges.substr(0, comma);
-      ranges = comma == kNpos ? string_view() : ranges.substr(comma + 1);
+      ranges = comma == string_view::npos ? string_view() : ranges.substr(comma + 1);
       size_t dash = r.find('-');
-      string_view lo = r.substr(0, dash), hi = dash == kNpos ? lo : r.substr(dash + 1);
-      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != kNpos ||
-          hi.find_first_not_of("0123456789") != kNpos) {
+      string_view lo = r.substr(0, dash), hi = dash == string_view::npos ? lo : r.substr(dash + 1);
+      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != string_view::npos ||
+          hi.find_first_not_of("0123456789") != string_view::npos) {
         out.emplace_back(item);
         break;
       }

@@ -10,7 +10,6 @@ namespace rackchaos::incident {
 namespace {
 
 using std::string_view;
-constexpr size_t kNpos = string_view::npos;
 constexpr size_t kMaxColumns = 64;
 
 
@@ -19,7 +18,7 @@ std::vector<std::string> SplitOn(string_view s, char sep) {
   while (out.size() < kMaxColumns) {
     size_t at = s.find(sep);
     out.emplace_back(Trim(s.substr(0, at)));
-    if (at == kNpos) break;
+    if (at == string_view::npos) break;
     s.remove_prefix(at + 1);
   }
   return out;
@@ -56,14 +55,14 @@ std::vector<std::string> Lowered(const std::vector<std::string>& v) {
 }
 
 LineResult DetectHeader(string_view line, TableState& t) {
-  if (line.find(',') != kNpos) {
+  if (line.find(',') != string_view::npos) {
     auto cols = Lowered(SplitCsv(line));
     if (IndexOf(cols, "time") >= 0 && IndexOf(cols, "event") >= 0) {
       t = {TableState::Kind::kCsvTimeline, cols, {}, false, {}};
       return LineResult::kFollowUp;
     }
   }
-  if (line.find('|') != kNpos) {
+  if (line.find('|') != string_view::npos) {
     auto cols = Lowered(SplitOn(line, '|'));
     if (IndexOf(cols, "nodename") >= 0 && IndexOf(cols, "timestart") >= 0) {
       t = {TableState::Kind::kSacctPipe, cols, {}, false, {}};
@@ -86,7 +85,7 @@ LineResult DetectHeader(string_view line, TableState& t) {
 // The dash line under a fixed-width sacctmgr header gives the column spans.
 LineResult TakeDashes(string_view line, TableState& t) {
   t.awaiting_dashes = false;
-  if (line.find_first_not_of("- \t") != kNpos || line.find('-') == kNpos) {
+  if (line.find_first_not_of("- \t") != string_view::npos || line.find('-') == string_view::npos) {
     t.kind = TableState::Kind::kNone;
     return LineResult::kNotUnderstood;
   }

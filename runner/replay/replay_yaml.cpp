@@ -13,7 +13,7 @@ std::string Secs(double s) { return std::to_string(static_cast<int64_t>(std::llr
 std::string Secs(Duration d) { return Secs(d.Seconds()); }
 
 // YAML double-quoted scalar: safe for any text from a log.
-std::string Quote(const std::string& s) {
+std::string YamlQuote(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     if (c == '"' || c == '\\') {
@@ -38,12 +38,12 @@ std::string CommentText(const std::string& s) {
 
 // The cluster section: the model, racks or regions (with their spare racks and the link between them).
 void ClusterYaml(std::ostream& y, const ClusterSpec& c) {
-  y << "cluster:\n  model: " << Quote(c.model) << "\n";
+  y << "cluster:\n  model: " << YamlQuote(c.model) << "\n";
   if (c.regions.empty()) y << "  racks: " << c.racks << "\n";
   else {
     y << "  regions:\n";
     for (const RegionPlan& r : c.regions) {
-      y << "    - {name: " << Quote(r.name) << ", racks: " << r.racks;
+      y << "    - {name: " << YamlQuote(r.name) << ", racks: " << r.racks;
       if (r.spare_racks >= 0) y << ", spares: {racks: " << r.spare_racks << "}";
       y << "}\n";
     }
@@ -58,7 +58,7 @@ void ClusterYaml(std::ostream& y, const ClusterSpec& c) {
 
 // One job of workload.jobs, with its home region, input and far checkpoint copy when it has them.
 void JobYaml(std::ostream& y, const JobSpec& j) {
-  y << "    - name: " << Quote(j.name) << "\n      gpus: " << j.gpus << "\n      parallelism: {tp: " << j.tp
+  y << "    - name: " << YamlQuote(j.name) << "\n      gpus: " << j.gpus << "\n      parallelism: {tp: " << j.tp
     << ", pp: " << j.pp << ", dp: " << (j.dp ? j.dp : j.gpus / std::max(1, j.tp * j.pp)) << ", ep: " << j.ep
     << "}\n      step_time: " << Secs(j.step_time) << "\n      checkpoint: {interval: " << Secs(j.checkpoint_interval)
     << ", write_time: " << Secs(j.checkpoint_write);
@@ -67,7 +67,7 @@ void JobYaml(std::ostream& y, const JobSpec& j) {
   y << "}\n      restart_overhead: " << Secs(j.restart_overhead) << "\n      collective_timeout: "
     << Secs(j.collective_timeout) << "\n";
   if (j.min_gpus > 0) y << "      elastic: {min_gpus: " << j.min_gpus << "}\n";
-  if (!j.region.text.empty()) y << "      region: " << Quote(j.region.text) << "\n";
+  if (!j.region.text.empty()) y << "      region: " << YamlQuote(j.region.text) << "\n";
   if (j.input_mb_per_s > 0) y << "      input_mb_per_s: " << j.input_mb_per_s << "\n";
   if (j.input_from_object_store) y << "      input_from: object_store\n";
 }
@@ -93,8 +93,8 @@ JobSpec DefaultReplayJob(const cluster::Topology& topo) {
 std::string ReplayPlanYaml(const ReplayTimeline& t, const ReplayPlanOptions& o) {
   std::ostringstream y;
   for (const auto& c : o.comments) y << "# " << CommentText(c) << "\n";
-  y << "name: " << Quote(o.name) << "\n";
-  if (!o.description.empty()) y << "description: " << Quote(o.description) << "\n";
+  y << "name: " << YamlQuote(o.name) << "\n";
+  if (!o.description.empty()) y << "description: " << YamlQuote(o.description) << "\n";
   y << "seed: " << o.seed << "\n";
   y << "duration: " << Secs(o.lead.Seconds() + t.span + o.tail.Seconds()) << "\n\n";
   ClusterYaml(y, o.cluster);
@@ -105,20 +105,20 @@ std::string ReplayPlanYaml(const ReplayTimeline& t, const ReplayPlanOptions& o) 
     y << "  # " << CommentText(f.source);
     if (f.follow_ups) y << " (+" << f.follow_ups << " follow-up event(s))";
     for (const std::string& c : f.consequences) y << "; caused " << CommentText(c);
-    y << "\n  - at: " << Secs(o.lead.Seconds() + f.at) << "\n    kind: " << Quote(f.kind)
-      << "\n    target: " << Quote(f.target) << "\n";
+    y << "\n  - at: " << Secs(o.lead.Seconds() + f.at) << "\n    kind: " << YamlQuote(f.kind)
+      << "\n    target: " << YamlQuote(f.target) << "\n";
     if (!f.params.empty()) {
       y << "    params: {";
       bool first = true;
       for (const auto& [k, v] : f.params) {
-        y << (first ? "" : ", ") << Quote(k) << ": " << Quote(v);
+        y << (first ? "" : ", ") << YamlQuote(k) << ": " << YamlQuote(v);
         first = false;
       }
       y << "}\n";
     }
     if (f.end) y << "    for: " << Secs(std::max(1.0, *f.end - f.at)) << "\n";
   }
-  y << "\nhealer:\n  policy: " << Quote(o.healer) << "\n";
+  y << "\nhealer:\n  policy: " << YamlQuote(o.healer) << "\n";
   return y.str();
 }
 

@@ -13,11 +13,10 @@ Result<LedgerPeek> PeekLedger(const std::string& path) {
   // Read-only: serve never writes the ledger nor creates its owners file (runner/site/ledger.h); a FIFO
   // or a device is refused before SQLite would block on it (reports/sqlite_db.cpp Db::Open).
   RC_ASSIGN_OR_RETURN(runner::Ledger ledger, runner::Ledger::OpenReadOnly(path));
-  RC_ASSIGN_OR_RETURN(std::vector<runner::LedgerEntry> open, ledger.OpenEntries());
+  RC_ASSIGN_OR_RETURN(runner::Ledger::OpenCount open, ledger.CountOpen());
   LedgerPeek peek;
-  peek.open = static_cast<int>(open.size());
-  // OpenEntries is oldest first; stamps of one form sort as text, so the smallest is the front's.
-  if (!open.empty()) peek.oldest_opened_unix = static_cast<double>(ParseWallStamp(open.front().opened_wall).value_or(0));
+  peek.open = static_cast<int>(open.open);
+  if (open.open > 0) peek.oldest_opened_unix = static_cast<double>(ParseWallStamp(open.oldest_opened_wall).value_or(0));
   return peek;
 }
 

@@ -20,6 +20,9 @@ struct DbCard {
   std::string error;  // when no overview
 };
 
+// "/db/<db>": where the pages of database `db` start.
+inline std::string DbBase(int db) { return "/db/" + std::to_string(db); }
+
 std::string IndexPage(const std::vector<DbCard>& dbs);
 std::string ErrorPage(int status, const std::string& title, const std::string& message, int db = -1);
 

@@ -9,9 +9,8 @@
 namespace rackchaos::serve {
 namespace {
 
-std::string Base(int db) { return "/db/" + std::to_string(db); }
 std::string RunLink(int db, int64_t run) {
-  return Link(Base(db) + "/runs/" + std::to_string(run), std::to_string(run));
+  return Link(DbBase(db) + "/runs/" + std::to_string(run), std::to_string(run));
 }
 
 std::string QualificationTable(int db, const reports::QualificationDetail& q) {
@@ -31,7 +30,7 @@ std::string RacksPage(int db, const std::vector<std::string>& serials) {
   std::vector<std::vector<std::string>> rows;
   for (const std::string& s : serials)
     rows.push_back(
-        {Link(Base(db) + "/racks?serial=" + UrlEncode(s), s), Link(Base(db) + "/runs?rack=" + UrlEncode(s), "runs")});
+        {Link(DbBase(db) + "/racks?serial=" + UrlEncode(s), s), Link(DbBase(db) + "/runs?rack=" + UrlEncode(s), "runs")});
   return Page("Racks", db,
               "<p>Rack serials of the stored clusters (at most 500).</p>" + Table({"serial", ""}, rows, {}, "racks"));
 }
@@ -39,7 +38,7 @@ std::string RacksPage(int db, const std::vector<std::string>& serials) {
 std::string RackPage(int db, const reports::RackPage& page) {
   std::string body = "<p>" + std::to_string(page.runs_total) + " run(s) touched this rack:";
   for (const auto& [status, n] : page.by_status) body += " " + StatusCell(status) + " " + std::to_string(n);
-  body += ". " + Link(Base(db) + "/runs?rack=" + UrlEncode(page.serial), "all its runs") + "</p>";
+  body += ". " + Link(DbBase(db) + "/runs?rack=" + UrlEncode(page.serial), "all its runs") + "</p>";
   if (static_cast<int64_t>(page.runs.size()) < page.runs_total)
     body += "<p class=\"muted\">The chart and table show the newest " + std::to_string(page.runs.size()) + ".</p>";
   // The chart: the worst TTD, TTI and TTR of the faults under the rack, one point per run, oldest first.
@@ -92,14 +91,14 @@ std::string QualificationsPage(int db, const std::vector<reports::QualificationD
   std::string body = records.empty() ? "<p class=\"muted\">No qualification records.</p>" : "";
   for (const reports::QualificationDetail& q : records)
     body += QualificationTable(db, q) + "<p>" +
-            Link(Base(db) + "/racks?serial=" + UrlEncode(q.rack), "rack " + q.rack) + "</p>";
+            Link(DbBase(db) + "/racks?serial=" + UrlEncode(q.rack), "rack " + q.rack) + "</p>";
   return Page("Qualifications", db, body);
 }
 
 std::string SweepsPage(int db, const std::vector<reports::SweepListRow>& sweeps) {
   std::vector<std::vector<std::string>> rows;
   for (const reports::SweepListRow& s : sweeps)
-    rows.push_back({Link(Base(db) + "/sweeps/" + UrlEncode(s.id), s.id), Esc(s.plan_name), std::to_string(s.runs),
+    rows.push_back({Link(DbBase(db) + "/sweeps/" + UrlEncode(s.id), s.id), Esc(s.plan_name), std::to_string(s.runs),
                     std::to_string(s.points), std::to_string(s.not_passed),
                     RunLink(db, s.first_run) + " .. " + RunLink(db, s.last_run)});
   return Page("Sweeps", db,
@@ -137,7 +136,7 @@ std::string SweepPage(int db, const reports::SweepPage& page) {
 
 std::string ComparePage(int db, int db_b, const std::optional<reports::Comparison>& comparison,
                         const std::string& a_label, const std::string& b_label) {
-  std::string body = "<form class=\"filters\" method=\"get\" action=\"" + Esc(Base(db) + "/compare") +
+  std::string body = "<form class=\"filters\" method=\"get\" action=\"" + Esc(DbBase(db) + "/compare") +
                      "\"><label>run A <input name=\"a\" size=\"8\" value=\"" +
                      Esc(comparison ? std::to_string(comparison->run_a) : "") +
                      "\"></label><label>run B <input name=\"b\" size=\"8\" value=\"" +

@@ -9,7 +9,6 @@
 namespace rackchaos::serve {
 namespace {
 
-std::string Base(int db) { return "/db/" + std::to_string(db); }
 
 std::string Option(const std::string& value, const std::string& chosen, const std::string& text) {
   return "<option value=\"" + Esc(value) + "\"" + (value == chosen ? " selected" : "") + ">" + Esc(text) + "</option>";
@@ -48,7 +47,7 @@ std::string Query(const reports::RunFilter& f, int64_t before) {
 std::string IndexPage(const std::vector<DbCard>& dbs) {
   std::vector<std::vector<std::string>> rows;
   for (const DbCard& d : dbs) {
-    const std::string base = Base(d.index);
+    const std::string base = DbBase(d.index);
     if (!d.overview) {
       rows.push_back(
           {std::to_string(d.index), Esc(d.path), "<span class=\"st-error\">" + Esc(d.error) + "</span>", "", "", ""});
@@ -77,7 +76,7 @@ std::string ErrorPage(int status, const std::string& title, const std::string& m
 
 std::string RunsPage(int db, const std::string& path, const reports::RunFilter& filter,
                      const reports::RunListPage& page, const std::vector<std::string>& plans) {
-  const std::string base = Base(db);
+  const std::string base = DbBase(db);
   std::string body = "<p class=\"muted\">" + Esc(path) + "</p>";
   body += "<form class=\"filters\" method=\"get\" action=\"" + Esc(base + "/runs") + "\">" +
           Select("plan", plans, filter.plan) + Input("rack", filter.rack, "rack serial") +
@@ -101,7 +100,7 @@ std::string RunsPage(int db, const std::string& path, const reports::RunFilter& 
 }
 
 std::string RunReportPage(int db, int64_t run, const std::string& report_html) {
-  const std::string base = Base(db);
+  const std::string base = DbBase(db);
   const std::string nav = "<nav style=\"background:#263238;padding:8px 24px;margin:-24px -24px 16px\">" +
                           Link("/", "rackchaos") + " " + Link(base + "/runs", "runs") + " " +
                           Link(base + "/runs/" + std::to_string(run) + "/live", "events") + " " +
@@ -119,7 +118,7 @@ std::string LiveRunPage(int db, const reports::RunRow& run, const std::vector<re
                              std::to_string(run.info.seed), Esc(run.info.started_wall), Esc(run.info.host)}});
   body += "<p id=\"live-status\">" +
           Esc(run.status == "running" ? "running; new events appear as they are stored" : "run " + run.status) + "</p>";
-  if (run.status != "running") body += "<p>" + Link(Base(db) + "/runs/" + id, "the run's report") + "</p>";
+  if (run.status != "running") body += "<p>" + Link(DbBase(db) + "/runs/" + id, "the run's report") + "</p>";
   const int64_t after = events.empty() ? 0 : events.back().seq;
   std::vector<std::vector<std::string>> rows;
   for (const reports::EventLogRow& e : events)

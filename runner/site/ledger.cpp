@@ -242,6 +242,16 @@ Result<std::vector<LedgerEntry>> Ledger::OpenEntries() const {
   return ReadEntries(state_->db, "state = 'open'", std::nullopt);
 }
 
+Result<Ledger::OpenCount> Ledger::CountOpen() const {
+  const std::string what = "counting open entries";
+  RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(
+      "SELECT COUNT(*), (SELECT opened_wall FROM ledger WHERE state = 'open' ORDER BY id LIMIT 1) "
+      "FROM ledger WHERE state = 'open'", what));
+  RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
+  if (!row) return OpenCount{};
+  return OpenCount{s.Int(0), s.Text(1)};
+}
+
 Result<std::vector<LedgerEntry>> Ledger::Entries(int64_t run) const { return ReadEntries(state_->db, "run = ?1", run); }
 
 Result<std::vector<LedgerRun>> Ledger::UnfinishedRuns() const {

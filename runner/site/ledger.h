@@ -89,6 +89,13 @@ class Ledger {
 
   // Open entries, oldest first.
   Result<std::vector<LedgerEntry>> OpenEntries() const;
+  // How many entries are open and when the oldest of them was opened ("" when none), in one query over
+  // the open-entries index: for watchers that poll (serve's pages and /metrics).
+  struct OpenCount {
+    int64_t open = 0;
+    std::string oldest_opened_wall;
+  };
+  Result<OpenCount> CountOpen() const;
   Result<std::vector<LedgerRun>> UnfinishedRuns() const;
   Result<std::vector<LedgerEntry>> Entries(int64_t run) const;
   // True when another live process owns `run` (holds its lock). Runs of this very Ledger count as live.

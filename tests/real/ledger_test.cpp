@@ -71,6 +71,12 @@ TEST_CASE("ledger: entries are durable, close once, and keep their revert") {
   CHECK(all->at(0).id == first);
   CHECK(all->at(0).state == "closed");
   CHECK(all->at(0).note == "fault #1 reverted");
+  // One query's count and oldest stamp say what OpenEntries says.
+  auto count = ledger->CountOpen();
+  REQUIRE(count.ok());
+  CHECK(count->open == 1);
+  CHECK(count->oldest_opened_wall == open->at(0).opened_wall);
+  CHECK_FALSE(count->oldest_opened_wall.empty());
   auto runs = ledger->UnfinishedRuns();
   REQUIRE(runs.ok());
   REQUIRE(runs->size() == 1);

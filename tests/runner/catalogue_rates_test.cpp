@@ -9,47 +9,19 @@
 #include <string>
 
 #include "cluster/failure_catalogue.h"
+#include "reports/escape.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/spec/validate.h"
 #include "runner/spec/validate_chaos.h"
+#include "tests/runner/catalogue_fixture.h"
 #include "tests/runner/run_fixture.h"
 
 using namespace rackchaos;
-using runner::testing::TempDir;
-
-namespace {
-
-void Write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
-
-const char* const kSiteCatalogue = R"(name: site
-source: a test site
-causes:
-  - {name: fell off the bus, rate: 0.1, class: gpu, injector: gpu_fail, xid: 79, repair: 1h}
-  - {name: link, mtbf: 20d, class: nic, injector: link_down, repair: 30m}
-)";
-
-std::string ChaosPlan(const std::string& chaos) {
-  return "name: c\nseed: 3\nduration: 2d\ncluster: {model: gb200-nvl72, racks: 1}\nchaos: " + chaos + "\n";
-}
-
-Result<runner::RunSpec> ValidateAt(const std::filesystem::path& plan_path, const std::string& text) {
-  Write(plan_path, text);
-  auto plan = runner::LoadPlan(plan_path.string());
-  if (!plan.ok()) return plan.status();
-  return runner::ValidatePlan(*plan, {});
-}
-
-std::map<std::string, int> CountByCause(const runner::RunSpec& spec) {
-  std::map<std::string, int> n;
-  for (const auto& f : spec.faults) ++n[f.selector];
-  return n;
-}
-
-}  // namespace
+using namespace rackchaos::runner::testing;
 
 TEST_CASE("catalogue: chaos.rates sets a cause's rate or a class's total, decimals or MTBF") {
   TempDir dir("catalogue-rates");
-  Write(dir.path / "site.yaml", kSiteCatalogue);
+  WriteFile(dir.path / "site.yaml", kSiteCatalogue);
   // The NIC cause off (per_day 0), the GPU class at 10x: only GPU failures, about ten times as many.
   auto base = ValidateAt(dir.path / "a.yaml", ChaosPlan("{catalogue: site.yaml}"));
   auto over = ValidateAt(dir.path / "b.yaml",
@@ -84,12 +56,6 @@ TEST_CASE("catalogue: chaos.rates sets a cause's rate or a class's total, decima
 
 namespace {
 
-std::string Cell(std::string_view text) {
-  std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
-
 std::string RenderKeys() {
   std::ostringstream md;
   std::string section = "-";
@@ -99,8 +65,8 @@ std::string RenderKeys() {
       md << "\n### " << (section.empty() ? "top level" : "`" + section + "`") << "\n\n"
          << "| key | type | required | example | meaning |\n|---|---|---|---|---|\n";
     }
-    md << "| `" << k.key << "` | " << Cell(k.type) << " | " << (k.required ? "yes" : "no") << " | `" << Cell(k.example)
-       << "` | " << Cell(k.description) << " |\n";
+    md << "| `" << k.key << "` | " << reports::MarkdownCell(k.type) << " | " << (k.required ? "yes" : "no") << " | `" << reports::MarkdownCell(k.example)
+       << "` | " << reports::MarkdownCell(k.description) << " |\n";
   }
   return md.str();
 }

@@ -11,48 +11,15 @@
 #include "runner/cli/explain_cmd.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/spec/validate.h"
+#include "tests/runner/catalogue_fixture.h"
 #include "tests/runner/run_fixture.h"
 
 using namespace rackchaos;
-using runner::testing::TempDir;
-
-namespace {
-
-void Write(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
-// A GPU-only catalogue whose one cause fails about every 10 GPU-days.
-const char* const kSiteCatalogue = R"(name: site
-source: a test site
-causes:
-  - {name: fell off the bus, rate: 0.1, class: gpu, injector: gpu_fail, xid: 79, repair: 1h}
-  - {name: link, mtbf: 20d, class: nic, injector: link_down, repair: 30m}
-)";
-
-std::string ChaosPlan(const std::string& chaos) {
-  return "name: c\nseed: 3\nduration: 2d\ncluster: {model: gb200-nvl72, racks: 1}\nchaos: " + chaos + "\n";
-}
-
-Result<runner::RunSpec> ValidateAt(const std::filesystem::path& plan_path, const std::string& text) {
-  Write(plan_path, text);
-  auto plan = runner::LoadPlan(plan_path.string());
-  if (!plan.ok()) return plan.status();
-  return runner::ValidatePlan(*plan, {});
-}
-
-std::map<std::string, int> CountByCause(const runner::RunSpec& spec) {
-  std::map<std::string, int> n;
-  for (const auto& f : spec.faults) ++n[f.selector];
-  return n;
-}
-
-}  // namespace
+using namespace rackchaos::runner::testing;
 
 TEST_CASE("catalogue: chaos.catalogue takes a file relative to the plan's folder") {
   TempDir dir("catalogue-path");
-  Write(dir.path / "catalogues" / "site.yaml", kSiteCatalogue);
+  WriteFile(dir.path / "catalogues" / "site.yaml", kSiteCatalogue);
   auto spec = ValidateAt(dir.path / "plans" / "p.yaml", ChaosPlan("{catalogue: ../catalogues/site.yaml}"));
   REQUIRE_MESSAGE(spec.ok(), spec.status().ToString());  // bf69c81: "unknown failure catalogue"
   auto n = CountByCause(*spec);
@@ -74,12 +41,12 @@ TEST_CASE("catalogue: a missing or broken catalogue file is refused with file:li
   CHECK(missing.status().message() == (dir.path / "p.yaml").string() + ":5:8: " + (dir.path / "nope.yaml").string() +
                                           ": no such failure catalogue file");
 
-  Write(dir.path / "two.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, mtbf: 9d, class: gpu, injector: gpu_fail, repair: 1h}\n");
+  WriteFile(dir.path / "two.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, mtbf: 9d, class: gpu, injector: gpu_fail, repair: 1h}\n");
   auto two = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: two.yaml}"));
   REQUIRE_FALSE(two.ok());
   CHECK(two.status().message() == (dir.path / "two.yaml").string() + ":4:26: causes[0]: give one of count, rate and mtbf, not two");
 
-  Write(dir.path / "inj.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, class: gpu, injector: gpu_melt, repair: 1h}\n");
+  WriteFile(dir.path / "inj.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, class: gpu, injector: gpu_melt, repair: 1h}\n");
   auto inj = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: inj.yaml}"));
   REQUIRE_FALSE(inj.ok());
   CHECK(inj.status().message().find((dir.path / "inj.yaml").string() + ":4:48: cause 'a' names unknown injector 'gpu_melt'; catalogue causes use gpu_fail, process_crash, link_down or tray_pull (`rackchaos list injectors`)") == 0);
@@ -87,7 +54,7 @@ TEST_CASE("catalogue: a missing or broken catalogue file is refused with file:li
 
 TEST_CASE("catalogue: chaos.scale takes decimals, and scales the draws") {
   TempDir dir("catalogue-scale");
-  Write(dir.path / "site.yaml", kSiteCatalogue);
+  WriteFile(dir.path / "site.yaml", kSiteCatalogue);
   auto half = ValidateAt(dir.path / "a.yaml", ChaosPlan("{catalogue: site.yaml, scale: 0.5}"));
   REQUIRE_MESSAGE(half.ok(), half.status().ToString());  // bf69c81: "is not a whole number"
   auto triple = ValidateAt(dir.path / "b.yaml", ChaosPlan("{catalogue: site.yaml, scale: 3.0}"));
@@ -114,7 +81,7 @@ TEST_CASE("catalogue: explain knows the shipped catalogues and catalogue files")
   CHECK(std::count(names.begin(), names.end(), "burn-in") == 1);
 
   TempDir dir("catalogue-explain");
-  Write(dir.path / "site.yaml", kSiteCatalogue);
+  WriteFile(dir.path / "site.yaml", kSiteCatalogue);
   auto file = runner::Explain((dir.path / "site.yaml").string());
   REQUIRE_MESSAGE(file.ok(), file.status().ToString());
   CHECK(file->find("gpu: 0.1 /day, MTBF 10 days, shape 1") != std::string::npos);
@@ -128,7 +95,7 @@ TEST_CASE("catalogue: each mistake in a catalogue file is refused at its FILE:LI
   const std::string file = (dir.path / "site.yaml").string();
   // The error a plan next to site.yaml gets when site.yaml's one cause is `cause` (on line 4).
   auto error = [&](const std::string& cause) {
-    Write(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - " + cause + "\n");
+    WriteFile(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - " + cause + "\n");
     auto spec = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: site.yaml}"));
     return spec.ok() ? std::string("ok") : spec.status().message();
   };
@@ -149,17 +116,17 @@ TEST_CASE("catalogue: each mistake in a catalogue file is refused at its FILE:LI
       file + ":4:49: cause 'a' (class node): link_down needs"));
 
   // Two causes of one name; the file's YAML broken; no causes.
-  Write(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, class: gpu, injector: gpu_fail, repair: 1h}\n"
+  WriteFile(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, class: gpu, injector: gpu_fail, repair: 1h}\n"
                                 "  - {name: a, rate: 0.2, class: gpu, injector: gpu_fail, repair: 1h}\n");
   auto twice = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: site.yaml}"));
   REQUIRE_FALSE(twice.ok());
   CHECK(twice.status().message() == file + ":5:5: causes[1]: a second cause named 'a'");
-  Write(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, class: gpu\n");
+  WriteFile(dir.path / "site.yaml", "name: t\nsource: s\ncauses:\n  - {name: a, rate: 0.1, class: gpu\n");
   auto broken = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: site.yaml}"));
   REQUIRE_FALSE(broken.ok());
   CHECK(broken.status().message().starts_with(file + ":"));
   CHECK(broken.status().message().find(": YAML syntax error: ") != std::string::npos);
-  Write(dir.path / "site.yaml", "name: t\nsource: s\ncauses: []\n");
+  WriteFile(dir.path / "site.yaml", "name: t\nsource: s\ncauses: []\n");
   auto empty = ValidateAt(dir.path / "p.yaml", ChaosPlan("{catalogue: site.yaml}"));
   REQUIRE_FALSE(empty.ok());
   CHECK(empty.status().message() == file + ":3:9: causes is empty; a failure catalogue needs at least one cause");

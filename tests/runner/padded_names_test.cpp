@@ -13,14 +13,14 @@ namespace cl = rackchaos::cluster;
 
 namespace {
 
-std::string Plan(int racks, const std::string& target) {
+std::string PaddedPlan(int racks, const std::string& target) {
   return "name: padding\nduration: 1h\ncluster: {model: gb200-nvl72, racks: " + std::to_string(racks) +
          "}\nworkload:\n  jobs:\n    - {name: j, gpus: 64}\nfaults:\n  - {at: 10m, kind: gpu_fail, target: \"" + target +
          "\", pick: all, for: 5m}\n";
 }
 
 std::vector<std::string> Targets(int racks, const std::string& target) {
-  auto plan = rr::ParsePlan(Plan(racks, target), "padding.yaml");
+  auto plan = rr::ParsePlan(PaddedPlan(racks, target), "padding.yaml");
   REQUIRE_MESSAGE(plan.ok(), plan.status().message());
   auto spec = rr::ValidatePlan(*plan, {});
   REQUIRE_MESSAGE(spec.ok(), spec.status().message());
@@ -41,7 +41,7 @@ TEST_CASE("a plan's targets name racks in any padding once the cluster has 100 r
   // And the other way: r001 on a 2-rack cluster (r01, r02).
   CHECK(Targets(2, "r002.tray01.gpu0") == std::vector<std::string>{"r02.tray01.gpu0"});
   // A name that is nothing under any padding still fails, naming the nearest.
-  auto plan = rr::ParsePlan(Plan(120, "r121.tray01.gpu0"), "padding.yaml");
+  auto plan = rr::ParsePlan(PaddedPlan(120, "r121.tray01.gpu0"), "padding.yaml");
   REQUIRE(plan.ok());
   auto spec = rr::ValidatePlan(*plan, {});
   REQUIRE_FALSE(spec.ok());

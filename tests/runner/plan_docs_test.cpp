@@ -7,17 +7,12 @@
 #include <sstream>
 #include <string>
 
+#include "reports/escape.h"
 #include "runner/plan/plan_loader.h"
 
 using namespace rackchaos;
 
 namespace {
-
-std::string Cell(std::string_view text) {
-  std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
 
 std::string RenderReference() {
   std::ostringstream md;
@@ -31,9 +26,9 @@ std::string RenderReference() {
       md << "\n## " << (section.empty() ? "top level" : "`" + section + "`") << "\n\n"
          << "| key | type | required | default | example | meaning |\n|---|---|---|---|---|---|\n";
     }
-    md << "| `" << k.key << "` | " << Cell(runner::DescribeType(k)) << " | " << (k.required ? "yes" : "no") << " | "
-       << Cell(k.default_value.empty() ? "-" : k.default_value) << " | `" << Cell(k.example) << "` | "
-       << Cell(k.description) << " |\n";
+    md << "| `" << k.key << "` | " << reports::MarkdownCell(runner::DescribeType(k)) << " | " << (k.required ? "yes" : "no") << " | "
+       << reports::MarkdownCell(k.default_value.empty() ? "-" : k.default_value) << " | `" << reports::MarkdownCell(k.example) << "` | "
+       << reports::MarkdownCell(k.description) << " |\n";
   }
   return md.str();
 }

@@ -6,18 +6,16 @@
 #include <string>
 
 #include "runner/incident/importer.h"
+#include "tests/runner/incident/import_util.h"
 
 namespace ri = rackchaos::incident;
+using ri::testing::Kind;
 
 namespace {
 
 ri::Incident FromFile(const std::string& relative, ri::ImportOptions options = {}) {
-  ri::IncidentImporter importer(options);
-  REQUIRE(importer.ImportFile(std::string(RACKCHAOS_SOURCE_DIR) + "/" + relative).ok());
-  return importer.Finish();
+  return ri::testing::ImportSourceFile(relative, options);
 }
-
-std::string Kind(const ri::IncidentEvent& e) { return ri::EventKindName(e.kind); }
 
 }  // namespace
 

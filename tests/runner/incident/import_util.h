@@ -1,5 +1,7 @@
-// Test helper: an Incident from text held in memory.
+// Test helpers: an Incident from text held in memory or from a sample file.
 #pragma once
+
+#include <doctest/doctest.h>
 
 #include <string>
 
@@ -12,5 +14,15 @@ inline Incident Import(const std::string& text, ImportOptions options = {}, cons
   importer.ImportText(text, name);
   return importer.Finish();
 }
+
+// An Incident from a file of the source tree (`relative` to its root): the verbatim samples.
+inline Incident ImportSourceFile(const std::string& relative, ImportOptions options = {}) {
+  IncidentImporter importer(options);
+  REQUIRE(importer.ImportFile(std::string(RACKCHAOS_SOURCE_DIR) + "/" + relative).ok());
+  return importer.Finish();
+}
+
+// An event's kind as the report names it.
+inline std::string Kind(const IncidentEvent& e) { return EventKindName(e.kind); }
 
 }  // namespace rackchaos::incident::testing

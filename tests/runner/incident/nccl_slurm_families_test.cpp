@@ -5,18 +5,16 @@
 #include <string>
 
 #include "runner/incident/importer.h"
+#include "tests/runner/incident/import_util.h"
 
 namespace ri = rackchaos::incident;
+using ri::testing::Kind;
 
 namespace {
 
 ri::Incident FromSample(const std::string& name, ri::ImportOptions options = {}) {
-  ri::IncidentImporter importer(options);
-  REQUIRE(importer.ImportFile(std::string(RACKCHAOS_SOURCE_DIR) + "/tests/runner/incident/samples/" + name).ok());
-  return importer.Finish();
+  return ri::testing::ImportSourceFile("tests/runner/incident/samples/" + name, options);
 }
-
-std::string Kind(const ri::IncidentEvent& e) { return ri::EventKindName(e.kind); }
 
 }  // namespace
 
