@@ -12,6 +12,7 @@
 #include "injectors/injector.h"
 #include "runner/site/ssh_backend.h"
 #include "runner/site/wall_clock.h"
+#include "tests/real/gb200.h"
 #include "tests/real/lab.h"
 
 namespace rackchaos::runner {
@@ -22,13 +23,7 @@ struct Subject {
   std::function<bool(const std::string& nic)> link_up;  // the NIC's link as the backend's world has it
 };
 
-cluster::Topology Gb200() {
-  auto model = cluster::LoadRackModel("gb200-nvl72");
-  REQUIRE(model.ok());
-  auto topo = cluster::Topology::Build(*model, 1, 0);
-  REQUIRE(topo.ok());
-  return std::move(*topo);
-}
+using testing::Gb200;
 
 // The suite: gpu_throttle reads the baseline, caps, and restores exactly the baseline; link_down takes
 // the link down and brings it back; a second fault on the same target waits for the first.

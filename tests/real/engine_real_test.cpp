@@ -11,6 +11,7 @@
 #include "reports/store.h"
 #include "runner/site/ssh_backend.h"
 #include "runner/site/wall_clock.h"
+#include "tests/real/gb200.h"
 #include "tests/real/lab.h"
 
 namespace rackchaos::runner {
@@ -133,13 +134,7 @@ TEST_CASE("engine on real hosts: qualify takes the ledger path and first contact
   CHECK(lab->LinkUp(lab->Iface('a', 0)));
 }
 
-cluster::Topology Gb200() {
-  auto model = cluster::LoadRackModel("gb200-nvl72");
-  REQUIRE(model.ok());
-  auto topo = cluster::Topology::Build(*model, 1, 0);
-  REQUIRE(topo.ok());
-  return std::move(*topo);
-}
+using testing::Gb200;
 
 TEST_CASE("engine on real hosts: gpu_reset runs `nvidia-smi -r -i {gpu}` on the GPU's host") {
   auto lab = StartLab();

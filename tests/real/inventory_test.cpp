@@ -18,17 +18,12 @@
 #include "runner/site/ssh_backend.h"
 #include "runner/site/host_maps.h"
 #include "healer/xid.h"
+#include "tests/real/gb200.h"
 
 namespace rackchaos::runner {
 namespace {
 
-cluster::Topology Gb200() {
-  auto model = cluster::LoadRackModel("gb200-nvl72");
-  REQUIRE(model.ok());
-  auto topo = cluster::Topology::Build(*model, 1, 0);
-  REQUIRE(topo.ok());
-  return std::move(*topo);
-}
+using testing::Gb200;
 
 cluster::Target T(const cluster::Topology& topo, const std::string& name) {
   auto t = topo.ResolveTarget(name);

@@ -9,17 +9,12 @@
 #include "healer/xid.h"
 #include "runner/site/host_maps.h"
 #include "runner/site/observation_driver.h"
+#include "tests/real/gb200.h"
 
 namespace rackchaos::runner {
 namespace {
 
-cluster::Topology Gb200() {
-  auto model = cluster::LoadRackModel("gb200-nvl72");
-  REQUIRE(model.ok());
-  auto topo = cluster::Topology::Build(*model, 1, 0);
-  REQUIRE(topo.ok());
-  return std::move(*topo);
-}
+using testing::Gb200;
 
 // Answers each Ask with the next scripted Observed (none when the script is empty).
 class ScriptedSource : public ObservationSource {
