@@ -236,6 +236,18 @@ CLI::Validator IntegerIn(int64_t lo, int64_t hi) {
       "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]", "integer range");
 }
 
+// A number from 0 up to `hi` (--pace): CLI11's own Range prints its bounds with six decimals.
+CLI::Validator NumberUpTo(double hi, const std::string& hi_text) {
+  return CLI::Validator(
+      [hi, hi_text](const std::string& text) {
+        double value = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc() && end == text.data() + text.size() && value >= 0 && value <= hi) return std::string();
+        return rc::Quote(text) + " is not a number from 0 to " + hi_text;
+      },
+      "NUMBER in [0 - " + hi_text + "]", "number range");
+}
+
 // A stored run's id: SQLite row ids start at 1 (CLI11 read 99999999999999999999 as INT64_MAX, -5 as -5).
 const CLI::Validator kRunId = IntegerIn(1, INT64_MAX);
 
@@ -291,7 +303,7 @@ int main(int argc, char** argv) {
   run->add_option("--ledger", common.ledger, "Real mode: fault ledger (default <db>.ledger)");
   run->add_flag("--accept-new-host-keys", common.accept_new_host_keys, "Real mode: add unknown SSH host keys to known_hosts (changed keys are always refused)");
   run->add_option("--pace", common.pace, "Simulated seconds per wall second (e.g. 60): a simulated run slowed to be watched or scraped; same results")
-      ->check(CLI::Range(0.0, 1e12));
+      ->check(NumberUpTo(1e12, "1e12"));
   add_common(run, true);
 
   auto* recover = app.add_subcommand("recover", "Revert every fault a crashed or killed real run left applied (from the fault ledger)");

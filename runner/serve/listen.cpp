@@ -8,7 +8,7 @@ Result<std::unique_ptr<HttpServer>> Listen(const ListenSpec& spec, HttpHandler h
   RC_ASSIGN_OR_RETURN(auto host_port, ParseListen(spec.listen));
   const bool loopback = IsLoopbackHost(host_port.first);
   if (!loopback && !spec.allow_remote)
-    return Status::Invalid("--listen " + spec.listen +
+    return Status::Invalid(spec.option + " " + spec.listen +
                            " is not a loopback address; reports would be readable from the network. Add "
                            "--allow-remote to mean it, or listen on 127.0.0.1");
   HttpServerOptions options;
@@ -26,6 +26,7 @@ Result<std::unique_ptr<HttpServer>> Listen(const ListenSpec& spec, HttpHandler h
 Result<std::unique_ptr<HttpServer>> StartMetricsEndpoint(const ListenSpec& spec, reports::LiveMetrics& metrics) {
   ListenSpec one = spec;
   one.threads = 1;
+  one.option = "--metrics-listen";
   return Listen(one, [&metrics](const HttpRequest& request) {
     HttpResponse r;
     r.content_type = "text/plain; charset=utf-8";

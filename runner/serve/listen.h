@@ -16,6 +16,7 @@ struct ListenSpec {
   std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free one
   bool allow_remote = false;
   int threads = 4;
+  std::string option = "--listen";  // how the user gave `listen`, for messages ("--metrics-listen")
 };
 
 // kInvalidArgument for a malformed address or a non-loopback one without allow_remote; the server's

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <string>
 
+#include "reports/live_metrics.h"
 #include "runner/serve/http_server.h"
 #include "runner/serve/listen.h"
 #include "runner/serve/url.h"
@@ -108,6 +109,12 @@ TEST_CASE("listen: loopback by default, another address only with allow_remote")
   auto refused = Listen({"0.0.0.0:0", false, 1}, [](const HttpRequest&) { return HttpResponse{}; });
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.status().message().find("--allow-remote") != std::string::npos);
+  CHECK(refused.status().message().rfind("--listen 0.0.0.0:0 ", 0) == 0);
+  // /metrics of run and sweep: the refusal names the option the user gave.
+  reports::LiveMetrics metrics;
+  auto metrics_refused = StartMetricsEndpoint({"0.0.0.0:0", false, 1}, metrics);
+  REQUIRE_FALSE(metrics_refused.ok());
+  CHECK(metrics_refused.status().message().rfind("--metrics-listen 0.0.0.0:0 ", 0) == 0);
   auto allowed = Listen({"0.0.0.0:0", true, 1}, [](const HttpRequest&) { return HttpResponse{}; });
   CHECK(allowed.ok());
 }

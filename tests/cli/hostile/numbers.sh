@@ -97,7 +97,9 @@ expect inventory-grace-huge 2 "inv.yaml:15:[0-9]+: expiry_grace '5000d' is out o
 
 # ---- Command line: one line, the range named.
 expect seed-negative 2 "^rackchaos: .*--seed.*'-1' is not an integer from 0 to 18446744073709551615" "$rc" validate base.yaml --seed -1
-expect pace-huge 2 "^rackchaos: --pace: Value 1e308 not in range" "$rc" run base.yaml --pace 1e308 --db pace.db
+expect pace-huge 2 "^rackchaos: --pace: '1e308' is not a number from 0 to 1e12 " "$rc" run base.yaml --pace 1e308 --db pace.db
+expect pace-negative 2 "^rackchaos: --pace: '-1' is not a number from 0 to 1e12 " "$rc" run base.yaml --pace -1 --db pace.db
+expect pace-text 2 "^rackchaos: --pace: 'fast' is not a number from 0 to 1e12 " "$rc" run base.yaml --pace fast --db pace.db
 expect grid-interval-tiny 2 "^rackchaos: --grid 'checkpoint.interval=10m,1ms': checkpoint.interval '1ms' is out of range; expected a duration from 1s to" "$rc" sweep base.yaml --seeds 1 --grid checkpoint.interval=10m,1ms --db grid.db
 expect spof-threshold-negative 2 "^rackchaos: --threshold: Value -1 not in range" "$rc" spof --plan base.yaml --threshold -1
 # Threads and seeds of a sweep (issue 26: --threads 100000 aborted with std::system_error; 10^9 seeds grew to
