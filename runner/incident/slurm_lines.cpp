@@ -192,8 +192,14 @@ LineResult ParseSlurmLine(const SplitLine& split, FileState& state, std::vector<
   return LineResult::kNotUnderstood;
 }
 
-std::string HostlistProblem(string_view list, size_t limit) {
-  uint64_t names = 0;
+namespace {
+
+// Walks a Slurm hostlist ("gpu[01-04,07],login1"): one element up to each ',' outside brackets; an
+// element without brackets, or with a range that is not LO-HI in digits (at most 9 each), goes to
+// `plain(item)` as it is; each numeric range of prefix[ranges]suffix goes to `range(prefix, lo, hi,
+// suffix, text)`. Either returns false to stop the walk.
+template <typename Plain, typename Range>
+void WalkHostlist(string_view list, Plain plain, Range range) {
   size_t i = 0;
   while (i < list.size()) {
     size_t end = i;
@@ -207,9 +213,10 @@ std::string HostlistProblem(string_view list, size_t limit) {
     i = end + 1;
     size_t open = item.find('['), close = item.find(']');
     if (open == string_view::npos || close == string_view::npos || close < open) {
-      names += item.empty() ? 0 : 1;
+      if (!item.empty() && !plain(item)) return;
       continue;
     }
+    string_view prefix = item.substr(0, open), suffix = item.substr(close + 1);
     string_view ranges = item.substr(open + 1, close - open - 1);
     while (!ranges.empty()) {
       size_t comma = ranges.find(',');
@@ -219,15 +226,31 @@ std::string HostlistProblem(string_view list, size_t limit) {
       string_view lo = r.substr(0, dash), hi = dash == string_view::npos ? lo : r.substr(dash + 1);
       if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != string_view::npos ||
           hi.find_first_not_of("0123456789") != string_view::npos) {
-        ++names;  // kept as it is (ExpandHostlist)
+        if (!plain(item)) return;
         break;
       }
-      const long a = std::stol(std::string(lo)), b = std::stol(std::string(hi));
-      if (b < a)
-        return "the hostlist range " + Quote(r) + " runs backwards; expected LOW-HIGH with LOW <= HIGH";
-      names += static_cast<uint64_t>(b - a + 1);
+      if (!range(prefix, lo, hi, suffix, r)) return;
     }
   }
+}
+
+}  // namespace
+
+std::string HostlistProblem(string_view list, size_t limit) {
+  uint64_t names = 0;
+  std::string problem;
+  WalkHostlist(
+      list, [&](string_view) { return ++names, true; },
+      [&](string_view, string_view lo, string_view hi, string_view, string_view r) {
+        const long a = std::stol(std::string(lo)), b = std::stol(std::string(hi));
+        if (b < a) {
+          problem = "the hostlist range " + Quote(r) + " runs backwards; expected LOW-HIGH with LOW <= HIGH";
+          return false;
+        }
+        names += static_cast<uint64_t>(b - a + 1);
+        return true;
+      });
+  if (!problem.empty()) return problem;
   if (names > limit)
     return "the hostlist " + Quote(list) + " names " + std::to_string(names) + " nodes; expected 1 to " +
            std::to_string(limit) + " on one line";
@@ -236,44 +259,21 @@ std::string HostlistProblem(string_view list, size_t limit) {
 
 std::vector<std::string> ExpandHostlist(string_view list, size_t limit) {
   std::vector<std::string> out;
-  size_t i = 0;
-  while (i < list.size() && out.size() < limit) {
-    // One element: prefix[ranges]suffix, up to the next ',' outside brackets.
-    size_t end = i;
-    int depth = 0;
-    while (end < list.size() && (depth > 0 || list[end] != ',')) {
-      if (list[end] == '[') ++depth;
-      if (list[end] == ']') --depth;
-      ++end;
-    }
-    string_view item = list.substr(i, end - i);
-    i = end + 1;
-    size_t open = item.find('['), close = item.find(']');
-    if (open == string_view::npos || close == string_view::npos || close < open) {
-      if (!item.empty()) out.emplace_back(item);
-      continue;
-    }
-    string_view prefix = item.substr(0, open), suffix = item.substr(close + 1);
-    string_view ranges = item.substr(open + 1, close - open - 1);
-    while (!ranges.empty() && out.size() < limit) {
-      size_t comma = ranges.find(',');
-      string_view r = ranges.substr(0, comma);
-      ranges = comma == string_view::npos ? string_view() : ranges.substr(comma + 1);
-      size_t dash = r.find('-');
-      string_view lo = r.substr(0, dash), hi = dash == string_view::npos ? lo : r.substr(dash + 1);
-      if (lo.empty() || hi.empty() || lo.size() > 9 || hi.size() > 9 || lo.find_first_not_of("0123456789") != string_view::npos ||
-          hi.find_first_not_of("0123456789") != string_view::npos) {
-        out.emplace_back(item);
-        break;
-      }
-      long a = std::stol(std::string(lo)), b = std::stol(std::string(hi));
-      for (long n = a; n <= b && out.size() < limit; ++n) {
-        std::string num = std::to_string(n);
-        if (num.size() < lo.size()) num.insert(0, lo.size() - num.size(), '0');
-        out.push_back(std::string(prefix) + num + std::string(suffix));
-      }
-    }
-  }
+  WalkHostlist(
+      list,
+      [&](string_view item) {
+        if (out.size() < limit) out.emplace_back(item);
+        return out.size() < limit;
+      },
+      [&](string_view prefix, string_view lo, string_view hi, string_view suffix, string_view) {
+        const long a = std::stol(std::string(lo)), b = std::stol(std::string(hi));
+        for (long n = a; n <= b && out.size() < limit; ++n) {
+          std::string num = std::to_string(n);
+          if (num.size() < lo.size()) num.insert(0, lo.size() - num.size(), '0');
+          out.push_back(std::string(prefix) + num + std::string(suffix));
+        }
+        return out.size() < limit;
+      });
   return out;
 }
 

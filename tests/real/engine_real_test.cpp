@@ -13,6 +13,7 @@
 #include "runner/site/wall_clock.h"
 #include "tests/real/gb200.h"
 #include "tests/real/lab.h"
+#include "tests/real/lab_checks.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -24,21 +25,8 @@ using testing::SpawnRackchaos;
 using testing::WaitExit;
 using testing::WaitFor;
 
-std::unique_ptr<Lab> StartLab() {
-  auto lab = Lab::Start();
-  REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
-  return std::move(lab).value();
-}
-
-reports::RunRow OnlyRun(const std::string& db) {
-  auto store = reports::ReportStore::Open(db);
-  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  auto runs = store->ListRuns();
-  REQUIRE(runs.ok());
-  REQUIRE(runs->size() == 1);
-  return runs->back();
-}
-
+using testing::StartLab;
+using testing::OnlyRun;
 // Sets an environment variable for the runs this test spawns, and unsets it however the test ends.
 struct ScopedEnv {
   ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }

@@ -14,6 +14,7 @@
 #include "cluster/topology.h"
 #include "reports/store.h"
 #include "tests/real/lab.h"
+#include "tests/real/lab_checks.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -74,12 +75,7 @@ cat "$(cat "$state/redfish")"
 printf '\n%s' "$(cat "$state/redfish.code")"
 )SH";
 
-std::unique_ptr<Lab> StartLab() {
-  auto lab = Lab::Start();
-  REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
-  return std::move(lab).value();
-}
-
+using testing::StartLab;
 void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 // GPU 0 of each host at `temp` C with clock event reasons `reasons` (0x40: HW thermal slowdown), the

@@ -12,6 +12,7 @@
 #include "core/wall_time.h"
 #include "runner/site/ledger.h"
 #include "tests/real/lab.h"
+#include "tests/real/lab_checks.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -22,12 +23,7 @@ using testing::SpawnRackchaos;
 using testing::WaitExit;
 using testing::WaitFor;
 
-std::unique_ptr<Lab> StartLab() {
-  auto lab = Lab::Start();
-  REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
-  return std::move(lab).value();
-}
-
+using testing::StartLab;
 // Open ledger entries right now (0 when the ledger does not exist yet); `armed` counts only those
 // with a host-side expiry.
 size_t OpenEntries(const std::string& ledger_path, bool armed = false) {
@@ -41,15 +37,7 @@ size_t OpenEntries(const std::string& ledger_path, bool armed = false) {
   return n;
 }
 
-reports::RunRow OnlyRun(const std::string& db) {
-  auto store = reports::ReportStore::Open(db);
-  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
-  auto runs = store->ListRuns();
-  REQUIRE(runs.ok());
-  REQUIRE(runs->size() == 1);
-  return runs->back();
-}
-
+using testing::OnlyRun;
 std::vector<reports::EventRow> OnlyRunEvents(const std::string& db) {
   auto store = reports::ReportStore::Open(db);
   REQUIRE_MESSAGE(store.ok(), store.status().ToString());

@@ -108,6 +108,12 @@ TEST_CASE("incident slurm: hostlists expand, bounded, malformed ones kept as wri
   CHECK(ri::ExpandHostlist("n[1-1000000]", 5).size() == 5);
   CHECK(ri::ExpandHostlist("n[x-3]", 5) == std::vector<std::string>{"n[x-3]"});
   CHECK(ri::ExpandHostlist("", 5).empty());
+  // The check before expanding counts what ExpandHostlist would make, plain names and kept ones too.
+  CHECK(ri::HostlistProblem("gpu[01-03,07],cpu1,n[x-3]", 6).empty());
+  CHECK(ri::HostlistProblem("gpu[01-03,07],cpu1,n[x-3]", 5) ==
+        "the hostlist 'gpu[01-03,07],cpu1,n[x-3]' names 6 nodes; expected 1 to 5 on one line");
+  CHECK(ri::HostlistProblem("a,n[1-2,9-3]", 100) ==
+        "the hostlist range '9-3' runs backwards; expected LOW-HIGH with LOW <= HIGH");
 }
 
 TEST_CASE("incident slurm: --tz moves zone-less stamps to UTC and leaves stamps with a zone alone") {
