@@ -26,7 +26,7 @@ struct HeartbeatChange {
 };
 
 enum class Metric { kGpuTemperature, kGpuPower, kGpuClockFraction, kThermalThrottle, kCoolantFlow, kPsuOk, kLeak, kPartOk,
-                    kProbeOk, kSwitchTemperature };
+                    kProbeOk, kSwitchTemperature, kPowerCapped };
 const char* MetricName(Metric m);
 
 // One polled telemetry value (DCGM-like): temperature in C, power in W, clock as a fraction of max,
@@ -35,7 +35,9 @@ const char* MetricName(Metric m);
 // health as 1 (OK) or 0 (failed) for a CDU pump (the CDU's controller), a DPU (its BMC) or a spine switch
 // (the fabric manager), and a region's health probe as 1 (OK) or 0 (failing) for the region itself, its
 // object store (read throughput below its service level counts as failing) and its checkpoint store, and
-// an NVLink switch tray's temperature in C (its management controller, as NVOS/NMX exports it).
+// an NVLink switch tray's temperature in C (its management controller, as NVOS/NMX exports it), and a
+// GPU's power-cap clock event as 1 (the SW power cap or HW power brake reason active: its power limit
+// holds the clock down) or 0.
 struct TelemetrySample {
   ComponentId component = kNoComponent;
   Metric metric = Metric::kGpuTemperature;

@@ -33,6 +33,7 @@ const char* MetricName(Metric m) {
     case Metric::kGpuPower: return "gpu_power_w";
     case Metric::kGpuClockFraction: return "gpu_clock_fraction";
     case Metric::kThermalThrottle: return "gpu_thermal_throttle";
+    case Metric::kPowerCapped: return "gpu_power_capped";
     case Metric::kCoolantFlow: return "coolant_flow_l_per_min";
     case Metric::kPsuOk: return "psu_ok";
     case Metric::kLeak: return "leak_detected";

@@ -48,6 +48,12 @@ double Thermal::GpuDemand(ComponentId gpu_id) const {
   return std::min(busy ? m.gpu_tdp_w : m.gpu_idle_w, g.cap_w);
 }
 
+bool Thermal::PowerCapped(ComponentId gpu_id) const {
+  if (!nodes_.GpuAlive(gpu_id)) return false;
+  JobId job = seats_.JobOfGpu(gpu_id);
+  return job != kNoJob && job_list_[job].state == JobState::kRunning && heat(gpu_id).cap_w < topo_.model().gpu_tdp_w;
+}
+
 double Thermal::Decay(Time since, Time now) const {
   return now <= since ? 1.0 : std::exp(-(now - since).Seconds() / full_tau_s_);
 }
@@ -120,6 +126,8 @@ void Thermal::UpdateThermal(ComponentId gpu_id) {
     ctx_.Physics(gpu_id, g.throttling ? "thermal_slowdown" : "thermal_recovered", temp, g.thermal_cause);
     WatchTelemetry(topo_.TrayOf(gpu_id));
   }
+  // A cap that holds a running GPU back shows in its clocks and clock event reasons: polled while it lasts.
+  if (PowerCapped(gpu_id)) WatchTelemetry(topo_.TrayOf(gpu_id));
   std::optional<Time> next;
   if (!g.throttling && !shutdown) next = TimeToReach(g.thermal, m.gpu_slowdown_c);
   // TimeToReach never returns the level a trajectory starts on, so a GPU retargeted while already at
@@ -165,7 +173,7 @@ bool Thermal::ThermallyActive(ComponentId tray_id, const std::vector<double>& te
   size_t i = 0;
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const GpuHeat& s = heat(g);
-    if (s.throttling || nodes_.GpuShutdown(g)) return true;
+    if (s.throttling || nodes_.GpuShutdown(g) || PowerCapped(g)) return true;
     double steady = s.quiet ? topo_.model().inlet_c + GpuDemand(g) / full_conductance_ : s.thermal.steady_c;
     if (std::fabs(temps[i++] - steady) > 0.5) return true;
   }
@@ -187,7 +195,7 @@ void Thermal::OnTelemetryTick(ComponentId tray_id) {
   Time now = clock_.Now();
   const RackModel& m = topo_.model();
   std::vector<TelemetrySample> samples;
-  samples.reserve(1 + 3 * static_cast<size_t>(m.gpus_per_tray));
+  samples.reserve(1 + 5 * static_cast<size_t>(m.gpus_per_tray));
   samples.push_back({topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, TrayFlow(tray_id) * m.tray_flow_l_per_min});
   std::vector<double> temps;
   temps.reserve(static_cast<size_t>(m.gpus_per_tray));
@@ -198,6 +206,9 @@ void Thermal::OnTelemetryTick(ComponentId tray_id) {
     samples.push_back({g, Metric::kGpuTemperature, std::round(temps.back() * 10) / 10});
     samples.push_back({g, Metric::kThermalThrottle, s.throttling ? 1.0 : 0.0});
     samples.push_back({g, Metric::kGpuPower, std::round(PowerOf(g))});
+    // The SM clock follows the speed model (SpeedAtPower), as on the rig; to 0.1% as a clock in MHz reads.
+    samples.push_back({g, Metric::kGpuClockFraction, std::round(GpuSpeed(g) * 1000) / 1000});
+    samples.push_back({g, Metric::kPowerCapped, PowerCapped(g) ? 1.0 : 0.0});
   }
   ctx_.EmitSamples(std::move(samples), now);
   if (ThermallyActive(tray_id, temps)) WatchTelemetry(tray_id);

@@ -156,6 +156,8 @@ class Thermal {
   void OnTelemetryTick(ComponentId tray);
   bool ThermallyActive(ComponentId tray, const std::vector<double>& temps) const;
   double GpuDemand(ComponentId gpu) const;
+  // Its power cap holds a running GPU below what it would draw (DCGM's SW power cap clock event).
+  bool PowerCapped(ComponentId gpu) const;
   double PowerOf(ComponentId gpu) const;
   double Decay(Time since, Time now) const;  // e^(-(now - since) / tau) at full flow
   // sim_cooling.cpp: a held state's new value takes effect (`state` from its Holds).

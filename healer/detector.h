@@ -21,7 +21,7 @@
 namespace rackchaos::healer {
 
 enum class SymptomClass { kHeartbeatLost, kXid, kLinkDown, kStraggler, kThermal, kFlowLow, kJobFailed, kPsuFailed, kLeak,
-                          kSlowLink, kPartFailed };
+                          kSlowLink, kPartFailed, kClockLow };
 const char* SymptomClassName(SymptomClass c);
 
 struct Symptom {
@@ -69,7 +69,8 @@ struct DetectorInfo {
   std::string reads;     // for `rackchaos explain`: the observations it reads and when it raises a symptom
   std::string tuned_by;  // the policy keys that tune it ("" = none)
 };
-// The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, slow_link, job_failure, power.
+// The table, in a fixed order: heartbeat, xid, link_state, thermal, straggler, slow_link, job_failure, power,
+// part_health, region_probe, clock.
 const std::vector<DetectorInfo>& DetectorTable();
 
 // The ranks a summarized step report does not list: how many, their median and MAD compute time.

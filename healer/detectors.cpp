@@ -1,6 +1,8 @@
-// The detectors: heartbeat loss, kernel Xid lines, link state, thermal telemetry, stragglers, job failures.
+// The detectors: heartbeat loss, kernel Xid lines, link state, thermal telemetry, stragglers, job failures,
+// reported part failures, power-capped clocks.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -173,6 +175,51 @@ class ThermalDetector : public Detector {
   ByComponent<Poll> polls_;  // temperature and throttle, per GPU; temperature per switch tray
 };
 
+// A GPU its power limit holds back: the power-cap clock event (SW power cap or HW power brake) active
+// and the SM clock below min_clock of its maximum, in the same poll, for `samples` polls in a row. Either
+// alone says little: a GPU running at its normal limit reports the power cap routinely, and heat (the
+// thermal detector's) or an idle GPU lowers the clock too. Off unless the policy turns it on
+// (detectors.clock.enabled). A poll is one time per GPU, as in the thermal detector.
+class ClockDetector : public Detector {
+ public:
+  std::string_view name() const override { return "clock"; }
+  size_t reads() const override { return KindOf<cluster::TelemetrySample>(); }
+  void OnObservation(const Observation& obs, DetectorContext& ctx) override {
+    const auto* s = As<cluster::TelemetrySample>(obs);
+    const Policy& policy = ctx.policy;
+    if (!s || !policy.clock_enabled) return;
+    if (s->metric != cluster::Metric::kPowerCapped && s->metric != cluster::Metric::kGpuClockFraction) return;
+    Poll& p = polls_[s->component];
+    if (obs.at != p.at) {  // a new poll: close the previous one
+      const bool slow = p.Slow(policy.clock_min_fraction);
+      p.before = slow ? p.before + 1 : 0;
+      if (!slow) p.raised = false;
+      p = Poll{obs.at, false, -1, p.before, p.raised};
+    }
+    if (s->metric == cluster::Metric::kPowerCapped)
+      p.capped = p.capped || s->value > 0;
+    else
+      p.clock = s->value;
+    if (!p.Slow(policy.clock_min_fraction) || p.raised || p.before + 1 < policy.clock_samples) return;
+    p.raised = true;
+    char text[96];
+    std::snprintf(text, sizeof text, "SM clock %.0f%% of max, held by the power cap for %d polls", p.clock * 100,
+                  p.before + 1);
+    ctx.raise({SymptomClass::kClockLow, "clock", s->component, kNoJob, text, XidAction::kNone});
+  }
+
+ private:
+  struct Poll {
+    Time at{-1};
+    bool capped = false;  // this poll's power-cap clock event
+    double clock = -1;    // this poll's SM clock as a fraction of max; -1 = not read (yet)
+    int before = 0;       // slow polls in a row before this one
+    bool raised = false;  // this streak already raised its symptom
+    bool Slow(double min_fraction) const { return capped && clock >= 0 && clock < min_fraction; }
+  };
+  ByComponent<Poll> polls_;  // per GPU
+};
+
 // A rank that is a robust outlier in every step report for a whole window, in one of two series:
 // - straggler (compute times): a synchronous job runs at its slowest rank, so that rank is the one
 //   that waits least in collectives;
@@ -286,6 +333,7 @@ const char* SymptomClassName(SymptomClass c) {
     case SymptomClass::kPsuFailed: return "psu_failed";
     case SymptomClass::kLeak: return "leak";
     case SymptomClass::kPartFailed: return "part_failed";
+    case SymptomClass::kClockLow: return "clock_low";
   }
   return "unknown";
 }
@@ -405,6 +453,13 @@ const std::vector<DetectorInfo>& DetectorTable() {
        "store's read throughput within its service level, its checkpoint store acknowledging a test write. A probe "
        "failing raises a symptom at once; passing again clears it.",
        ""},
+      {"clock", "GPUs their power cap holds below their clock (off unless the policy enables it)",
+       [] { return std::make_unique<ClockDetector>(); },
+       "GPU telemetry polls (clock event reasons and SM clock, as nvidia-smi, DCGM and the simulator report them): "
+       "with detectors.clock.enabled, a GPU whose power-cap clock event (SW power cap or HW power brake) is active "
+       "while its SM clock is below min_clock of its maximum, for `samples` polls in a row. Finds a power cap (a "
+       "gpu_throttle) before the job's step times show it as a straggler.",
+       "detectors.clock.enabled, detectors.clock.min_clock, detectors.clock.samples"},
   };
   return kTable;
 }

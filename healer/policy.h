@@ -47,6 +47,11 @@ struct Policy {
   double thermal_temperature_c = 85;
   int thermal_samples = 2;
   double thermal_flow_drop = 0.3;
+  // The clock detector (off unless a policy turns it on): a GPU whose power cap holds its SM clock below
+  // clock_min_fraction of its maximum for clock_samples polls in a row.
+  bool clock_enabled = false;
+  double clock_min_fraction = 0.9;
+  int clock_samples = 2;
   Duration correlation_window = Duration::Seconds(20);
   int shared_domain_min_trays = 3;
   double breaker_max_share = 0.2;

@@ -67,6 +67,7 @@ bool InventoryObserves(const Inventory& inv, cluster::Metric metric) {
     case cluster::Metric::kGpuPower:
     case cluster::Metric::kGpuClockFraction:
     case cluster::Metric::kThermalThrottle:
+    case cluster::Metric::kPowerCapped:
       if (gpu) return true;
       break;
     default: break;

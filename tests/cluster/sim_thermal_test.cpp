@@ -240,3 +240,47 @@ TEST_CASE("a GPU capped below the hold power stays under its slowdown temperatur
 
 }  // namespace
 }  // namespace rackchaos::cluster
+
+namespace rackchaos::cluster {
+namespace {
+
+using namespace testing;
+
+// The clock detector's signals (healer/detectors.cpp): a cap that holds a running GPU back shows in its
+// telemetry as the power-cap clock event and an SM clock at SpeedAtPower of the cap, polled for as long
+// as the cap lasts (not only while the temperature settles), and the uncapped GPUs show neither.
+TEST_CASE("a power cap on a running GPU is polled while it lasts: power-cap event and the clock it leaves") {
+  Harness h;
+  auto job = h.sim.AddJob(Job(4));
+  REQUIRE(job.ok());
+  h.sim.Start();
+  const ComponentId gpu = h.Id("r01.tray01.gpu0"), other = h.Id("r01.tray01.gpu1");
+  const Time capped = Duration::Minutes(30), lifted = Duration::Minutes(90);
+  h.At(capped, [&] { CHECK(h.sim.SetPowerCap(gpu, 300, 2).ok()); });
+  h.At(lifted, [&] { CHECK(h.sim.Release(Held::kPowerCap, {gpu, -1}, 2).ok()); });
+  h.clock.RunUntil(Duration::Hours(3));
+  std::vector<Time> capped_polls;
+  bool after_lift = false;
+  for (const auto& [at, s] : h.seen.Of<TelemetrySample>()) {
+    if (s.component == other && s.metric == Metric::kPowerCapped) CHECK(s.value == 0);
+    if (s.component == other && s.metric == Metric::kGpuClockFraction) CHECK(s.value == 1);
+    if (s.component != gpu) continue;
+    if (s.metric == Metric::kPowerCapped && s.value == 1) capped_polls.push_back(at);
+    if (s.metric == Metric::kGpuClockFraction && at > capped && at < lifted)
+      CHECK(s.value == doctest::Approx(std::cbrt(300.0 / 1200)).epsilon(1e-3));
+    if (s.metric == Metric::kPowerCapped && at > lifted) {
+      CHECK(s.value == 0);
+      after_lift = true;
+    }
+  }
+  // Every 10 s poll of the hour under the cap, long after the GPU's temperature settled (tau ~10 s).
+  REQUIRE(capped_polls.size() >= 359);  // 360, or 359 when a poll falls on the instant the cap is lifted
+  CHECK(capped_polls.size() <= 360);
+  CHECK(capped_polls.front() > capped);
+  CHECK(capped_polls.front() <= capped + Duration::Seconds(10));
+  CHECK(capped_polls.back() < lifted);
+  CHECK(after_lift);
+}
+
+}  // namespace
+}  // namespace rackchaos::cluster

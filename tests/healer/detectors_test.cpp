@@ -185,6 +185,93 @@ TEST_CASE("healer.thermal: single noisy flow samples between normal ones never r
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Clock (power cap)
+
+// One poll of a GPU's clock telemetry: the power-cap clock event and the SM clock as a fraction of max.
+void ClockPoll(DetectorHarness& h, Time at, ComponentId gpu, bool capped, double clock) {
+  h.Feed(at, TelemetrySample{gpu, Metric::kGpuTemperature, 70});
+  h.Feed(at, TelemetrySample{gpu, Metric::kPowerCapped, capped ? 1.0 : 0.0});
+  h.Feed(at, TelemetrySample{gpu, Metric::kGpuClockFraction, clock});
+}
+
+Policy ClockOn(int samples = 2) {
+  Policy p = testing::Shipped("default");
+  p.clock_enabled = true;
+  p.clock_samples = samples;
+  return p;
+}
+
+TEST_CASE("healer.clock: off in the default policy - a capped, slow GPU raises nothing") {
+  DetectorHarness h("clock");
+  const ComponentId gpu = Id("r01.tray03.gpu0");
+  for (int s = 10; s <= 100; s += 10) ClockPoll(h, Sec(s), gpu, true, 0.63);
+  CHECK(h.raised().empty());
+}
+
+TEST_CASE("healer.clock: the power cap with the clock below min_clock for two polls raises once, on the second") {
+  DetectorHarness h("clock", ClockOn());
+  const ComponentId gpu = Id("r01.tray03.gpu0");
+  ClockPoll(h, Sec(10), gpu, false, 1.0);
+  ClockPoll(h, Sec(20), gpu, true, 0.63);
+  CHECK(h.raised().empty());
+  ClockPoll(h, Sec(30), gpu, true, 0.63);
+  ClockPoll(h, Sec(40), gpu, true, 0.63);
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].at == Sec(30));
+  const Symptom& s = h.raised()[0].symptom;
+  CHECK(s.cls == SymptomClass::kClockLow);
+  CHECK(s.detector == "clock");
+  CHECK(s.component == gpu);
+  CHECK(s.text == "SM clock 63% of max, held by the power cap for 2 polls");
+  // The cap lifted, then set again for two polls: a new episode.
+  ClockPoll(h, Sec(50), gpu, false, 1.0);
+  ClockPoll(h, Sec(60), gpu, true, 0.7);
+  ClockPoll(h, Sec(70), gpu, true, 0.7);
+  REQUIRE(h.raised().size() == 2);
+  CHECK(h.raised()[1].at == Sec(70));
+}
+
+TEST_CASE("healer.clock: either signal alone is no power cap - a routine cap at full clock, heat or idle clocks") {
+  DetectorHarness h("clock", ClockOn(1));
+  const ComponentId a = Id("r01.tray03.gpu0"), b = Id("r01.tray03.gpu1"), c = Id("r01.tray03.gpu2");
+  for (int s = 10; s <= 60; s += 10) {
+    ClockPoll(h, Sec(s), a, true, 0.95);   // at its normal limit: the cap reason, clock near max
+    ClockPoll(h, Sec(s), b, false, 0.40);  // thermal slowdown or idle: slow, but not the power cap
+  }
+  CHECK(h.raised().empty());
+  // The sample order within a poll does not matter; samples of other GPUs between them neither.
+  h.Feed(Sec(70), TelemetrySample{c, Metric::kGpuClockFraction, 0.5});
+  ClockPoll(h, Sec(70), a, false, 1.0);
+  h.Feed(Sec(70), TelemetrySample{c, Metric::kPowerCapped, 1});
+  REQUIRE(h.raised().size() == 1);
+  CHECK(h.raised()[0].symptom.component == c);
+}
+
+TEST_CASE("healer.clock: a poll without the clock (a source error) breaks the streak") {
+  DetectorHarness h("clock", ClockOn());
+  const ComponentId gpu = Id("r02.tray05.gpu3");
+  ClockPoll(h, Sec(10), gpu, true, 0.6);
+  h.Feed(Sec(20), TelemetrySample{gpu, Metric::kPowerCapped, 1});  // the clock could not be read
+  ClockPoll(h, Sec(30), gpu, true, 0.6);
+  CHECK(h.raised().empty());
+  ClockPoll(h, Sec(40), gpu, true, 0.6);
+  CHECK(h.raised().size() == 1);
+}
+
+TEST_CASE("healer.clock: the rig policy turns it on - a capped rig tray is found on its second 1 s poll") {
+  auto rig = LoadPolicy(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/rig/rig-policy.yaml");
+  REQUIRE(rig.ok());
+  CHECK(rig->clock_enabled);
+  DetectorHarness h("clock", *rig);
+  // tests/rig's GPU model: the tray's cap holds all its GPUs, at 300 W to 63% of the maximum clock.
+  for (int i = 0; i < 4; ++i) ClockPoll(h, Sec(10), Id("r01.tray03.gpu" + std::to_string(i)), false, 1.0);
+  for (int s : {11, 12})
+    for (int i = 0; i < 4; ++i) ClockPoll(h, Sec(s), Id("r01.tray03.gpu" + std::to_string(i)), true, 0.63);
+  REQUIRE(h.raised().size() == 4);
+  for (const auto& r : h.raised()) CHECK(r.at == Sec(12));
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Xid, links, job failures
 
 KernelLogLine Xid(ComponentId tray, const std::string& pci, int code, cluster::LogStyle style) {
@@ -282,7 +369,7 @@ TEST_CASE("healer.detectors: the table lists every detector once, in its documen
     CHECK(d->name() == info.name);
   }
   CHECK(names == std::vector<std::string>{"heartbeat", "xid", "link_state", "thermal", "straggler", "slow_link",
-                                          "job_failure", "power", "part_health", "region_probe"});
+                                          "job_failure", "power", "part_health", "region_probe", "clock"});
 }
 
 }  // namespace

@@ -37,6 +37,9 @@ TEST_CASE("healer.policy: the default policy reads as its YAML says") {
   CHECK(p.thermal_temperature_c == 85);
   CHECK(p.thermal_samples == 2);
   CHECK(p.thermal_flow_drop == doctest::Approx(0.30));
+  CHECK_FALSE(p.clock_enabled);  // off: see the policy's comment
+  CHECK(p.clock_min_fraction == doctest::Approx(0.90));
+  CHECK(p.clock_samples == 2);
   CHECK(p.correlation_window == Duration::Seconds(20));
   CHECK(p.shared_domain_min_trays == 3);
   CHECK(p.breaker_max_share > 0);
@@ -69,6 +72,8 @@ TEST_CASE("healer.policy: conservative and aggressive differ from the default as
   CHECK(c.thermal_temperature_c == 86);
   CHECK(c.thermal_samples == 4);
   CHECK(c.thermal_flow_drop == doctest::Approx(0.50));
+  CHECK_FALSE(c.clock_enabled);
+  CHECK(c.clock_samples == 4);
   CHECK(c.correlation_window == Duration::Seconds(60));
   CHECK_FALSE(c.gpu_reset);
   CHECK(c.wait_for_repair);
@@ -87,6 +92,8 @@ TEST_CASE("healer.policy: conservative and aggressive differ from the default as
   CHECK(a.thermal_temperature_c == 80);
   CHECK(a.thermal_samples == 1);
   CHECK(a.thermal_flow_drop == doctest::Approx(0.20));
+  CHECK_FALSE(a.clock_enabled);
+  CHECK(a.clock_samples == 1);
   CHECK(a.correlation_window == Duration::Seconds(5));
   CHECK(a.gpu_reset);
   CHECK(a.reboot_wait == Duration::Minutes(6));
@@ -253,7 +260,7 @@ std::string Formatted(double v) {
 }
 
 TEST_CASE("healer.policy: every number is bounded, and a value outside its bound is refused naming the range") {
-  CHECK(PolicyBounds().size() == 27);
+  CHECK(PolicyBounds().size() == 29);
   for (const PolicyBound& b : PolicyBounds()) {
     CAPTURE(b.key);
     REQUIRE(b.min < b.max);

@@ -140,6 +140,7 @@ TEST_CASE("rig stubs: a 300 W cap lowers the clock by the simulator's factor and
   CHECK(SampleOf(o, 101, Metric::kGpuClockFraction) == doctest::Approx(speed).epsilon(0.002));
   CHECK(SampleOf(o, 101, Metric::kGpuPower) == doctest::Approx(300));
   CHECK(SampleOf(o, 101, Metric::kThermalThrottle) == 0);  // a power cap, not heat
+  CHECK(SampleOf(o, 101, Metric::kPowerCapped) == 1);      // what the clock detector reads with the clock
 }
 
 TEST_CASE("rig stubs: a shut valve heats the GPUs along the simulator's curve, then they throttle") {

@@ -102,8 +102,10 @@ void ToObservations(const GpuReading& r, const GpuAddress& gpu, const std::strin
     return;
   }
   ClockEventReasons reasons = DecodeClockEventReasons(r.reasons.bits);
-  // The known bits still say whether heat slows the GPU; the unknown ones are reported, not guessed.
+  // The known bits still say whether heat or the power limit slows the GPU; the unknown ones are
+  // reported, not guessed.
   sample(Metric::kThermalThrottle, reasons.thermal() ? 1.0 : 0.0);
+  sample(Metric::kPowerCapped, reasons.power() ? 1.0 : 0.0);
   if (reasons.unknown) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "0x%016llx has unknown bits 0x%llx",

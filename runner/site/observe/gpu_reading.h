@@ -4,6 +4,7 @@
 //   power.draw               -> Metric::kGpuPower (W)
 //   clocks.sm / clocks.max.sm -> Metric::kGpuClockFraction (the address's max_sm_mhz when the source has none)
 //   clock event reasons      -> Metric::kThermalThrottle: 1 while HW or SW thermal slowdown is active
+//                               Metric::kPowerCapped: 1 while the SW power cap or HW power brake is active
 // power.limit has no Metric yet and is kept in the reading only. Every value a source could not give
 // becomes an ObservationError naming the GPU and the field, never a sample. Pure functions.
 #pragma once

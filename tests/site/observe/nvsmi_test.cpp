@@ -70,8 +70,11 @@ TEST_CASE("nvidia-smi: the standard query, the older throttle-reasons name and t
   REQUIRE(ErrorFor(o, 101, Problem::kMissing));
   CHECK(ErrorFor(o, 101, Problem::kMissing)->ToString() == "tray07: nvidia-smi: missing: GPU 1 (0000:5e:00) temperature.gpu: [N/A]");
   CHECK(SampleOf(o, 101, Metric::kThermalThrottle) == 0);  // a power cap is not heat
+  CHECK(SampleOf(o, 101, Metric::kPowerCapped) == 1);      // 0x4 SW power cap
+  CHECK(SampleOf(o, 100, Metric::kPowerCapped) == 0);
   REQUIRE(ErrorFor(o, 102, Problem::kNotSupported));
   CHECK(SampleOf(o, 102, Metric::kThermalThrottle) == 1);  // 0x40 HW thermal slowdown
+  CHECK(SampleOf(o, 102, Metric::kPowerCapped) == 0);      // 0x8 HW slowdown is not the power cap
   CHECK(SampleOf(o, 102, Metric::kGpuClockFraction) == doctest::Approx(1110.0 / 1965));
   REQUIRE(ErrorFor(o, 103, Problem::kToolError));
   CHECK(ErrorFor(o, 103, Problem::kToolError)->what == "GPU 3 (0000:af:00) clocks.sm: [Unknown Error]");

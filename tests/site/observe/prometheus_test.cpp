@@ -55,6 +55,8 @@ TEST_CASE("prometheus: a vector answer over dcgm-exporter's metrics, NaN missing
   CHECK(SampleOf(o, 102, Metric::kThermalThrottle) == 1);  // 64: HW thermal slowdown
   CHECK(SampleOf(o, 102, Metric::kGpuClockFraction) == doctest::Approx(1110.0 / 1965));
   CHECK(SampleOf(o, 200, Metric::kThermalThrottle) == 0);  // 4: SW power cap only
+  CHECK(SampleOf(o, 200, Metric::kPowerCapped) == 1);
+  CHECK(SampleOf(o, 102, Metric::kPowerCapped) == 0);
   CHECK(SampleOf(o, 200, Metric::kGpuClockFraction) == doctest::Approx(1200.0 / 1965));
   // GPU 3 of tray07 exports NaN power: missing, not zero.
   CHECK(SampleOf(o, 103, Metric::kGpuPower) == -1);
