@@ -206,7 +206,8 @@ void Healer::RestartJobsOn(const std::set<ComponentId>& trays, const std::string
     // A job still starting on the trays (restarting) would run on them too.
     if (st != JobState::kRunning && st != JobState::kHung && st != JobState::kRestarting) continue;
     // The isolated trays are few, a placement may be 25,000: look each of the few up in it.
-    if (std::any_of(trays.begin(), trays.end(), [&](ComponentId t) { return placed.Contains(t); }))
+    // `in` names the binding for the lambda: clang 14 (scripts/run-fuzz) cannot capture a structured binding.
+    if (std::any_of(trays.begin(), trays.end(), [&in = placed](ComponentId t) { return in.Contains(t); }))
       RestartJob(job, reason);
   }
 }

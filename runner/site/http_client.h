@@ -22,20 +22,9 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "runner/site/http_url.h"
 
 namespace rackchaos::runner {
-
-// "http://host[:port][/prefix]" split up. `prefix` is "" or starts with '/' and has no trailing '/'.
-struct HttpUrl {
-  std::string host;  // an address literal or a DNS name; IPv6 literals in brackets in the URL, bare here
-  uint16_t port = 80;
-  std::string prefix;
-  std::string ToString() const;  // "http://host:port/prefix"
-};
-// kInvalidArgument naming what is wrong (https, a user part, a query string, a bad port, ...).
-Result<HttpUrl> ParseHttpUrl(std::string_view url);
-// application/x-www-form-urlencoded: letters, digits and -._~ kept, everything else %XX.
-std::string UrlEncode(std::string_view text);
 
 struct HttpClientOptions {
   HttpUrl server;

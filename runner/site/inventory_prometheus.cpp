@@ -1,7 +1,7 @@
 // The inventory's `prometheus:` section: the site's Prometheus as an observation source (issue 21).
 #include <algorithm>
 
-#include "runner/site/http_client.h"
+#include "runner/site/http_url.h"
 #include "runner/site/inventory_reader.h"
 
 namespace rackchaos::runner {

@@ -129,6 +129,15 @@ TEST_CASE("incident kernel: mlx5 link down and up with and without the interface
   CHECK(inc.not_understood == 1);  // the firmware version line
 }
 
+// tests/fuzz/regressions/incident/vt-blank-line: a line of \v, \f and spaces is blank (core/strings.h's
+// IsSpace), like an empty one: counted in `lines`, neither understood nor not understood.
+TEST_CASE("incident: a line of vertical tabs and form feeds is blank") {
+  auto inc = Import("\x0b\n \x0c\t\r\n\n[  4.000000] usb 1-3: new device\n");
+  CHECK(inc.lines == 4);
+  CHECK(inc.understood == 0);
+  CHECK(inc.not_understood == 1);
+}
+
 TEST_CASE("incident kernel: noise, garbage and binary are counted by pattern, never an event") {
   std::string log =
       "[  1.000000] usb 1-3: new high-speed USB device number 2 using xhci_hcd\n"
