@@ -1,7 +1,8 @@
 // gpu_fail: a GPU fails in hardware (falls off the bus, uncorrectable ECC, GSP error); the driver prints
 // the Xid given (default 79). It stays failed until the fault is reverted (the GPU is repaired or
-// swapped). Real mode: not injectable on real hardware; use `dcgmi test --inject -f 230` to exercise
-// the telemetry path only (REAL-COMMANDS.md §2c).
+// swapped). Real mode: a real GPU cannot be failed on purpose, so only an inventory whose GPUs can be
+// (a test bed's stand-ins, tests/rig; a site's own injection hook) defines the gpu_fail action; `dcgmi
+// test --inject -f 230` exercises the telemetry path only (REAL-COMMANDS.md §2c).
 #include "injectors/injector.h"
 
 namespace rackchaos::injectors {
@@ -20,9 +21,11 @@ class GpuFailInjector : public Injector {
            "it a `for:`.";
   }
   std::string_view real_mode() const override {
-    return "None: a real GPU cannot be failed on purpose, so no inventory action carries gpu_fail and such "
-           "plans are refused on a site inventory. `dcgmi test --inject -f 230` exercises only the telemetry "
-           "path.";
+    return "Inventory action gpu_fail, an on/off action with {gpu} and {xid}: apply makes the GPU fail with that "
+           "Xid, verify exits 0 while it is failed, revert repairs it. A real GPU cannot be failed on purpose, so "
+           "a site inventory usually has no such action (plans with gpu_fail are then refused); a test bed with "
+           "stand-in GPUs has one (tests/rig: `rig gpu {host} fail {gpu} {xid}`, its Xid line in the tray's "
+           "kernel log and DCGM's Xid gauge). `dcgmi test --inject -f 230` exercises only the telemetry path.";
   }
   const std::vector<ParamInfo>& params() const override {
     static const std::vector<ParamInfo> kParams = {

@@ -26,6 +26,10 @@ const std::vector<RealAction>& RealActions() {
        {"valve_endpoint", "valve_object", "opening", "baseline"}, RealCheck::kBaseline, "baseline", "opening", 100},
       {"tray_pull", false, Verb::kTrayPresence, "tray_pull", RealTarget::kTray, "", {}, RealCheck::kVerify, "verify",
        "", 1},
+      // A real GPU cannot be failed on purpose: for a test bed whose GPUs are stand-ins (tests/rig) or a
+      // site's fault-injection hook (a driver that logs an injected Xid).
+      {"gpu_fail", false, Verb::kGpuFailure, "gpu_fail", RealTarget::kGpu, "", {"gpu", "xid"}, RealCheck::kVerify,
+       "verify", "", 1},
       // The healer's: how it observes the site, and how it carries out its decisions.
       {"observe_tray", true, std::nullopt, "healer", RealTarget::kTray, kATray, {}, RealCheck::kOutput,
        "output: step <n> <compute_s> <step_s> [<send_s>]", "", 1},

@@ -320,7 +320,7 @@ TEST_CASE("inventory: each verb a real-mode action carries out maps to that acti
     CHECK_MESSAGE(ActionFor(*a.verb) == a.name, a.name);
     CHECK(IsValueAction(a.name) == (a.check == injectors::RealCheck::kBaseline));
   }
-  CHECK(verbs == 11);
+  CHECK(verbs == 12);
   cluster::Topology topo = Gb200();
   CHECK(VerbsForTarget("link_down", topo, T(topo, "r01.tray01.nic0")) == std::vector<cluster::Verb>{cluster::Verb::kNicLink});
   CHECK(VerbsForTarget("link_down", topo, T(topo, "r01.tray01.gpu0.nvlink2")) ==
@@ -328,7 +328,7 @@ TEST_CASE("inventory: each verb a real-mode action carries out maps to that acti
   // link_degrade has no action for a port: the NIC's, so that binding it says what it takes.
   CHECK(VerbsForTarget("link_degrade", topo, T(topo, "r01.tray01.gpu0.nvlink2")) ==
         std::vector<cluster::Verb>{cluster::Verb::kLinkBandwidth});
-  CHECK(VerbsForTarget("gpu_fail", topo, T(topo, "r01.tray01.gpu0")).empty());
+  CHECK(VerbsForTarget("gpu_fail", topo, T(topo, "r01.tray01.gpu0")) == std::vector<cluster::Verb>{cluster::Verb::kGpuFailure});
 }
 
 TEST_CASE("inventory: healer actions take one command and site-wide ones need run_on") {

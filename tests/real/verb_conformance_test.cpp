@@ -59,6 +59,10 @@ constexpr const char* kLabActions = R"(  nvlink_down:
     apply: echo {rate} > "$RCLAB_STATE"/degrade-{iface}
     verify: test -e "$RCLAB_STATE"/degrade-{iface}
     revert: rm -f "$RCLAB_STATE"/degrade-{iface}
+  gpu_fail:
+    apply: echo {xid} > "$RCLAB_STATE"/gpufail-{gpu}
+    verify: test -e "$RCLAB_STATE"/gpufail-{gpu}
+    revert: rm -f "$RCLAB_STATE"/gpufail-{gpu}
   tray_pull:
     apply: touch "$RCLAB_STATE/pulled"
     verify: test -e "$RCLAB_STATE/pulled"
@@ -343,6 +347,7 @@ TEST_CASE("every verb: SshBackend on the loopback lab") {
       case Verb::kPowerCap: return std::abs(*ssh.GetPowerCap(t.component) - 650) < 0.5;
       case Verb::kValve: return *ssh.GetValveOpening(t.component) < 0.5;
       case Verb::kTrayPresence: return fs::exists(host_of(t) / "pulled");
+      case Verb::kGpuFailure: return fs::exists(host_of(t) / ("gpufail-" + gpu_index(t)));
       case Verb::kDrain: return fs::exists(host_of(t) / "drained");
       case Verb::kLinkBandwidth:
         return fs::exists(host_of(t) / ("degrade-" + (*lab)->Iface(name.find("tray01") != std::string::npos ? 'a' : 'b',

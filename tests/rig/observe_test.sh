@@ -44,6 +44,9 @@ grep -q "^error" <<<"$out" && fail "prometheus: $(grep '^error' <<<"$out")"
   fail "prometheus: the uncapped trays' clocks: $out"
 grep -q "^xid tray2.gpu1 48" <<<"$out" || fail "prometheus: no Xid 48 gauge on tray2.gpu1: $out"
 grep "tray2.gpu1" <<<"$out" | sed 's/^/  prometheus: /'
+# The GPU that logged Xid 48 fails the tray's diag until it is reset (repaired).
+out=$("$rig" diag tray2) && fail "diag passed with a GPU that logged Xid 48: $out"
+grep -q "GPU 1 of tray2 logged Xid 48" <<<"$out" || fail "diag tray2: $out"
 # A GPU off the bus (Xid 79 on tray5's GPU 0): nvidia-smi's device-handle line, a device report; diag fails.
 "$rig" gpu tray5 fail 0 || fail "gpu fail"
 out=$(ssh_tray 5 "nvidia-smi --query-gpu=$query --format=csv,noheader,nounits" | "$check" nvsmi tray5)

@@ -151,6 +151,9 @@ class PromReader {
       return Unmapped(std::string(name) + " of " + HostMap::Describe(has_index ? static_cast<int>(index) : -1, pci) +
                       " on " + host->host + " not in the inventory");
     Pending& p = Gpu(*host, *gpu);
+    // An inventory that names the GPU by index only: the exporter's pci_bus_id label gives the address a
+    // driver line needs (its Xid gauge becomes one).
+    if (p.reading.pci.empty() && !pci.empty()) p.reading.pci = pci;
     Value v;
     if (stale)
       v = Value::Absent(Problem::kStale, "newest sample is " + Age(q_.now_s - at) + " old (limit " + Age(q_.max_age_s) + ")");
@@ -215,7 +218,7 @@ class PromReader {
     for (auto& [key, p] : pending_) {
       ToObservations(p.reading, *p.gpu, p.host->host, Source::kPrometheus, names, out_);
       if (p.reading.xid.present)
-        out_.xid_gauges.push_back({p.host->host, Source::kPrometheus, p.gpu->gpu, p.host->node, p.gpu->pci,
+        out_.xid_gauges.push_back({p.host->host, Source::kPrometheus, p.gpu->gpu, p.host->node, p.reading.pci,
                                    static_cast<int>(p.reading.xid.bits & 0xffff)});
       else if (e.xid)
         out_.Error(p.host->host, Source::kPrometheus, p.reading.xid.problem, p.gpu->gpu,

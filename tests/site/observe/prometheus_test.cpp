@@ -113,6 +113,29 @@ TEST_CASE("prometheus: status error, broken answers, unknown hosts") {
   CHECK(ErrorFor(u, 100, Problem::kUnreadable));  // +Inf is no temperature
 }
 
+TEST_CASE("prometheus: a GPU the inventory names by index takes its PCI address from the exporter's label") {
+  std::vector<ob::HostMap> site = Site();
+  for (ob::GpuAddress& g : site[0].gpus) g.pci = "";  // tray07: `gpus: [0, 1, 2, 3]`
+  ob::PromQuery q = Query(10);
+  q.expect.xid = true;
+  const std::string answer =
+      R"({"status":"success","data":{"resultType":"vector","result":[)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_XID_ERRORS","Hostname":"tray07","gpu":"1","pci_bus_id":"00000009:01:00.0"},"value":[10,"48"]},)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_XID_ERRORS","Hostname":"tray07","gpu":"2"},"value":[10,"0"]}]}})";
+  ob::Observed o = ob::ParsePrometheusQuery(answer, site, q);
+  const ob::XidGaugeSample* one = nullptr;
+  const ob::XidGaugeSample* two = nullptr;
+  for (const ob::XidGaugeSample& s : o.xid_gauges) {
+    if (s.gpu == 101) one = &s;
+    if (s.gpu == 102) two = &s;
+  }
+  REQUIRE(one);
+  CHECK(one->pci == "0009:01:00");
+  CHECK(one->code == 48);
+  REQUIRE(two);
+  CHECK(two->pci.empty());  // no label, no address: its Xid would be an observation error (below)
+}
+
 TEST_CASE("xid gauge: a change to a non-zero code becomes one driver-format line") {
   ob::XidGauge gauge;
   ob::XidGaugeSample s{"tray07", ob::Source::kPrometheus, 103, 7, "0019:01:00", 0};
