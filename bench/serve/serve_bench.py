@@ -5,18 +5,26 @@
      keep-alive connection after a warm-up: p50, p95, p99, max (target: p99 < 200 ms);
   2. load: CLIENTS concurrent keep-alive clients for SECONDS, each looping over a mix of pages (runs,
      filtered runs, the rack page, run reports, events, JSON, /metrics): requests, errors (anything but
-     200, any socket error), serve's RSS sampled every second (target: no error, flat memory), serve's CPU.
+     200, any socket error, a 30 s timeout), serve's RSS sampled every second (target: no error, flat
+     memory), serve's CPU. Two load generators, one after the other on the same serve (--client):
+       wrk     Debian's wrk (C, epoll; bench/serve/mix.lua gives the same mix): the figures of record. Its
+               connections cannot be starved by the client itself, so its latency is serve's (and the
+               kernel's scheduling of serve);
+       python  50 threads of http.client in this process: kept to compare with. Under one GIL on a loaded
+               machine its threads wait for the interpreter as well as for serve, and it counts that wait.
 
 The database is made first when absent: `rackchaos sweep scenarios/quickstart.yaml --seeds RUNS` (one
 GB200 NVL72 rack, so every run touches the rack page's serial).
 
 Usage: serve_bench.py RACKCHAOS [--db PATH] [--runs 10000] [--requests 100] [--clients 50] [--seconds 60]
+                         [--threads 4] [--client wrk,python]
 """
 import argparse
 import http.client
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,6 +113,49 @@ def load(host, port, clients, seconds, runs):
     return threads, counts, errors, latencies
 
 
+def sample(pid, alive):
+    """serve's RSS (KiB) every second while alive() is true."""
+    samples = []
+    while alive():
+        samples.append(rss_kib(pid))
+        time.sleep(1)
+    return samples
+
+
+def wrk_load(host, port, clients, seconds, runs):
+    """Runs wrk with mix.lua; returns its summary line's fields and its --latency table."""
+    cmd = ["wrk", "-t2", "-c%d" % clients, "-d%ds" % seconds, "--timeout", "30s", "--latency",
+           "-s", os.path.join(SRC, "bench/serve/mix.lua"), "http://%s:%d" % (host, port), "--", str(runs)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    return proc, cmd
+
+
+def parse_wrk(text):
+    m = re.search(r"^WRK (.*)$", text, re.M)
+    if not m:
+        sys.exit("wrk printed no summary:\n" + text)
+    fields = dict(kv.split("=") for kv in m.group(1).split())
+    dist = re.search(r"Latency Distribution\n((?:\s+\d+%.*\n)+)", text)
+    return {k: float(v) for k, v in fields.items()}, (dist.group(1).rstrip() if dist else "")
+
+
+def report_load(samples, cpu, wall):
+    third = max(1, len(samples) // 3)
+    print("  serve RSS (MiB): start %.1f, mean of the first third %.1f, of the last third %.1f, max %.1f" %
+          (samples[0] / 1024, statistics.mean(samples[:third]) / 1024, statistics.mean(samples[-third:]) / 1024,
+           max(samples) / 1024))
+    print("  serve CPU %.1f s over %.1f s wall (%.0f%% of one core); load average %s" %
+          (cpu, wall, 100 * cpu / wall, open("/proc/loadavg").read().split(" ", 3)[:3]))
+
+
+def handler_times(host, port, before):
+    after = server_times(host, port)
+    total = after["+Inf"] - before.get("+Inf", 0)
+    within = {le: after[le] - before.get(le, 0) for le in ("0.2", "1", "5")}
+    print("  serve's handler time: %d requests, %d within 200 ms, %d within 1 s, %d within 5 s" %
+          (total, within["0.2"], within["1"], within["5"]))
+
+
 def server_times(host, port):
     """serve's own view: its request duration histogram (handler time, no queueing) from /metrics."""
     conn = http.client.HTTPConnection(host, port, timeout=30)
@@ -126,7 +177,10 @@ def main():
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--threads", type=int, default=4, help="serve --threads")
+    ap.add_argument("--client", default="wrk,python", help="load generators, in order: wrk, python or both")
     a = ap.parse_args()
+    if "wrk" in a.client and not shutil.which("wrk"):
+        sys.exit("wrk not found: apt-get install wrk (scripts/install-deps --bench), or --client python")
     if not os.path.exists(a.db):
         print("making %s: a sweep of %d runs" % (a.db, a.runs), flush=True)
         start = time.time()
@@ -152,32 +206,39 @@ def main():
             print("  %-44s %8.1f %8.1f %8.1f %8.1f %9d" % (path, r["p50"], r["p95"], r["p99"], r["max"], r["bytes"]))
         print("  serve CPU for these: %.2f s" % (cpu_s(serve.pid) - cpu0))
 
-        print("\n2. load: %d clients for %d s" % (a.clients, a.seconds))
-        cpu0, wall0 = cpu_s(serve.pid), time.time()
-        before = server_times(host, port)
-        threads, counts, errors, latencies = load(host, port, a.clients, a.seconds, runs)
-        samples = []
-        while any(t.is_alive() for t in threads):
-            samples.append(rss_kib(serve.pid))
-            time.sleep(1)
-        for t in threads:
-            t.join()
-        wall, cpu = time.time() - wall0, cpu_s(serve.pid) - cpu0
-        third = max(1, len(samples) // 3)
-        print("  requests %d (%.0f/s), errors %d" % (counts[0], counts[0] / wall, len(errors)))
-        print("  client latency (ms, queueing included): p50 %.0f, p99 %.0f, max %.0f" %
-              (statistics.median(latencies), percentile(latencies, 99), max(latencies)))
-        after = server_times(host, port)
-        total = after["+Inf"] - before.get("+Inf", 0)
-        within = {le: after[le] - before.get(le, 0) for le in ("0.2", "1", "5")}
-        print("  serve's handler time: %d requests, %d within 200 ms, %d within 1 s, %d within 5 s" %
-              (total, within["0.2"], within["1"], within["5"]))
-        for e in errors[:10]:
-            print("    " + e)
-        print("  serve RSS (MiB): start %.1f, mean of the first third %.1f, of the last third %.1f, max %.1f" %
-              (samples[0] / 1024, statistics.mean(samples[:third]) / 1024, statistics.mean(samples[-third:]) / 1024,
-               max(samples) / 1024))
-        print("  serve CPU %.1f s over %.1f s wall (%.0f%% of one core)" % (cpu, wall, 100 * cpu / wall))
+        for client in a.client.split(","):
+            print("\n2. load (%s): %d clients for %d s" % (client, a.clients, a.seconds))
+            cpu0, wall0 = cpu_s(serve.pid), time.time()
+            before = server_times(host, port)
+            if client == "wrk":
+                proc, cmd = wrk_load(host, port, a.clients, a.seconds, runs)
+                samples = sample(serve.pid, lambda: proc.poll() is None)
+                out = proc.communicate()[0]
+                wall, cpu = time.time() - wall0, cpu_s(serve.pid) - cpu0
+                print("  " + " ".join(cmd))
+                w, dist = parse_wrk(out)
+                errors = w["connect"] + w["read"] + w["write"] + w["timeout"] + w["status"]
+                print("  requests %d (%.0f/s), errors %d (connect %d, read %d, write %d, timeout %d, non-2xx %d)" %
+                      (w["requests"], w["requests"] / w["seconds"], errors, w["connect"], w["read"], w["write"],
+                       w["timeout"], w["status"]))
+                print("  client latency (ms, queueing included): p50 %.0f, p90 %.0f, p99 %.0f, max %.0f" %
+                      (w["p50"], w["p90"], w["p99"], w["max"]))
+                print("  wrk --latency:\n" + dist)
+            elif client == "python":
+                threads, counts, errors, latencies = load(host, port, a.clients, a.seconds, runs)
+                samples = sample(serve.pid, lambda: any(t.is_alive() for t in threads))
+                for t in threads:
+                    t.join()
+                wall, cpu = time.time() - wall0, cpu_s(serve.pid) - cpu0
+                print("  requests %d (%.0f/s), errors %d" % (counts[0], counts[0] / wall, len(errors)))
+                print("  client latency (ms, queueing included): p50 %.0f, p99 %.0f, max %.0f" %
+                      (statistics.median(latencies), percentile(latencies, 99), max(latencies)))
+                for e in errors[:10]:
+                    print("    " + e)
+            else:
+                sys.exit("--client: 'wrk' or 'python', not %r" % client)
+            handler_times(host, port, before)
+            report_load(samples, cpu, wall)
     finally:
         serve.terminate()
         serve.wait(timeout=20)

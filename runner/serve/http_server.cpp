@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace rackchaos::serve {
@@ -41,8 +42,15 @@ HttpResponse Plain(int status, std::string text) {
 
 }  // namespace
 
-// Members are destroyed bottom up: the acceptor before the loop it belongs to, and the loop (whose
-// destructor destroys the sessions still waiting) before the counters and handler those sessions use.
+// Members are destroyed bottom up: the acceptor before the loop it belongs to, and the loops (whose
+// destructors destroy the sessions still waiting) before the counters and handler those sessions use.
+//
+// Accepting has its own loop and thread. Handlers are synchronous and run on the serving threads, so
+// every completion on `io` waits behind the handlers queued before it; an accept loop there completed one
+// accept per turn of that queue, and a burst of new connections waited turns that grew with each one
+// accepted: with 50 clients at once on a loaded machine the last ones' first requests waited 20-30 s
+// (bench/README.md) while no handler took over 1 s. On its own thread a connection is accepted at once and
+// its first request waits in the same FIFO queue as everyone else's.
 struct HttpServer::Impl {
   HttpServerOptions options;
   HttpHandler handler;
@@ -51,7 +59,11 @@ struct HttpServer::Impl {
   bool stopped = false;
   std::vector<std::thread> threads;
   asio::io_context io;
-  tcp::acceptor acceptor{io};
+  asio::io_context accept_io{1};
+  tcp::acceptor acceptor{accept_io};
+  // Keeps `io` running while no session is open (the accept loop that used to keep it busy lives on
+  // accept_io now).
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
 
   // The handler, guarded: an exception becomes a 500 instead of ending the server.
   HttpResponse Call(const HttpRequest& request) {
@@ -136,10 +148,11 @@ struct HttpServer::Impl {
   asio::awaitable<void> Accept() {
     for (;;) {
       boost::system::error_code ec;
-      tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+      // The socket is made on `io`, where its session runs; the accept itself completes on accept_io.
+      auto socket = co_await acceptor.async_accept(io, asio::redirect_error(asio::use_awaitable, ec));
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
       if (ec) continue;  // a connection that failed while being accepted (EMFILE, reset): the next one
-      asio::co_spawn(io, Session(std::move(socket)), asio::detached);
+      asio::co_spawn(io, Session(tcp::socket(std::move(socket))), asio::detached);
     }
   }
 };
@@ -160,7 +173,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
   if (impl->acceptor.bind(endpoint, ec); ec) return Status::IoError("cannot listen on " + where + ": " + ec.message());
   if (impl->acceptor.listen(asio::socket_base::max_listen_connections, ec); ec)
     return Status::IoError("cannot listen on " + where + ": " + ec.message());
-  asio::co_spawn(impl->io, impl->Accept(), asio::detached);
+  asio::co_spawn(impl->accept_io, impl->Accept(), asio::detached);
+  impl->threads.emplace_back([io = &impl->accept_io] { io->run(); });
+  // Sessions come and go; the serving threads must not return while none is open.
+  impl->work.emplace(impl->io.get_executor());
   for (int i = 0; i < std::max(1, options.threads); ++i) impl->threads.emplace_back([io = &impl->io] { io->run(); });
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
@@ -187,10 +203,11 @@ void HttpServer::Stop() {
     if (impl_->stopped) return;
     impl_->stopped = true;
   }
-  asio::post(impl_->io, [this] {
+  asio::post(impl_->accept_io, [this] {
     boost::system::error_code ec;
     impl_->acceptor.close(ec);
   });
+  impl_->accept_io.stop();
   impl_->io.stop();
   for (std::thread& t : impl_->threads)
     if (t.joinable() && t.get_id() != std::this_thread::get_id()) t.join();

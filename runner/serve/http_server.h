@@ -11,7 +11,9 @@
 // answers without it or until `poll_deadline` has passed (then the last answer is sent as it is).
 //
 // Threading: `threads` threads run the Asio event loop; the handler is called on any of them, at the same
-// time for different connections, so it must be thread-safe. Start() returns once the socket listens.
+// time for different connections, so it must be thread-safe. Requests wait for a thread in arrival order.
+// One more thread only accepts connections, so a new client is taken in at once however busy the others
+// are. Start() returns once the socket listens.
 // The destructor stops and joins.
 #pragma once
 
