@@ -82,7 +82,7 @@ def load(host, port, clients, seconds, runs):
              "/db/0/racks?serial=" + RACK, "/api/db/0/runs", "/api/db/0/racks?serial=" + RACK, "/metrics"]
     stop = time.monotonic() + seconds
     counts, errors, lock = [0], [], threading.Lock()
-    latencies = []
+    latencies, first = [], []  # first: each connection's first request (waits for the connection's accept)
 
     def client(seed):
         rng = random.Random(seed)
@@ -95,6 +95,8 @@ def load(host, port, clients, seconds, runs):
                 status, took, _ = timed_get(conn, path)
                 with lock:
                     latencies.append(took * 1000)
+                    if n == 0:
+                        first.append(took * 1000)
                 if status != 200:
                     with lock:
                         errors.append("%s: HTTP %d" % (path, status))
@@ -110,7 +112,7 @@ def load(host, port, clients, seconds, runs):
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
-    return threads, counts, errors, latencies
+    return threads, counts, errors, latencies, first
 
 
 def sample(pid, alive):
@@ -225,7 +227,7 @@ def main():
                       (w["p50"], w["p90"], w["p99"], w["max"]))
                 print("  wrk --latency:\n" + dist)
             elif client == "python":
-                threads, counts, errors, latencies = load(host, port, a.clients, a.seconds, runs)
+                threads, counts, errors, latencies, first = load(host, port, a.clients, a.seconds, runs)
                 samples = sample(serve.pid, lambda: any(t.is_alive() for t in threads))
                 for t in threads:
                     t.join()
@@ -233,6 +235,8 @@ def main():
                 print("  requests %d (%.0f/s), errors %d" % (counts[0], counts[0] / wall, len(errors)))
                 print("  client latency (ms, queueing included): p50 %.0f, p99 %.0f, max %.0f" %
                       (statistics.median(latencies), percentile(latencies, 99), max(latencies)))
+                print("  each connection's first request (ms): p50 %.0f, max %.0f" %
+                      (statistics.median(first), max(first)))
                 for e in errors[:10]:
                     print("    " + e)
             else:
