@@ -40,9 +40,12 @@ int CmdRecover(const std::string& db, const std::string& ledger_path, const Reco
   }
   if (!quiet) {
     for (const std::string& line : result->lines) std::printf("%s\n", reports::TerminalText(line).c_str());
+    std::string more;
+    if (result->forgotten) more += ", " + std::to_string(result->forgotten) + " forgotten";
+    if (result->already_reverted)
+      more += "; " + std::to_string(result->already_reverted) + " of the reverted found not in effect (nothing run)";
     std::printf("recover: %d reverted, %d still open, %d left to live runs, %d run(s) marked aborted%s (ledger %s)\n",
-                result->reverted, result->failed, result->skipped_live, result->runs_aborted,
-                result->forgotten ? (", " + std::to_string(result->forgotten) + " forgotten").c_str() : "", path.c_str());
+                result->reverted, result->failed, result->skipped_live, result->runs_aborted, more.c_str(), path.c_str());
   }
   return result->failed == 0 ? ToInt(ExitCode::kPass) : ToInt(ExitCode::kRuntimeError);
 }

@@ -180,7 +180,8 @@ Status Ledger::SetExpiry(int64_t entry, const std::string& token, int64_t pid) {
 Status Ledger::Close(int64_t entry, const std::string& note) {
   const std::string what = "closing entry " + std::to_string(entry);
   RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(
-      "UPDATE ledger SET state = 'closed', closed_wall = ?, note = ? WHERE id = ?", what));
+      "UPDATE ledger SET state = 'closed', closed_wall = ?1, "
+      "note = CASE WHEN note = '' THEN ?2 ELSE note || char(10) || ?1 || ' ' || ?2 END WHERE id = ?3", what));
   s.Bind(1, std::string_view(WallStampNow()));
   s.Bind(2, std::string_view(note));
   s.Bind(3, entry);
@@ -189,9 +190,16 @@ Status Ledger::Close(int64_t entry, const std::string& note) {
 
 Status Ledger::SetNote(int64_t entry, const std::string& note) {
   const std::string what = "noting entry " + std::to_string(entry);
-  RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare("UPDATE ledger SET note = ? WHERE id = ?", what));
-  s.Bind(1, std::string_view(note));
-  s.Bind(2, entry);
+  // Appended, each line with its time: the entry's history (a revert that failed while the host was
+  // lost, then the one that worked) stays readable after it closes. A note repeating the last line's
+  // text (a retry failing the same way) is not added again.
+  RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(
+      "UPDATE ledger SET note = CASE WHEN note = '' THEN ?1 || ' ' || ?2 "
+      "WHEN substr(note, -length(?2)) = ?2 THEN note "
+      "ELSE note || char(10) || ?1 || ' ' || ?2 END WHERE id = ?3", what));
+  s.Bind(1, std::string_view(WallStampNow()));
+  s.Bind(2, std::string_view(note));
+  s.Bind(3, entry);
   return s.Run(what);
 }
 

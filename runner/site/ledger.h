@@ -82,9 +82,11 @@ class Ledger {
   // Writes an open entry (durably) and returns its id. Call before running entry.apply.
   Result<int64_t> Record(const LedgerEntry& entry);
   Status SetExpiry(int64_t entry, const std::string& token, int64_t pid);
-  // Marks the entry closed (after a verified revert) with a note for humans.
+  // Marks the entry closed (after a verified revert) with a note for humans, appended to the notes
+  // before it (on a line of its own, after the time) when there are any.
   Status Close(int64_t entry, const std::string& note);
-  // Keeps the entry open, replacing its note (e.g. why a revert failed).
+  // Keeps the entry open, appending "<wall time> <note>" as a line (e.g. why a revert failed), unless
+  // the notes already end with the same text (a retry failing the same way).
   Status SetNote(int64_t entry, const std::string& note);
 
   // Open entries, oldest first.

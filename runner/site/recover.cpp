@@ -9,6 +9,7 @@
 #include "core/exit_code.h"
 #include "core/wall_time.h"
 #include "reports/store.h"
+#include "runner/ssh/command_template.h"
 #include "runner/ssh/ssh_pool.h"
 #include "runner/site/ssh_backend.h"
 
@@ -34,23 +35,49 @@ Status RunOk(ssh::SshPool& pool, const std::string& host, const std::string& com
                              (r.err.empty() ? "" : ": " + r.err.substr(0, r.err.find('\n'))));
 }
 
-// Cancel the expiry, revert, verify: the same steps as SshBackend's revert.
-Status Replay(ssh::SshPool& pool, const LedgerEntry& e) {
-  const std::string host = PoolName(e);
-  if (!e.expiry_token.empty()) (void)RunOk(pool, host, CancelExpiryCommand(e.expiry_token, e.expiry_pid), nullptr);
+// Whether the entry's fault is in effect on the host now: verify (exit 0 = in effect, 1 = not) or the
+// value read back against the baseline. Unknown (nullopt) when the entry has no way to tell.
+Result<std::optional<bool>> InEffect(ssh::SshPool& pool, const std::string& host, const LedgerEntry& e) {
   ssh::CommandResult r;
-  RC_RETURN_IF_ERROR(RunOk(pool, host, e.revert, &r).WithContext("revert"));
   if (!e.verify.empty()) {
     RC_RETURN_IF_ERROR(RunOk(pool, host, e.verify, &r, true).WithContext("verify"));
-    if (r.exit_status == 0) return Status::Unavailable("verify says the fault is still in effect after revert");
-  } else if (!e.readback.empty() && e.expect) {
+    return std::optional<bool>(r.exit_status == 0);
+  }
+  if (!e.readback.empty() && e.expect) {
     RC_RETURN_IF_ERROR(RunOk(pool, host, e.readback, &r).WithContext("read back"));
     RC_ASSIGN_OR_RETURN(double value, ParseFirstNumber(r.out));
-    if (std::fabs(value - *e.expect) > std::max(1.0, 0.01 * std::fabs(*e.expect)))
-      return Status::Unavailable("the value reads " + std::to_string(value) + " after revert, expected " +
-                                 std::to_string(*e.expect));
+    return std::optional<bool>(std::fabs(value - *e.expect) > std::max(1.0, 0.01 * std::fabs(*e.expect)));
   }
-  return Status::Ok();
+  return std::optional<bool>();
+}
+
+// What Replay found and did.
+enum class Replayed { kReverted, kAlreadyReverted, kExpiryFired };
+
+// Cancel the expiry, revert, verify: the same steps as SshBackend's revert. A fault no longer in effect
+// is not reverted again (a revert is not always harmless twice: `tc qdisc del` of a limit that is gone
+// fails); whether its host-side expiry fired is told by the expiry's token file, which only the timer
+// itself removes before reverting (or a cancel, which the ledger would have recorded by closing).
+Result<Replayed> Replay(ssh::SshPool& pool, const LedgerEntry& e) {
+  const std::string host = PoolName(e);
+  bool fired = false;
+  if (!e.expiry_token.empty()) {
+    ssh::CommandResult t;
+    RC_RETURN_IF_ERROR(RunOk(pool, host, "test -e " + ssh::ShellQuote(e.expiry_token), &t, true)
+                           .WithContext("looking for the host-side expiry"));
+    fired = t.exit_status == 1;
+    RC_RETURN_IF_ERROR(RunOk(pool, host, CancelExpiryCommand(e.expiry_token, e.expiry_pid), nullptr)
+                           .WithContext("cancelling the host-side expiry"));
+  }
+  RC_ASSIGN_OR_RETURN(std::optional<bool> before, InEffect(pool, host, e));
+  if (before && !*before) return fired ? Replayed::kExpiryFired : Replayed::kAlreadyReverted;
+  ssh::CommandResult r;
+  RC_RETURN_IF_ERROR(RunOk(pool, host, e.revert, &r).WithContext("revert"));
+  RC_ASSIGN_OR_RETURN(std::optional<bool> after, InEffect(pool, host, e));
+  if (after && *after)
+    return Status::Unavailable(e.verify.empty() ? "the value is not back at " + std::to_string(*e.expect) + " after revert"
+                                                : "verify says the fault is still in effect after revert");
+  return Replayed::kReverted;
 }
 
 // Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it.
@@ -135,12 +162,23 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
     ssh::HostSpec spec = e.host;
     spec.name = PoolName(e);
     Status s = pool.AddHosts({spec});
-    if (s.ok()) s = Replay(pool, e);
-    if (s.ok()) s = ledger.Close(e.id, "reverted by rackchaos recover");
+    Result<Replayed> replayed = s.ok() ? Replay(pool, e) : Result<Replayed>(s);
+    s = replayed.status();
+    std::string note = "reverted by rackchaos recover";
+    std::string line = "reverted (" + e.revert + "), verified";
+    if (s.ok() && *replayed == Replayed::kExpiryFired) {
+      note = "found already reverted by its host-side expiry; closed by rackchaos recover";
+      line = "already reverted on the host: its host-side expiry fired (verified; not reverted again)";
+    } else if (s.ok() && *replayed == Replayed::kAlreadyReverted) {
+      note = "found not in effect on the host; closed by rackchaos recover";
+      line = "not in effect on the host (reverted already, or never applied; verified, nothing run)";
+    }
+    if (s.ok()) s = ledger.Close(e.id, note);
     if (s.ok()) {
       ++result.reverted;
+      if (*replayed != Replayed::kReverted) ++result.already_reverted;
       recovered[e.run].push_back(e.fault);
-      result.lines.push_back(Describe(e) + ": reverted (" + e.revert + "), verified");
+      result.lines.push_back(Describe(e) + ": " + line);
     } else {
       ++result.failed;
       ++still_open[e.run];

@@ -1,9 +1,11 @@
 // Recovery: reverts what crashed or killed real runs left applied, from the fault ledger.
 //
 // For every open ledger entry whose owning run is gone (ledger.h: the owner lock), Recover cancels the
-// host-side expiry, runs the recorded revert command on the recorded host, verifies it the way the run
-// would have (verify exits 1, or the value reads back as the baseline) and closes the entry. Reverts are
-// idempotent, so replaying an entry whose expiry already fired, or running recover twice, is harmless.
+// host-side expiry, checks whether the fault is still in effect (verify, or the value read back) and if
+// so runs the recorded revert command on the recorded host and verifies it the way the run would have
+// (verify exits 1, or the value reads back as the baseline); then it closes the entry. A fault found no
+// longer in effect is not reverted again, and the line says so (and whether its host-side expiry fired),
+// so replaying an entry whose expiry already fired, or running recover twice, is harmless.
 // Report runs of dead owners that still say 'running' are finished as 'aborted', with a FaultReverted
 // event per recovered fault. Entries of live runs are left alone.
 //
@@ -32,7 +34,8 @@ struct RecoverOptions {
 };
 
 struct RecoverResult {
-  int reverted = 0;      // entries reverted, verified and closed
+  int reverted = 0;      // entries reverted (or found reverted), verified and closed
+  int already_reverted = 0;  // of those, found not in effect, nothing run (the host-side expiry fired, ...)
   int failed = 0;        // entries still open (host unreachable, revert or verify failed)
   int skipped_live = 0;  // entries of runs whose process is alive
   int runs_aborted = 0;  // report runs marked 'aborted'

@@ -218,6 +218,8 @@ Status SshBackend::Landed(const std::string& key, const Result<ssh::CommandResul
   if (s.ok()) s = expect_applied ? VerifyValue(o.host, o.target.component, o.readback, *expect_applied)
                                  : Verify(o.host, o.target.component, o.verify, true);
   if (!s.ok()) {
+    // No answer (a timeout, the session lost): whether it ran is unknown, so the undo looks first.
+    if (!applied.ok()) open_[key].uncertain = true;
     // Half-applied is worse than not applied: undo now; the ledger keeps it if that fails too.
     Status undo = RevertFault(key, "apply failed, reverted");
     return s.WithContext("fault #" + std::to_string(cause) + " " + key +
@@ -248,35 +250,116 @@ void SshBackend::RecordLanded(const Open& o, Time at) {
   last_landed_ = o.fault;
 }
 
+bool SshBackend::CancelExpiry(Open& o) {
+  if (o.expiry_token.empty()) return true;
+  auto c = Run("cancel_expiry", o.host, o.target.component, CancelExpiryCommand(o.expiry_token, o.expiry_pid));
+  // Forgotten only once cancelled: a host that did not answer still has the timer, and a later
+  // attempt (the retry below, the end of the run, `rackchaos recover`) must cancel it, or it fires
+  // after a later fault on the target and undoes that one.
+  if (c.ok() && c->exit_status == 0) o.expiry_token.clear();
+  return o.expiry_token.empty();
+}
+
+Result<bool> SshBackend::InEffect(const Open& o) {
+  if (o.expect) {
+    RC_ASSIGN_OR_RETURN(ssh::CommandResult r, Run("verify", o.host, o.target.component, o.readback));
+    if (r.exit_status != 0) return Status::Unavailable(o.host + ": reading the value back exited " + std::to_string(r.exit_status));
+    RC_ASSIGN_OR_RETURN(double value, ParseFirstNumber(r.out));
+    return !Near(value, *o.expect);
+  }
+  if (o.verify.empty()) return true;  // cannot tell: revert
+  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, Run("verify", o.host, o.target.component, o.verify, 1));
+  if (r.exit_status != 0 && r.exit_status != 1)
+    return Status::Unavailable(o.host + ": verify exited " + std::to_string(r.exit_status) + ": " + FirstLine(r.err));
+  return r.exit_status == 0;
+}
+
 Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
   auto it = open_.find(key);
   if (it == open_.end()) return Status::Ok();
   Open& o = it->second;
-  if (!o.expiry_token.empty()) {
-    (void)Run("cancel_expiry", o.host, o.target.component, CancelExpiryCommand(o.expiry_token, o.expiry_pid));
-    o.expiry_token.clear();
-  }
+  (void)CancelExpiry(o);
   Status s;
+  bool unreachable = false;  // the host did not answer (as opposed to a revert that ran and failed)
   if (const std::optional<double> others = LowestHeld(o.action, o.target, key)) {
     // Other faults still hold the value: the lowest of theirs is in force now (nothing runs if it
     // already was), not the baseline.
     if (*others > o.held) s = ApplyHeld(o, *others);
   } else {
-    auto r = Run("revert", o.host, o.target.component, o.revert);
-    s = r.ok() ? (r->exit_status == 0 ? Status::Ok()
-                                      : Status::Unavailable(o.host + ": revert exited " + std::to_string(r->exit_status) +
-                                                            ": " + FirstLine(r->err)))
-               : r.status();
-    if (s.ok()) s = o.expect ? VerifyValue(o.host, o.target.component, o.readback, *o.expect)
-                             : Verify(o.host, o.target.component, o.verify, false);
+    // After the host was lost (or an apply's answer was), what ran there is unknown: a revert that
+    // reached it late, an apply that never did. Looked at first, so a fault not in effect is not
+    // reverted again (`tc qdisc del` of a limit that is gone fails, and the entry would stay open).
+    bool in_effect = true;
+    if (o.uncertain) {
+      Result<bool> e = InEffect(o);
+      unreachable = !e.ok();  // retried as a lost host's: the look is what must get through first
+      if (!e.ok()) s = e.status();
+      else in_effect = *e;
+    }
+    if (s.ok() && in_effect) {
+      auto r = Run("revert", o.host, o.target.component, o.revert);
+      unreachable = !r.ok();
+      s = r.ok() ? (r->exit_status == 0 ? Status::Ok()
+                                        : Status::Unavailable(o.host + ": revert exited " + std::to_string(r->exit_status) +
+                                                              ": " + FirstLine(r->err)))
+                 : r.status();
+      if (s.ok()) s = o.expect ? VerifyValue(o.host, o.target.component, o.readback, *o.expect)
+                               : Verify(o.host, o.target.component, o.verify, false);
+    }
+  }
+  // The host answered the revert: an expiry it did not let us cancel before is cancelled now; one
+  // still armed keeps the entry open (a later attempt or `rackchaos recover` cancels it).
+  if (s.ok() && !CancelExpiry(o)) {
+    s = Status::Unavailable(o.host + ": reverted, but its host-side expiry (" + o.expiry_token + ") could not be cancelled");
+    unreachable = true;
   }
   if (!s.ok()) {
-    if (options_.ledger && o.ledger_entry) (void)options_.ledger->SetNote(o.ledger_entry, "revert failed: " + s.message());
+    if (options_.ledger && o.ledger_entry)
+      (void)options_.ledger->SetNote(o.ledger_entry, std::string(unreachable ? "host lost, " : "") +
+                                                         "revert failed: " + s.message());
+    if (unreachable) HostLost(key);
     return s;
   }
   if (options_.ledger && o.ledger_entry) RC_RETURN_IF_ERROR(options_.ledger->Close(o.ledger_entry, why));
   open_.erase(it);
   return Status::Ok();
+}
+
+void SshBackend::HostLost(const std::string& key) {
+  Open& o = open_.at(key);
+  o.uncertain = true;
+  const std::string detail = o.host + " did not answer: fault #" + std::to_string(o.fault) + " " + key +
+                             " stays applied; its revert is retried every " + FormatDurationShort(kRevertRetry) +
+                             " until the host answers (or at the end of the run, or by `rackchaos recover`)";
+  if (lost_.insert(key).second) {  // once per loss; the retries are the ssh.revert actions
+    events_.Record({clock_.Now(), ActionTaken{"host_lost", o.target.component, kNoJob, false, detail}});
+    spdlog::error("{}", detail);
+  }
+  if (retries_.count(key) || stopping_) return;
+  retries_[key] = clock_.CallAfter(kRevertRetry, [this, key] {
+    retries_.erase(key);
+    auto it = open_.find(key);
+    if (it == open_.end() || stopping_) return;
+    const std::string host = it->second.host;
+    const FaultId fault = it->second.fault;
+    const ComponentId component = it->second.target.component;
+    Status s = RevertFault(key, "fault #" + std::to_string(fault) + " reverted late: " + host + " answered again");
+    if (s.ok()) {
+      lost_.erase(key);
+      events_.Record({clock_.Now(), ActionTaken{"host_returned", component, kNoJob, true,
+                                                host + " answers again: fault #" + std::to_string(fault) + " " + key +
+                                                    " reverted and verified"}});
+      spdlog::info("{} answers again: fault #{} {} reverted late", host, fault, key);
+    } else if (!retries_.count(key)) {
+      // Reachable but the revert failed: no more retries here; RevertRemaining tries once more at the end.
+      spdlog::error("fault #{} {}: revert failed after {} answered again: {}", fault, key, host, s.ToString());
+    }
+  });
+}
+
+void SshBackend::CancelRetries() {
+  for (const auto& [key, timer] : retries_) clock_.Cancel(timer);
+  retries_.clear();
 }
 
 Status SshBackend::Switch(cluster::Verb verb, const cluster::Target& t, bool apply, FaultId cause,
@@ -292,6 +375,9 @@ Status SshBackend::Switch(cluster::Verb verb, const cluster::Target& t, bool app
 
 Status SshBackend::RevertRemaining(const std::string& why) {
   Disarm(why);  // an armed apply must never land after its revert
+  // This is the last attempt of the run: no retry may fire after it (the backend may be gone by then).
+  stopping_ = true;
+  CancelRetries();
   Status first;
   std::vector<std::string> keys;
   for (const auto& [key, o] : open_) keys.push_back(key);

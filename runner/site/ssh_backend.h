@@ -75,6 +75,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -225,7 +226,15 @@ class SshBackend : public cluster::Backend {
     int64_t ledger_entry = 0;
     std::string expiry_token;
     int64_t expiry_pid = 0;
+    // What ran on the host is unknown (an apply or revert whose answer never came): the revert looks
+    // whether the fault is in effect before running.
+    bool uncertain = false;
   };
+  // Cancels `o`'s host-side expiry; true when none is left armed (the token is then forgotten).
+  bool CancelExpiry(Open& o);
+  // Whether `o`'s fault is in effect on its host (verify, or the value read back); true when the
+  // action has no way to tell.
+  Result<bool> InEffect(const Open& o);
 
   // The table's action for `verb` when this inventory defines it; else NotSupported, naming it.
   Result<const injectors::RealAction*> ActionOf(cluster::Verb verb) const;
@@ -319,6 +328,14 @@ class SshBackend : public cluster::Backend {
   std::vector<healer::JobInfo> jobs_;
   bool jobs_started_ = false;
   std::unique_ptr<SshMonitor> monitor_;
+  // Reverts that failed because the host did not answer: retried every kRevertRetry from a clock
+  // callback until the host answers (HostLost), until RevertRemaining makes the run's last attempt.
+  static constexpr Duration kRevertRetry = Duration::Seconds(2);
+  void HostLost(const std::string& key);
+  void CancelRetries();
+  std::map<std::string, TimerId> retries_;  // by OpenKey()
+  std::set<std::string> lost_;             // keys whose host was reported lost (once each)
+  bool stopping_ = false;
 };
 
 // Parses the first number in `text` ("1200.00 W" -> 1200); InvalidArgument when there is none.

@@ -73,12 +73,23 @@ std::map<FaultId, Status> SshBackend::FireArmed(int64_t unix_us) {
   if (!armed_) return failed;
   const auto armed = std::exchange(armed_, nullptr);
   const auto staged = std::exchange(staged_, {});
-  const std::vector<ssh::CommandResult> results = pool_.FireAt(*armed, unix_us);
+  // The latest a host may start an apply: halfway between the instant and the earliest the armed
+  // command can time out here (arming + command_timeout, arming at most arm_lead before the instant),
+  // so an apply whose go line a partition held back never starts after this runner gave up on it and
+  // undid it.
+  const int64_t latest = unix_us + (inv_.command_timeout - inv_.arm_lead).us / 2;
+  const std::vector<ssh::CommandResult> results = pool_.FireAt(*armed, unix_us, latest);
   RecordLanding(results, unix_us);
   const Time land = std::min(TimeAtUnix(unix_us), clock_.Now());  // the results arrive a little after it
   for (size_t i = 0; i < staged.size(); ++i) {
     if (!armed->status()[i].ok()) continue;  // closed when arming failed
     const Staged& s = staged[i];
+    if (results[i].status.ok() && results[i].exit_status == 125) {  // the go line came too late: not run
+      (void)Record("apply", s.host, s.component, s.apply, results[i], 0);
+      failed.emplace(s.fault, Status::Unavailable(s.host + ": the apply's go line reached the host too late; not run"));
+      CloseUnapplied(s.key, "its go line reached " + s.host + " too late");
+      continue;
+    }
     Status landed =
         Landed(s.key, Record("apply", s.host, s.component, s.apply, results[i], 0), s.expect_applied, s.fault, land);
     if (!landed.ok()) failed.emplace(s.fault, landed);

@@ -15,7 +15,7 @@ SshBackend::SshBackend(const Inventory& inventory, const cluster::Topology& topo
                        EventSink& events, SshBackendOptions options)
     : inv_(inventory), topo_(topology), pool_(pool), clock_(clock), events_(events), options_(std::move(options)) {}
 
-SshBackend::~SshBackend() = default;  // both here, where SshMonitor is complete
+SshBackend::~SshBackend() { CancelRetries(); }  // here, where SshMonitor is complete
 
 std::string SshBackend::SerialPrefix() const { return (inv_.site.empty() ? "SITE" : inv_.site) + "-"; }
 

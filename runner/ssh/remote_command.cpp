@@ -21,7 +21,9 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
 // line on fd 3: EOF (a channel closed or disarmed before the line) exits 125 unrun. An empty line
 // runs the command now; a line "T" (microseconds since the Unix epoch, host clock) sleeps until T
 // inside bash (a pselect timeout in `read -t`: no child process, no signal) and runs it then, unless
-// a line or EOF arrives first (a disarm: exit 125).
+// a line or EOF arrives first (a disarm: exit 125). "T L" does the same but exits 125 unrun when the
+// host's clock is past L at T: a line that a partition held back must not start the command after
+// the runner gave up on it (and may have reverted it).
 // At T nothing but the wake and the command may compete for the host's CPUs (on a loopback bench,
 // or with several armed commands on one host, the other shells still waking): gate and command form
 // one compound command, parsed at arming (a syntax error ends it then); the landing instant and the
@@ -34,7 +36,9 @@ void Capture(std::string& into, bool& truncated, uint64_t& total, const char* da
 constexpr const char* kGate = R"({
 exec 3<&0 </dev/null; rackchaos_landed= rackchaos_ended=
 IFS= read -r -u 3 rackchaos_go || exit 125
-case $rackchaos_go in *[!0-9]*) exit 125 ;; esac
+rackchaos_late=
+[[ $rackchaos_go != *' '* ]] || { rackchaos_late=${rackchaos_go#* }; rackchaos_go=${rackchaos_go%% *}; }
+case $rackchaos_go$rackchaos_late in *[!0-9]*) exit 125 ;; esac
 rackchaos_end() {
   [[ $rackchaos_landed ]] || exit "$rackchaos_rc"
   [[ $rackchaos_ended ]] || { rackchaos_ended=$EPOCHREALTIME; [[ ! $rackchaos_go ]] || IFS= read -r -t 0.1 -u 3 rackchaos_go; }
@@ -51,6 +55,7 @@ if [[ $rackchaos_go ]]; then
     (( $? > 128 )) || exit 125
   fi
 fi
+[[ ! $rackchaos_late ]] || (( ${EPOCHREALTIME/[.,]/} <= rackchaos_late )) || exit 125
 rackchaos_landed=$EPOCHREALTIME
 )";
 // After the command, inline (a function call at T costs the shells still waking): its status and end

@@ -260,8 +260,8 @@ std::vector<CommandResult> SshPool::FireAll(Armed& a) {
   return a.results_;
 }
 
-std::vector<CommandResult> SshPool::FireAt(Armed& a, int64_t wall_us) {
-  ReleaseArmed(a, std::to_string(wall_us));
+std::vector<CommandResult> SshPool::FireAt(Armed& a, int64_t wall_us, int64_t latest_us) {
+  ReleaseArmed(a, std::to_string(wall_us) + (latest_us > 0 ? " " + std::to_string(latest_us) : std::string()));
   return a.results_;
 }
 

@@ -95,8 +95,10 @@ class SshPool {
   std::vector<CommandResult> FireAll(Armed& armed);
   // Blocking: like FireAll, but every host runs its command when its own clock reads `wall_us`
   // (microseconds since the Unix epoch); a host whose clock is past it runs it at once. The hosts'
-  // clocks are assumed synchronised (NTP/PTP): their error adds to the spread.
-  std::vector<CommandResult> FireAt(Armed& armed, int64_t wall_us);
+  // clocks are assumed synchronised (NTP/PTP): their error adds to the spread. With `latest_us`, a host
+  // whose clock is past it when the command would start does not run it (exit 125, as a disarm): a
+  // go line held back by a partition lands after the caller gave up on it otherwise.
+  std::vector<CommandResult> FireAt(Armed& armed, int64_t wall_us, int64_t latest_us = 0);
   // Blocking: ends the armed commands without running them (the gate exits 125) and waits for them.
   void Disarm(Armed& armed);
 

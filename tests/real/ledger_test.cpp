@@ -187,5 +187,34 @@ TEST_CASE("recover: --forget closes an unrevertable entry unrun, all or nothing"
   CHECK(ledger->OpenEntries()->size() == 1);
 }
 
+TEST_CASE("ledger: notes keep the entry's history, each line with its time, a repeated failure once") {
+  TempDir dir;
+  auto ledger = Ledger::Open(dir.path + "/h.db.ledger");
+  REQUIRE(ledger.ok());
+  auto run = ledger->BeginRun(dir.path + "/h.db", 1);
+  REQUIRE(run.ok());
+  auto id = ledger->Record(Entry(*run, 1));
+  REQUIRE(id.ok());
+  REQUIRE(ledger->SetNote(*id, "host lost, revert failed: connection refused").ok());
+  REQUIRE(ledger->SetNote(*id, "host lost, revert failed: connection refused").ok());  // a retry, the same way
+  REQUIRE(ledger->Close(*id, "fault #1 reverted late: h1 answered again").ok());
+  auto all = ledger->Entries(*run);
+  REQUIRE(all.ok());
+  REQUIRE(all->size() == 1);
+  const LedgerEntry& e = all->at(0);
+  CHECK(e.state == "closed");
+  const std::string& n = e.note;
+  // "<stamp> host lost, ...\n<closed stamp> fault #1 reverted late: ..."
+  const size_t nl = n.find('\n');
+  REQUIRE_MESSAGE(nl != std::string::npos, n);
+  CHECK_MESSAGE(n.find('\n', nl + 1) == std::string::npos, n);  // the repeated failure is one line
+  const std::string first = n.substr(0, nl), second = n.substr(nl + 1);
+  CHECK_MESSAGE(first.find(" host lost, revert failed: connection refused") != std::string::npos, first);
+  CHECK_MESSAGE(first.rfind(" host lost") > 0, first);  // after the time
+  CHECK_MESSAGE(second == e.closed_wall + " fault #1 reverted late: h1 answered again", second);
+  // In order: the failure came before the close.
+  CHECK(first.substr(0, first.find(' ')) <= e.closed_wall);
+}
+
 }  // namespace
 }  // namespace rackchaos::runner

@@ -236,6 +236,7 @@ TEST_CASE("real: kill -9 while faults are armed leaves nothing applied, and reco
   std::string out;
   CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);
   CHECK(out.find("2 reverted, 0 still open") != std::string::npos);
+  CHECK_MESSAGE(out.find("2 of the reverted found not in effect (nothing run)") != std::string::npos, out);  // never landed
   CHECK(OpenEntries(db + ".ledger") == 0);
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
@@ -297,6 +298,7 @@ TEST_CASE("real: the host-side expiry ends a fault when the runner is dead") {
   // Replaying the ledger afterwards is harmless.
   std::string out;
   CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);
+  CHECK_MESSAGE(out.find("already reverted on the host: its host-side expiry fired") != std::string::npos, out);
   CHECK(lab->LinkUp(b0));
 }
 

@@ -142,6 +142,37 @@ TEST_CASE("ssh.armed: fired at an instant, every host runs its command at that i
   }
 }
 
+TEST_CASE("ssh.armed: a go line that reaches a host past its latest instant does not run the command") {
+  Connected c(2, 2);
+  auto& [sshd, io, pool, hosts] = c;
+  const std::string stamp = "printf '%s\\n' \"$EPOCHREALTIME\"";
+  std::shared_ptr<SshPool::Armed> armed;
+  // Held back (as by a partition) until after the latest instant: exit 125, nothing ran.
+  REQUIRE(pool.ArmAll(Names(hosts), stamp, armed).ok());
+  const int64_t past = WallMicrosNow() - 5000000;
+  for (const CommandResult& r : pool.FireAt(*armed, past, past + 1000000)) {
+    CHECK_MESSAGE(r.status.ok(), r.status.ToString());
+    CHECK(r.exit_status == 125);
+    CHECK(r.out.empty());
+    CHECK(r.landed_wall_us == 0);
+  }
+  // Late, but within the latest instant: it runs at once.
+  REQUIRE(pool.ArmAll(Names(hosts), stamp, armed).ok());
+  const int64_t late = WallMicrosNow() - 100000;
+  for (const CommandResult& r : pool.FireAt(*armed, late, late + 60000000)) {
+    CHECK_MESSAGE(r.status.ok(), r.status.ToString());
+    CHECK(r.exit_status == 0);
+    CHECK(StampMicros(r.out) >= late);
+  }
+  // On time with a latest instant: at the instant, as without one.
+  REQUIRE(pool.ArmAll(Names(hosts), stamp, armed).ok());
+  const int64_t at = WallMicrosNow() + 300000;
+  for (const CommandResult& r : pool.FireAt(*armed, at, at + 5000000)) {
+    CHECK(r.exit_status == 0);
+    CHECK(StampMicros(r.out) >= at);
+  }
+}
+
 TEST_CASE("ssh.armed: ArmEach gives each host its own command, and a host may get several") {
   Connected c(2, 4);
   auto& [sshd, io, pool, hosts] = c;
