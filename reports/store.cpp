@@ -219,6 +219,30 @@ Status ReportStore::AddComponents(int64_t run, std::span<const ComponentRef> com
   return AddComponentRefs(run, components, serial_prefix);
 }
 
+Result<bool> ReportStore::LinkComponents(int64_t run, std::string_view digest) {
+  const std::string what = ForRun("adding components to", run);
+  RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
+  RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
+  RC_ASSIGN_OR_RETURN(Stmt* had, state_->Cached("SELECT 1 FROM run_topologies WHERE run_id = ?", what));
+  had->Bind(1, run);
+  RC_ASSIGN_OR_RETURN(bool has_topology, had->Step(what));
+  had->Reset();
+  if (has_topology) return false;  // AddComponents merges the rows with the run's own
+  RC_ASSIGN_OR_RETURN(Stmt* find, state_->Cached("SELECT id FROM topologies WHERE digest = ?", what));
+  find->Bind(1, digest);
+  RC_ASSIGN_OR_RETURN(bool found, find->Step(what));
+  const int64_t topology = found ? find->Int(0) : 0;
+  find->Reset();
+  if (!found) return false;
+  RC_ASSIGN_OR_RETURN(Stmt* link, state_->Cached("INSERT INTO run_topologies(run_id, topology_id) VALUES (?, ?)", what));
+  link->Bind(1, run);
+  link->Bind(2, topology);
+  RC_RETURN_IF_ERROR(link->Run(what));
+  RC_RETURN_IF_ERROR(txn.Commit(what));
+  state_->fresh = false;  // the file has a topology: never around the WAL again
+  return true;
+}
+
 namespace {
 
 // Whether any run of the file has stored components yet (true when the query fails: stay in WAL mode).

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -78,6 +79,12 @@ struct ComponentRef {
   ComponentId parent = kNoComponent;
   std::string_view serial;
 };
+
+// The digest AddComponents gives the rows `row(0)` .. `row(size - 1)` (an empty serial with
+// `derived_prefix` is that prefix and the name, as AddComponents takes them): what LinkComponents looks
+// up. Rows built one at a time, so a caller need not hold 500,000 of them to ask.
+std::string ComponentsDigest(size_t size, const std::function<ComponentRef(size_t)>& row,
+                             std::optional<std::string_view> derived_prefix);
 
 struct JobRow {
   JobId id = kNoJob;
@@ -205,6 +212,10 @@ class ReportStore {
   // The same rows by reference: a row with an empty serial has `serial_prefix` followed by its name
   // (stored and digested exactly as that text would be). The text must outlive the call.
   Status AddComponents(int64_t run, std::span<const ComponentRef> components, std::string_view serial_prefix);
+  // Gives a run without components the file's stored topology with this digest (ComponentsDigest of its
+  // rows) and returns true; false, storing nothing, when the file has none (or the run has components):
+  // then AddComponents stores the rows. What a later seed of a cluster pays instead of its rows.
+  Result<bool> LinkComponents(int64_t run, std::string_view digest);
   Status AddJobs(int64_t run, const std::vector<JobRow>& jobs);
   // Appends events after those already stored for the run (seq continues), each as one row of the
   // typed table of its type. FaultReverted also sets reverted_us on the open fault row.

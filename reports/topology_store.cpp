@@ -52,9 +52,11 @@ class TopologyHash {
 // told apart without building their text.
 class SerialRule {
  public:
-  explicit SerialRule(const ComponentList& t) : given_(t.derived_prefix) {
-    if (t.rows.empty()) return;
-    const ComponentRef& c = t.rows.front();
+  explicit SerialRule(const ComponentList& t) : SerialRule(t.rows.empty() ? nullptr : &t.rows.front(), t.derived_prefix) {}
+  // `first`: the list's first row (null for an empty list).
+  SerialRule(const ComponentRef* first, std::optional<std::string_view> given) : given_(given) {
+    if (!first) return;
+    const ComponentRef& c = *first;
     if (IsGiven(c)) prefix_ = *given_;
     else if (c.serial.ends_with(c.name)) prefix_ = c.serial.substr(0, c.serial.size() - c.name.size());
   }
@@ -148,18 +150,14 @@ Result<std::vector<std::string>> DropIndexesIfFirst(Db& db, const std::string& w
 
 }  // namespace
 
-std::vector<ComponentRef> RefsTo(const std::vector<ComponentRow>& rows) {
-  std::vector<ComponentRef> refs;
-  refs.reserve(rows.size());
-  for (const ComponentRow& c : rows) refs.push_back({c.id, c.name, c.kind, c.parent, c.serial});
-  return refs;
-}
-
-std::string TopologyDigest(const ComponentList& t) {
+std::string ComponentsDigest(size_t size, const std::function<ComponentRef(size_t)>& row,
+                             std::optional<std::string_view> derived_prefix) {
   TopologyHash d;
-  const SerialRule serials(t);
+  const ComponentRef first = size > 0 ? row(0) : ComponentRef{};
+  const SerialRule serials(size > 0 ? &first : nullptr, derived_prefix);
   d.Add(serials.prefix());
-  for (const ComponentRef& c : t.rows) {
+  for (size_t i = 0; i < size; ++i) {
+    const ComponentRef c = row(i);
     d.Add((static_cast<uint64_t>(c.id) << 32) | c.parent);
     d.Add(c.name);
     d.Add(c.kind);
@@ -170,7 +168,18 @@ std::string TopologyDigest(const ComponentList& t) {
     else
       d.Add(c.serial);
   }
-  return d.Hex(t.rows.size());
+  return d.Hex(size);
+}
+
+std::vector<ComponentRef> RefsTo(const std::vector<ComponentRow>& rows) {
+  std::vector<ComponentRef> refs;
+  refs.reserve(rows.size());
+  for (const ComponentRow& c : rows) refs.push_back({c.id, c.name, c.kind, c.parent, c.serial});
+  return refs;
+}
+
+std::string TopologyDigest(const ComponentList& t) {
+  return ComponentsDigest(t.rows.size(), [&](size_t i) { return t.rows[i]; }, t.derived_prefix);
 }
 
 std::string TopologyDigest(const std::vector<ComponentRow>& rows) {

@@ -7,9 +7,11 @@
 // Each R runs in a forked child so that its peak RSS (wait4's rusage) is its own; the parent prints
 // one table row per R. Issue 3's target: R = 1,778 in <= 2 s wall and <= 1 GiB peak per seed.
 //
-// Usage: scale_bench [--seed N] [--seeds K] [--days D] [--timeout S] [R...]   (default R: 1 16 128 1778;
-// --seeds K runs seeds N..N+K-1 of each R one after the other into one report database, as a sweep or
-// repeated `rackchaos run`s do: the first stores the cluster's components, the others share them;
+// Usage: scale_bench [--seed N] [--seeds K] [--one-process] [--days D] [--timeout S] [R...]   (default R:
+// 1 16 128 1778; --seeds K runs seeds N..N+K-1 of each R one after the other into one report database, as
+// repeated `rackchaos run`s do, each in its own child: the first stores the cluster's components, the
+// others find them by digest; with --one-process all K run in one child as `rackchaos sweep`'s do,
+// validated against one built topology (runner::TopologyCache) whose rows' digest is computed once;
 // a child still running after S seconds, default 600, is killed and reported as a timeout; with
 // SCALE_BENCH_KEEP_DB set in the environment the report databases are kept and named on stderr)
 #include <sys/resource.h>
@@ -29,6 +31,7 @@
 #include "core/log.h"
 #include "core/rng.h"
 #include "reports/store.h"
+#include "runner/campaign/sweep.h"
 #include "runner/engine/run.h"
 #include "runner/spec/validate.h"
 
@@ -101,12 +104,13 @@ runner::Plan FleetPlan(int racks, uint64_t seed, int days) {
   return plan;
 }
 
-BenchResult RunOne(int racks, uint64_t seed, int days, const std::string& db) {
+// `topologies`: shared by the seeds of one process (--one-process, as `rackchaos sweep`'s), or null.
+BenchResult RunOne(int racks, uint64_t seed, int days, const std::string& db, runner::TopologyCache* topologies) {
   BenchResult r;
   runner::Plan plan = FleetPlan(racks, seed, days);
   auto t0 = std::chrono::steady_clock::now();
   const double validate_cpu0 = CpuSeconds();
-  auto spec = runner::ValidatePlan(plan, {});
+  auto spec = runner::ValidatePlan(plan, {std::nullopt, "", topologies});
   r.validate_s = Since(t0);
   r.validate_cpu_s = CpuSeconds() - validate_cpu0;
   if (!spec.ok()) {
@@ -115,7 +119,7 @@ BenchResult RunOne(int racks, uint64_t seed, int days, const std::string& db) {
     return r;
   }
   r.faults = static_cast<int64_t>(spec->faults.size());
-  r.gpus = static_cast<int64_t>(spec->topology.gpus().size());
+  r.gpus = static_cast<int64_t>(spec->topology->gpus().size());
   r.jobs = static_cast<int64_t>(spec->jobs.size());
   runner::RunOptions options;
   options.db_path = db;
@@ -132,27 +136,9 @@ BenchResult RunOne(int racks, uint64_t seed, int days, const std::string& db) {
   return r;
 }
 
-// Runs one seed of R racks in a forked child (its peak RSS is its own) and prints its table row.
-void RunChild(int racks, uint64_t seed, int days, int timeout_s, const std::string& db) {
-  int fds[2];
-  if (pipe(fds) != 0) std::exit(3);
-  pid_t child = fork();
-  if (child == 0) {  // the measured run, alone in its process
-    close(fds[0]);
-    alarm(static_cast<unsigned>(timeout_s));
-    BenchResult r = RunOne(racks, seed, days, db);
-    if (write(fds[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(3);
-    _exit(0);
-  }
-  close(fds[1]);
-  BenchResult r;
-  bool got = read(fds[0], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
-  close(fds[0]);
-  int status = 0;
-  rusage usage{};
-  wait4(child, &status, 0, &usage);
-  double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-  if (!got) {
+// One table row; `r` null when the child sent none (killed at the timeout, or failed).
+void PrintRow(int racks, uint64_t seed, const BenchResult* r, int status, int timeout_s, double peak_mib) {
+  if (!r) {
     std::printf("%6d %5llu %8d %5s %7s %10s %10s %10s %10s %9s %12s %9.0f %5s\n", racks,
                 static_cast<unsigned long long>(seed), racks * 72, "-", "-", "-", "-",
                 WIFSIGNALED(status) ? (">" + std::to_string(timeout_s)).c_str() : "-", "-", "-", "-", peak_mib,
@@ -160,14 +146,45 @@ void RunChild(int racks, uint64_t seed, int days, int timeout_s, const std::stri
     std::fflush(stdout);
     return;
   }
-  double total = r.validate_s + r.run_s;
+  double total = r->validate_s + r->run_s;
   std::printf("%6d %5llu %8lld %5lld %7lld %10.3f %10.3f %10.3f %10.3f %9lld %12.0f %9.0f %5d\n", racks,
-              static_cast<unsigned long long>(seed), static_cast<long long>(r.gpus),
-              static_cast<long long>(r.jobs), static_cast<long long>(r.faults), r.validate_s, r.validate_cpu_s,
-              r.run_s, r.run_cpu_s,
-              static_cast<long long>(r.events), total > 0 ? static_cast<double>(r.events) / total : 0, peak_mib,
-              r.exit_code);
+              static_cast<unsigned long long>(seed), static_cast<long long>(r->gpus),
+              static_cast<long long>(r->jobs), static_cast<long long>(r->faults), r->validate_s, r->validate_cpu_s,
+              r->run_s, r->run_cpu_s,
+              static_cast<long long>(r->events), total > 0 ? static_cast<double>(r->events) / total : 0, peak_mib,
+              r->exit_code);
   std::fflush(stdout);
+}
+
+// Runs seeds [first, first + count) of R racks one after the other in one forked child (its peak RSS is
+// its own, for all of them; every row of the child shows it), the later seeds sharing the first's
+// topology as a sweep's do, and prints one row per seed.
+void RunChild(int racks, uint64_t first, int count, int days, int timeout_s, const std::string& db) {
+  int fds[2];
+  if (pipe(fds) != 0) std::exit(3);
+  pid_t child = fork();
+  if (child == 0) {  // the measured runs, alone in their process
+    close(fds[0]);
+    alarm(static_cast<unsigned>(timeout_s) * static_cast<unsigned>(count));
+    runner::TopologyCache topologies;
+    if (count > 1) runner::KeepFreedMemoryForNextRun();  // as RunSweep does
+    for (uint64_t seed = first; seed < first + static_cast<uint64_t>(count); ++seed) {
+      BenchResult r = RunOne(racks, seed, days, db, &topologies);
+      if (write(fds[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(3);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::vector<BenchResult> results;
+  for (BenchResult r; read(fds[0], &r, sizeof r) == static_cast<ssize_t>(sizeof r);) results.push_back(r);
+  close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  wait4(child, &status, 0, &usage);
+  double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+  for (int k = 0; k < count; ++k)
+    PrintRow(racks, first + static_cast<uint64_t>(k), k < static_cast<int>(results.size()) ? &results[k] : nullptr,
+             status, timeout_s, peak_mib);
 }
 
 }  // namespace
@@ -175,6 +192,7 @@ void RunChild(int racks, uint64_t seed, int days, int timeout_s, const std::stri
 int main(int argc, char** argv) {
   uint64_t seed = 1;
   int days = 30, timeout_s = 600, seeds = 1;
+  bool one_process = false;
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -182,19 +200,22 @@ int main(int argc, char** argv) {
     else if (a == "--seeds" && i + 1 < argc) seeds = std::max(1, std::atoi(argv[++i]));
     else if (a == "--days" && i + 1 < argc) days = std::atoi(argv[++i]);
     else if (a == "--timeout" && i + 1 < argc) timeout_s = std::atoi(argv[++i]);
+    else if (a == "--one-process") one_process = true;
     else sizes.push_back(std::atoi(a.c_str()));
   }
   if (sizes.empty()) sizes = {1, 16, 128, 1778};
   InitLogging(spdlog::level::err);
 
-  std::printf("gb200-nvl72, llama3 chaos x1, %d days, default healer, seeds %llu-%llu\n", days,
-              static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed + seeds - 1));
+  std::printf("gb200-nvl72, llama3 chaos x1, %d days, default healer, seeds %llu-%llu%s\n", days,
+              static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed + seeds - 1),
+              one_process ? ", one process" : ", a process each");
   std::printf("%6s %5s %8s %5s %7s %10s %10s %10s %10s %9s %12s %9s %5s\n", "racks", "seed", "gpus", "jobs", "faults",
               "validate_s", "val_cpu_s", "run_s", "run_cpu_s", "events", "events/s", "peak_MiB", "exit");
   for (int racks : sizes) {
     std::string db = (std::filesystem::temp_directory_path() /
                       ("scale-bench-" + std::to_string(getpid()) + "-" + std::to_string(racks) + ".db")).string();
-    for (uint64_t s = seed; s < seed + static_cast<uint64_t>(seeds); ++s) RunChild(racks, s, days, timeout_s, db);
+    if (one_process) RunChild(racks, seed, seeds, days, timeout_s, db);
+    else for (uint64_t s = seed; s < seed + static_cast<uint64_t>(seeds); ++s) RunChild(racks, s, 1, days, timeout_s, db);
     if (std::getenv("SCALE_BENCH_KEEP_DB")) std::fprintf(stderr, "R=%d: kept %s\n", racks, db.c_str());
     else for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   }

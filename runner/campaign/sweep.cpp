@@ -1,10 +1,12 @@
 #include "runner/campaign/sweep.h"
 
+#include <malloc.h>
 #include <time.h>
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <limits>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -57,8 +59,9 @@ Result<Plan> Variant(const Plan& plan, const Point& point) {
 }
 
 // The point's plan validated for one seed, its healer thresholds set; errors name the grid point.
-Result<RunSpec> SpecFor(const Plan& variant, const Point& point, uint64_t seed) {
-  auto spec = ValidatePlan(variant, {seed, point.healer});
+// `topologies`: the sweep's, so that the seeds of a cluster share one built topology.
+Result<RunSpec> SpecFor(const Plan& variant, const Point& point, uint64_t seed, TopologyCache& topologies) {
+  auto spec = ValidatePlan(variant, {seed, point.healer, &topologies});
   if (!spec.ok() && point.label != "-")
     return Status(spec.status().code(), spec.status().message() + " (at grid point " + point.label + ")");
   if (!spec.ok()) return spec.status();
@@ -89,8 +92,9 @@ class RunTimer {
 // What the workers share. Run number k (0 <= k < total) is point k / per_point, seed
 // shard + (k % per_point) * shards: nothing per run is held before it runs.
 struct Sweep {
-  Sweep(const SweepOptions& o, const std::vector<Point>& p, const std::vector<Plan>& v, std::string sweep_id)
-      : options(o), points(p), variants(v), id(std::move(sweep_id)),
+  Sweep(const SweepOptions& o, const std::vector<Point>& p, const std::vector<Plan>& v, std::string sweep_id,
+        TopologyCache& t)
+      : options(o), points(p), variants(v), id(std::move(sweep_id)), topologies(t),
         per_point(o.seeds >= o.shard ? (o.seeds - o.shard) / o.shards + 1 : 0),
         total(per_point * static_cast<int64_t>(p.size())), line(o.progress) {}
 
@@ -98,6 +102,7 @@ struct Sweep {
   const std::vector<Point>& points;
   const std::vector<Plan>& variants;
   const std::string id;
+  TopologyCache& topologies;  // every seed of a cluster validates against one built topology
   const int64_t per_point;  // seeds of this shard
   const int64_t total;      // points * per_point
 
@@ -136,7 +141,7 @@ Status RunNumber(Sweep& sweep, reports::SweepStore& store, int64_t k) {
     ++sweep.skipped;
     return Status::Ok();
   }
-  RC_ASSIGN_OR_RETURN(RunSpec spec, SpecFor(sweep.variants[p], point, seed));
+  RC_ASSIGN_OR_RETURN(RunSpec spec, SpecFor(sweep.variants[p], point, seed, sweep.topologies));
   const RunTimer timer;
   RunOptions run{sweep.options.db_path, sweep.options.command_line, false, std::nullopt, nullptr, nullptr,
                  sweep.options.live, 0};
@@ -240,19 +245,28 @@ std::string SweepId(const Plan& plan, const SweepOptions& options) {
   return reports::PlanHash(key);
 }
 
+void KeepFreedMemoryForNextRun() {
+  // Blocks up to 32 MiB (glibc's largest mmap threshold) come from the heap, and the heap's free top is
+  // never trimmed: the next run reuses both. Larger blocks stay mmapped and are returned when freed.
+  (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  (void)mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+}
+
 Result<SweepResult> RunSweep(const Plan& plan, const SweepOptions& options) {
+  KeepFreedMemoryForNextRun();
   // Stage 1: the bounds, and every grid point's plan validated (for the shard's first seed) before
   // anything runs.
   RC_RETURN_IF_ERROR(CheckSweepBounds(options));
   const std::vector<Point> points = Points(options.grid);
   std::vector<Plan> variants;
+  TopologyCache topologies;  // the check's topology is the first runs' too
   for (const Point& p : points) {
     RC_ASSIGN_OR_RETURN(Plan v, Variant(plan, p));
-    RC_RETURN_IF_ERROR(SpecFor(v, p, static_cast<uint64_t>(options.shard)).status());
+    RC_RETURN_IF_ERROR(SpecFor(v, p, static_cast<uint64_t>(options.shard), topologies).status());
     variants.push_back(std::move(v));
   }
   // The store is created and migrated here, once, and the tags of runs that did not finish dropped.
-  Sweep sweep(options, points, variants, SweepId(plan, options));
+  Sweep sweep(options, points, variants, SweepId(plan, options), topologies);
   RC_ASSIGN_OR_RETURN(reports::SweepStore store, reports::SweepStore::Open(options.db_path, SweepConnection()));
   RC_RETURN_IF_ERROR(store.DropUnfinished(sweep.id).status());
 

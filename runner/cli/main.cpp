@@ -164,12 +164,12 @@ int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
     if (!real.ok()) return Fail(ExitCode::kBadInput, real.status().message());
     std::cout << path << ": site inventory " << real->inventory.path << " (" << real->hosts.size() << " host(s) used)\n";
   }
-  std::cout << path << ": ok: " << spec.topology.model().name << " x" << spec.topology.racks().size() << " ("
-            << spec.topology.gpus().size() << " GPUs), " << spec.jobs.size() << " job(s), " << spec.faults.size()
+  std::cout << path << ": ok: " << spec.topology->model().name << " x" << spec.topology->racks().size() << " ("
+            << spec.topology->gpus().size() << " GPUs), " << spec.jobs.size() << " job(s), " << spec.faults.size()
             << " fault(s), healer policy " << rc::reports::TerminalText(spec.policy.name) << ", horizon " << rc::FormatDuration(spec.horizon) << "\n";
   for (const auto& f : spec.faults)
     std::cout << "  #" << f.id << " at " << rc::FormatDuration(f.at) << ": " << f.injector->name() << " on "
-              << spec.topology.TargetName(f.target)
+              << spec.topology->TargetName(f.target)
               << (f.duration ? " for " + rc::FormatDuration(*f.duration) : std::string(" until the end")) << "\n";
   return 0;
 }

@@ -62,7 +62,7 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
       }
       auto b = BindTarget(iv, spec.topology, action, f.target);
       if (!b.ok())
-        return At(f.pos, std::string(f.injector->name()) + " on " + spec.topology.TargetName(f.target) +
+        return At(f.pos, std::string(f.injector->name()) + " on " + spec.topology->TargetName(f.target) +
                              " cannot run on this site: " + b.status().message());
       hosts.insert(b->host);
       // One slot stays free for everything else (the healer, the monitor) while a group is armed.

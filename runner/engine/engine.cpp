@@ -71,6 +71,7 @@ class Engine {
   }
 
   Status OpenReport();
+  Status AddJobRows();
   Status StartBackend();
   Status StartJobs();
   void RunTimeline();
@@ -119,11 +120,27 @@ Status Engine::OpenReport() {
   // The parts by reference to the topology's names: a serial left empty is the backend's prefix and the
   // name, derived by the store (no 500,000 strings built at 1,778 racks).
   const cluster::Topology& topo = spec_.topology;
+  const std::string prefix = rig_.backend.SerialPrefix();
+  auto row = [&](size_t i) -> reports::ComponentRef {
+    const cluster::Component& c = topo.components()[i];
+    return {c.id, c.name, cluster::KindName(c.kind), c.parent, rig_.backend.SerialOf(c.id)};
+  };
+  // A file that has this cluster already (a sweep's or a later `run`'s seed) is asked by the rows' digest
+  // first: computed once per shared topology when the rows depend on it alone, never a row built.
+  if (rig_.serials_derived) {
+    const std::string digest =
+        spec_.topology.Memo(prefix, [&] { return reports::ComponentsDigest(topo.size(), row, prefix); });
+    RC_ASSIGN_OR_RETURN(bool linked, store_->LinkComponents(run_, digest));
+    if (linked) return AddJobRows();
+  }
   std::vector<reports::ComponentRef> rows;
   rows.reserve(topo.size());
-  for (const cluster::Component& c : topo.components())
-    rows.push_back({c.id, c.name, cluster::KindName(c.kind), c.parent, rig_.backend.SerialOf(c.id)});
-  RC_RETURN_IF_ERROR(store_->AddComponents(run_, rows, rig_.backend.SerialPrefix()));
+  for (size_t i = 0; i < topo.size(); ++i) rows.push_back(row(i));
+  RC_RETURN_IF_ERROR(store_->AddComponents(run_, rows, prefix));
+  return AddJobRows();
+}
+
+Status Engine::AddJobRows() {
   if (!rig_.backend.Observes()) return Status::Ok();  // its jobs do not run: no job rows
   std::vector<reports::JobRow> job_rows;
   for (const healer::JobInfo& j : jobs_) job_rows.push_back({j.id, j.name, j.gpus, j.nominal_step.Seconds()});
@@ -200,7 +217,7 @@ void Engine::Stop() {
   }
   timeline_.RevertAll(end_.aborted ? "run aborted" : end_.interrupted ? "run interrupted" : "end of run");
   std::vector<ComponentId> held;
-  for (ComponentId tray : spec_.topology.trays())
+  for (ComponentId tray : spec_.topology->trays())
     if (healer_.IsIsolated(tray)) held.push_back(tray);
   if (Status s = backend.ResumeHeld(held); !s.ok()) spdlog::warn("end of run: {}", s.ToString());
   Check(rig_.events.Flush());

@@ -78,6 +78,9 @@ struct Rig {
   std::optional<Time> horizon;
   // How often continuous gates are evaluated (a site: its observe period).
   Duration gate_period = kGateCheckPeriod;
+  // Every backend.SerialOf is empty (the simulator): the component rows depend on the topology and the
+  // serial prefix alone, so their digest is computed once per shared topology (RunSpec::topology).
+  bool serials_derived = false;
 };
 
 RunOutcome RunPlan(const Plan& plan, const RunSpec& spec, const Rig& rig, const RunOptions& options);

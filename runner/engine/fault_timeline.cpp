@@ -31,7 +31,7 @@ bool FaultTimeline::AtLimit(const ResolvedFault& f) {
   if (!spec_.max_faults_at_once || active < static_cast<size_t>(*spec_.max_faults_at_once)) return false;
   // Safety: the fault is not applied; the skip is an action on the record, with the reason.
   const std::string why = "fault #" + std::to_string(f.id) + " " + std::string(f.injector->name()) + " on " +
-                          spec_.topology.TargetName(f.target) + " skipped: " + std::to_string(active) +
+                          spec_.topology->TargetName(f.target) + " skipped: " + std::to_string(active) +
                           " faults active, safety.max_faults_at_once " + std::to_string(*spec_.max_faults_at_once);
   events_.Record({clock_.Now(), ActionTaken{"safety", f.target.component, kNoJob, false, why}});
   spdlog::warn("{}", why);
@@ -88,7 +88,7 @@ void FaultTimeline::Landed(Open o, Time at) {
   const ResolvedFault& f = *o.fault;
   events_.Record({at, FaultInjected{f.id, std::string(f.injector->name()), f.target.component, f.target.port,
                                     f.selector, o.applied.detail}});
-  spdlog::info("fault #{} {} on {} ({})", f.id, f.injector->name(), spec_.topology.TargetName(f.target),
+  spdlog::info("fault #{} {} on {} ({})", f.id, f.injector->name(), spec_.topology->TargetName(f.target),
                o.applied.detail);
   ++injected_;
   if (f.duration) {
@@ -105,7 +105,7 @@ void FaultTimeline::Landed(Open o, Time at) {
 
 void FaultTimeline::Failed(const ResolvedFault& f, const Status& why) {
   ++failures_;
-  spdlog::error("fault #{} {} on {} failed: {}", f.id, f.injector->name(), spec_.topology.TargetName(f.target),
+  spdlog::error("fault #{} {} on {} failed: {}", f.id, f.injector->name(), spec_.topology->TargetName(f.target),
                 why.ToString());
   events_.Record({clock_.Now(), ActionTaken{"fault_apply", f.target.component, kNoJob, false,
                                             "fault #" + std::to_string(f.id) + ": " + why.ToString()}});

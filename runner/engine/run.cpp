@@ -17,7 +17,7 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   sim_options.region_link_background = spec.region_link_background;
   sim_options.object_store_gbytes_per_s = spec.object_store_gbytes_per_s;
   cluster::SimBackend sim(spec.topology, clock, rng.Fork("sim"), events, sim_options);
-  return RunPlan(plan, spec, {sim, clock, events, std::nullopt, kGateCheckPeriod}, options);
+  return RunPlan(plan, spec, {sim, clock, events, std::nullopt, kGateCheckPeriod, /*serials_derived=*/true}, options);
 }
 
 }  // namespace rackchaos::runner

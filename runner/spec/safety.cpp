@@ -36,7 +36,7 @@ Status CheckAllowed(const SafetySpec& safety, const RunSpec& spec) {
 std::vector<TimelineStep> BuildTimeline(const RunSpec& spec) {
   std::vector<TimelineStep> steps;
   for (const ResolvedFault& f : spec.faults) {
-    int gpus = static_cast<int>(spec.topology.GpusServedBy(f.target.component).size());
+    int gpus = static_cast<int>(spec.topology->GpusServedBy(f.target.component).size());
     steps.push_back({f.at, true, &f, gpus});
     if (f.duration && f.at + *f.duration < spec.horizon) steps.push_back({f.at + *f.duration, false, &f, gpus});
   }

@@ -197,6 +197,15 @@ std::string OnlyEmpty(const Plan& plan, const Gate& gate) {
   return "";
 }
 
+// Everything of the cluster section that Topology::Build reads, through the model (its name, NVLink mode
+// and fabric tiers: ApplyNvlinkMode) and its arguments: equal keys build equal topologies.
+std::string TopologyKey(const ClusterSpec& c) {
+  std::string key = c.model + "\n" + c.nvlink_mode + "\n" + std::to_string(c.fabric_tiers) + "\n" +
+                    std::to_string(c.racks) + "\n" + std::to_string(c.spare_trays);
+  for (const cluster::RegionSpec& r : RegionSpecs(c)) key += "\n" + r.name + "=" + std::to_string(r.racks);
+  return key;
+}
+
 Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   RunSpec spec;
   spec.seed = options.seed.value_or(plan.seed);
@@ -204,7 +213,14 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   if (!model.ok()) return At(plan.cluster.pos, model.status().message());
   RC_RETURN_IF_ERROR(ApplyNvlinkMode(plan.cluster, *model));
   // A plan with cluster.inventory is checked against its site by ValidateRealPlan (runner/cli/real_run.h).
-  auto topo = cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays, RegionSpecs(plan.cluster));
+  auto build = [&] {
+    return cluster::Topology::Build(*model, plan.cluster.racks, plan.cluster.spare_trays, RegionSpecs(plan.cluster));
+  };
+  auto build_own = [&]() -> Result<SharedTopology> {
+    RC_ASSIGN_OR_RETURN(cluster::Topology built, build());
+    return SharedTopology(std::move(built));
+  };
+  auto topo = options.topologies ? options.topologies->Get(TopologyKey(plan.cluster), build) : build_own();
   const bool odd_racks = plan.cluster.racks % model->domain_racks != 0;  // a domain spans domain_racks racks
   if (!topo.ok())
     return At(!plan.cluster.regions.empty()                            ? plan.cluster.regions_pos
@@ -220,21 +236,21 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
   }
 
   int free_gpus = 0;
-  for (ComponentId t : spec.topology.trays())
-    free_gpus += spec.topology.at(t).spare || IsSpareRack(spec, spec.topology.at(t).rack)
+  for (ComponentId t : spec.topology->trays())
+    free_gpus += spec.topology->at(t).spare || IsSpareRack(spec, spec.topology->at(t).rack)
                      ? 0
-                     : spec.topology.model().gpus_per_tray;
+                     : spec.topology->model().gpus_per_tray;
   int asked = 0;
-  const int per_tray = spec.topology.model().gpus_per_tray;
+  const int per_tray = spec.topology->model().gpus_per_tray;
   for (const JobSpec& j : plan.jobs) {
     if (j.min_gpus % per_tray != 0)  // a shrunk job runs on whole trays
       return At(j.elastic_pos, "elastic.min_gpus " + std::to_string(j.min_gpus) + " is not a multiple of the " +
-                                   std::to_string(per_tray) + " GPUs per tray of " + spec.topology.model().name +
+                                   std::to_string(per_tray) + " GPUs per tray of " + spec.topology->model().name +
                                    "; a shrunk job runs on whole trays (e.g. min_gpus: " +
                                    std::to_string(std::max(per_tray, j.min_gpus / per_tray * per_tray)) + ")");
     asked += j.gpus;
     spec.jobs.push_back(ToJobConfig(j));
-    RC_RETURN_IF_ERROR(CheckJobShape(j, spec.jobs.back(), spec.topology.model()));
+    RC_RETURN_IF_ERROR(CheckJobShape(j, spec.jobs.back(), spec.topology->model()));
     RC_RETURN_IF_ERROR(CheckCheckpointTimes(j, spec.jobs.back()));
     RC_RETURN_IF_ERROR(SetCopyTime(plan.cluster, j, spec.jobs.back()));
     RC_RETURN_IF_ERROR(CheckJobFitsRegion(j, spec.jobs.back(), spec));
@@ -306,6 +322,23 @@ Status ApplyNvlinkMode(const ClusterSpec& cluster, cluster::RackModel& model) {
     return At(cluster.pos, "cluster.nvlink_mode '" + cluster.nvlink_mode + "' is not a mode; valid: full, adaptive");
   model.adaptive_bandwidth = cluster.nvlink_mode == "adaptive";
   return Status::Ok();
+}
+
+Result<SharedTopology> TopologyCache::Get(const std::string& key,
+                                          const std::function<Result<cluster::Topology>()>& build) {
+  // Held while building: a second sweep worker asking for the same cluster waits for the first's.
+  std::lock_guard lock(mu_);
+  for (auto it = kept_.begin(); it != kept_.end(); ++it)
+    if (it->first == key) {
+      SharedTopology found = it->second;
+      kept_.erase(it);
+      kept_.emplace_back(key, found);  // the newest
+      return found;
+    }
+  RC_ASSIGN_OR_RETURN(cluster::Topology built, build());
+  if (kept_.size() >= kKeep) kept_.erase(kept_.begin());
+  kept_.emplace_back(key, SharedTopology(std::move(built)));
+  return kept_.back().second;
 }
 
 Result<RunSpec> ValidatePlan(const Plan& plan, const ValidateOptions& options) {

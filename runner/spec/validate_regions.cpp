@@ -37,7 +37,7 @@ Status CheckWholeDomains(int n, const SourcePos& pos, const cluster::RackModel& 
 Status CheckSpareRacks(const Plan& plan, RunSpec& spec) {
   const ClusterSpec& c = plan.cluster;
   spec.spare_racks = c.spare_racks;
-  RC_RETURN_IF_ERROR(CheckWholeDomains(c.spare_racks, c.spares_pos, spec.topology.model(), ""));
+  RC_RETURN_IF_ERROR(CheckWholeDomains(c.spare_racks, c.spares_pos, spec.topology->model(), ""));
   if (c.regions.empty()) {
     if (spec.spare_racks < c.racks) return Status::Ok();
     return At(c.spares_pos, "spares.racks " + std::to_string(spec.spare_racks) + " leaves no regular rack of " +
@@ -46,7 +46,7 @@ Status CheckSpareRacks(const Plan& plan, RunSpec& spec) {
   spec.spare_racks = 0;
   for (const RegionPlan& r : c.regions) {
     const int n = r.spare_racks >= 0 ? r.spare_racks : c.spare_racks;
-    RC_RETURN_IF_ERROR(CheckWholeDomains(n, r.spare_racks >= 0 ? r.spares_pos : c.spares_pos, spec.topology.model(), r.name));
+    RC_RETURN_IF_ERROR(CheckWholeDomains(n, r.spare_racks >= 0 ? r.spares_pos : c.spares_pos, spec.topology->model(), r.name));
     if (n >= r.racks)
       return At(r.spare_racks >= 0 ? r.spares_pos : c.spares_pos,
                 "spares.racks " + std::to_string(n) + " leaves region '" + r.name + "' no regular rack of its " +

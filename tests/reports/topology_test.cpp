@@ -108,6 +108,52 @@ TEST_CASE("reports.topology: runs of one cluster share one stored copy - each ru
   CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 3);
 }
 
+// A later seed of a cluster (runner/engine/engine.cpp): asked by digest, it shares the stored rows
+// without handing any.
+TEST_CASE("reports.topology: LinkComponents gives a run the stored topology with the digest, and only that") {
+  TempDir dir;
+  const std::string path = dir.File("r.db");
+  auto store = ReportStore::Open(path);
+  REQUIRE(store.ok());
+  const std::vector<ComponentRow> rows = SimRackRows();
+  std::vector<ComponentRow> other = SimRackRows();
+  other[3].parent = 1;
+  auto digest_of = [](const std::vector<ComponentRow>& r) {
+    return ComponentsDigest(r.size(), [&](size_t i) { return ComponentRef{r[i].id, r[i].name, r[i].kind, r[i].parent, r[i].serial}; },
+                            std::nullopt);
+  };
+  // The same digest as the store's own, for spelled-out serials and for serials derived from a prefix.
+  CHECK(digest_of(rows) == TopologyDigest(rows));
+  CHECK(digest_of(rows) != digest_of(other));
+  const std::string prefix = "SIM-gb200-nvl72-";
+  auto derived = [&](size_t i) {
+    const ComponentRow& c = rows[i];
+    return ComponentRef{c.id, c.name, c.kind, c.parent, c.serial.starts_with(prefix) ? std::string_view() : c.serial};
+  };
+  CHECK(ComponentsDigest(rows.size(), derived, prefix) == TopologyDigest(rows));
+
+  int64_t runs[4];
+  for (int64_t& run : runs) run = *store->BeginRun(t::SampleRunInfo());
+  // Nothing stored yet: no topology to link, and nothing written.
+  CHECK(*store->LinkComponents(runs[0], digest_of(rows)) == false);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM run_topologies") == 0);
+  REQUIRE(store->AddComponents(runs[0], rows).ok());
+  CHECK(*store->LinkComponents(runs[1], digest_of(rows)) == true);
+  CHECK(SameComponentRows(*store->ReadComponents(runs[1]), rows));
+  // Another list's digest finds nothing; the run is left without components for AddComponents.
+  CHECK(*store->LinkComponents(runs[2], digest_of(other)) == false);
+  CHECK(store->ReadComponents(runs[2])->empty());
+  REQUIRE(store->AddComponents(runs[2], other).ok());
+  // A run that has components is not relinked (AddComponents merges more rows into its own).
+  CHECK(*store->LinkComponents(runs[2], digest_of(rows)) == false);
+  CHECK(SameComponentRows(*store->ReadComponents(runs[2]), other));
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topologies") == 2);
+  CHECK(IntOpenOrCreate(path, "SELECT count(*) FROM topology_components") == 400);
+  // An unknown run is refused as AddComponents refuses it.
+  CHECK(store->LinkComponents(999, digest_of(rows)).status().code() == store->AddComponents(999, rows).code());
+  CHECK(!store->LinkComponents(999, digest_of(rows)).ok());
+}
+
 // What the simulator hands the store (runner/engine/run.cpp): names by reference, serials derived from a prefix.
 TEST_CASE("reports.topology: rows by reference with derived serials are stored and digested as spelled-out rows") {
   TempDir dir;

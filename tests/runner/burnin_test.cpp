@@ -34,10 +34,10 @@ int MostAtOnceInARack(const runner::RunSpec& spec) {
   int most = 0;
   for (const auto& a : spec.faults) {
     int n = 0;
-    ComponentId rack = spec.topology.RackOf(a.target.component);
+    ComponentId rack = spec.topology->RackOf(a.target.component);
     for (const auto& b : spec.faults) {
       Time b_end = b.duration ? b.at + *b.duration : Time::Max();
-      n += spec.topology.RackOf(b.target.component) == rack && b.at <= a.at && a.at < b_end;
+      n += spec.topology->RackOf(b.target.component) == rack && b.at <= a.at && a.at < b_end;
     }
     most = std::max(most, n);
   }
@@ -82,7 +82,7 @@ TEST_CASE("burn-in: min_gap spaces chaos faults cluster-wide") {
 TEST_CASE("burn-in: chaos.classes weights each component class and 0 turns one off") {
   auto count = [](const runner::RunSpec& spec, cluster::Kind kind) {
     int n = 0;
-    for (const auto& f : spec.faults) n += spec.topology.at(f.target.component).kind == kind;
+    for (const auto& f : spec.faults) n += spec.topology->at(f.target.component).kind == kind;
     return n;
   };
   const runner::RunSpec base = Validate(ChaosPlan(""));

@@ -124,7 +124,7 @@ TEST_CASE("catalogue fit: the fitted file runs as a plan's chaos.catalogue and d
     REQUIRE(fitted.count(f.selector) == 1);  // every draw is a fitted cause
     const cluster::FailureCause& c = *fitted[f.selector];
     CHECK(f.injector->name() == c.injector);
-    const cluster::Kind kind = spec->topology.at(f.target.component).kind;
+    const cluster::Kind kind = spec->topology->at(f.target.component).kind;
     CHECK(kind == (c.cls == cluster::FailureClass::kGpu   ? cluster::Kind::kGpu
                    : c.cls == cluster::FailureClass::kNic ? cluster::Kind::kNic
                                                           : cluster::Kind::kComputeTray));

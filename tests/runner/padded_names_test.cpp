@@ -25,7 +25,7 @@ std::vector<std::string> Targets(int racks, const std::string& target) {
   auto spec = rr::ValidatePlan(*plan, {});
   REQUIRE_MESSAGE(spec.ok(), spec.status().message());
   std::vector<std::string> out;
-  for (const auto& f : spec->faults) out.push_back(spec->topology.TargetName(f.target));
+  for (const auto& f : spec->faults) out.push_back(spec->topology->TargetName(f.target));
   return out;
 }
 

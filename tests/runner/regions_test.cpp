@@ -46,9 +46,9 @@ Result<runner::RunSpec> Fault(const std::string& kind, const std::string& target
 TEST_CASE("regions: a plan's regions build the topology, spares per region, copy time from the size") {
   auto spec = Fault("region_outage", "east");
   REQUIRE_MESSAGE(spec.ok(), spec.status().message());
-  CHECK(spec->topology.racks().size() == 5);
-  REQUIRE(spec->topology.regions().size() == 2);
-  CHECK(spec->topology.at(spec->topology.regions()[1].id).name == "west");
+  CHECK(spec->topology->racks().size() == 5);
+  REQUIRE(spec->topology->regions().size() == 2);
+  CHECK(spec->topology->at(spec->topology->regions()[1].id).name == "west");
   CHECK(spec->region_spare_racks == std::vector<int>{0, 1});
   CHECK(spec->spare_racks == 1);
   CHECK(spec->jobs[0].checkpoint_copy == Duration::Seconds(150));  // 6000 GB at 40 GB/s
@@ -60,7 +60,7 @@ TEST_CASE("regions: a plan's regions build the topology, spares per region, copy
   REQUIRE_MESSAGE(small.ok(), small.status().message());
   CHECK(small->object_store_gbytes_per_s == 25);
   REQUIRE(spec->faults.size() == 1);
-  CHECK(spec->faults[0].target.component == spec->topology.regions()[0].id);
+  CHECK(spec->faults[0].target.component == spec->topology->regions()[0].id);
   CHECK(spec->jobs[0].region == -1);
   auto west = Validate(With(With(With(kPlan, "{name: j,", "{name: j, region: west,"), "KIND", "tray_pull"), "TARGET", "r01.tray01"));
   REQUIRE_MESSAGE(west.ok(), west.status().message());
@@ -71,11 +71,11 @@ TEST_CASE("regions: region=NAME picks the region's parts that the fault kind tak
   auto trays = Fault("tray_pull", "region=west");
   REQUIRE_MESSAGE(trays.ok(), trays.status().message());
   CHECK(trays->faults.size() == 54);  // r03-r05, 18 trays each
-  for (const auto& f : trays->faults) CHECK(trays->topology.RegionOf(f.target.component) == 1);
+  for (const auto& f : trays->faults) CHECK(trays->topology->RegionOf(f.target.component) == 1);
   auto store = Fault("object_store_fail", "region=east");
   REQUIRE(store.ok());
   REQUIRE(store->faults.size() == 1);
-  CHECK(store->topology.at(store->faults[0].target.component).name == "east.objstore");
+  CHECK(store->topology->at(store->faults[0].target.component).name == "east.objstore");
 }
 
 TEST_CASE("regions: bad region input names file:line:column and what would be valid") {

@@ -59,7 +59,7 @@ void CheckPlan(const rr::ReplayTimeline& t, const cl::Topology& topo, rr::Replay
   REQUIRE(spec->faults.size() == t.faults.size());
   for (size_t i = 0; i < t.faults.size(); ++i) {
     CHECK(spec->faults[i].injector->name() == t.faults[i].kind);
-    CHECK(spec->topology.TargetName(spec->faults[i].target) == t.faults[i].target);
+    CHECK(spec->topology->TargetName(spec->faults[i].target) == t.faults[i].target);
     CHECK(spec->faults[i].at.Seconds() == doctest::Approx(o.lead.Seconds() + t.faults[i].at).epsilon(0.01));
   }
 }
@@ -225,7 +225,7 @@ workload:
   CHECK(back->jobs[1].checkpoint_copy == rackchaos::Duration::Minutes(5));
   auto spec = rr::ValidatePlan(*back, {});
   REQUIRE_MESSAGE(spec.ok(), spec.status().message() << "\n" << text);
-  CHECK(spec->topology.regions().size() == 2);
+  CHECK(spec->topology->regions().size() == 2);
 }
 
 TEST_CASE("replay: sample incident xid79-gpu-off-bus") {

@@ -113,6 +113,61 @@ TEST_CASE("same plan and seed give the same database, byte for byte outside wall
   fs::remove_all(dir);
 }
 
+// A sweep's seeds (runner/campaign/sweep.cpp) validate against one built topology and find the stored rows
+// by a digest computed once: the database must be the one of seeds validated and stored one by one.
+TEST_CASE("seeds sharing one built topology give the database of seeds validated alone") {
+  fs::path dir = TempDir();
+  auto plan = runner::LoadPlan(std::string(RACKCHAOS_SOURCE_DIR) + "/scenarios/quickstart.yaml");
+  REQUIRE(plan.ok());
+  runner::TopologyCache cache;
+  auto run_seeds = [&](const std::string& db, runner::TopologyCache* topologies) {
+    std::vector<runner::RunSpec> specs;
+    for (uint64_t seed : {7, 8, 7}) {
+      auto spec = runner::ValidatePlan(*plan, {seed, "", topologies});
+      REQUIRE(spec.ok());
+      runner::RunOptions opt;
+      opt.db_path = db;
+      CHECK(runner::ExecuteRun(*plan, *spec, opt).run_id > 0);
+      specs.push_back(std::move(*spec));
+    }
+    return specs;
+  };
+  const auto shared = run_seeds((dir / "shared.db").string(), &cache);
+  const auto alone = run_seeds((dir / "alone.db").string(), nullptr);
+  CHECK(&*shared[0].topology == &*shared[1].topology);
+  CHECK(&*shared[0].topology == &*shared[2].topology);
+  CHECK(&*alone[0].topology != &*alone[1].topology);
+  const std::string dump = DumpWithoutWallClock((dir / "shared.db").string());
+  CHECK(dump.size() > 10000);
+  CHECK(dump == DumpWithoutWallClock((dir / "alone.db").string()));
+  // Three runs, one stored copy of the cluster's rows.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2((dir / "shared.db").string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  auto count = [&](const char* sql) {
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    const int64_t n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+  };
+  CHECK(count("SELECT count(*) FROM topologies") == 1);
+  CHECK(count("SELECT count(DISTINCT run_id) FROM run_topologies") == 3);
+  sqlite3_close(db);
+
+  // Another cluster gets its own topology; the first stays cached beside it.
+  runner::Plan bigger = *plan;
+  bigger.cluster.racks = 2;
+  auto two = runner::ValidatePlan(bigger, {7, "", &cache});
+  REQUIRE(two.ok());
+  CHECK(two->topology->racks().size() == 2);
+  CHECK(&*two->topology != &*shared[0].topology);
+  auto again = runner::ValidatePlan(*plan, {9, "", &cache});
+  REQUIRE(again.ok());
+  CHECK(&*again->topology == &*shared[0].topology);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a stop request ends the run as interrupted with every fault reverted") {
   fs::path dir = TempDir();
   // 2h50m: the valve fault (2h40m, for 45m) is applied and the link fault was reverted on time.

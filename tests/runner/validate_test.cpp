@@ -40,9 +40,9 @@ TEST_CASE("targets resolve to components and NVLink ports") {
   auto spec = Validate("link_down", "r02.tray04.gpu1.nvlink17");
   REQUIRE(spec.ok());
   REQUIRE(spec->faults.size() == 1);
-  CHECK(spec->topology.TargetName(spec->faults[0].target) == "r02.tray04.gpu1.nvlink17");
+  CHECK(spec->topology->TargetName(spec->faults[0].target) == "r02.tray04.gpu1.nvlink17");
   CHECK(spec->faults[0].target.port == 17);
-  CHECK(spec->topology.gpus().size() == 144);
+  CHECK(spec->topology->gpus().size() == 144);
 }
 
 TEST_CASE("pick modes choose among matches, deterministically from the seed") {
