@@ -2,6 +2,7 @@
 #include "cluster/sim_thermal.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "cluster/kernel_log.h"
@@ -65,8 +66,21 @@ double Thermal::Temperature(ComponentId gpu_id, Time now) const {
   SettleCarry(k);
   const TrayCarry& t = carry_[k];
   JobId job = seats_.JobOfGpu(gpu_id);
-  double env = job != kNoJob ? TemperatureAt(job_heat_[job].env, now) : idle_steady_c_;
-  return env + t.carry * Decay(t.carry_at, now) + g.off * Decay(g.off_at, now);
+  double env = idle_steady_c_;
+  if (job != kNoJob) {
+    const ThermalState& e = job_heat_[job].env;
+    EnvMemo& m = env_memo_;
+    auto bits = [](double v) { return std::bit_cast<uint64_t>(v); };
+    if (m.now != now || m.env.since != e.since || bits(m.env.t0_c) != bits(e.t0_c) ||
+        bits(m.env.steady_c) != bits(e.steady_c) || bits(m.env.tau_s) != bits(e.tau_s))
+      m = EnvMemo{e, now, TemperatureAt(e, now)};
+    env = m.value;
+  }
+  // A term with nothing to decay is 0 whatever its exp: skipped (most quiet GPUs have no offset and most
+  // trays no carry), the sum is the same double.
+  const double carry = t.carry == 0 ? 0.0 : t.carry * Decay(t.carry_at, now);
+  const double off = g.off == 0 ? 0.0 : g.off * Decay(g.off_at, now);
+  return env + carry + off;
 }
 
 double Thermal::PowerOf(ComponentId gpu_id) const { return heat(gpu_id).quiet ? GpuDemand(gpu_id) : heat(gpu_id).power_w; }

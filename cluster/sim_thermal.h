@@ -208,6 +208,14 @@ class Thermal {
     double carry = 0;  // after
   };
   mutable SettleMemo settle_memo_;
+  // Temperature's last job trajectory: a telemetry tick asks it for each GPU of a tray, most of one job
+  // at one instant. Valid for the same trajectory (every field, bit for bit) and instant: the same exp.
+  struct EnvMemo {
+    ThermalState env{0, Time{-1}, 0, 1};
+    Time now{-1};
+    double value = 0;
+  };
+  mutable EnvMemo env_memo_;
 };
 
 }  // namespace rackchaos::cluster

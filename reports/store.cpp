@@ -219,7 +219,17 @@ Status ReportStore::AddComponents(int64_t run, std::span<const ComponentRef> com
   return AddComponentRefs(run, components, serial_prefix);
 }
 
-Result<bool> ReportStore::LinkComponents(int64_t run, std::string_view digest) {
+namespace {
+
+// Whether any run of the file has stored components yet (true when the query fails: stay in WAL mode).
+bool HasTopology(Db& db) {
+  Result<int64_t> any = db.QueryInt("SELECT EXISTS (SELECT 1 FROM topologies)", "looking for a stored topology");
+  return !any.ok() || *any != 0;
+}
+
+}  // namespace
+
+Result<bool> ReportStore::LinkComponents(int64_t run, const std::function<std::string()>& digest) {
   const std::string what = ForRun("adding components to", run);
   RC_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(state_->db, what));
   RC_RETURN_IF_ERROR(state_->RequireRun(run, what));
@@ -228,8 +238,9 @@ Result<bool> ReportStore::LinkComponents(int64_t run, std::string_view digest) {
   RC_ASSIGN_OR_RETURN(bool has_topology, had->Step(what));
   had->Reset();
   if (has_topology) return false;  // AddComponents merges the rows with the run's own
+  if (!HasTopology(state_->db)) return false;
   RC_ASSIGN_OR_RETURN(Stmt* find, state_->Cached("SELECT id FROM topologies WHERE digest = ?", what));
-  find->Bind(1, digest);
+  find->Bind(1, digest());
   RC_ASSIGN_OR_RETURN(bool found, find->Step(what));
   const int64_t topology = found ? find->Int(0) : 0;
   find->Reset();
@@ -244,12 +255,6 @@ Result<bool> ReportStore::LinkComponents(int64_t run, std::string_view digest) {
 }
 
 namespace {
-
-// Whether any run of the file has stored components yet (true when the query fails: stay in WAL mode).
-bool HasTopology(Db& db) {
-  Result<int64_t> any = db.QueryInt("SELECT EXISTS (SELECT 1 FROM topologies)", "looking for a stored topology");
-  return !any.ok() || *any != 0;
-}
 
 // The start of a brand-new file's first topology: rollback journal without syncs, so that a
 // 1,778-rack cluster's 50 MB of rows are written once, not into the WAL and again by its checkpoint.

@@ -212,10 +212,11 @@ class ReportStore {
   // The same rows by reference: a row with an empty serial has `serial_prefix` followed by its name
   // (stored and digested exactly as that text would be). The text must outlive the call.
   Status AddComponents(int64_t run, std::span<const ComponentRef> components, std::string_view serial_prefix);
-  // Gives a run without components the file's stored topology with this digest (ComponentsDigest of its
-  // rows) and returns true; false, storing nothing, when the file has none (or the run has components):
-  // then AddComponents stores the rows. What a later seed of a cluster pays instead of its rows.
-  Result<bool> LinkComponents(int64_t run, std::string_view digest);
+  // Gives a run without components the file's stored topology with the digest `digest()` (ComponentsDigest
+  // of its rows) and returns true; false, storing nothing, when the file has none (or the run has
+  // components): then AddComponents stores the rows. What a later seed of a cluster pays instead of its
+  // rows. `digest` is called only when the file has some topology (a new file's first run skips it).
+  Result<bool> LinkComponents(int64_t run, const std::function<std::string()>& digest);
   Status AddJobs(int64_t run, const std::vector<JobRow>& jobs);
   // Appends events after those already stored for the run (seq continues), each as one row of the
   // typed table of its type. FaultReverted also sets reverted_us on the open fault row.

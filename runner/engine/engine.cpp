@@ -128,8 +128,9 @@ Status Engine::OpenReport() {
   // A file that has this cluster already (a sweep's or a later `run`'s seed) is asked by the rows' digest
   // first: computed once per shared topology when the rows depend on it alone, never a row built.
   if (rig_.serials_derived) {
-    const std::string digest =
-        spec_.topology.Memo(prefix, [&] { return reports::ComponentsDigest(topo.size(), row, prefix); });
+    auto digest = [&] {
+      return spec_.topology.Memo(prefix, [&] { return reports::ComponentsDigest(topo.size(), row, prefix); });
+    };
     RC_ASSIGN_OR_RETURN(bool linked, store_->LinkComponents(run_, digest));
     if (linked) return AddJobRows();
   }
