@@ -166,14 +166,18 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
     Act("fence_zone", d.domain, kNoJob, Status::Ok(),
         "cooling zone fenced: its " + std::to_string(trays.size()) + " tray(s) drained until the diagnostic passes");
   for (ComponentId t : trays) {
-    Act("drain", t, kNoJob, backend_.Drain(t, "rackchaos: " + name + ": " + d.reason), "isolating " + name);
+    Status drained = backend_.Drain(t, "rackchaos: " + name + ": " + d.reason);
+    Act("drain", t, kNoJob, drained, "isolating " + name);
     Quarantine q{d.domain, {}};  // the Xids' GPUs and nodes on this tray: a rack-wide domain covers several
     for (ComponentId g : reset)
       if (topo_.TrayOf(g) == t) q.reset_gpus.push_back(g);
     q.reboot = reboot.count(t) > 0;
+    q.held = drained.ok();
     isolated_[t] = std::move(q);
   }
-  if (policy_.restart_jobs) RestartJobsOn({trays.begin(), trays.end()}, name + " isolated: " + d.reason);
+  for (ComponentId t :
+       RestartJobsOn({trays.begin(), trays.end()}, name + " isolated: " + d.reason, policy_.restart_jobs))
+    isolated_.at(t).held = false;
   for (ComponentId t : trays) ScheduleRecheck(t);
 }
 
@@ -200,20 +204,37 @@ void Healer::IsolatePart(const IsolationDecision& d) {
   ScheduleRecheck(d.domain);
 }
 
-void Healer::RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason) {
+std::set<ComponentId> Healer::RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason,
+                                            bool requeue) {
+  std::set<ComponentId> still_running;
   for (const auto& [job, placed] : job_trays_) {
     JobState st = job_state_[job];
     // A job still starting on the trays (restarting) would run on them too.
     if (st != JobState::kRunning && st != JobState::kHung && st != JobState::kRestarting) continue;
     // The isolated trays are few, a placement may be 25,000: look each of the few up in it.
     // `in` names the binding for the lambda: clang 14 (scripts/run-fuzz) cannot capture a structured binding.
-    if (std::any_of(trays.begin(), trays.end(), [&in = placed](ComponentId t) { return in.Contains(t); }))
-      RestartJob(job, reason);
+    if (!std::any_of(trays.begin(), trays.end(), [&in = placed](ComponentId t) { return in.Contains(t); })) continue;
+    if (requeue && RestartJob(job, reason)) continue;
+    for (ComponentId t : trays)
+      if (placed.Contains(t)) still_running.insert(t);
   }
+  return still_running;
 }
 
-void Healer::RestartJob(JobId job, const std::string& reason) {
-  Act("requeue_job", kNoComponent, job, backend_.RequeueJob(job, reason), "restart from the last checkpoint: " + reason);
+bool Healer::RestartJob(JobId job, const std::string& reason) {
+  Status s = backend_.RequeueJob(job, reason);
+  Act("requeue_job", kNoComponent, job, s, "restart from the last checkpoint: " + reason);
+  return s.ok();
+}
+
+// A reset or a reboot runs only on a tray the healer holds (drained, its jobs moved): one that did not
+// drain, or still runs a job, is diagnosed as it is instead, and an alert says why.
+bool Healer::Held(ComponentId tray, const char* step) {
+  if (isolated_.at(tray).held) return true;
+  Act("alert", tray, kNoJob, Status::Ok(),
+      std::string("no ") + step + ": the tray did not drain or a job still runs on it (its requeue failed or "
+      "remediation.restart_jobs is off)");
+  return false;
 }
 
 void Healer::ScheduleRecheck(ComponentId tray) { After(policy_.recheck, tray, &Healer::Remediate); }
@@ -234,16 +255,17 @@ void Healer::Remediate(ComponentId tray) {
     q.reboot = false;
     if (Reboot(tray, "Xid asked for a node reboot")) return;
   }
-  if (policy_.gpu_reset) {
+  if (policy_.gpu_reset && !q.reset_gpus.empty() && Held(tray, "gpu_reset")) {
+    // A failed reset is recorded as such; the diagnostic then decides (it fails on a GPU still broken).
     for (ComponentId g : q.reset_gpus) Act("gpu_reset", g, kNoJob, backend_.ResetGpu(g), "Xid asked for a reset");
-    q.reset_gpus.clear();
   }
+  q.reset_gpus.clear();
   Diagnose(tray);
 }
 
 // Reboots the node and diagnoses it `reboot_wait` later; false when the policy or backend cannot.
 bool Healer::Reboot(ComponentId tray, const std::string& why) {
-  if (!policy_.reboot || !backend_.Supports(cluster::Verb::kReboot)) return false;
+  if (!policy_.reboot || !backend_.Supports(cluster::Verb::kReboot) || !Held(tray, "reboot")) return false;
   Quarantine& q = isolated_.at(tray);
   q.reset_gpus.clear();  // a reboot resets every GPU of the node
   Status s = backend_.RebootNode(tray);

@@ -46,6 +46,9 @@ class Healer : public cluster::ObservationSink {
     ComponentId domain;
     std::vector<ComponentId> reset_gpus;  // GPUs whose Xid asked for a reset
     bool reboot = false;                  // an Xid asked for a node reboot
+    // Drained, and every job that ran on it requeued: the precondition of a GPU reset or a reboot, which
+    // would kill whatever still runs there (a real `nvidia-smi -r` refuses a GPU with processes).
+    bool held = true;
     bool rebooted_cool = false;           // rebooted while its coolant flowed: another reboot would not help
     bool failed = false;                  // a diagnostic failed: the next pass is a return after repair
     bool waited_repair = false;
@@ -62,8 +65,12 @@ class Healer : public cluster::ObservationSink {
   bool InFailedOverRegion(ComponentId tray) const;
   bool CduFenced(ComponentId rack) const;  // a tray of the rack is isolated for its CDU
   bool BreakerAllows(int gpus, const std::string& domain_name);
-  void RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason);
-  void RestartJob(JobId job, const std::string& reason);
+  // Requeues the jobs running on `trays` (when `requeue`); returns those trays a job still runs on (not
+  // requeued, or its requeue failed).
+  std::set<ComponentId> RestartJobsOn(const std::set<ComponentId>& trays, const std::string& reason,
+                                      bool requeue = true);
+  bool RestartJob(JobId job, const std::string& reason);
+  bool Held(ComponentId tray, const char* step);
   void ScheduleRecheck(ComponentId tray);
   void After(Duration d, ComponentId tray, void (Healer::*step)(ComponentId));
   void Remediate(ComponentId tray);

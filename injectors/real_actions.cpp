@@ -51,6 +51,9 @@ const std::vector<RealAction>& RealActions() {
        RealCheck::kExit, "exit 0 = requeued", "", 1},
       {"gpu_reset", true, Verb::kGpuReset, "healer", RealTarget::kGpu, "a GPU", {"gpu"}, RealCheck::kExit,
        "exit 0 = reset (`nvidia-smi -r -i {gpu}`)", "", 1},
+      // Asks for the node's reboot and returns; the healer diagnoses the node remediation.reboot_wait later.
+      {"reboot", true, Verb::kReboot, "healer", RealTarget::kTray, kATray, {}, RealCheck::kExit,
+       "exit 0 = reboot started (`ipmitool ... chassis power cycle`)", "", 1},
   };
   return kTable;
 }

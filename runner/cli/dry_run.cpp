@@ -70,6 +70,8 @@ int CmdDryRun(const std::string& path, const ValidateOptions& options, const std
   if (!plan->cluster.inventory.empty()) {  // real plans: every fault must map onto the site's hosts
     auto real = ValidateRealPlan(*plan, *spec);
     if (!real.ok()) return fail(real.status());
+    for (const std::string& w : real->warnings)  // paths from the plan and the inventory
+      std::fprintf(stderr, "rackchaos: warning: %s\n", reports::TerminalText(w).c_str());
     std::cout << "Site inventory " << real->inventory.path << ": " << real->hosts.size() << " host(s) would be used\n";
   }
   return ToInt(ExitCode::kPass);

@@ -96,6 +96,8 @@ int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::
                const std::string& command_line) {
   auto real = rc::runner::ValidateRealPlan(plan, spec);
   if (!real.ok()) return Fail(ExitCode::kBadInput, real.status().message());
+  for (const std::string& w : real->warnings)  // paths from the plan and the inventory
+    std::fprintf(stderr, "rackchaos: warning: %s\n", rc::reports::TerminalText(w).c_str());
   if (c.pace > 0) return Fail(ExitCode::kBadInput, "--pace slows simulated runs; a real run keeps the wall clock");
   rc::runner::RealRunOptions opt{c.db, c.ledger, command_line, c.accept_new_host_keys, SayStopping};
   rc::reports::LiveMetrics metrics;
@@ -162,6 +164,8 @@ int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
   if (!plan.cluster.inventory.empty()) {
     auto real = rc::runner::ValidateRealPlan(plan, spec);
     if (!real.ok()) return Fail(ExitCode::kBadInput, real.status().message());
+    for (const std::string& w : real->warnings)  // paths from the plan and the inventory
+      std::fprintf(stderr, "rackchaos: warning: %s\n", rc::reports::TerminalText(w).c_str());
     std::cout << path << ": site inventory " << real->inventory.path << " (" << real->hosts.size() << " host(s) used)\n";
   }
   std::cout << path << ": ok: " << spec.topology->model().name << " x" << spec.topology->racks().size() << " ("

@@ -85,6 +85,19 @@ Result<RealSpec> ValidateRealPlan(const Plan& plan, const RunSpec& spec) {
           return At(plan.jobs.front().pos, std::string("the plan has jobs but site inventory ") + iv.path +
                                                " defines no healer." + action + " command");
   }
+  // Remediation steps the policy turns on but the site cannot carry out: the run goes ahead without them.
+  if (real.healer) {
+    const healer::Policy& policy = spec.policy;
+    auto missing = [&](bool on, const char* key, const char* action, const char* what) {
+      if (on && !iv.actions.count(action))
+        real.warnings.push_back("healer policy " + policy.name + " has remediation." + key +
+                                " on but site inventory " + iv.path + " defines no healer." + action +
+                                " command: the healer will not " + what +
+                                " on this site (it diagnoses the tray without it); define one, or turn the key off");
+    };
+    missing(policy.reboot, "reboot", "reboot", "reboot a node whose Xid asks for it (Xid 79 ...)");
+    missing(policy.gpu_reset, "gpu_reset", "gpu_reset", "reset a GPU whose Xid asks for it (Xid 48 ...)");
+  }
   // Live aborts need the observations they judge; a condition nothing on this site reports is refused.
   const AbortSpec& abort = spec.abort;
   if (abort.gpu_temperature && !InventoryObserves(iv, cluster::Metric::kGpuTemperature))

@@ -29,6 +29,9 @@ struct RealSpec {
   std::vector<std::string> fault_hosts;  // those the faults land on, sorted
   Time horizon{};                        // plan duration, or the end of the last fault
   bool healer = false;                   // the inventory's healer section can observe trays (observe_tray)
+  // Said before anything runs: what the policy asks of the healer that this site cannot do (a reboot or a
+  // GPU reset without its inventory action: the healer skips that step and diagnoses the tray as it is).
+  std::vector<std::string> warnings;
 };
 
 // `--inventory PATH`: the plan runs on that site instead of its cluster.inventory (PATH relative to the

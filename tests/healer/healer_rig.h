@@ -38,11 +38,15 @@ class FakeBackend : public cluster::Backend {
 
   Status Drain(ComponentId tray, const std::string& reason) override {
     drain_reasons.push_back(reason);
-    return Log("drain " + Name(tray));
+    Status s = Log("drain " + Name(tray));
+    return fail_drain ? Status::Unavailable("scontrol: node busy") : s;
   }
   Status Resume(ComponentId tray) override { return Log("resume " + Name(tray)); }
   Status ResetGpu(ComponentId gpu) override { return Log("reset " + Name(gpu)); }
-  Status RequeueJob(JobId job, const std::string&) override { return Log("requeue " + std::to_string(job)); }
+  Status RequeueJob(JobId job, const std::string&) override {
+    Status s = Log("requeue " + std::to_string(job));
+    return fail_requeue ? Status::Unavailable("scontrol: requeue refused") : s;
+  }
   Status RebootNode(ComponentId tray) override { return Log("reboot " + Name(tray)); }
   Status RunDiagnostic(ComponentId tray) override {
     bool passed = !verdicts.empty() && verdicts.front();
@@ -58,6 +62,8 @@ class FakeBackend : public cluster::Backend {
   std::vector<std::string> drain_reasons;
   std::deque<bool> verdicts;
   bool can_reboot = true;
+  bool fail_drain = false;    // Drain answers an error (after recording the call)
+  bool fail_requeue = false;  // RequeueJob answers an error (after recording the call)
   bool off_bus = false;  // failed diagnostics say a GPU is not on the bus
   std::string fail_detail = "memory test failed";
   Duration diagnostic_time = Duration::Minutes(2);

@@ -12,6 +12,7 @@
 namespace rackchaos::healer {
 namespace {
 
+using testing::FakeBackend;
 using testing::Id;
 using testing::Min;
 using testing::Rig;
@@ -66,6 +67,47 @@ TEST_CASE("healer.remediation: without a reboot verb or with reboot off the tray
                                  "12m25s resume r02.tray06",
                              });
   }
+}
+
+TEST_CASE("healer.remediation: no reset or reboot on a tray that did not drain or still runs a job") {
+  // Xid 79 (reboot) and Xid 48 (reset) on r02.tray06. A reboot or a reset would kill what still runs there
+  // (a real `nvidia-smi -r` refuses a GPU with processes): the healer diagnoses the tray as it is and says why.
+  Rig undrained;
+  undrained.backend.fail_drain = true;
+  Rig unmoved;
+  unmoved.backend.fail_requeue = true;
+  Policy no_restart = Shipped("default");
+  no_restart.restart_jobs = false;
+  Rig kept(no_restart);
+  for (Rig* rig : {&undrained, &unmoved, &kept}) {
+    rig->backend.verdicts = {true};
+    if (rig != &undrained) rig->Feed(Sec(0), cluster::JobStatus{0, JobState::kRunning, {Id("r02.tray06")}, ""});
+    FeedXid(*rig, 79);
+    rig->clock.RunUntil(Min(60));
+    for (const FakeBackend::Call& c : rig->backend.calls) CHECK(c.what.rfind("reboot", 0) != 0);
+    const std::vector<std::string> alerts = Details(*rig, "alert");
+    REQUIRE(alerts.size() == 1);
+    CHECK(alerts[0].starts_with("no reboot: the tray did not drain or a job still runs on it"));
+    CHECK(rig->Timeline().back() == "12m25s resume r02.tray06");
+  }
+  // The same for a GPU reset (Xid 48): the job could not be requeued, so the GPU is not reset.
+  Rig reset;
+  reset.backend.fail_requeue = true;
+  reset.backend.verdicts = {true};
+  reset.Feed(Sec(0), cluster::JobStatus{0, JobState::kRunning, {Id("r02.tray06")}, ""});
+  FeedXid(reset, 48);
+  reset.clock.RunUntil(Min(60));
+  for (const FakeBackend::Call& c : reset.backend.calls) CHECK(c.what.rfind("reset", 0) != 0);
+  REQUIRE(Details(reset, "alert").size() == 1);
+  CHECK(Details(reset, "alert")[0].starts_with("no gpu_reset: "));
+  // And with the job moved the reset runs: the guard is the precondition, not a blanket refusal.
+  Rig moved;
+  moved.backend.verdicts = {true};
+  moved.Feed(Sec(0), cluster::JobStatus{0, JobState::kRunning, {Id("r02.tray06")}, ""});
+  FeedXid(moved, 48);
+  moved.clock.RunUntil(Min(60));
+  CHECK(Details(moved, "alert").empty());
+  CHECK(Details(moved, "gpu_reset") == std::vector<std::string>{"Xid asked for a reset"});
 }
 
 // The default policy's repair times with wait_for_repair switched on (it is off in the shipped file).

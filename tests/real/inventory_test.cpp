@@ -212,6 +212,26 @@ TEST_CASE("inventory: validation checks every fault of a plan against the site o
   CHECK(offline.status().message().find("safety.abort.gpus_offline needs heartbeats") != std::string::npos);
   auto jobs = check(fault + "safety: {abort: {jobs_down: 0}}\n");
   CHECK(jobs.status().message().find("safety.abort.jobs_down needs the scheduler's job list") != std::string::npos);
+  // A policy that reboots (the default: remediation.reboot and gpu_reset on) on a site with a healer but
+  // no reboot or gpu_reset action: accepted, with a warning for each before anything runs.
+  const char* healer = "healer:\n  observe_tray: {apply: cat /run/rank.status}\n";
+  std::ofstream(dir + "/site.yaml") << kSmall << healer;
+  auto cannot = check(fault);
+  REQUIRE_MESSAGE(cannot.ok(), cannot.status().ToString());
+  REQUIRE(cannot->warnings.size() == 2);
+  CHECK(cannot->warnings[0] == "healer policy default has remediation.reboot on but site inventory " + dir +
+                                   "/site.yaml defines no healer.reboot command: the healer will not reboot a node "
+                                   "whose Xid asks for it (Xid 79 ...) on this site (it diagnoses the tray without "
+                                   "it); define one, or turn the key off");
+  CHECK(cannot->warnings[1].find("remediation.gpu_reset on but site inventory") != std::string::npos);
+  std::ofstream(dir + "/site.yaml") << kSmall << healer << "  reboot: {apply: 'systemctl reboot'}\n"
+                                    << "  gpu_reset: {apply: 'nvidia-smi -r -i {gpu}'}\n";
+  auto can = check(fault);
+  REQUIRE_MESSAGE(can.ok(), can.status().ToString());
+  CHECK(can->warnings.empty());
+  // Without a healer section nothing heals, so there is nothing to warn about.
+  std::ofstream(dir + "/site.yaml") << kSmall;
+  CHECK(check(fault)->warnings.empty());
   // Faults that share an `at` are armed together, one SSH session slot each, and one slot stays free.
   std::ofstream(dir + "/site.yaml") << kSmall << "ssh: {max_concurrent: 2}\n";
   const std::string second = "  - {at: 0s, kind: link_down, target: r01.tray01.nic1, for: 5s}\n";
@@ -312,6 +332,35 @@ TEST_CASE("inventory: gpu_reset is a healer action on a GPU: {gpu} on the GPU's 
                   "site's vars") != std::string::npos);
 }
 
+TEST_CASE("inventory: reboot is a healer action on a tray: on the tray host, or run_on a management host") {
+  cluster::Topology topo = Gb200();
+  // On the tray host itself (systemctl reboot), with the common placeholders.
+  auto inv = ParseInventory(std::string(kSmall) + kHealer + "  reboot: {apply: 'systemctl reboot # {tray}'}\n", "site.yaml");
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  CHECK(ActionFor(cluster::Verb::kReboot) == "reboot");
+  auto b = BindTarget(*inv, topo, "reboot", T(topo, "r01.tray01"));
+  REQUIRE_MESSAGE(b.ok(), b.status().ToString());
+  CHECK(b->host == "h1");
+  CHECK(*ssh::RenderTemplate(inv->actions.at("reboot").apply, b->values) == "systemctl reboot # 'r01.tray01'");
+  // Through the tray's BMC from a management host: {bmc} is the tray's.
+  auto bmc = ParseInventory(std::string(kSmall) + kHealer +
+                                "  reboot: {run_on: h1, apply: 'ipmitool -I lanplus -H {bmc} -E chassis power cycle'}\n",
+                            "site.yaml");
+  REQUIRE_MESSAGE(bmc.ok(), bmc.status().ToString());
+  CHECK(bmc->actions.at("reboot").run_on == "h1");
+  // ... on a tray whose BMC the site maps; this one maps none, and binding says so.
+  CHECK(BindTarget(*bmc, topo, "reboot", T(topo, "r01.tray01")).status().message() ==
+        "site inventory site.yaml maps no bmc for r01.tray01");
+  // It takes a tray, not a GPU; it has no {gpu}; and one command only.
+  CHECK(BindTarget(*inv, topo, "reboot", T(topo, "r01.tray01.gpu0")).status().code() == StatusCode::kNotSupported);
+  CHECK(Error(std::string(kSmall) + kHealer + "  reboot: {apply: 'nvidia-smi -r -i {gpu}'}\n")
+            .find("reboot.apply: command template \"nvidia-smi -r -i {gpu}\", column 18: no value for placeholder "
+                  "{gpu}; reboot provides {host}, {address}, {tray}, {bmc}, {serial} and the site's vars") !=
+        std::string::npos);
+  CHECK(Error(std::string(kSmall) + kHealer + "  reboot: {apply: 'systemctl reboot', revert: 'true'}\n")
+            .find("healer.reboot takes one command") != std::string::npos);
+}
+
 TEST_CASE("inventory: each verb a real-mode action carries out maps to that action and back") {
   int verbs = 0;
   for (const injectors::RealAction& a : injectors::RealActions()) {
@@ -320,7 +369,7 @@ TEST_CASE("inventory: each verb a real-mode action carries out maps to that acti
     CHECK_MESSAGE(ActionFor(*a.verb) == a.name, a.name);
     CHECK(IsValueAction(a.name) == (a.check == injectors::RealCheck::kBaseline));
   }
-  CHECK(verbs == 12);
+  CHECK(verbs == 13);
   cluster::Topology topo = Gb200();
   CHECK(VerbsForTarget("link_down", topo, T(topo, "r01.tray01.nic0")) == std::vector<cluster::Verb>{cluster::Verb::kNicLink});
   CHECK(VerbsForTarget("link_down", topo, T(topo, "r01.tray01.gpu0.nvlink2")) ==
@@ -359,9 +408,10 @@ TEST_CASE("inventory: the rig's inventory template loads once its blanks are fil
           "trays:\n  r01.tray01: {host: tray1, gpus: [0, 1, 2, 3], nics: [eth0]}\n";
   auto inv = ParseInventory(text, "rig.yaml");
   REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
-  // Every healer action but gpu_reset: the rig's GPUs are CPU quotas, there is nothing to reset.
+  // Every healer action but gpu_reset (the rig's GPUs are CPU quotas, there is nothing to reset) and
+  // reboot (the rig cannot reboot a tray yet).
   for (const std::string& action : HealerActionNames())
-    if (action != "gpu_reset") CHECK_MESSAGE(inv->actions.count(action) == 1, action);
+    if (action != "gpu_reset" && action != "reboot") CHECK_MESSAGE(inv->actions.count(action) == 1, action);
   CHECK(inv->actions.at("link_down").run_on == "head");
 }
 

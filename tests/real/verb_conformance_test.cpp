@@ -76,6 +76,7 @@ healer:
   resume: {apply: 'rm -f "$RCLAB_STATE/drained"'}
   diagnostic: {apply: 'echo "all GPUs passed"'}
   gpu_reset: {apply: 'nvidia-smi -r -i {gpu} && touch "$RCLAB_STATE"/reset-{gpu}'}
+  reboot: {apply: 'touch "$RCLAB_STATE"/rebooted'}
   requeue_job: {apply: 'echo {job} >> "$RCLAB_STATE/requeued"', run_on: host00}
 )";
 
