@@ -149,7 +149,7 @@ def valve_run(rc, tmp, seed, policy, target, pct):
         return None if r[0] is None else ((r[0] - t0) / 1e6, r[1])
 
     slow, shut = first("thermal_slowdown"), first("thermal_shutdown")
-    n_shut = con.execute("SELECT count(*) FROM physics WHERE run_id = ? AND what = 'thermal_shutdown'", (rid,)).fetchone()[0]
+    n_shut = con.execute("SELECT count(DISTINCT component_id) FROM physics WHERE run_id = ? AND what = 'thermal_shutdown'", (rid,)).fetchone()[0]
     det = con.execute("SELECT min(d.t_us) FROM detections d JOIN components c ON c.run_id = d.run_id AND "
                       "c.id = d.component_id WHERE d.run_id = ? AND d.detector = 'thermal' AND c.name = ?",
                       (rid, target)).fetchone()[0]
