@@ -20,8 +20,8 @@
 namespace rackchaos::serve {
 namespace {
 
-// Sends `request` to 127.0.0.1:port and returns everything the server sends until it closes (or 5 s).
-std::string Exchange(uint16_t port, const std::string& request) {
+// A connection to 127.0.0.1:port (5 s receive timeout).
+int Connect(uint16_t port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   REQUIRE(fd >= 0);
   timeval tv{5, 0};
@@ -31,6 +31,12 @@ std::string Exchange(uint16_t port, const std::string& request) {
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
+// Sends `request` to 127.0.0.1:port and returns everything the server sends until it closes (or 5 s).
+std::string Exchange(uint16_t port, const std::string& request) {
+  const int fd = Connect(port);
   size_t sent = 0;
   while (sent < request.size()) {
     ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
@@ -78,20 +84,6 @@ TEST_CASE("http: GET and HEAD only, bounded targets and headers, no bodies, keep
   CHECK(r.find("hello /b") != std::string::npos);
   CHECK(calls.load() == before + 2);
   (*server)->Stop();
-}
-
-// A keep-alive connection to 127.0.0.1:port (5 s receive timeout).
-int Connect(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  return fd;
 }
 
 // Reads one response (headers and a Content-Length body) from fd; its status, 0 on a short read.
