@@ -34,10 +34,15 @@ echo "$out" | sed 's/^/  journald tray2: /'
 grep -q "^error" <<<"$out" && fail "journal: $(grep '^error' <<<"$out")"
 grep -q "^kernel tray2 NVRM: Xid (PCI:0000:02:00): 48, " <<<"$out" || fail "no Xid 48 through journald: $out"
 [ "$(grep -c '^kernel' <<<"$out")" = 1 ] || fail "kernel lines: $out"
-# Prometheus: after two scrapes, every tray's four GPUs, tray2's capped clock and its Xid gauge.
-sleep 2.5
-json=$(curl -sf "http://$NET.254:9090/api/v1/query" --data-urlencode 'query={__name__=~"DCGM_.*"}') || fail "prometheus query"
-out=$("$check" prom "$(wc -l <"$RIG_DIR/trays")" "$(date +%s.%N)" <<<"$json") || fail "prom parse"
+# Prometheus: every tray's four GPUs, tray2's capped clock and its Xid gauge, once it has scraped them. It
+# scrapes every 1 s, but right after `rig up` a target may not have been scraped yet (a fixed 2.5 s wait
+# failed once in a clean run: tray1 had no series), so ask again for up to 20 s until nothing is missing.
+for _ in $(seq 40); do
+  sleep 0.5
+  json=$(curl -sf "http://$NET.254:9090/api/v1/query" --data-urlencode 'query={__name__=~"DCGM_.*"}') || fail "prometheus query"
+  out=$("$check" prom "$(wc -l <"$RIG_DIR/trays")" "$(date +%s.%N)" <<<"$json") || fail "prom parse"
+  if ! grep -q "^error" <<<"$out" && grep -q "^xid tray2.gpu1 48" <<<"$out"; then break; fi
+done
 grep -q "^error" <<<"$out" && fail "prometheus: $(grep '^error' <<<"$out")"
 [ "$(grep -c '^sample tray2.gpu[0-3] gpu_clock_fraction 0.6300' <<<"$out")" = 4 ] || fail "prometheus tray2 clock: $out"
 [ "$(grep -c '^sample tray[13456].gpu[0-3] gpu_clock_fraction 1.0000' <<<"$out")" = $((4 * ($(wc -l <"$RIG_DIR/trays") - 1))) ] ||
