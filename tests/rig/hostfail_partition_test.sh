@@ -37,9 +37,9 @@ partition() {  # NAME FROM TO [never] (seconds after the run started; never: the
   ( while :; do tbf_on && awk -v a="$t0" -v n="$(date +%s.%N)" 'BEGIN{printf "%.1f\n", n - a}'; sleep 0.1; done ) \
     >hostfail-$name.tbf 2>/dev/null &
   sampler=$!; bg_pids+=($sampler)
-  sleep "$(awk -v f="$from" -v a="$t0" -v n="$(date +%s.%N)" 'BEGIN{d = f - (n - a); print (d > 0 ? d : 0)}')"
+  sleep_until "$t0" "$from"
   ip netns exec rcrig-sw ip link set tray2 down
-  sleep "$(awk -v f="$to" -v a="$t0" -v n="$(date +%s.%N)" 'BEGIN{d = f - (n - a); print (d > 0 ? d : 0)}')"
+  sleep_until "$t0" "$to"
   ip netns exec rcrig-sw ip link set tray2 up
   wait $run; rc=$?
   sleep 3  # packets the partition held back
