@@ -133,9 +133,9 @@ std::vector<ComponentId> PickTrays(const Topology& topo, const std::vector<uint8
                            kSpareRackFirst[] = {TrayUse::kSpareRack, TrayUse::kRegular, TrayUse::kHotSpare};
   size_t regulars = 0;
   for (TrayUse u : domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst)) {
-    const size_t before = trays.size();
-    for (size_t k = lo; k < std::min(hi, all.size()) && trays.size() < need; ++k)
-      if (free[k] && use[k] == u) trays.push_back(all[k]);
+    const size_t before = trays.size(), end = std::min(hi, all.size());
+    for (size_t k = NextFree(free, lo, end); k < end && trays.size() < need; k = NextFree(free, k + 1, end))
+      if (use[k] == u) trays.push_back(all[k]);
     if (u == TrayUse::kRegular) regulars = trays.size() - before;
   }
   if (regular) *regular = regulars;

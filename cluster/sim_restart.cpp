@@ -3,9 +3,9 @@
 // Restarts in place: a requeued job that gets back every tray it had but a few (the drained ones)
 // touches only the trays that change, not all 25,000 of a 100k-GPU job. The scheduler's answer is the
 // same as placing after a full release: the first `need` free regular trays in tray order, where the
-// job's own usable trays count as free. With the free trays listed (a scan of one byte per tray) and the
-// job's lost seats known (TouchTray keeps them), that is a merge of two sorted lists, copied a run at a
-// time. The trays it keeps owe the release's thermal carry, which thermal logs once and settles per tray
+// job's own usable trays count as free. With the free trays found in order (NextFree, eight tray slots at
+// a time, only as far as the merge needs them) and the job's lost seats known (TouchTray keeps them), that
+// is a merge of two sorted lists, copied a run at a time. The trays it keeps owe the release's thermal carry, which thermal logs once and settles per tray
 // (sim_thermal_jobs.cpp). Only the plain case takes this path; anything else (spare racks, TP/EP blocks,
 // a partial last tray, hot spares, a shrunk job, another job waiting) releases and places in full.
 //
@@ -65,10 +65,16 @@ bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail) {
   const size_t lo = windows.front().first, hi = std::min(windows.front().second, all.size());
   if (topo_.TraySlot(had.front()) < lo || topo_.TraySlot(had.back()) >= hi) return false;
   const TrayPool& pool = seats_.pool();
-  std::vector<ComponentId> free;
-  for (size_t k = lo; k < hi; ++k)
-    if (pool.free(k) && pool.use(k) == TrayUse::kRegular) free.push_back(all[k]);
-  if (free.size() + had.size() - j.lost_seats.size() < need) return false;  // hot spares or waiting
+  // The window's free regular trays in tray order, found as the merge below asks for them: it stops at
+  // the first `need`, and a million-GPU region has 200,000 trays, nearly all taken.
+  size_t scan = lo;
+  auto next_free = [&]() -> ComponentId {
+    while ((scan = NextFree(pool.free_flags(), scan, hi)) < hi) {
+      const size_t k = scan++;
+      if (pool.use(k) == TrayUse::kRegular) return all[k];
+    }
+    return kNoComponent;
+  };
 
   // The new placement: the first `need` of (free + kept) in tray order, and what the job leaves.
   std::vector<ComponentId> next, left;
@@ -92,13 +98,14 @@ bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail) {
     }
   };
   std::vector<ComponentId> joined;
-  for (ComponentId f : free) {
+  for (ComponentId f = next_free(); f != kNoComponent; f = next_free()) {
     keep_below(f);
     if (next.size() == need) break;
     next.push_back(f);
     joined.push_back(f);
   }
   keep_below(kNoComponent);
+  if (next.size() < need) return false;  // hot spares or waiting: nothing changed yet
   left.insert(left.end(), had.begin() + a, had.end());  // past the cut, lost or not
 
   // The job stops as BackToQueue stops it, then leaves, keeps and joins trays. ReleaseTrays would

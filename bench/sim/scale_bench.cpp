@@ -139,19 +139,22 @@ BenchResult RunOne(int racks, uint64_t seed, int days, const std::string& db, ru
 // One table row; `r` null when the child sent none (killed at the timeout, or failed).
 void PrintRow(int racks, uint64_t seed, const BenchResult* r, int status, int timeout_s, double peak_mib) {
   if (!r) {
-    std::printf("%6d %5llu %8d %5s %7s %10s %10s %10s %10s %9s %12s %9.0f %5s\n", racks,
+    std::printf("%6d %5llu %8d %5s %7s %10s %10s %10s %10s %9s %12s %8s %8s %9s %9.0f %5s\n", racks,
                 static_cast<unsigned long long>(seed), racks * 72, "-", "-", "-", "-",
-                WIFSIGNALED(status) ? (">" + std::to_string(timeout_s)).c_str() : "-", "-", "-", "-", peak_mib,
-                WIFSIGNALED(status) ? "kill" : "err");
+                WIFSIGNALED(status) ? (">" + std::to_string(timeout_s)).c_str() : "-", "-", "-", "-", "-", "-", "-",
+                peak_mib, WIFSIGNALED(status) ? "kill" : "err");
     std::fflush(stdout);
     return;
   }
   double total = r->validate_s + r->run_s;
-  std::printf("%6d %5llu %8lld %5lld %7lld %10.3f %10.3f %10.3f %10.3f %9lld %12.0f %9.0f %5d\n", racks,
+  // The growth per rack and per event (issue 23 item 3): validate and run CPU together, per unit.
+  const double cpu = r->validate_cpu_s + r->run_cpu_s;
+  std::printf("%6d %5llu %8lld %5lld %7lld %10.3f %10.3f %10.3f %10.3f %9lld %12.0f %8.3f %8.3f %9.2f %9.0f %5d\n", racks,
               static_cast<unsigned long long>(seed), static_cast<long long>(r->gpus),
               static_cast<long long>(r->jobs), static_cast<long long>(r->faults), r->validate_s, r->validate_cpu_s,
               r->run_s, r->run_cpu_s,
-              static_cast<long long>(r->events), total > 0 ? static_cast<double>(r->events) / total : 0, peak_mib,
+              static_cast<long long>(r->events), total > 0 ? static_cast<double>(r->events) / total : 0, cpu,
+              cpu * 1e3 / racks, r->events > 0 ? cpu * 1e6 / static_cast<double>(r->events) : 0, peak_mib,
               r->exit_code);
   std::fflush(stdout);
 }
@@ -209,8 +212,9 @@ int main(int argc, char** argv) {
   std::printf("gb200-nvl72, llama3 chaos x1, %d days, default healer, seeds %llu-%llu%s\n", days,
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed + seeds - 1),
               one_process ? ", one process" : ", a process each");
-  std::printf("%6s %5s %8s %5s %7s %10s %10s %10s %10s %9s %12s %9s %5s\n", "racks", "seed", "gpus", "jobs", "faults",
-              "validate_s", "val_cpu_s", "run_s", "run_cpu_s", "events", "events/s", "peak_MiB", "exit");
+  std::printf("%6s %5s %8s %5s %7s %10s %10s %10s %10s %9s %12s %8s %8s %9s %9s %5s\n", "racks", "seed", "gpus", "jobs",
+              "faults", "validate_s", "val_cpu_s", "run_s", "run_cpu_s", "events", "events/s", "cpu_s", "ms/rack",
+              "us/event", "peak_MiB", "exit");
   for (int racks : sizes) {
     std::string db = (std::filesystem::temp_directory_path() /
                       ("scale-bench-" + std::to_string(getpid()) + "-" + std::to_string(racks) + ".db")).string();

@@ -235,11 +235,9 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
     spec.object_store_gbytes_per_s = plan.cluster.object_store_gbytes_per_s;
   }
 
+  const std::vector<int> region_free = FreeGpusPerRegion(spec);  // validate_regions.cpp
   int free_gpus = 0;
-  for (ComponentId t : spec.topology->trays())
-    free_gpus += spec.topology->at(t).spare || IsSpareRack(spec, spec.topology->at(t).rack)
-                     ? 0
-                     : spec.topology->model().gpus_per_tray;
+  for (int n : region_free) free_gpus += n;
   int asked = 0;
   const int per_tray = spec.topology->model().gpus_per_tray;
   for (const JobSpec& j : plan.jobs) {
@@ -253,7 +251,7 @@ Result<RunSpec> Validate(const Plan& plan, const ValidateOptions& options) {
     RC_RETURN_IF_ERROR(CheckJobShape(j, spec.jobs.back(), spec.topology->model()));
     RC_RETURN_IF_ERROR(CheckCheckpointTimes(j, spec.jobs.back()));
     RC_RETURN_IF_ERROR(SetCopyTime(plan.cluster, j, spec.jobs.back()));
-    RC_RETURN_IF_ERROR(CheckJobFitsRegion(j, spec.jobs.back(), spec));
+    RC_RETURN_IF_ERROR(CheckJobFitsRegion(j, spec.jobs.back(), spec, region_free));
     if (asked > free_gpus)
       return At(j.pos, "the jobs ask for " + std::to_string(asked) + " GPUs but the cluster has " +
                            std::to_string(free_gpus) + " outside its spare trays" +

@@ -61,7 +61,21 @@ bool IsSpareRack(const RunSpec& spec, int rack) {
   return cluster::IsSpareRack(spec.topology, spec.spare_racks, spec.region_spare_racks, rack);
 }
 
-Status CheckJobFitsRegion(const JobSpec& job, cluster::JobConfig& config, const RunSpec& spec) {
+std::vector<int> FreeGpusPerRegion(const RunSpec& spec) {
+  const cluster::Topology& topo = spec.topology;
+  std::vector<int> free(std::max<size_t>(topo.regions().size(), 1), 0);
+  std::vector<uint8_t> spare_rack(topo.racks().size());  // by rack: asked once per rack, not per tray
+  for (size_t r = 0; r < spare_rack.size(); ++r) spare_rack[r] = IsSpareRack(spec, static_cast<int>(r));
+  for (ComponentId t : topo.trays()) {
+    const cluster::Component& tray = topo.at(t);
+    if (!tray.spare && !spare_rack[static_cast<size_t>(tray.rack)])
+      free[static_cast<size_t>(topo.RegionOfRack(tray.rack))] += topo.model().gpus_per_tray;
+  }
+  return free;
+}
+
+Status CheckJobFitsRegion(const JobSpec& job, cluster::JobConfig& config, const RunSpec& spec,
+                          const std::vector<int>& free) {
   const cluster::Topology& topo = spec.topology;
   if (!job.region.text.empty()) {
     if (topo.regions().empty())
@@ -73,10 +87,6 @@ Status CheckJobFitsRegion(const JobSpec& job, cluster::JobConfig& config, const 
       return At(job.region.pos, "no region named '" + job.region.text + "'; the plan's regions: " + RegionNames(topo));
   }
   if (topo.regions().size() < 2) return Status::Ok();  // the cluster-wide count covers one region
-  std::vector<int> free(topo.regions().size(), 0);
-  for (ComponentId t : topo.trays())
-    if (!topo.at(t).spare && !IsSpareRack(spec, topo.at(t).rack))
-      free[static_cast<size_t>(topo.RegionOf(t))] += topo.model().gpus_per_tray;
   const auto best = std::max_element(free.begin(), free.end());
   if (config.region >= 0 && job.gpus > free[static_cast<size_t>(config.region)])
     return At(job.region.pos, "job '" + job.name + "' asks for " + std::to_string(job.gpus) + " GPUs but its region " +

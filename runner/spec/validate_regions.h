@@ -16,9 +16,14 @@ namespace rackchaos::runner {
 Status CheckSpareRacks(const Plan& plan, RunSpec& spec);
 // Whether the 0-based rack is a spare rack of its region (of the cluster without regions).
 bool IsSpareRack(const RunSpec& spec, int rack);
+// The GPUs of each region (of the cluster, as one entry, without regions) outside spare trays and spare
+// racks. One pass over the trays.
+std::vector<int> FreeGpusPerRegion(const RunSpec& spec);
 // A job runs inside one region: `gpus` must fit the largest region outside its spare trays and racks,
-// and its own region (job.region, set into config.region) if it names one.
-Status CheckJobFitsRegion(const JobSpec& job, cluster::JobConfig& config, const RunSpec& spec);
+// and its own region (job.region, set into config.region) if it names one. `free`: FreeGpusPerRegion's,
+// computed once for all the jobs (a million-GPU plan has hundreds of jobs and 250,000 trays).
+Status CheckJobFitsRegion(const JobSpec& job, cluster::JobConfig& config, const RunSpec& spec,
+                          const std::vector<int>& free);
 // checkpoint.size_gb: the far copy's time over cluster.region_link_gbytes_per_s (copy_time wins).
 Status SetCopyTime(const ClusterSpec& cluster, const JobSpec& job, cluster::JobConfig& config);
 // `region=NAME`: the parts of the region (itself, its stores, its racks and all under them) that the

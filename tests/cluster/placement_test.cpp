@@ -199,5 +199,24 @@ TEST_CASE("placement: PlaceAtStart gives the trays and spine crossings the simul
   }
 }
 
+TEST_CASE("NextFree finds the first set slot as a byte-by-byte scan does, at every alignment") {
+  // Flags with runs of zeros longer and shorter than a word, set slots at word edges and at the end.
+  std::vector<uint8_t> free(203, 0);
+  for (size_t k : {0u, 7u, 8u, 9u, 63u, 64u, 100u, 101u, 150u, 202u}) free[k] = 1;
+  auto naive = [&](size_t k, size_t hi) {
+    for (; k < hi; ++k)
+      if (free[k]) return k;
+    return hi;
+  };
+  for (size_t lo = 0; lo <= free.size(); ++lo)
+    for (size_t hi = lo; hi <= free.size(); ++hi) {
+      CAPTURE(lo);
+      CAPTURE(hi);
+      REQUIRE(NextFree(free, lo, hi) == naive(lo, hi));
+    }
+  const std::vector<uint8_t> none(1000, 0);
+  CHECK(NextFree(none, 3, 997) == 997);
+}
+
 }  // namespace
 }  // namespace rackchaos::cluster
