@@ -120,9 +120,13 @@ Result<TargetBinding> BindSite(const Inventory& inv, const std::string& action) 
   auto a = inv.actions.find(action);
   if (a == inv.actions.end())
     return Status::NotSupported("site inventory " + inv.path + " defines no healer." + action + " command");
+  auto h = inv.hosts.find(a->second.run_on);  // the loader requires run_on for site-wide actions only
+  if (h == inv.hosts.end())
+    return Status::NotSupported("healer." + action + " in site inventory " + inv.path +
+                                " is not a site-wide action (it runs on a target's host, not on one run_on host)");
   TargetBinding b;
   b.host = a->second.run_on;
-  const InventoryHost& host = inv.hosts.at(b.host);
+  const InventoryHost& host = h->second;
   b.values = host.vars;
   b.values["host"] = host.spec.name;
   b.values["address"] = host.spec.address;

@@ -311,6 +311,8 @@ TEST_CASE("inventory: the healer section reads observe and healer actions and bi
   REQUIRE(requeue.ok());
   CHECK(requeue->host == "h1");
   CHECK(BindSite(*inv, "start_job").status().code() == StatusCode::kNotSupported);
+  // observe_tray runs on each tray's host (no run_on): binding it site-wide is refused, not an exception
+  CHECK(BindSite(*inv, "observe_tray").status().code() == StatusCode::kNotSupported);
   CHECK(ActionFor(cluster::Verb::kDrain) == "drain");
   CHECK(ActionFor(cluster::Verb::kRequeueJob) == "requeue_job");
 }
