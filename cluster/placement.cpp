@@ -4,6 +4,7 @@
 #include "cluster/placement.h"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <span>
 #include <string>
@@ -18,15 +19,46 @@ TrayPool::TrayPool(const Topology& topo, int spare_racks, const std::vector<int>
   use_.reserve(topo.trays().size());
   for (ComponentId tray : topo.trays()) use_.push_back(topo.at(tray).spare ? TrayUse::kHotSpare : TrayUse::kRegular);
   free_count_ = free_.size();
-  if (!spare_racks_) return;
-  const auto& racks = topo.racks();
-  for (RackRange range : SpareRackRanges(topo, spare_racks, region_spare_racks))
-    for (int k = range.first; k < range.end; ++k)
-      for (ComponentId tray : topo.ChildrenOf(racks[static_cast<size_t>(k)]))
-        if (topo.at(tray).kind == Kind::kComputeTray) {
-          use_[topo.TraySlot(tray)] = TrayUse::kSpareRack;
-          free_spare_rack_ += free_[topo.TraySlot(tray)];
-        }
+  if (spare_racks_) {
+    const auto& racks = topo.racks();
+    for (RackRange range : SpareRackRanges(topo, spare_racks, region_spare_racks))
+      for (int k = range.first; k < range.end; ++k)
+        for (ComponentId tray : topo.ChildrenOf(racks[static_cast<size_t>(k)]))
+          if (topo.at(tray).kind == Kind::kComputeTray) {
+            use_[topo.TraySlot(tray)] = TrayUse::kSpareRack;
+            free_spare_rack_ += free_[topo.TraySlot(tray)];
+          }
+  }
+  for (FreeIndex& index : index_) {
+    index.bits.assign((free_.size() + 63) / 64, 0);
+    index.words.assign((index.bits.size() + 63) / 64, 0);
+  }
+  for (size_t k = 0; k < free_.size(); ++k) {  // every slot starts free
+    FreeIndex& index = index_[static_cast<size_t>(use_[k])];
+    index.bits[k / 64] |= uint64_t{1} << (k % 64);
+    index.words[k / 4096] |= uint64_t{1} << (k / 64 % 64);
+  }
+}
+
+size_t TrayPool::NextFree(TrayUse u, size_t k, size_t hi) const {
+  hi = std::min(hi, free_.size());
+  if (k >= hi) return hi;
+  const FreeIndex& index = index_[static_cast<size_t>(u)];
+  size_t w = k / 64;
+  uint64_t word = index.bits[w] & (~uint64_t{0} << (k % 64));
+  while (word == 0) {  // the next word with a free slot, through the summary
+    if (++w >= index.bits.size()) return hi;
+    size_t s = w / 64;
+    uint64_t summary = index.words[s] & (~uint64_t{0} << (w % 64));
+    while (summary == 0) {
+      if (++s >= index.words.size()) return hi;
+      summary = index.words[s];
+    }
+    w = s * 64 + static_cast<size_t>(std::countr_zero(summary));
+    if (w * 64 >= hi) return hi;
+    word = index.bits[w];
+  }
+  return std::min(hi, w * 64 + static_cast<size_t>(std::countr_zero(word)));
 }
 
 Status CheckJob(const JobConfig& config, const Topology& topo) {
@@ -123,9 +155,8 @@ int ShrunkGroupedSize(const Topology& topo, const TrayPool& pool, const JobConfi
 
 }  // namespace
 
-std::vector<ComponentId> PickTrays(const Topology& topo, const std::vector<uint8_t>& free,
-                                   const std::vector<TrayUse>& use, const JobConfig& cfg, bool domain_lost, int gpus,
-                                   size_t need, size_t lo, size_t hi, size_t* regular) {
+std::vector<ComponentId> PickTrays(const Topology& topo, const TrayPool& pool, const JobConfig& cfg, bool domain_lost,
+                                   int gpus, size_t need, size_t lo, size_t hi, size_t* regular) {
   std::vector<ComponentId> trays;
   trays.reserve(need);
   const std::vector<ComponentId>& all = topo.trays();
@@ -134,8 +165,8 @@ std::vector<ComponentId> PickTrays(const Topology& topo, const std::vector<uint8
   size_t regulars = 0;
   for (TrayUse u : domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst)) {
     const size_t before = trays.size(), end = std::min(hi, all.size());
-    for (size_t k = NextFree(free, lo, end); k < end && trays.size() < need; k = NextFree(free, k + 1, end))
-      if (use[k] == u) trays.push_back(all[k]);
+    for (size_t k = pool.NextFree(u, lo, end); k < end && trays.size() < need; k = pool.NextFree(u, k + 1, end))
+      trays.push_back(all[k]);
     if (u == TrayUse::kRegular) regulars = trays.size() - before;
   }
   if (regular) *regular = regulars;
@@ -144,7 +175,7 @@ std::vector<ComponentId> PickTrays(const Topology& topo, const std::vector<uint8
   const int block = cfg.grouped ? cfg.tp * cfg.ep : 1;
   if (block > 1 && !BlocksInDomains(topo, trays, gpus, block)) {  // block > 1: a grouped job
     if (regular) *regular = 0;  // not known: no restart in place (sim_restart.cpp)
-    return PlaceByDomain(topo, free, use, gpus, block, domain_lost, lo, hi);  // free trays, maybe not in whole blocks
+    return PlaceByDomain(topo, pool.free_flags(), pool.uses(), gpus, block, domain_lost, lo, hi);  // free trays, maybe not in whole blocks
   }
   return trays;
 }
@@ -170,8 +201,7 @@ std::optional<Seating> ChooseTrays(const Topology& topo, const TrayPool& pool, c
   Seating s;
   s.gpus = gpus;
   for (const auto& [lo, hi] : RegionWindows(topo, ask.home_region, region_down))
-    if (!(s.trays = PickTrays(topo, pool.free_flags(), pool.uses(), cfg, ask.domain_lost, gpus, need, lo, hi,
-                              &s.regular))
+    if (!(s.trays = PickTrays(topo, pool, cfg, ask.domain_lost, gpus, need, lo, hi, &s.regular))
              .empty())
       break;
   if (s.trays.empty()) return std::nullopt;  // free trays, but not in whole TP/EP blocks per domain: wait

@@ -18,14 +18,13 @@
 // - An elastic job under remediation.shrink that does not fit restarts on the whole trays free (down to
 //   min_gpus); a grouped one drops whole sets of ep data-parallel replicas (tp*pp*ep GPUs) and keeps
 //   whole blocks per domain.
-// Cost: one pass over a region's tray slots per attempt (one byte per tray, read eight at a time).
+// Cost: a job's trays per attempt, found through an index of the free trays (TrayPool::NextFree); a
+// grouped job that must fill domain by domain, one pass over a region's tray slots.
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -41,11 +40,15 @@ namespace rackchaos::cluster {
 enum class TrayUse : uint8_t { kRegular, kHotSpare, kSpareRack };
 
 // Per tray slot (Topology::TraySlot): whether it is free (usable and nobody on it) and its use, with the
-// free counts kept in step. All trays start free. Depends on the topology and the spare options only.
+// free counts and an index of the free slots by use kept in step. All trays start free. Depends on the
+// topology and the spare options only.
 class TrayPool {
  public:
   TrayPool(const Topology& topo, int spare_racks, const std::vector<int>& region_spare_racks);
 
+  // The first free slot of use `u` in [k, hi), else hi. O(slots / 4096): a million-GPU region has 200,000
+  // trays, nearly all taken, and placement and restarts look for the first few free ones.
+  size_t NextFree(TrayUse u, size_t k, size_t hi) const;
   bool free(size_t k) const { return free_[k] != 0; }
   TrayUse use(size_t k) const { return use_[k]; }
   const std::vector<uint8_t>& free_flags() const { return free_; }
@@ -56,36 +59,29 @@ class TrayPool {
   // O(1).
   void SetFree(size_t k, bool free) {
     const uint8_t f = free;
+    if (f == free_[k]) return;
     free_count_ = free_count_ + f - free_[k];
     if (spare_racks_ && use_[k] == TrayUse::kSpareRack) free_spare_rack_ = free_spare_rack_ + f - free_[k];
     free_[k] = f;
+    FreeIndex& index = index_[static_cast<size_t>(use_[k])];
+    uint64_t& word = index.bits[k / 64];
+    word = f ? word | uint64_t{1} << (k % 64) : word & ~(uint64_t{1} << (k % 64));
+    uint64_t& summary = index.words[k / 4096];
+    const uint64_t bit = uint64_t{1} << (k / 64 % 64);
+    summary = word != 0 ? summary | bit : summary & ~bit;
   }
 
  private:
+  // The free slots of one use: bit k of `bits` per slot, bit w of `words` set while bits[w] is not 0.
+  struct FreeIndex {
+    std::vector<uint64_t> bits, words;
+  };
   std::vector<uint8_t> free_;
   std::vector<TrayUse> use_;
+  std::array<FreeIndex, 3> index_;  // by TrayUse
   size_t free_count_ = 0, free_spare_rack_ = 0;
   bool spare_racks_ = false;
 };
-
-// The first slot in [k, hi) whose flag in `free` (one byte per tray slot, 0 or 1) is set, else hi. Reads
-// eight slots at a time: placement and restarts look for the few free trays of a region of up to 200,000
-// (a million GPUs), most of them taken.
-inline size_t NextFree(const std::vector<uint8_t>& free, size_t k, size_t hi) {
-  const uint8_t* p = free.data();
-  for (; k < hi && k % 8 != 0; ++k)
-    if (p[k]) return k;
-  for (; k + 8 <= hi; k += 8) {
-    uint64_t word;
-    std::memcpy(&word, p + k, 8);
-    if (word == 0) continue;
-    if constexpr (std::endian::native == std::endian::little) return k + static_cast<size_t>(std::countr_zero(word)) / 8;
-    else return k + static_cast<size_t>(std::countl_zero(word)) / 8;
-  }
-  for (; k < hi; ++k)
-    if (p[k]) return k;
-  return hi;
-}
 
 // AddJob's checks: at least one GPU and no more than the cluster has, collective shares below 1, a
 // grouped job's degrees (CheckGroups). Invalid names the job and what would be valid.
@@ -113,11 +109,11 @@ struct Seating {
 // The placement the rule above gives now; nullopt when the job must wait.
 std::optional<Seating> ChooseTrays(const Topology& topo, const TrayPool& pool, const PlaceAsk& ask,
                                    const std::vector<uint8_t>& region_down);
-// The trays the rule takes for `gpus` GPUs (`need` trays) among `free` (per tray slot) and slots [lo, hi)
-// only; nothing when that placement does not exist. `regular` (optional) as in Seating.
-std::vector<ComponentId> PickTrays(const Topology& topo, const std::vector<uint8_t>& free,
-                                   const std::vector<TrayUse>& use, const JobConfig& cfg, bool domain_lost, int gpus,
-                                   size_t need, size_t lo = 0, size_t hi = SIZE_MAX, size_t* regular = nullptr);
+// The trays the rule takes for `gpus` GPUs (`need` trays) among the free trays of `pool` and slots
+// [lo, hi) only; nothing when that placement does not exist. `regular` (optional) as in Seating.
+std::vector<ComponentId> PickTrays(const Topology& topo, const TrayPool& pool, const JobConfig& cfg, bool domain_lost,
+                                   int gpus, size_t need, size_t lo = 0, size_t hi = SIZE_MAX,
+                                   size_t* regular = nullptr);
 
 // ---- parallel groups (placement_groups.cpp)
 

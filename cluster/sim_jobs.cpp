@@ -105,13 +105,11 @@ void Scheduler::GrowShrunkJobs() {
 // Whether a shrunk job would find its full size again, in whole blocks per domain, once it gives back
 // its own trays (those that are present, booted and undrained).
 bool Scheduler::GrowFits(const SimJob& job) const {
-  std::vector<uint8_t> free = seats_.pool().free_flags();
-  for (ComponentId tray : job.at.trays) {
-    const size_t k = topo_.TraySlot(tray);
-    free[k] = free[k] || nodes_.TrayUsable(tray);
-  }
+  TrayPool pool = seats_.pool();
+  for (ComponentId tray : job.at.trays)
+    if (nodes_.TrayUsable(tray)) pool.SetFree(topo_.TraySlot(tray), true);
   const int per_tray = topo_.model().gpus_per_tray;
-  return !PickTrays(topo_, free, seats_.pool().uses(), job.cfg, job.domain_lost, job.cfg.gpus,
+  return !PickTrays(topo_, pool, job.cfg, job.domain_lost, job.cfg.gpus,
                     static_cast<size_t>((job.cfg.gpus + per_tray - 1) / per_tray))
               .empty();
 }

@@ -3,8 +3,8 @@
 // Restarts in place: a requeued job that gets back every tray it had but a few (the drained ones)
 // touches only the trays that change, not all 25,000 of a 100k-GPU job. The scheduler's answer is the
 // same as placing after a full release: the first `need` free regular trays in tray order, where the
-// job's own usable trays count as free. With the free trays found in order (NextFree, eight tray slots at
-// a time, only as far as the merge needs them) and the job's lost seats known (TouchTray keeps them), that
+// job's own usable trays count as free. With the free trays found in order (TrayPool::NextFree, only as
+// far as the merge needs them) and the job's lost seats known (TouchTray keeps them), that
 // is a merge of two sorted lists, copied a run at a time. The trays it keeps owe the release's thermal carry, which thermal logs once and settles per tray
 // (sim_thermal_jobs.cpp). Only the plain case takes this path; anything else (spare racks, TP/EP blocks,
 // a partial last tray, hot spares, a shrunk job, another job waiting) releases and places in full.
@@ -69,11 +69,8 @@ bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail) {
   // the first `need`, and a million-GPU region has 200,000 trays, nearly all taken.
   size_t scan = lo;
   auto next_free = [&]() -> ComponentId {
-    while ((scan = NextFree(pool.free_flags(), scan, hi)) < hi) {
-      const size_t k = scan++;
-      if (pool.use(k) == TrayUse::kRegular) return all[k];
-    }
-    return kNoComponent;
+    if ((scan = pool.NextFree(TrayUse::kRegular, scan, hi)) >= hi) return kNoComponent;
+    return all[scan++];
   };
 
   // The new placement: the first `need` of (free + kept) in tray order, and what the job leaves.

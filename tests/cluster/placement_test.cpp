@@ -3,6 +3,8 @@
 // `rackchaos blast` and `rackchaos spof` use, gives what the simulator places when a run starts.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -199,23 +201,34 @@ TEST_CASE("placement: PlaceAtStart gives the trays and spine crossings the simul
   }
 }
 
-TEST_CASE("NextFree finds the first set slot as a byte-by-byte scan does, at every alignment") {
-  // Flags with runs of zeros longer and shorter than a word, set slots at word edges and at the end.
-  std::vector<uint8_t> free(203, 0);
-  for (size_t k : {0u, 7u, 8u, 9u, 63u, 64u, 100u, 101u, 150u, 202u}) free[k] = 1;
-  auto naive = [&](size_t k, size_t hi) {
-    for (; k < hi; ++k)
-      if (free[k]) return k;
-    return hi;
+TEST_CASE("TrayPool::NextFree finds the first free slot of a use as a slot-by-slot scan does") {
+  // 300 racks: 5,400 tray slots, past one summary word (4,096 slots); hot spares and spare racks too.
+  const Topology t = BuildTopology(300, 2);
+  TrayPool pool(t, 10, {});
+  const size_t n = t.trays().size();
+  REQUIRE(n > 4096);
+  auto naive = [&](TrayUse u, size_t k, size_t hi) {
+    for (; k < std::min(hi, n); ++k)
+      if (pool.free(k) && pool.use(k) == u) return k;
+    return std::min(hi, n);
   };
-  for (size_t lo = 0; lo <= free.size(); ++lo)
-    for (size_t hi = lo; hi <= free.size(); ++hi) {
-      CAPTURE(lo);
-      CAPTURE(hi);
-      REQUIRE(NextFree(free, lo, hi) == naive(lo, hi));
+  uint64_t x = 12345;  // a fixed stream of slots to take and give back: long taken runs, a few free
+  auto next = [&x] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  for (int round = 0; round < 4; ++round) {
+    for (size_t k = 0; k < n; ++k) pool.SetFree(k, next() % 100 < static_cast<uint64_t>(round == 3 ? 0 : 3 * round + 1));
+    for (TrayUse u : {TrayUse::kRegular, TrayUse::kHotSpare, TrayUse::kSpareRack}) {
+      CAPTURE(round);
+      CAPTURE(static_cast<int>(u));
+      for (size_t lo = 0; lo <= n + 1; lo += 1 + next() % 7) {
+        CAPTURE(lo);
+        REQUIRE(pool.NextFree(u, lo, SIZE_MAX) == naive(u, lo, SIZE_MAX));
+        const size_t hi = lo + next() % 5000;
+        CAPTURE(hi);
+        REQUIRE(pool.NextFree(u, lo, hi) == naive(u, lo, hi));
+      }
     }
-  const std::vector<uint8_t> none(1000, 0);
-  CHECK(NextFree(none, 3, 997) == 997);
+  }
+  CHECK(pool.NextFree(TrayUse::kRegular, 0, SIZE_MAX) == n);  // the last round took every tray
 }
 
 }  // namespace
