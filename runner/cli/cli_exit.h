@@ -4,9 +4,11 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/exit_code.h"
 #include "core/status.h"
+#include "reports/escape.h"
 
 namespace rackchaos::runner {
 
@@ -17,6 +19,13 @@ inline int Fail(ExitCode code, const std::string& message) {
 
 // The user's input was wrong (exit code kBadInput).
 inline int Fail(const std::string& message) { return Fail(ExitCode::kBadInput, message); }
+
+// Validation's warnings, "rackchaos: warning: <text>" each on stderr. Their text holds names and paths from
+// the plan and the inventory: control characters are shown escaped.
+inline void PrintWarnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings)
+    std::fprintf(stderr, "rackchaos: warning: %s\n", reports::TerminalText(w).c_str());
+}
 
 // A failed Status's exit code: a bad argument or something the user named that is not there is the
 // user's input; anything else is the infrastructure's (kRuntimeError).

@@ -6,6 +6,7 @@
 
 #include "core/exit_code.h"
 #include "reports/escape.h"
+#include "runner/cli/cli_exit.h"
 #include "runner/plan/plan_loader.h"
 #include "runner/cli/real_run.h"
 #include "runner/spec/safety.h"
@@ -64,14 +65,12 @@ int CmdDryRun(const std::string& path, const ValidateOptions& options, const std
   UseInventory(*plan, inventory);
   auto spec = ValidatePlan(*plan, options);
   if (!spec.ok()) return fail(spec.status());
-  for (const std::string& w : spec->warnings)  // the gate text is the plan's: no control characters
-    std::fprintf(stderr, "rackchaos: warning: %s\n", reports::TerminalText(w).c_str());
+  PrintWarnings(spec->warnings);
   std::cout << reports::TerminalLines(RenderDryRun(*plan, *spec));  // names from the plan: no control characters
   if (!plan->cluster.inventory.empty()) {  // real plans: every fault must map onto the site's hosts
     auto real = ValidateRealPlan(*plan, *spec);
     if (!real.ok()) return fail(real.status());
-    for (const std::string& w : real->warnings)  // paths from the plan and the inventory
-      std::fprintf(stderr, "rackchaos: warning: %s\n", reports::TerminalText(w).c_str());
+    PrintWarnings(real->warnings);
     std::cout << "Site inventory " << real->inventory.path << ": " << real->hosts.size() << " host(s) would be used\n";
   }
   return ToInt(ExitCode::kPass);

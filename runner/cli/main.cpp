@@ -46,6 +46,7 @@ namespace rc = rackchaos;
 using rackchaos::ExitCode;
 using rackchaos::ToInt;
 using rackchaos::runner::Fail;
+using rackchaos::runner::PrintWarnings;
 
 namespace {
 
@@ -86,8 +87,7 @@ int LoadAndValidate(const std::string& path, const rc::runner::ValidateOptions& 
   auto validated = rc::runner::ValidatePlan(plan, vopt);
   if (!validated.ok()) return Fail(ExitCode::kBadInput, validated.status().message());
   spec = std::move(*validated);
-  for (const std::string& w : spec.warnings)  // the gate text is the plan's: no control characters
-    std::fprintf(stderr, "rackchaos: warning: %s\n", rc::reports::TerminalText(w).c_str());
+  PrintWarnings(spec.warnings);
   return 0;
 }
 
@@ -96,8 +96,7 @@ int CmdRunReal(const Common& c, const rc::runner::Plan& plan, const rc::runner::
                const std::string& command_line) {
   auto real = rc::runner::ValidateRealPlan(plan, spec);
   if (!real.ok()) return Fail(ExitCode::kBadInput, real.status().message());
-  for (const std::string& w : real->warnings)  // paths from the plan and the inventory
-    std::fprintf(stderr, "rackchaos: warning: %s\n", rc::reports::TerminalText(w).c_str());
+  PrintWarnings(real->warnings);
   if (c.pace > 0) return Fail(ExitCode::kBadInput, "--pace slows simulated runs; a real run keeps the wall clock");
   rc::runner::RealRunOptions opt{c.db, c.ledger, command_line, c.accept_new_host_keys, SayStopping};
   rc::reports::LiveMetrics metrics;
@@ -164,8 +163,7 @@ int CmdValidate(const std::string& path, std::optional<uint64_t> seed) {
   if (!plan.cluster.inventory.empty()) {
     auto real = rc::runner::ValidateRealPlan(plan, spec);
     if (!real.ok()) return Fail(ExitCode::kBadInput, real.status().message());
-    for (const std::string& w : real->warnings)  // paths from the plan and the inventory
-      std::fprintf(stderr, "rackchaos: warning: %s\n", rc::reports::TerminalText(w).c_str());
+    PrintWarnings(real->warnings);
     std::cout << path << ": site inventory " << real->inventory.path << " (" << real->hosts.size() << " host(s) used)\n";
   }
   std::cout << path << ": ok: " << spec.topology->model().name << " x" << spec.topology->racks().size() << " ("

@@ -11,6 +11,7 @@
 #include "core/exit_code.h"
 #include "reports/escape.h"
 #include "runner/campaign/qualify.h"
+#include "runner/cli/cli_exit.h"
 #include "runner/cli/real_run.h"
 #include "runner/engine/progress.h"
 #include "runner/engine/run.h"
@@ -133,6 +134,8 @@ int CmdQualify(const QualifyArgs& args) {
   for (const SuitePlan& sp : suite->plans) {
     auto r = Prepare(sp.path);
     if (!r.ok()) return QualifyError(ExitCode::kBadInput, r.status().message());
+    PrintWarnings(r->spec.warnings);  // as `run` and `validate` print them, before anything runs
+    if (r->real) PrintWarnings(r->real->warnings);
     ready.push_back(std::move(*r));
   }
   // The record is the rack's: a serial no plan's cluster has would file the verdicts under nothing.

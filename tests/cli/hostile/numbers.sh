@@ -219,6 +219,11 @@ expect vacuous-warns 0 "^rackchaos: warning: .*empty.yaml:6:5: gate 'ttr.max < 3
 got=0; "$rc" run empty.yaml --db empty.db >out.txt 2>err.txt || got=$?
 [ "$got" = 1 ] || { echo "FAIL vacuous-fails: exit $got (expected 1)"; failed=1; }
 stdout vacuous-fails "ttr.max < 30m: no data, no fault had an effect \(FAIL"
+# qualify prints validation's warnings before it runs, as validate and run do
+mkdir -p suite/1-only && cp empty.yaml suite/1-only/
+"$rc" qualify suite --rack SIM-gb200-nvl72-r01 --db suite.db >out.txt 2>err.txt || true
+grep -Eq "^rackchaos: warning: .*empty.yaml:6:5: gate 'ttr.max < 30m' can only be empty" err.txt ||
+  { echo "FAIL qualify-warns: stderr: $(head -c 600 err.txt)"; failed=1; }
 sed -i 's/  - ttr.max < 30m/  - {gate: ttr.max < 30m, allow_empty: true}/' empty.yaml
 "$rc" run empty.yaml --db empty.db >out.txt 2>err.txt || { echo "FAIL vacuous-allowed: exit $?"; failed=1; }
 stdout vacuous-allowed "ttr.max < 30m: no data, no fault had an effect \(pass: allow_empty\)"
