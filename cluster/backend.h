@@ -190,6 +190,10 @@ class Backend {
   virtual Status ResumeHeld(const std::vector<ComponentId>& /*trays*/) { return Status::Ok(); }
   // How many faults are still applied through the backend (what `rackchaos recover` would revert).
   virtual size_t StillApplied() const { return 0; }
+  // Whether a revert of `fault` that failed (its host did not answer) was carried out later by the
+  // backend itself, verified, and nothing of the fault is applied now: the run then ends as a run whose
+  // faults were all reverted. False when the backend cannot tell (the engine counts the failure).
+  virtual bool RevertedLate(FaultId /*fault*/) const { return false; }
   // Releases what StartRun took, after the run's verdict is stored. Called once StartRun was called,
   // also when it failed.
   virtual Status Shutdown() { return Status::Ok(); }

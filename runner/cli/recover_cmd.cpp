@@ -31,7 +31,9 @@ int CmdRecover(const std::string& db, const std::string& ledger_path, const Reco
     std::printf("recover: %zu open entr%s in %s\n", lines->size(), lines->size() == 1 ? "y" : "ies", path.c_str());
     return ToInt(ExitCode::kPass);
   }
-  auto result = Recover(*ledger, options);
+  RecoverOptions waiting = options;
+  waiting.on_wait = [](const std::string& line) { std::fprintf(stderr, "recover: %s\n", line.c_str()); };
+  auto result = Recover(*ledger, waiting);
   if (!result.ok()) {
     std::fprintf(stderr, "rackchaos: recover: %s\n", result.status().ToString().c_str());
     const StatusCode code = result.status().code();

@@ -95,7 +95,7 @@ void FaultTimeline::Landed(Open o, Time at) {
     o.revert_timer = clock_.CallAfter(*f.duration, [this, id = f.id] {
       const Open entry = open_.at(id);
       open_.erase(id);
-      if (!Revert(entry, "after " + FormatDuration(*entry.fault->duration))) ++failures_;
+      (void)Revert(entry, "after " + FormatDuration(*entry.fault->duration));
       watch_.OnFaultsActive(open_.size(), clock_.Now());
     });
   }
@@ -124,18 +124,26 @@ int FaultTimeline::RevertAll(const std::string& why) {
   open_.clear();
   Status s = backend_.RevertRemaining(why);
   if (!s.ok()) spdlog::error("revert: {}", s.ToString());
-  failures_ += failed + (s.ok() ? 0 : 1);
+  failures_ += s.ok() ? 0 : 1;
   return failed + (s.ok() ? 0 : 1);
+}
+
+int FaultTimeline::failures() const {
+  int n = failures_;
+  for (FaultId id : revert_failed_) n += backend_.RevertedLate(id) ? 0 : 1;
+  return n;
 }
 
 bool FaultTimeline::Revert(const Open& o, const std::string& why) {
   const ResolvedFault& f = *o.fault;
   Status s = f.injector->Revert(backend_, spec_.topology, f.target, o.applied, f.id);
   events_.Record({clock_.Now(), FaultReverted{f.id, s.ok() ? why : why + ": " + s.ToString()}});
-  if (!s.ok())
+  if (!s.ok()) {
+    revert_failed_.insert(f.id);
     spdlog::error("fault #{} revert failed: {}", f.id, s.ToString());
-  else
+  } else {
     spdlog::info("fault #{} reverted ({})", f.id, why);
+  }
   return s.ok();
 }
 

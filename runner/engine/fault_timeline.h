@@ -13,7 +13,8 @@
 // it is not applied, recorded as a "safety" action with the reason. safety.abort.faults_at_once is the
 // Watch's (told after every apply and revert). A fault that cannot be staged, armed or landed fails
 // alone (an ActionTaken "fault_apply" with ok = false) and whatever of it landed is undone; failures()
-// counts those and the failed reverts, which make the run's verdict an error.
+// counts those and the failed reverts, which make the run's verdict an error, except a revert the
+// backend carried out later itself (Backend::RevertedLate: a lost host that answered again).
 //
 // Not thread-safe: everything runs from clock callbacks on the run's thread. Borrowed references must
 // outlive it.
@@ -42,8 +43,9 @@ class FaultTimeline {
   // Abandons a staged group and reverts every open fault (then the backend's own safety net), each
   // recorded as FaultReverted with `why`; returns how many reverts failed.
   int RevertAll(const std::string& why);
-  // Faults that could not be applied, armed or landed, and reverts that failed.
-  int failures() const { return failures_; }
+  // Faults that could not be applied, armed or landed, and reverts that failed and were not carried
+  // out later by the backend.
+  int failures() const;
   int injected() const { return injected_; }
   // How many faults are applied now.
   int open_faults() const { return static_cast<int>(open_.size()); }
@@ -74,6 +76,7 @@ class FaultTimeline {
   std::set<FaultId> part_failed_;  // faults of that group part of which failed: undone after the commit
   std::map<FaultId, Open> open_;   // landed and not reverted
   int failures_ = 0;
+  std::set<FaultId> revert_failed_;  // faults whose revert failed (the backend may have made it good since)
   int injected_ = 0;
 };
 

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -41,6 +43,9 @@ CREATE INDEX IF NOT EXISTS ledger_open ON ledger(state) WHERE state = 'open';
 constexpr const char* kEntryColumns =
     "id, run, fault, action, target, host, address, port, user, identity_file, use_agent, known_hosts, apply, "
     "revert, verify, readback, expect, deadline_unix, expiry_token, expiry_pid, state, opened_wall, closed_wall, note";
+
+// The byte of "<ledger>.owners" whose lock is the recovery lock: run ids (the other bytes) start at 1.
+constexpr int64_t kRecoveryByte = 0;
 
 // How long a ledger write waits for another run's (they are short: one row each).
 constexpr int kBusyTimeoutMs = 10000;
@@ -272,6 +277,21 @@ Result<std::vector<LedgerRun>> Ledger::UnfinishedRuns() const {
     if (!row) return out;
     out.push_back({s.Int(0), s.Text(1), s.Int(2), s.Int(3), s.Text(4), false});
   }
+}
+
+Status Ledger::LockRecovery(const std::function<void()>& on_wait) {
+  const std::string lock = path() + ".owners";
+  if (state_->owners_fd < 0) return Status::IoError("fault ledger '" + path() + "' is open read-only: cannot recover");
+  if (state_->Lock(state_->owners_fd, kRecoveryByte, F_OFD_SETLK, F_WRLCK)) return Status::Ok();
+  if (errno != EAGAIN && errno != EACCES) return Status::IoError("cannot lock '" + lock + "' for recovery");
+  if (on_wait) on_wait();
+  if (state_->Lock(state_->owners_fd, kRecoveryByte, F_OFD_SETLKW, F_WRLCK)) return Status::Ok();
+  if (errno == EINTR) return Status::Unavailable("interrupted while waiting for another recovery of '" + path() + "'");
+  return Status::IoError("cannot lock '" + lock + "' for recovery");
+}
+
+void Ledger::UnlockRecovery() {
+  if (state_->owners_fd >= 0) state_->Lock(state_->owners_fd, kRecoveryByte, F_OFD_SETLK, F_UNLCK);
 }
 
 bool Ledger::OwnerAlive(int64_t run) const {

@@ -10,13 +10,17 @@
 //                host-side expiry (token file and pid), and state 'open' until a verified revert.
 // A run owns its rows while it lives: it holds an open-file-description lock on byte <run id> of
 // "<ledger>.owners", which the kernel drops when the process dies, even by SIGKILL. `rackchaos recover`
-// replays only rows whose owner is gone, so it never fights a live run.
+// replays only rows whose owner is gone, so it never fights a live run. Recovery itself is one process
+// at a time: it holds the same kind of lock on byte 0 of "<ledger>.owners" (run ids start at 1), so two
+// `rackchaos recover`s, or one and a real run starting (which recovers first), never replay one entry
+// twice at once; the kernel drops that lock too when its holder dies.
 //
 // Errors: Status values naming the ledger file (kIoError, kCorrupt, kUnavailable when locked past
 // the busy timeout). Threading: one Ledger per thread. Movable, not copyable.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -102,6 +106,13 @@ class Ledger {
   Result<std::vector<LedgerEntry>> Entries(int64_t run) const;
   // True when another live process owns `run` (holds its lock). Runs of this very Ledger count as live.
   bool OwnerAlive(int64_t run) const;
+
+  // Takes the ledger's recovery lock (exclusive across processes and across Ledgers of one process),
+  // held until UnlockRecovery or this Ledger's end, or the process's death (even by SIGKILL). When
+  // another holder has it, calls `on_wait` (if set) once and then blocks until it is free. kIoError
+  // for a read-only Ledger or a failed lock call (kUnavailable when a signal interrupts the wait).
+  Status LockRecovery(const std::function<void()>& on_wait);
+  void UnlockRecovery();
 
   struct State;
 

@@ -118,6 +118,16 @@ Result<std::vector<std::string>> ListOpen(const Ledger& ledger) {
 }
 
 Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
+  // Before anything is read: a recovery that waited sees what the one before it closed.
+  RC_RETURN_IF_ERROR(ledger.LockRecovery([&] {
+    if (options.on_wait)
+      options.on_wait("another process is recovering fault ledger " + ledger.path() +
+                      " (a `rackchaos recover`, or a real run starting); waiting for it to finish");
+  }));
+  struct Unlock {
+    Ledger& ledger;
+    ~Unlock() { ledger.UnlockRecovery(); }
+  } unlock{ledger};
   RecoverResult result;
   RC_ASSIGN_OR_RETURN(std::vector<LedgerEntry> open, ledger.OpenEntries());
   RC_ASSIGN_OR_RETURN(std::vector<LedgerRun> runs, ledger.UnfinishedRuns());

@@ -7,12 +7,15 @@
 // longer in effect is not reverted again, and the line says so (and whether its host-side expiry fired),
 // so replaying an entry whose expiry already fired, or running recover twice, is harmless.
 // Report runs of dead owners that still say 'running' are finished as 'aborted', with a FaultReverted
-// event per recovered fault. Entries of live runs are left alone.
+// event per recovered fault. Entries of live runs are left alone. One recovery at a time per ledger: it
+// holds the ledger's recovery lock (Ledger::LockRecovery) throughout, and waits for another holder (a
+// `rackchaos recover`, or a real run starting) to finish first, then sees what that one closed.
 //
 // `rackchaos recover` calls it, and so does every real run before its first fault.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,8 @@ struct RecoverOptions {
   std::vector<int64_t> forget;
   std::string forget_reason;
   bool list_only = false;  // print the open entries and touch nothing
+  // Called once, with a line for humans, before waiting for another process's recovery of the ledger.
+  std::function<void(const std::string&)> on_wait;
 };
 
 struct RecoverResult {

@@ -1,5 +1,6 @@
 #include "runner/site/ssh_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -314,6 +315,7 @@ Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
     unreachable = true;
   }
   if (!s.ok()) {
+    revert_failed_.insert(o.fault);
     if (options_.ledger && o.ledger_entry)
       (void)options_.ledger->SetNote(o.ledger_entry, std::string(unreachable ? "host lost, " : "") +
                                                          "revert failed: " + s.message());
@@ -323,6 +325,11 @@ Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
   if (options_.ledger && o.ledger_entry) RC_RETURN_IF_ERROR(options_.ledger->Close(o.ledger_entry, why));
   open_.erase(it);
   return Status::Ok();
+}
+
+bool SshBackend::RevertedLate(FaultId fault) const {
+  if (!revert_failed_.count(fault)) return false;
+  return std::none_of(open_.begin(), open_.end(), [fault](const auto& kv) { return kv.second.fault == fault; });
 }
 
 void SshBackend::HostLost(const std::string& key) {

@@ -162,6 +162,9 @@ class SshBackend : public cluster::Backend {
   // Resumes the mapped trays among `trays`, each recorded as a "resume" action; the first failure.
   Status ResumeHeld(const std::vector<ComponentId>& trays) override;
   size_t StillApplied() const override { return open_.size(); }
+  // True for a fault whose revert failed here and that is no longer open: a retry (the host answered
+  // again) or the run's last attempt reverted and verified every target of it.
+  bool RevertedLate(FaultId fault) const override;
   // Stops the monitor; closes this run in the ledger when nothing it applied is left open.
   Status Shutdown() override;
 
@@ -335,6 +338,7 @@ class SshBackend : public cluster::Backend {
   void CancelRetries();
   std::map<std::string, TimerId> retries_;  // by OpenKey()
   std::set<std::string> lost_;             // keys whose host was reported lost (once each)
+  std::set<FaultId> revert_failed_;        // faults a revert of which failed (RevertedLate)
   bool stopping_ = false;
 };
 

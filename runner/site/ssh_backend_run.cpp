@@ -35,6 +35,7 @@ Status SshBackend::StartRun(const cluster::RunContext& run) {
     recover.accept_new_host_keys = options_.accept_new_host_keys;
     recover.connect_timeout = inv_.connect_timeout;
     recover.command_timeout = inv_.command_timeout;
+    recover.on_wait = [](const std::string& line) { spdlog::warn("recover: {}", line); };
     RC_ASSIGN_OR_RETURN(RecoverResult recovered, Recover(*ledger_, recover));
     for (const std::string& line : recovered.lines) spdlog::warn("recover: {}", line);
     if (recovered.failed > 0)

@@ -4,6 +4,8 @@
 #include "runner/site/recover.h"
 
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -133,6 +135,72 @@ TEST_CASE("ledger: a run's owner is alive exactly while its Ledger holds the run
   CHECK(again->FinishRun(second).ok());
   CHECK_FALSE(observer->OwnerAlive(second));
   CHECK(again->UnfinishedRuns()->size() == 1);  // the first run never finished
+}
+
+TEST_CASE("recover: one process at a time; the next waits, saying so, and goes on once the holder is killed -9") {
+  TempDir dir;
+  const std::string path = dir.path + "/w.ledger";
+  int ready[2];
+  REQUIRE(pipe(ready) == 0);
+  // Another process holds the recovery lock, as a `rackchaos recover` in the middle of its replay does.
+  const pid_t holder = fork();
+  REQUIRE(holder >= 0);
+  if (holder == 0) {
+    close(ready[0]);
+    auto ledger = Ledger::Open(path);
+    if (!ledger.ok() || !ledger->LockRecovery(nullptr).ok() || write(ready[1], "l", 1) != 1) _exit(1);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  char byte = 0;
+  const bool locked = read(ready[0], &byte, 1) == 1;
+  close(ready[0]);
+  if (!locked) {
+    kill(holder, SIGKILL);
+    waitpid(holder, nullptr, 0);
+  }
+  REQUIRE(locked);
+
+  auto ledger = Ledger::Open(path);
+  REQUIRE(ledger.ok());
+  int64_t dead_run = 0;
+  {
+    auto owner = Ledger::Open(path);  // a run that died and left nothing open: recover finishes it
+    REQUIRE(owner.ok());
+    dead_run = *owner->BeginRun(dir.path + "/none.db", 1);
+  }
+  RecoverOptions options;
+  std::vector<std::string> waited;
+  options.on_wait = [&](const std::string& line) {
+    waited.push_back(line);
+    CHECK(ledger->UnfinishedRuns()->size() == 1);  // nothing done before the holder is gone
+    kill(holder, SIGKILL);  // the kernel drops its lock; the blocked wait then takes it
+  };
+  auto recovered = Recover(*ledger, options);
+  int status = 0;
+  waitpid(holder, &status, 0);
+  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+  REQUIRE_MESSAGE(recovered.ok(), recovered.status().ToString());
+  REQUIRE(waited.size() == 1);
+  CHECK(waited[0].find("another process is recovering fault ledger " + path) == 0);
+  CHECK(ledger->UnfinishedRuns()->empty());
+  CHECK_FALSE(ledger->OwnerAlive(dead_run));
+
+  // Free now: the next recovery takes the lock at once. Another Ledger of this same process holding it
+  // keeps it out as another process would (open-file-description locks).
+  waited.clear();
+  CHECK(Recover(*ledger, options).ok());
+  CHECK(waited.empty());
+  auto other = Ledger::Open(path);
+  REQUIRE(other.ok());
+  REQUIRE(other->LockRecovery(nullptr).ok());
+  options.on_wait = [&](const std::string& line) {
+    waited.push_back(line);
+    other->UnlockRecovery();
+  };
+  CHECK(Recover(*ledger, options).ok());
+  CHECK(waited.size() == 1);
+  CHECK(Ledger::OpenReadOnly(path)->LockRecovery(nullptr).code() == StatusCode::kIoError);
 }
 
 TEST_CASE("recover: --forget closes an unrevertable entry unrun, all or nothing") {

@@ -4,7 +4,8 @@
 # 2 s to 6 s; this test kills every sshd of tray2 (kill -9) after the fault landed, so the planned revert
 # finds the host gone.
 #   A: sshd comes back within the run: the run reports the host lost, goes on, and reverts the fault
-#      when the host answers again, before the run ends; the ledger entry says both, in order.
+#      when the host answers again, before the run ends; the ledger entry says both, in order, and the run
+#      exits 0 as one whose faults were all reverted (the plan has no gate).
 #   B: sshd comes back only after the run: the run leaves the entry open and says so; `rackchaos recover`
 #      reverts it afterwards.
 # Both times the tray itself is checked: the limit is really gone, and so is the host-side expiry (a
@@ -42,6 +43,8 @@ n=$(sqlite3 $db "SELECT count(*) FROM event_log WHERE type = 'action' AND detail
 n=$(sqlite3 $db "SELECT count(*) FROM event_log WHERE type = 'action' AND detail LIKE '%answers again%reverted and verified'")
 [ "$n" = 1 ] || fail "A: the report has $n host_returned actions, expected 1"
 grep -q "run \`rackchaos recover\`" hostfail-a.out && fail "A: the run asks for recover though it reverted everything"
+[ "$rc" = 0 ] || fail "A: the run exited $rc, not 0, though it reverted everything (3 means something is still applied)"
+[ "$(sqlite3 $db "SELECT status FROM runs")" = passed ] || fail "A: the run is not stored as passed"
 echo "A: exit $rc; reverted within the run after tray2 came back"
 
 # --- B: the host returns after the run

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -230,6 +231,55 @@ TEST_CASE("engine: an exception out of a backend verb ends the run as an error, 
   CHECK(run.status == "error");
   CHECK(run.exit_code == 3);
   CHECK_MESSAGE(run.failed_reason.find("resource exhausted") != std::string::npos, run.failed_reason);
+}
+
+// A backend whose revert fails as when the host is lost, and which (if `made_good`) says it carried the
+// revert out itself later, as a site does when the lost host answers again within the run.
+class LateRevertBackend : public StagingBackend {
+ public:
+  LateRevertBackend(Clock& clock, bool made_good) : StagingBackend(clock), made_good_(made_good) {}
+  Status SetNicLink(ComponentId c, bool up, FaultId cause) override {
+    if (!up) return StagingBackend::SetNicLink(c, up, cause);
+    failed_.insert(cause);
+    return Status::Unavailable("h2 did not answer");
+  }
+  bool RevertedLate(FaultId fault) const override { return made_good_ && failed_.count(fault) > 0; }
+
+ private:
+  bool made_good_;
+  std::set<FaultId> failed_;
+};
+
+TEST_CASE("engine: a failed revert the backend made good later is not an error; one it did not is") {
+  TempDir dir("engine-late");
+  const Validated v = Validate(
+      "name: late\nduration: 1m\ncluster: {model: gb200-nvl72, racks: 1}\nfaults:\n"
+      "  - {at: 10s, kind: link_down, target: r01.tray01.nic0, for: 20s}\n",
+      (dir.path / "plan.yaml").string());
+  for (bool made_good : {true, false}) {
+    CAPTURE(made_good);
+    VirtualClock clock;
+    RecordingSink events(RecordingSink::Mode::kWriteThrough);
+    LateRevertBackend backend(clock, made_good);
+    RunOptions opt;
+    opt.db_path = (dir.path / (made_good ? "good.db" : "bad.db")).string();
+    const RunOutcome out = RunPlan(v.plan, v.spec, {backend, clock, events, std::nullopt, kGateCheckPeriod}, opt);
+    const reports::RunRow run = OnlyRun(opt.db_path);
+    if (made_good) {
+      CHECK_MESSAGE(out.code == ExitCode::kPass, out.error);
+      CHECK(run.status == "passed");
+    } else {
+      CHECK(out.code == ExitCode::kRuntimeError);
+      CHECK_MESSAGE(out.error.find("1 fault, job or revert step(s) failed") != std::string::npos, out.error);
+      CHECK(run.status == "error");
+    }
+    // Either way the report keeps the failed revert as it happened.
+    int failed_reverts = 0;
+    for (const Event& e : events.events())
+      if (auto* r = std::get_if<FaultReverted>(&e.body); r && r->detail.find("did not answer") != std::string::npos)
+        ++failed_reverts;
+    CHECK(failed_reverts == 1);
+  }
 }
 
 }  // namespace
