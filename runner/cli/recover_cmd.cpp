@@ -44,6 +44,8 @@ int CmdRecover(const std::string& db, const std::string& ledger_path, const Reco
     for (const std::string& line : result->lines) std::printf("%s\n", reports::TerminalText(line).c_str());
     std::string more;
     if (result->forgotten) more += ", " + std::to_string(result->forgotten) + " forgotten";
+    if (result->expiries_swept)
+      more += ", " + std::to_string(result->expiries_swept) + " stray host-side expiry timer(s) removed";
     if (result->already_reverted)
       more += "; " + std::to_string(result->already_reverted) + " of the reverted found not in effect (nothing run)";
     std::printf("recover: %d reverted, %d still open, %d left to live runs, %d run(s) marked aborted%s (ledger %s)\n",

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/exit_code.h"
 #include "core/wall_time.h"
@@ -52,15 +53,32 @@ Result<std::optional<bool>> InEffect(ssh::SshPool& pool, const std::string& host
 }
 
 // What Replay found and did.
-enum class Replayed { kReverted, kAlreadyReverted, kExpiryFired };
+enum class Found { kReverted, kAlreadyReverted, kExpiryFired };
+struct Replayed {
+  Found found = Found::kReverted;
+  // Expiry token files (with their timers) found by the entry's tag and removed: armed by a run that
+  // never heard back from the arming, so the ledger has no token for them.
+  std::vector<std::string> swept;
+};
 
 // Cancel the expiry, revert, verify: the same steps as SshBackend's revert. A fault no longer in effect
 // is not reverted again (a revert is not always harmless twice: `tc qdisc del` of a limit that is gone
 // fails); whether its host-side expiry fired is told by the expiry's token file, which only the timer
 // itself removes before reverting (or a cancel, which the ledger would have recorded by closing).
-Result<Replayed> Replay(ssh::SshPool& pool, const LedgerEntry& e) {
+// An entry with a deadline and no token may have a timer whose arming never answered (the host died
+// while it was armed): it is looked for by the entry's tag (ExpiryTag, from its run's pid) and removed.
+Result<Replayed> Replay(ssh::SshPool& pool, const LedgerEntry& e, int64_t run_pid) {
   const std::string host = PoolName(e);
   bool fired = false;
+  Replayed out;
+  if (e.expiry_token.empty() && e.deadline_unix != 0 && run_pid > 0) {
+    ssh::CommandResult t;
+    RC_RETURN_IF_ERROR(RunOk(pool, host, SweepExpiryCommand(ExpiryTag(run_pid, e.run, e.id)), &t)
+                           .WithContext("looking for a host-side expiry the run never heard back from"));
+    std::istringstream lines(t.out);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) out.swept.push_back(line);
+  }
   if (!e.expiry_token.empty()) {
     ssh::CommandResult t;
     RC_RETURN_IF_ERROR(RunOk(pool, host, "test -e " + ssh::ShellQuote(e.expiry_token), &t, true)
@@ -70,14 +88,17 @@ Result<Replayed> Replay(ssh::SshPool& pool, const LedgerEntry& e) {
                            .WithContext("cancelling the host-side expiry"));
   }
   RC_ASSIGN_OR_RETURN(std::optional<bool> before, InEffect(pool, host, e));
-  if (before && !*before) return fired ? Replayed::kExpiryFired : Replayed::kAlreadyReverted;
+  if (before && !*before) {
+    out.found = fired ? Found::kExpiryFired : Found::kAlreadyReverted;
+    return out;
+  }
   ssh::CommandResult r;
   RC_RETURN_IF_ERROR(RunOk(pool, host, e.revert, &r).WithContext("revert"));
   RC_ASSIGN_OR_RETURN(std::optional<bool> after, InEffect(pool, host, e));
   if (after && *after)
     return Status::Unavailable(e.verify.empty() ? "the value is not back at " + std::to_string(*e.expect) + " after revert"
                                                 : "verify says the fault is still in effect after revert");
-  return Replayed::kReverted;
+  return out;
 }
 
 // Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it.
@@ -132,8 +153,11 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
   RC_ASSIGN_OR_RETURN(std::vector<LedgerEntry> open, ledger.OpenEntries());
   RC_ASSIGN_OR_RETURN(std::vector<LedgerRun> runs, ledger.UnfinishedRuns());
   std::set<int64_t> live;
-  for (const LedgerRun& r : runs)
+  std::map<int64_t, int64_t> pids;  // by run: the tag of its expiries (ExpiryTag)
+  for (const LedgerRun& r : runs) {
     if (ledger.OwnerAlive(r.id)) live.insert(r.id);
+    pids[r.id] = r.pid;
+  }
 
   // Stage 0: entries the operator gave up on are closed unreverted, all or none.
   std::map<int64_t, const LedgerEntry*> by_id;
@@ -172,21 +196,30 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
     ssh::HostSpec spec = e.host;
     spec.name = PoolName(e);
     Status s = pool.AddHosts({spec});
-    Result<Replayed> replayed = s.ok() ? Replay(pool, e) : Result<Replayed>(s);
+    Result<Replayed> replayed = s.ok() ? Replay(pool, e, pids[e.run]) : Result<Replayed>(s);
     s = replayed.status();
     std::string note = "reverted by rackchaos recover";
     std::string line = "reverted (" + e.revert + "), verified";
-    if (s.ok() && *replayed == Replayed::kExpiryFired) {
+    if (s.ok() && replayed->found == Found::kExpiryFired) {
       note = "found already reverted by its host-side expiry; closed by rackchaos recover";
       line = "already reverted on the host: its host-side expiry fired (verified; not reverted again)";
-    } else if (s.ok() && *replayed == Replayed::kAlreadyReverted) {
+    } else if (s.ok() && replayed->found == Found::kAlreadyReverted) {
       note = "found not in effect on the host; closed by rackchaos recover";
       line = "not in effect on the host (reverted already, or never applied; verified, nothing run)";
+    }
+    if (s.ok() && !replayed->swept.empty()) {
+      std::string files;
+      for (const std::string& f : replayed->swept) files += (files.empty() ? "" : ", ") + f;
+      const std::string swept = "removed " + std::to_string(replayed->swept.size()) +
+                                " host-side expiry timer(s) whose arming the run never heard back from (" + files + ")";
+      note += "; " + swept;
+      line += "; " + swept;
+      result.expiries_swept += static_cast<int>(replayed->swept.size());
     }
     if (s.ok()) s = ledger.Close(e.id, note);
     if (s.ok()) {
       ++result.reverted;
-      if (*replayed != Replayed::kReverted) ++result.already_reverted;
+      if (replayed->found != Found::kReverted) ++result.already_reverted;
       recovered[e.run].push_back(e.fault);
       result.lines.push_back(Describe(e) + ": " + line);
     } else {

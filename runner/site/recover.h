@@ -5,7 +5,10 @@
 // so runs the recorded revert command on the recorded host and verifies it the way the run would have
 // (verify exits 1, or the value reads back as the baseline); then it closes the entry. A fault found no
 // longer in effect is not reverted again, and the line says so (and whether its host-side expiry fired),
-// so replaying an entry whose expiry already fired, or running recover twice, is harmless.
+// so replaying an entry whose expiry already fired, or running recover twice, is harmless. An entry with
+// a deadline but no expiry token (the host died while its expiry was being armed, so the run never
+// learned the token) has its host searched for a timer by the entry's tag (ExpiryTag in ssh_backend.h),
+// which is removed, and the line and the entry's note say so.
 // Report runs of dead owners that still say 'running' are finished as 'aborted', with a FaultReverted
 // event per recovered fault. Entries of live runs are left alone. One recovery at a time per ledger: it
 // holds the ledger's recovery lock (Ledger::LockRecovery) throughout, and waits for another holder (a
@@ -45,6 +48,7 @@ struct RecoverResult {
   int skipped_live = 0;  // entries of runs whose process is alive
   int runs_aborted = 0;  // report runs marked 'aborted'
   int forgotten = 0;     // entries closed unreverted on request
+  int expiries_swept = 0;  // host-side expiry timers found by their tag, not their token, and removed
   std::vector<std::string> lines;  // what was done, one line per entry and per run
 };
 

@@ -1,5 +1,7 @@
 #include "runner/site/ssh_backend.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -53,13 +55,18 @@ Result<double> ParseBitRate(const std::string& text) {
   return v * scale;
 }
 
-std::string ExpiryCommand(Duration delay, const std::string& revert) {
+std::string ExpiryTag(int64_t pid, int64_t run, int64_t entry) {
+  return std::to_string(pid) + "-" + std::to_string(run) + "-" + std::to_string(entry);
+}
+
+std::string ExpiryCommand(Duration delay, const std::string& revert, const std::string& tag) {
   const int64_t seconds = std::max<int64_t>(1, (delay.us + 999999) / 1000000);
   // The token file is the expiry's "still armed" flag: cancelling removes it, and the timer only
   // reverts if it can remove it itself, so a late timer never undoes a later fault on the target.
   const std::string script =
       "sleep " + std::to_string(seconds) + "; rm -- \"$1\" 2>/dev/null || exit 0; " + revert;
-  return "t=$(mktemp \"${TMPDIR:-/tmp}/rackchaos-expiry.XXXXXX\") || exit 1; nohup sh -c " + ssh::ShellQuote(script) +
+  return "t=$(mktemp \"${TMPDIR:-/tmp}/rackchaos-expiry." + tag + ".XXXXXX\") || exit 1; nohup sh -c " +
+         ssh::ShellQuote(script) +
          " rackchaos-expiry \"$t\" >/dev/null 2>&1 </dev/null & echo \"$t $!\"";
 }
 
@@ -67,6 +74,14 @@ std::string CancelExpiryCommand(const std::string& token, int64_t pid) {
   std::string cmd = "rm -f -- " + ssh::ShellQuote(token) + ";";
   if (pid > 0) cmd += " kill " + std::to_string(pid) + " 2>/dev/null;";
   return cmd + " true";
+}
+
+std::string SweepExpiryCommand(const std::string& tag) {
+  // The timer's command line ends "rackchaos-expiry <token>" (ExpiryCommand); the token removed first,
+  // so a timer that pkill misses (no procps) wakes, fails to remove it and exits without reverting.
+  return "for t in \"${TMPDIR:-/tmp}\"/rackchaos-expiry." + tag +
+         ".??????; do [ -e \"$t\" ] || continue; rm -f -- \"$t\"; "
+         "pkill -f -- \"rackchaos-expiry $t\\$\" 2>/dev/null; echo \"$t\"; done; true";
 }
 
 
@@ -228,12 +243,20 @@ Status SshBackend::Landed(const std::string& key, const Result<ssh::CommandResul
   }
   auto duration = options_.durations.find(cause);
   if (duration != options_.durations.end()) {
-    auto armed = Run("expiry", o.host, o.target.component, ExpiryCommand(duration->second + inv_.expiry_grace, o.revert));
+    ++expiries_;
+    const std::string tag = ExpiryTag(::getpid(), options_.ledger_run, o.ledger_entry ? o.ledger_entry : expiries_);
+    auto armed =
+        Run("expiry", o.host, o.target.component, ExpiryCommand(duration->second + inv_.expiry_grace, o.revert, tag));
     std::istringstream out(armed.ok() ? armed->out : "");
     Open& stored = open_[key];
     if (armed.ok() && armed->exit_status == 0 && (out >> stored.expiry_token >> stored.expiry_pid)) {
       if (options_.ledger) (void)options_.ledger->SetExpiry(o.ledger_entry, stored.expiry_token, stored.expiry_pid);
     } else {
+      // The arming may have run without its answer reaching us (the host or the network died): a timer
+      // may be there that nobody knows the token of. Its tag finds it when the fault is reverted.
+      stored.expiry_token.clear();
+      stored.expiry_pid = 0;
+      stored.expiry_tag = tag;
       spdlog::warn("fault #{} {}: no host-side expiry on {}; the ledger still has its revert", cause, key, o.host);
     }
   }
@@ -252,13 +275,22 @@ void SshBackend::RecordLanded(const Open& o, Time at) {
 }
 
 bool SshBackend::CancelExpiry(Open& o) {
-  if (o.expiry_token.empty()) return true;
+  if (!o.expiry_tag.empty()) {
+    auto c = Run("cancel_expiry", o.host, o.target.component, SweepExpiryCommand(o.expiry_tag));
+    if (c.ok() && c->exit_status == 0) {
+      if (!c->out.empty())
+        spdlog::warn("fault #{} on {}: removed a host-side expiry whose arming never answered: {}", o.fault, o.host,
+                     FirstLine(c->out));
+      o.expiry_tag.clear();
+    }
+  }
+  if (o.expiry_token.empty()) return o.expiry_tag.empty();
   auto c = Run("cancel_expiry", o.host, o.target.component, CancelExpiryCommand(o.expiry_token, o.expiry_pid));
   // Forgotten only once cancelled: a host that did not answer still has the timer, and a later
   // attempt (the retry below, the end of the run, `rackchaos recover`) must cancel it, or it fires
   // after a later fault on the target and undoes that one.
   if (c.ok() && c->exit_status == 0) o.expiry_token.clear();
-  return o.expiry_token.empty();
+  return o.expiry_token.empty() && o.expiry_tag.empty();
 }
 
 Result<bool> SshBackend::InEffect(const Open& o) {

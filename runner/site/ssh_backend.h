@@ -229,6 +229,8 @@ class SshBackend : public cluster::Backend {
     int64_t ledger_entry = 0;
     std::string expiry_token;
     int64_t expiry_pid = 0;
+    // An expiry armed without an answer (token unknown): its tag, until a sweep on the host removed it.
+    std::string expiry_tag;
     // What ran on the host is unknown (an apply or revert whose answer never came): the revert looks
     // whether the fault is in effect before running.
     bool uncertain = false;
@@ -339,6 +341,7 @@ class SshBackend : public cluster::Backend {
   std::map<std::string, TimerId> retries_;  // by OpenKey()
   std::set<std::string> lost_;             // keys whose host was reported lost (once each)
   std::set<FaultId> revert_failed_;        // faults a revert of which failed (RevertedLate)
+  int64_t expiries_ = 0;                   // expiries armed (their tags' count without a ledger)
   bool stopping_ = false;
 };
 
@@ -346,10 +349,18 @@ class SshBackend : public cluster::Backend {
 Result<double> ParseFirstNumber(const std::string& text);
 // A rate as tc writes it (100mbit, 400gbit, 2500kbit, 9600bit) in bits per second.
 Result<double> ParseBitRate(const std::string& text);
+// What ties a host-side expiry's token file to its ledger entry: "<runner pid>-<ledger run>-<entry>" (with
+// no ledger, a count of this runner's expiries stands for the entry). `rackchaos recover` makes the same
+// from the ledger (ledger_runs.pid, the entry's run and id).
+std::string ExpiryTag(int64_t pid, int64_t run, int64_t entry);
 // The command that arms a host-side expiry: after `delay` runs `revert` unless the token file it
-// creates is gone by then; prints "<token> <pid>".
-std::string ExpiryCommand(Duration delay, const std::string& revert);
+// creates, "${TMPDIR:-/tmp}/rackchaos-expiry.<tag>.XXXXXX", is gone by then; prints "<token> <pid>".
+std::string ExpiryCommand(Duration delay, const std::string& revert, const std::string& tag);
 // The command that cancels an armed expiry (idempotent).
 std::string CancelExpiryCommand(const std::string& token, int64_t pid);
+// The command that finds the expiries of `tag` on a host whose arming answer never came back (the host
+// or its network died while it was armed, so the token and pid are unknown), removes their tokens (which
+// disarms them) and kills their timers; prints each token it removed, one a line. Idempotent.
+std::string SweepExpiryCommand(const std::string& tag);
 
 }  // namespace rackchaos::runner

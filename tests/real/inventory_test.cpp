@@ -4,11 +4,14 @@
 
 #include <doctest/doctest.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cluster/catalogue.h"
 #include "runner/plan/plan_loader.h"
@@ -282,11 +285,63 @@ TEST_CASE("inventory: numbers are read from command output") {
 }
 
 TEST_CASE("inventory: the host-side expiry removes its token before reverting") {
-  const std::string cmd = ExpiryCommand(Duration::Seconds(90), "ip link set dev 'eth0' up");
-  CHECK(cmd.find("mktemp") != std::string::npos);
+  const std::string cmd = ExpiryCommand(Duration::Seconds(90), "ip link set dev 'eth0' up", ExpiryTag(77, 2, 5));
+  CHECK(cmd.find("mktemp \"${TMPDIR:-/tmp}/rackchaos-expiry.77-2-5.XXXXXX\"") != std::string::npos);
   CHECK(cmd.find("nohup sh -c 'sleep 90; rm -- \"$1\" 2>/dev/null || exit 0; ip link set dev '\\''eth0'\\'' up'") !=
         std::string::npos);
   CHECK(CancelExpiryCommand("/tmp/rackchaos-expiry.ab'c", 42) == "rm -f -- '/tmp/rackchaos-expiry.ab'\\''c'; kill 42 2>/dev/null; true");
+}
+
+// Whether process `pid` runs (a zombie does not: this machine's init may reap orphans late).
+bool Running(int64_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z';
+}
+
+// Runs `command` in sh with TMPDIR=`tmp` (as a host's login shell would run it) and returns its stdout.
+std::string RunLocally(const std::string& tmp, const std::string& command) {
+  const std::string line = "TMPDIR=" + ssh::ShellQuote(tmp) + " sh -c " + ssh::ShellQuote(command);
+  FILE* p = ::popen(line.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[256];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  CHECK(::pclose(p) == 0);
+  return out;
+}
+
+TEST_CASE("inventory: an expiry armed without its answer is found by its tag, disarmed and its timer killed") {
+  char tmpl[] = "/tmp/rc-sweep-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const std::string reverted = dir + "/reverted";
+  // Two timers armed as a run arms them; the runner learned neither token (the host died on the way).
+  const std::string tag = ExpiryTag(4242, 3, 17);
+  std::istringstream first(RunLocally(dir, ExpiryCommand(Duration::Seconds(60), "touch " + reverted, tag)));
+  std::string token;
+  int64_t pid = 0;
+  REQUIRE((first >> token >> pid));
+  CHECK(token.rfind(dir + "/rackchaos-expiry.4242-3-17.", 0) == 0);
+  // Another entry's timer (tag 4242-3-170) must survive the sweep of 4242-3-17.
+  std::istringstream other(RunLocally(dir, ExpiryCommand(Duration::Seconds(60), "touch " + reverted, ExpiryTag(4242, 3, 170))));
+  std::string other_token;
+  int64_t other_pid = 0;
+  REQUIRE((other >> other_token >> other_pid));
+  CHECK(Running(pid));
+
+  CHECK(RunLocally(dir, SweepExpiryCommand(tag)) == token + "\n");
+  CHECK_FALSE(std::filesystem::exists(token));
+  for (int i = 0; i < 50 && Running(pid); ++i) ::usleep(20000);
+  CHECK_FALSE(Running(pid));  // the timer is gone (killed by pkill)
+  CHECK(std::filesystem::exists(other_token));
+  CHECK(Running(other_pid));
+  CHECK(RunLocally(dir, SweepExpiryCommand(tag)).empty());  // idempotent: nothing left to find
+
+  (void)RunLocally(dir, CancelExpiryCommand(other_token, other_pid));
+  CHECK_FALSE(std::filesystem::exists(reverted));  // neither timer reverted anything
+  std::filesystem::remove_all(dir);
 }
 
 const char* kHealer = R"(healer:

@@ -2,15 +2,22 @@
 // the state checked on the "hosts" themselves: veth links in the lab's namespace, fake GPU limits.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "reports/store.h"
 #include "core/wall_time.h"
+#include "runner/site/inventory.h"
 #include "runner/site/ledger.h"
+#include "runner/site/recover.h"
+#include "runner/site/ssh_backend.h"
+#include "runner/ssh/command_template.h"
+#include "runner/ssh/ssh_pool.h"
 #include "tests/real/lab.h"
 #include "tests/real/lab_checks.h"
 
@@ -159,10 +166,72 @@ TEST_CASE("real: kill -9 of the runner, then recover restores the hosts and mark
   CHECK(lab->LinkUp(b1));
 }
 
-// Gated applies waiting on the lab's hosts now (their bash runs as `bash -c <gate> rackchaos-armed`).
-int ArmedOnHosts() {
+TEST_CASE("real: recover finds an expiry timer the run armed but never heard back from, removes it and says so") {
+  auto lab = StartLab();
+  auto inv = LoadInventory(lab->WriteInventory("lab.yaml"));
+  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  const ssh::HostSpec host = inv->hosts.at("host00").spec;
+  const std::string path = lab->dir() + "/stray.db.ledger";
+  // A run that recorded a fault with a duration, armed its expiry and died before the arming's answer
+  // came back: the ledger has the entry with a deadline and no token.
+  int64_t run = 0, entry = 0;
+  {
+    auto owner = Ledger::Open(path);
+    REQUIRE(owner.ok());
+    run = *owner->BeginRun(lab->dir() + "/none.db", 1);
+    LedgerEntry e;
+    e.run = run;
+    e.fault = 1;
+    e.action = "link_down";
+    e.target = "r01.tray01.nic0";
+    e.host = host;
+    e.apply = "true";
+    e.revert = "true";
+    e.verify = "exit 1";  // not in effect: recover runs no revert, only looks for the timer
+    e.deadline_unix = UnixSecondsNow() + 600;
+    entry = *owner->Record(e);
+  }  // the owner is gone (its lock with it); its pid is this process's, as ledger_runs says
+  // The timer on the host, armed over SSH as the run would have (the host's user, the host's TMPDIR).
+  boost::asio::io_context io;
+  ssh::SshPool pool(io);
+  REQUIRE(pool.ConnectAll({host}).ok());
+  const std::string stray = lab->dir() + "/state/stray-reverted";
+  ssh::CommandResult armed =
+      pool.RunAll({host.name}, ExpiryCommand(Duration::Seconds(600), "touch " + stray, ExpiryTag(::getpid(), run, entry)))
+          .at(0);
+  REQUIRE_MESSAGE(armed.status.ok(), armed.status.ToString());
+  std::istringstream out(armed.out);
+  std::string token;
+  int64_t pid = 0;
+  REQUIRE((out >> token >> pid));
+  REQUIRE(std::filesystem::exists(token));
+
+  auto ledger = Ledger::Open(path);
+  REQUIRE(ledger.ok());
+  auto recovered = runner::Recover(*ledger, RecoverOptions{});
+  REQUIRE_MESSAGE(recovered.ok(), recovered.status().ToString());
+  std::string lines;
+  for (const std::string& l : recovered->lines) lines += l + "\n";
+  CHECK_MESSAGE(recovered->expiries_swept == 1, lines);
+  CHECK(recovered->reverted == 1);
+  CHECK(lines.find("removed 1 host-side expiry timer(s) whose arming the run never heard back from (" + token + ")") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(token));
+  // Gone, or a zombie waiting for this machine's init.
+  CHECK(WaitFor([&] { return ReadText("/proc/" + std::to_string(pid) + "/stat").find(") Z ") != std::string::npos ||
+                             !std::filesystem::exists("/proc/" + std::to_string(pid)); }, 5));
+  const auto entries = ledger->Entries(run);
+  REQUIRE(entries.ok());
+  CHECK(entries->at(0).state == "closed");
+  CHECK(entries->at(0).note.find("removed 1 host-side expiry timer(s)") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(stray));
+}
+
+// Gated applies waiting on this lab's hosts now (their bash runs as `bash -c <gate> rackchaos-armed`, the
+// apply in <gate> starting with the host's env, which names the lab's directory): not another rig's.
+int ArmedOnHosts(const Lab& lab) {
   std::string out;
-  ssh::testing::RunShell("pgrep -c -f '[r]ackchaos-armed'", &out);
+  ssh::testing::RunShell("pgrep -c -f -- " + ssh::ShellQuote(lab.dir() + "/.*[r]ackchaos-armed"), &out);
   return std::atoi(out.c_str());
 }
 
@@ -188,7 +257,7 @@ TEST_CASE("real: faults that share an at are in the ledger and armed before they
   const pid_t pid = SpawnRackchaos({"run", plan, "--db", db}, log);
   REQUIRE(pid > 0);
   // Armed: both entries written and both applies waiting on their hosts, and nothing applied yet.
-  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger") == 2 && ArmedOnHosts() == 2; }, 10), ReadText(log));
+  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger") == 2 && ArmedOnHosts(*lab) == 2; }, 10), ReadText(log));
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
   CHECK_MESSAGE(WaitFor([&] { return !lab->LinkUp(b1) && lab->PowerLimit(0, 2) == "500.00"; }, 10), ReadText(log));
@@ -224,12 +293,12 @@ TEST_CASE("real: kill -9 while faults are armed leaves nothing applied, and reco
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = SpawnRackchaos({"run", ArmedPlan(*lab, "killarmed"), "--db", db}, log);
   REQUIRE(pid > 0);
-  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger") == 2 && ArmedOnHosts() == 2; }, 10), ReadText(log));
+  REQUIRE_MESSAGE(WaitFor([&] { return OpenEntries(db + ".ledger") == 2 && ArmedOnHosts(*lab) == 2; }, 10), ReadText(log));
   ::kill(pid, SIGKILL);
   CHECK(WaitExit(pid, 10) == 128 + SIGKILL);
   // The gates saw their input close: past the faults' time, nothing landed and nothing waits.
   std::this_thread::sleep_until(start + std::chrono::milliseconds(4500));
-  CHECK(WaitFor([] { return ArmedOnHosts() == 0; }, 5));
+  CHECK(WaitFor([&] { return ArmedOnHosts(*lab) == 0; }, 5));
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
   CHECK(OpenEntries(db + ".ledger") == 2);  // the ledger cannot know that: recover replays the reverts
@@ -250,10 +319,10 @@ TEST_CASE("real: SIGINT while faults are armed disarms them: they never run and 
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = SpawnRackchaos({"run", ArmedPlan(*lab, "intarmed"), "--db", db}, log);
   REQUIRE(pid > 0);
-  REQUIRE_MESSAGE(WaitFor([&] { return ArmedOnHosts() == 2; }, 10), ReadText(log));
+  REQUIRE_MESSAGE(WaitFor([&] { return ArmedOnHosts(*lab) == 2; }, 10), ReadText(log));
   ::kill(pid, SIGINT);
   CHECK_MESSAGE(WaitExit(pid, 30) == 4, ReadText(log));
-  CHECK(ArmedOnHosts() == 0);
+  CHECK(ArmedOnHosts(*lab) == 0);
   std::this_thread::sleep_until(start + std::chrono::milliseconds(4500));
   CHECK(lab->LinkUp(b1));
   CHECK(lab->PowerLimit(0, 2) == "1200.00");
