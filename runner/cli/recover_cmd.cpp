@@ -46,6 +46,9 @@ int CmdRecover(const std::string& db, const std::string& ledger_path, const Reco
     if (result->forgotten) more += ", " + std::to_string(result->forgotten) + " forgotten";
     if (result->expiries_swept)
       more += ", " + std::to_string(result->expiries_swept) + " stray host-side expiry timer(s) removed";
+    if (result->returned || result->left_drained)
+      more += ", " + std::to_string(result->returned) + " drained tray(s) returned to service, " +
+              std::to_string(result->left_drained) + " left drained";
     if (result->already_reverted)
       more += "; " + std::to_string(result->already_reverted) + " of the reverted found not in effect (nothing run)";
     std::printf("recover: %d reverted, %d still open, %d left to live runs, %d run(s) marked aborted%s (ledger %s)\n",

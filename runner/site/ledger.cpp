@@ -255,11 +255,15 @@ Result<std::vector<LedgerEntry>> Ledger::OpenEntries() const {
   return ReadEntries(state_->db, "state = 'open'", std::nullopt);
 }
 
+// Not a tray the healer drained (LedgerEntry::drain()).
+const std::string kFaultEntry = "NOT (fault = 0 AND action = 'drain')";
+
 Result<Ledger::OpenCount> Ledger::CountOpen() const {
   const std::string what = "counting open entries";
-  RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(
-      "SELECT COUNT(*), (SELECT opened_wall FROM ledger WHERE state = 'open' ORDER BY id LIMIT 1) "
-      "FROM ledger WHERE state = 'open'", what));
+  const std::string open = "state = 'open' AND " + kFaultEntry;
+  RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare("SELECT COUNT(*), (SELECT opened_wall FROM ledger WHERE " + open +
+                                                     " ORDER BY id LIMIT 1) FROM ledger WHERE " + open,
+                                                 what));
   RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
   if (!row) return OpenCount{};
   return OpenCount{s.Int(0), s.Text(1)};

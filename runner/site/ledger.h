@@ -7,7 +7,9 @@
 //   ledger_runs  one row per real run: its report database and run id, pid, start, finished flag.
 //   ledger       one row per applied fault on one target: the host to reach (address, port, user, key,
 //                known_hosts), the rendered apply / revert / verify commands, the deadline, the
-//                host-side expiry (token file and pid), and state 'open' until a verified revert.
+//                host-side expiry (token file and pid), and state 'open' until a verified revert;
+//                and one per tray the healer drained, open until the run returns it to service
+//                (LedgerEntry::drain()).
 // A run owns its rows while it lives: it holds an open-file-description lock on byte <run id> of
 // "<ledger>.owners", which the kernel drops when the process dies, even by SIGKILL. `rackchaos recover`
 // replays only rows whose owner is gone, so it never fights a live run. Recovery itself is one process
@@ -50,6 +52,11 @@ struct LedgerEntry {
   int64_t expiry_pid = 0;
   std::string state = "open";  // open | closed
   std::string opened_wall, closed_wall, note;
+
+  // A tray the healer drained (action "drain", no fault), written before the drain runs and closed when
+  // the run returns it to service: `revert` is the inventory's resume, `verify` its diagnostic (exit 0 =
+  // fit for service; empty when the site has none or runs it on another host than resume).
+  bool drain() const { return fault == kNoFault && action == "drain"; }
 };
 
 struct LedgerRun {
@@ -95,8 +102,9 @@ class Ledger {
 
   // Open entries, oldest first.
   Result<std::vector<LedgerEntry>> OpenEntries() const;
-  // How many entries are open and when the oldest of them was opened ("" when none), in one query over
-  // the open-entries index: for watchers that poll (serve's pages and /metrics).
+  // How many fault entries are open and when the oldest of them was opened ("" when none), in one query
+  // over the open-entries index: for watchers that poll (serve's pages and /metrics). Drains are not
+  // faults: a tray held drained for hours by a live run is no fault left applied.
   struct OpenCount {
     int64_t open = 0;
     std::string oldest_opened_wall;

@@ -18,6 +18,7 @@ namespace rackchaos::runner {
 namespace {
 
 std::string Describe(const LedgerEntry& e) {
+  if (e.drain()) return "tray " + e.target + " drained by the healer (" + e.host.Describe() + ")";
   return "fault #" + std::to_string(e.fault) + " " + e.action + " on " + e.target + " (" + e.host.Describe() + ")";
 }
 
@@ -53,7 +54,7 @@ Result<std::optional<bool>> InEffect(ssh::SshPool& pool, const std::string& host
 }
 
 // What Replay found and did.
-enum class Found { kReverted, kAlreadyReverted, kExpiryFired };
+enum class Found { kReverted, kAlreadyReverted, kExpiryFired, kReturned, kLeftDrained };
 struct Replayed {
   Found found = Found::kReverted;
   // Expiry token files (with their timers) found by the entry's tag and removed: armed by a run that
@@ -99,6 +100,33 @@ Result<Replayed> Replay(ssh::SshPool& pool, const LedgerEntry& e, int64_t run_pi
     return Status::Unavailable(e.verify.empty() ? "the value is not back at " + std::to_string(*e.expect) + " after revert"
                                                 : "verify says the fault is still in effect after revert");
   return out;
+}
+
+// A tray a dead run's healer drained goes back to service as the healer would have returned it: once its
+// diagnostic passes. One that fails it, or has none to run where resume runs, stays drained (the line
+// says why and how to resume it); so does one whose resume fails. `why` says which.
+Result<Replayed> ReturnDrained(ssh::SshPool& pool, const LedgerEntry& e, std::string* why) {
+  if (e.verify.empty()) {
+    *why = "no diagnostic runs on " + e.host.name + " to check it first";
+    return Replayed{Found::kLeftDrained, {}};
+  }
+  const std::string host = PoolName(e);
+  ssh::CommandResult r = pool.RunAll({host}, e.verify).at(0);
+  RC_RETURN_IF_ERROR(r.status.WithContext("diagnostic"));  // unreachable: the entry stays open
+  const std::string diag = SshBackend::FirstLine(r.out.empty() ? r.err : r.out);
+  if (r.exit_status != 0) {
+    *why = "its diagnostic failed (exit " + std::to_string(r.exit_status) + "): " + diag;
+    return Replayed{Found::kLeftDrained, {}};
+  }
+  r = pool.RunAll({host}, e.revert).at(0);
+  RC_RETURN_IF_ERROR(r.status.WithContext("resume"));
+  if (r.exit_status != 0) {
+    *why = "its diagnostic passed but resume exited " + std::to_string(r.exit_status) + " (" +
+           SshBackend::FirstLine(r.err.empty() ? r.out : r.err) + "; was it drained at all?)";
+    return Replayed{Found::kLeftDrained, {}};
+  }
+  *why = "its diagnostic passed: " + diag;
+  return Replayed{Found::kReturned, {}};
 }
 
 // Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it.
@@ -196,11 +224,20 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
     ssh::HostSpec spec = e.host;
     spec.name = PoolName(e);
     Status s = pool.AddHosts({spec});
-    Result<Replayed> replayed = s.ok() ? Replay(pool, e, pids[e.run]) : Result<Replayed>(s);
+    std::string why;
+    Result<Replayed> replayed = !s.ok()     ? Result<Replayed>(s)
+                                : e.drain() ? ReturnDrained(pool, e, &why)
+                                            : Replay(pool, e, pids[e.run]);
     s = replayed.status();
     std::string note = "reverted by rackchaos recover";
     std::string line = "reverted (" + e.revert + "), verified";
-    if (s.ok() && replayed->found == Found::kExpiryFired) {
+    if (s.ok() && replayed->found == Found::kReturned) {
+      note = "returned to service by rackchaos recover (" + why + ")";
+      line = "returned to service (" + e.revert + "); " + why;
+    } else if (s.ok() && replayed->found == Found::kLeftDrained) {
+      note = "left drained by rackchaos recover: " + why;
+      line = "LEFT DRAINED: " + why + "; return it with: " + e.revert;
+    } else if (s.ok() && replayed->found == Found::kExpiryFired) {
       note = "found already reverted by its host-side expiry; closed by rackchaos recover";
       line = "already reverted on the host: its host-side expiry fired (verified; not reverted again)";
     } else if (s.ok() && replayed->found == Found::kAlreadyReverted) {
@@ -217,7 +254,10 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
       result.expiries_swept += static_cast<int>(replayed->swept.size());
     }
     if (s.ok()) s = ledger.Close(e.id, note);
-    if (s.ok()) {
+    if (s.ok() && e.drain()) {
+      ++(replayed->found == Found::kReturned ? result.returned : result.left_drained);
+      result.lines.push_back(Describe(e) + ": " + line);
+    } else if (s.ok()) {
       ++result.reverted;
       if (replayed->found != Found::kReverted) ++result.already_reverted;
       recovered[e.run].push_back(e.fault);

@@ -13,6 +13,10 @@
 // event per recovered fault. Entries of live runs are left alone. One recovery at a time per ledger: it
 // holds the ledger's recovery lock (Ledger::LockRecovery) throughout, and waits for another holder (a
 // `rackchaos recover`, or a real run starting) to finish first, then sees what that one closed.
+// A tray a dead run's healer drained (LedgerEntry::drain(), after the faults opened before it) is
+// returned to service once its diagnostic passes, as the healer would have; otherwise it stays drained
+// and its line says why and how to resume it. Either way the entry closes: a drain is the site's own
+// state, not a fault left applied, so it never keeps recover (or the next run) failing.
 //
 // `rackchaos recover` calls it, and so does every real run before its first fault.
 #pragma once
@@ -49,6 +53,8 @@ struct RecoverResult {
   int runs_aborted = 0;  // report runs marked 'aborted'
   int forgotten = 0;     // entries closed unreverted on request
   int expiries_swept = 0;  // host-side expiry timers found by their tag, not their token, and removed
+  int returned = 0;      // trays a dead run's healer drained, returned to service (their diagnostic passed)
+  int left_drained = 0;  // such trays left drained (diagnostic failed or none; resume failed); entry closed
   std::vector<std::string> lines;  // what was done, one line per entry and per run
 };
 

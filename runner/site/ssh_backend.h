@@ -1,36 +1,5 @@
 // SshBackend: the Backend seam on real hosts, running a site inventory's command templates over SSH.
 //
-// Fault verbs map to inventory actions (inventory.h: ActionFor). Turning a fault on renders the action's
-// apply, revert and verify commands for the target, writes a ledger entry with the revert command
-// (before anything runs), runs apply on the target's host, verifies it, and (for faults the run says
-// end on their own) arms a host-side expiry: a detached `sleep N && revert` on the host, so the fault
-// ends even if this process and its machine are gone. Turning it off cancels the expiry, runs revert,
-// verifies that, and closes the entry. Value actions (power cap, valve) read their baseline with the
-// `baseline` template; apply and revert are verified by reading it back.
-//
-// Several faults may hold one value action's target, as in the simulator (cluster/holds.h): each is a
-// hold with its own ledger entry, whose revert restores the baseline read before the first hold. The
-// lowest value held is the one applied; Release of one hold applies the lowest of the others (nothing
-// runs if that is the value already applied), and the last release restores the baseline. Nothing is
-// inferred from a value: a fault setting the baseline holds like any other. An on/off action
-// (link_down, link_degrade, ...) takes one fault per target: a second is refused while the first holds.
-//
-// Verbs the inventory does not define return NotSupported (validation checks them once per plan with
-// BindTarget). Healer verbs run the inventory's `healer:` actions once, with no ledger (drain and
-// resume are the site's own state changes, not faults): drain/resume on the tray's node, requeue_job
-// with the plan's job name, diagnostic whose exit status (0 = passed) and first output line come back
-// as a DiagnosticResult observation, delivered from a clock callback. Observations from the monitor
-// (runner/site/ssh_monitor.h) reach subscribers through Publish().
-//
-// Every remote command is recorded as an ActionTaken event ("ssh.apply", "ssh.verify", "ssh.revert",
-// "ssh.baseline", "ssh.expiry", "ssh.cancel_expiry", and for armed faults "ssh.arm", "ssh.land",
-// "ssh.disarm") with host, command, exit status and time taken.
-// A failed command fails only that verb; other hosts are unaffected.
-//
-// Threading: call on the thread that runs the pool's io_context, outside its handlers (WallClock
-// callbacks qualify): commands run through SshPool::RunAll. Borrowed references must outlive it.
-// SshBackend: the Backend seam on real hosts, running a site inventory's command templates over SSH.
-//
 // Each verb maps to its action in the real-mode action table (injectors/real_actions.h); a verb whose
 // action the table or the inventory lacks answers NotSupported (validation checks fault verbs once per
 // plan with BindTarget), so a new real-mode action is a row of that table, not code here. Turning a
@@ -50,10 +19,12 @@
 // inferred from a value: a fault setting the baseline holds like any other. An on/off action
 // (link_down, link_degrade, ...) takes one fault per target: a second is refused while the first holds.
 //
-// Healer verbs run the inventory's `healer:` actions once, with no ledger (drain and resume are the
-// site's own state changes, not faults): drain/resume/gpu_reset on the tray's node, requeue_job with
-// the plan's job name, diagnostic whose exit status (0 = passed) and first output line come back as a
-// DiagnosticResult observation, delivered from a clock callback.
+// Healer verbs run the inventory's `healer:` actions once: drain/resume/gpu_reset on the tray's node,
+// requeue_job with the plan's job name, diagnostic whose exit status (0 = passed) and first output line
+// come back as a DiagnosticResult observation, delivered from a clock callback. They are the site's own
+// state changes, not faults, but a drain is written to the ledger before it runs and closed by the
+// resume (LedgerEntry::drain()), so that a run killed while a tray is drained leaves `rackchaos recover`
+// the way back (recover.h).
 //
 // A run's lifecycle (cluster/backend.h; ssh_backend_run.cpp): StartRun reverts what earlier runs left
 // open in the fault ledger (runner/site/recover.h), registers this run there, opens every session the
@@ -248,6 +219,11 @@ class SshBackend : public cluster::Backend {
                 const std::map<std::string, std::string>& extra = {});
   // Runs a healer action once on `t`'s host (or the site's run_on host); OK when it exits 0.
   Status Once(cluster::Verb verb, const cluster::Target& t, const std::map<std::string, std::string>& extra);
+  // Writes a drain of `tray` to the ledger (LedgerEntry::drain(): resume as its revert, the diagnostic as
+  // its verify when it runs on resume's host) unless one is open; nothing without a ledger or a resume
+  // action. CloseDrain closes it once the tray is back in service.
+  Status RecordDrain(ComponentId tray, const std::map<std::string, std::string>& extra);
+  void CloseDrain(ComponentId tray, const std::string& note);
   // The Unix time (microseconds) at which the clock will read `t`, and the reverse.
   int64_t UnixMicrosAt(Time t) const;
   Time TimeAtUnix(int64_t unix_us) const;
@@ -315,6 +291,7 @@ class SshBackend : public cluster::Backend {
   SshBackendOptions options_;
   std::vector<cluster::ObservationSink*> sinks_;
   std::map<std::string, Open> open_;          // by OpenKey()
+  std::map<ComponentId, int64_t> drains_;     // trays this run drained and has not returned: ledger entries
   std::map<std::string, double> baselines_;   // last value read per Key()
   // Arming: applies queued while staging, then armed (parallel to armed_->names).
   struct Staged {

@@ -150,8 +150,10 @@ Status SshBackend::ResumeHeld(const std::vector<ComponentId>& trays) {
 
 Status SshBackend::Shutdown() {
   StopObserving();
-  // A run that left nothing applied is finished in the ledger; otherwise `rackchaos recover` takes it.
-  if (ledger_ && options_.ledger_run && open_.empty()) return ledger_->FinishRun(options_.ledger_run);
+  // A run that left nothing applied (nor a tray drained) is finished in the ledger; otherwise `rackchaos
+  // recover` takes it.
+  if (ledger_ && options_.ledger_run && open_.empty() && drains_.empty())
+    return ledger_->FinishRun(options_.ledger_run);
   return Status::Ok();
 }
 

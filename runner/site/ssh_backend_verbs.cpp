@@ -4,6 +4,7 @@
 // value holds (ssh_backend_holds.cpp); healer verbs run their action once.
 #include <cmath>
 
+#include "core/log.h"
 #include "runner/site/ssh_backend.h"
 
 namespace rackchaos::runner {
@@ -94,9 +95,50 @@ Status SshBackend::Once(Verb verb, const cluster::Target& t, const std::map<std:
 
 Status SshBackend::Drain(ComponentId tray, const std::string& reason) {
   // One line of plain text: Slurm keeps the reason, and a template value may not span lines.
-  return Once(Verb::kDrain, {tray, -1}, {{"reason", FirstLine(reason)}});
+  const std::map<std::string, std::string> extra{{"reason", FirstLine(reason)}};
+  // Written down before it runs, as a fault is: a run that dies holding the tray drained leaves
+  // `rackchaos recover` the way back (the diagnostic, then resume).
+  RC_RETURN_IF_ERROR(RecordDrain(tray, extra));
+  return Once(Verb::kDrain, {tray, -1}, extra);
 }
-Status SshBackend::Resume(ComponentId tray) { return Once(Verb::kResume, {tray, -1}, {}); }
+Status SshBackend::Resume(ComponentId tray) {
+  Status s = Once(Verb::kResume, {tray, -1}, {});
+  if (s.ok()) CloseDrain(tray, "returned to service by the run");
+  return s;
+}
+
+Status SshBackend::RecordDrain(ComponentId tray, const std::map<std::string, std::string>& extra) {
+  auto resume = ActionOf(Verb::kResume);
+  if (!options_.ledger || drains_.count(tray) || !resume.ok()) return Status::Ok();
+  RC_ASSIGN_OR_RETURN(const injectors::RealAction* drain, ActionOf(Verb::kDrain));
+  RC_ASSIGN_OR_RETURN(TargetBinding d, BindTarget(inv_, topo_, drain->name, {tray, -1}));
+  for (const auto& [k, v] : extra) d.values[k] = v;
+  RC_ASSIGN_OR_RETURN(TargetBinding r, BindTarget(inv_, topo_, (*resume)->name, {tray, -1}));
+  LedgerEntry e;
+  e.run = options_.ledger_run;
+  e.action = drain->name;
+  e.target = topo_.at(tray).name;
+  e.host = *HostOf(inv_, r.host);
+  RC_ASSIGN_OR_RETURN(e.apply, Render(inv_.actions.at(drain->name).apply, d.host, d.values));
+  RC_ASSIGN_OR_RETURN(e.revert, Render(inv_.actions.at((*resume)->name).apply, r.host, r.values));
+  // An entry has one host: the diagnostic is its check only where it runs on resume's host.
+  if (auto diag = ActionOf(Verb::kDiagnostic); diag.ok()) {
+    auto b = BindTarget(inv_, topo_, (*diag)->name, {tray, -1});
+    if (b.ok() && b->host == r.host) {
+      RC_ASSIGN_OR_RETURN(e.verify, Render(inv_.actions.at((*diag)->name).apply, b->host, b->values));
+    }
+  }
+  RC_ASSIGN_OR_RETURN(const int64_t entry, options_.ledger->Record(e));
+  drains_[tray] = entry;
+  return Status::Ok();
+}
+
+void SshBackend::CloseDrain(ComponentId tray, const std::string& note) {
+  auto it = drains_.find(tray);
+  if (it == drains_.end()) return;
+  if (Status s = options_.ledger->Close(it->second, note); !s.ok()) spdlog::warn("ledger: {}", s.ToString());
+  drains_.erase(it);
+}
 Status SshBackend::ResetGpu(ComponentId gpu) { return Once(Verb::kGpuReset, {gpu, -1}, {}); }
 Status SshBackend::RebootNode(ComponentId tray) { return Once(Verb::kReboot, {tray, -1}, {}); }
 

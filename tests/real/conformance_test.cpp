@@ -14,6 +14,7 @@
 #include "runner/site/wall_clock.h"
 #include "tests/real/gb200.h"
 #include "tests/real/lab.h"
+#include "tests/real/lab_site.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -112,17 +113,9 @@ TEST_CASE("conformance: SimBackend") {
 TEST_CASE("conformance: SshBackend on the loopback lab") {
   auto lab = testing::Lab::Start();
   REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
-  auto inv = LoadInventory((*lab)->WriteInventory("lab.yaml"));
-  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  testing::LabSite site((*lab)->WriteInventory("lab.yaml"));
   cluster::Topology topo = Gb200();
-  boost::asio::io_context io;
-  ssh::SshPool pool(io);
-  std::vector<ssh::HostSpec> hosts;
-  for (const auto& [name, h] : inv->hosts) hosts.push_back(h.spec);
-  REQUIRE(pool.ConnectAll(hosts).ok());
-  WallClock clock(io);
-  EventLog events;
-  SshBackend ssh(*inv, topo, pool, clock, events);
+  SshBackend ssh(site.inv, topo, site.pool, site.clock, site.events);
   auto link_up = [&](const std::string& name) {
     const char tray = name.find("tray01") != std::string::npos ? 'a' : 'b';
     return (*lab)->LinkUp((*lab)->Iface(tray, name.back() - '0'));
@@ -138,7 +131,7 @@ TEST_CASE("conformance: SshBackend on the loopback lab") {
   REQUIRE(ssh.SetPowerCap(gpu, 700, 20).ok());
   REQUIRE(ssh.SetPowerCap(gpu, 500, 21).ok());
   REQUIRE(ssh.ArmStaged().empty());
-  CHECK(ssh.FireArmed(clock.UnixMicrosAt(clock.Now() + Duration::Millis(300))).empty());
+  CHECK(ssh.FireArmed(site.clock.UnixMicrosAt(site.clock.Now() + Duration::Millis(300))).empty());
   CHECK((*lab)->PowerLimit(1, 1) == "500.00");
   REQUIRE(ssh.Release(cluster::Held::kPowerCap, {gpu, -1}, 21).ok());
   CHECK((*lab)->PowerLimit(1, 1) == "700.00");
@@ -147,7 +140,7 @@ TEST_CASE("conformance: SshBackend on the loopback lab") {
   CHECK(ssh.applied() == 0);
   // Every remote command is an ActionTaken event, and all of them succeeded.
   int actions = 0;
-  for (const Event& e : events.events())
+  for (const Event& e : site.events.events())
     if (auto* a = std::get_if<ActionTaken>(&e.body)) {
       ++actions;
       CHECK_MESSAGE(a->ok, a->detail);

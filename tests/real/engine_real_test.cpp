@@ -14,6 +14,7 @@
 #include "tests/real/gb200.h"
 #include "tests/real/lab.h"
 #include "tests/real/lab_checks.h"
+#include "tests/real/lab_site.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -128,22 +129,14 @@ TEST_CASE("engine on real hosts: gpu_reset runs `nvidia-smi -r -i {gpu}` on the 
   auto lab = StartLab();
   const std::string path = lab->WriteInventory("reset.yaml");
   std::ofstream(path, std::ios::app) << "healer:\n  gpu_reset: {apply: 'nvidia-smi -r -i {gpu}'}\n";
-  auto inv = LoadInventory(path);
-  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  testing::LabSite site(path);
   cluster::Topology topo = Gb200();
-  boost::asio::io_context io;
-  ssh::SshPool pool(io);
-  std::vector<ssh::HostSpec> hosts;
-  for (const auto& [name, h] : inv->hosts) hosts.push_back(h.spec);
-  REQUIRE(pool.ConnectAll(hosts).ok());
-  WallClock clock(io);
-  EventLog events;
-  SshBackend ssh(*inv, topo, pool, clock, events);
+  SshBackend ssh(site.inv, topo, site.pool, site.clock, site.events);
   CHECK(ssh.Supports(cluster::Verb::kGpuReset));
   const Status reset = ssh.ResetGpu(*topo.Find("r01.tray02.gpu3"));
   CHECK_MESSAGE(reset.ok(), reset.ToString());
   int ran = 0;
-  for (const Event& e : events.events())
+  for (const Event& e : site.events.events())
     if (auto* a = std::get_if<ActionTaken>(&e.body); a && a->action == "ssh.gpu_reset") {
       ++ran;
       CHECK_MESSAGE(a->ok, a->detail);

@@ -30,6 +30,7 @@
 #include "runner/site/ssh_backend.h"
 #include "runner/site/wall_clock.h"
 #include "tests/real/lab.h"
+#include "tests/real/lab_site.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -311,22 +312,16 @@ TEST_CASE("every verb: SshBackend on the loopback lab") {
                                                   {{"serial: LAB-T01,", "serial: LAB-T01, valve: {endpoint: cdu0, object: v1},"},
                                                    {"serial: LAB-T02,", "serial: LAB-T02, valve: {endpoint: cdu0, object: v2},"}});
   std::ofstream(path, std::ios::app) << kLabActions;
-  auto inv = LoadInventory(path);
-  REQUIRE_MESSAGE(inv.ok(), inv.status().ToString());
+  testing::LabSite site(path);
   // The lab defines every action of the table: a row added there is run here, on both backends.
   for (const injectors::RealAction& a : injectors::RealActions())
-    if (a.verb) CHECK_MESSAGE(inv->actions.count(a.name), "the lab's every-verb inventory lacks ", a.name);
+    if (a.verb) CHECK_MESSAGE(site.inv.actions.count(a.name), "the lab's every-verb inventory lacks ", a.name);
   cluster::Topology topo = EastRack();
-  boost::asio::io_context io;
-  ssh::SshPool pool(io);
-  std::vector<ssh::HostSpec> hosts;
-  for (const auto& [name, h] : inv->hosts) hosts.push_back(h.spec);
-  REQUIRE(pool.ConnectAll(hosts).ok());
-  WallClock clock(io);
-  EventLog events;
+  WallClock& clock = site.clock;
+  EventLog& events = site.events;
   SshBackendOptions options;
   options.job_names[0] = "train";
-  SshBackend ssh(*inv, topo, pool, clock, events, options);
+  SshBackend ssh(site.inv, topo, site.pool, clock, events, options);
   Diagnostics diag;
   ssh.Subscribe(&diag);
   const fs::path state = fs::path((*lab)->dir()) / "state";

@@ -38,7 +38,7 @@ sed -e 's/^  connect_timeout: .*/  connect_timeout: 2s/' -e 's/^  command_timeou
 logs=$PWD/soak-logs
 rm -rf "$logs" && mkdir -p "$logs"
 
-kills=0 deaths=0 partitions=0 leftovers=0 drained=0
+kills=0 deaths=0 partitions=0 leftovers=0 returned=0
 echo "soak: $iterations iterations from $first, RACKCHAOS_SOAK_SEED=$seed, cases: ${cases[*]}"
 left=$(rig_leftovers)
 [ -z "$left" ] || { echo "soak: the rig was not clean before the first iteration:"; echo "$left"; rig_reset; }
@@ -58,7 +58,7 @@ start_run() {
   run=$!; bg_pids+=($run)
 }
 kill_runner() {  # counted only when the runner was still running
-  if kill -0 "$run" 2>/dev/null; then kill -KILL "$run"; kills=$((kills + 1)) killed=1; fi
+  if kill -0 "$run" 2>/dev/null; then kill -KILL "$run"; kills=$((kills + 1)); fi
   wait "$run" 2>/dev/null
 }
 # The fault on tray2 is on and armed with its host-side expiry, or the iteration notes that it never was.
@@ -127,13 +127,13 @@ case_expiry() {
 
 summary() {
   echo "soak: $1 iterations, $kills runner kills, $deaths host deaths, $partitions partitions, $leftovers leftovers" \
-    "($drained trays left drained by killed runs, resumed by the soak); wall $((SECONDS - start)) s (RACKCHAOS_SOAK_SEED=$seed)"
+    "($returned trays drained by killed runs returned by recover); wall $((SECONDS - start)) s (RACKCHAOS_SOAK_SEED=$seed)"
 }
 
 start=$SECONDS
 for ((i = first; i < first + iterations; i++)); do
   RANDOM=$(( (seed * 7919 + i) % 2147483647 ))
-  problems=() expect_recover="" killed=0
+  problems=() expect_recover=""
   db=$logs/soak-$i.db out=$logs/soak-$i.out
   draw ${#cases[@]}; kase=${cases[$R]}
   printf 'iteration %d (seed %s): %s: ' "$i" "$seed" "$kase"
@@ -146,14 +146,8 @@ for ((i = first; i < first + iterations; i++)); do
     [ -z "$expect_recover" ] || grep -q "$expect_recover" <<<"$rec" || note "recover does not say: $expect_recover"
   fi
   left=$( (rig_leftovers; db_leftovers "$db") 2>&1)
-  # A tray the killed run's healer had drained stays drained: recover reverts faults, not the site's own
-  # drains (docs/real-mode.md). Counted apart and resumed; anything else out of service is a leftover.
-  if [ "$killed" = 1 ] && grep -q '^slurm: .* drain' <<<"$left"; then
-    drained=$((drained + $(grep -c '^slurm: .* drain' <<<"$left")))
-    echo "  left drained by the killed run: $(grep '^slurm: .* drain' <<<"$left" | cut -d' ' -f2- | paste -sd';')"
-    for t in $(grep '^slurm: .* drain' <<<"$left" | cut -d' ' -f2); do scontrol update nodename="$t" state=resume; done
-    left=$(grep -v '^slurm: .* drain' <<<"$left")
-  fi
+  # Trays the killed run's healer had drained: recover returns them once their diagnostic passes.
+  returned=$((returned + $(cat "$logs/soak-$i.recover" 2>/dev/null | grep -c '^tray .*: returned to service')))
   [ -z "$left" ] || problems+=("$left")
   if [ ${#problems[@]} -gt 0 ]; then
     leftovers=$((leftovers + 1))

@@ -298,6 +298,10 @@ TEST_CASE("serve's /metrics: the fault ledger next to a database, its runs by st
     entry.target = "r01.tray03.nic1";
     REQUIRE(ledger->Record(entry).ok());
     REQUIRE(ledger->Record(entry).ok());
+    entry.fault = kNoFault;  // a tray the healer drained: open, but no fault applied
+    entry.action = "drain";
+    entry.target = "r01.tray03";
+    REQUIRE(ledger->Record(entry).ok());
   }
   reports::LiveMetrics metrics;
   ServeApp app({db}, metrics);

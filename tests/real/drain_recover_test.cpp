@@ -1,0 +1,99 @@
+// A tray a run's healer drained is in the fault ledger until the run returns it to service (issue 25 item
+// 2: the rig's soak found trays that killed runs left drained for good). `Recover` returns such a tray
+// once its diagnostic passes, as the healer would have, and leaves one whose diagnostic fails drained,
+// saying why and how to resume it; either way its entry closes. Within the run the resume closes it.
+// On the loopback lab (tests/real/lab.h), whose healer actions keep the drain in a state file; label ssh.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runner/site/recover.h"
+#include "runner/site/ssh_backend.h"
+#include "tests/real/gb200.h"
+#include "tests/real/lab.h"
+#include "tests/real/lab_site.h"
+
+namespace rackchaos::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The healer's drain and resume on the tray's host, and a diagnostic that fails where a "broken" file is.
+constexpr const char* kHealer = R"(healer:
+  drain: {apply: 'echo {reason} > "$RCLAB_STATE/drained"'}
+  resume: {apply: 'rm -f "$RCLAB_STATE/drained"'}
+  diagnostic: {apply: 'if [ -e "$RCLAB_STATE/broken" ]; then echo "GPU 2: memory test failed"; exit 1; fi; echo passed'}
+)";
+
+bool HasLine(const std::vector<std::string>& lines, const std::string& a, const std::string& b) {
+  for (const std::string& l : lines)
+    if (l.find(a) != std::string::npos && l.find(b) != std::string::npos) return true;
+  return false;
+}
+
+TEST_CASE("recover: a tray a dead run drained is returned once its diagnostic passes, else left drained") {
+  auto lab = testing::Lab::Start();
+  REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
+  const std::string path = (*lab)->WriteInventory("drain.yaml");
+  std::ofstream(path, std::ios::app) << kHealer;
+  const cluster::Topology topo = testing::Gb200();
+  const ComponentId tray1 = *topo.Find("r01.tray01"), tray2 = *topo.Find("r01.tray02");
+  const fs::path state = fs::path((*lab)->dir()) / "state";
+  std::ofstream(state / "host01" / "broken");  // tray02 (host01) fails its diagnostic
+
+  const std::string ledger_path = (*lab)->dir() + "/drain.ledger";
+  auto ledger = Ledger::Open(ledger_path);
+  REQUIRE(ledger.ok());
+  int64_t run = 0;
+  {
+    auto owner = Ledger::Open(ledger_path);
+    REQUIRE(owner.ok());
+    testing::LabSite site(path);
+    SshBackendOptions options;
+    options.ledger = &*owner;
+    options.ledger_run = run = *owner->BeginRun((*lab)->dir() + "/none.db", 1);
+    SshBackend ssh(site.inv, topo, site.pool, site.clock, site.events, options);
+    REQUIRE(ssh.Drain(tray1, "rackchaos: test").ok());
+    REQUIRE(ssh.Drain(tray2, "rackchaos: test").ok());
+    CHECK(fs::exists(state / "host00" / "drained"));
+    CHECK(ledger->OpenEntries()->size() == 2);
+    // The run's own resume closes the entry; draining the tray again opens a new one.
+    REQUIRE(ssh.Resume(tray1).ok());
+    CHECK_FALSE(fs::exists(state / "host00" / "drained"));
+    CHECK(ledger->OpenEntries()->size() == 1);
+    REQUIRE(ssh.Drain(tray1, "rackchaos: again").ok());
+    CHECK(ledger->OpenEntries()->size() == 2);
+    CHECK(ledger->CountOpen()->open == 0);  // serve's gauge of faults left applied: drains are not faults
+    CHECK(ssh.Shutdown().ok());
+    CHECK(ledger->UnfinishedRuns()->size() == 1);  // not finished while it holds trays drained
+    // The run is gone with both trays drained.
+  }
+
+  auto result = Recover(*ledger, {});
+  REQUIRE_MESSAGE(result.ok(), result.status().ToString());
+  CHECK(result->returned == 1);
+  CHECK(result->left_drained == 1);
+  CHECK(result->failed == 0);
+  CHECK(result->reverted == 0);
+  CHECK_FALSE(fs::exists(state / "host00" / "drained"));  // tray01 passed its diagnostic: back in service
+  CHECK(fs::exists(state / "host01" / "drained"));        // tray02 failed it: still drained
+  CHECK(HasLine(result->lines, "r01.tray01", "returned to service"));
+  CHECK(HasLine(result->lines, "r01.tray02", "LEFT DRAINED: its diagnostic failed (exit 1): GPU 2: memory"));
+  CHECK(ledger->OpenEntries()->empty());
+  CHECK(ledger->UnfinishedRuns()->empty());
+  const auto entries = ledger->Entries(run);
+  REQUIRE(entries.ok());
+  REQUIRE(entries->size() == 3);
+  CHECK(entries->at(0).note.find("returned to service by the run") != std::string::npos);
+  CHECK(entries->at(1).note.find("left drained by rackchaos recover") != std::string::npos);
+  CHECK(entries->at(2).note.find("returned to service by rackchaos recover") != std::string::npos);
+
+  // Again: nothing left to do.
+  auto again = Recover(*ledger, {});
+  REQUIRE(again.ok());
+  CHECK(again->returned + again->left_drained + again->reverted + again->failed == 0);
+}
+
+}  // namespace
+}  // namespace rackchaos::runner
