@@ -144,6 +144,7 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   run_options.command_line = options.command_line;
   run_options.on_stop = options.on_stop;
   run_options.live = options.live;
+  backend.PrepareRun(options.db_path);  // in the ledger before the run row exists (recover finds it)
   return RunPlan(plan, spec, {backend, clock, events, real.horizon, inv.observe_period}, run_options);
 }
 

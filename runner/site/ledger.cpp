@@ -114,6 +114,14 @@ Result<Ledger> Ledger::OpenReadOnly(const std::string& path) {
   return Ledger(std::move(state));  // no owners file: BeginRun fails before it could lock anything
 }
 
+Status Ledger::SetReportRun(int64_t run, int64_t report_run) {
+  const std::string what = "recording a run's report run";
+  RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare("UPDATE ledger_runs SET report_run = ? WHERE id = ?", what));
+  s.Bind(1, report_run);
+  s.Bind(2, run);
+  return s.Run(what);
+}
+
 Result<int64_t> Ledger::BeginRun(const std::string& report_db, int64_t report_run) {
   const std::string what = "registering a run";
   RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(

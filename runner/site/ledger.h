@@ -89,6 +89,8 @@ class Ledger {
   // Registers a run of this process and takes its owner lock (held until this Ledger is destroyed).
   Result<int64_t> BeginRun(const std::string& report_db, int64_t report_run);
   Status FinishRun(int64_t run);
+  // Records the report run of a run registered before its report row existed (BeginRun with 0).
+  Status SetReportRun(int64_t run, int64_t report_run);
 
   // Writes an open entry (durably) and returns its id. Call before running entry.apply.
   Result<int64_t> Record(const LedgerEntry& entry);

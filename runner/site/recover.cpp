@@ -129,6 +129,31 @@ Result<Replayed> ReturnDrained(ssh::SshPool& pool, const LedgerEntry& e, std::st
   return Replayed{Found::kReturned, {}};
 }
 
+// The report row of a run killed after its row was written but before it recorded the row's id in the
+// ledger (report_run 0; SshBackend::PrepareRun): the one row of its report database still 'running',
+// started when or after it registered, that no other unfinished ledger run claims. 0 when there is no
+// such row, when there are several, or while another run of that database is alive and unnumbered.
+Result<int64_t> RowOfUnnumberedRun(const LedgerRun& run, const std::vector<LedgerRun>& runs,
+                                   const std::set<int64_t>& live) {
+  std::set<int64_t> claimed;
+  for (const LedgerRun& r : runs) {
+    if (r.report_db != run.report_db) continue;
+    if (r.report_run == 0 && live.count(r.id)) return int64_t{0};  // its row may be any of them
+    claimed.insert(r.report_run);
+  }
+  std::error_code ec;
+  if (!std::filesystem::exists(run.report_db, ec) && !ec) return int64_t{0};
+  RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(run.report_db));
+  RC_ASSIGN_OR_RETURN(std::vector<reports::RunRow> rows, store.ListRuns());
+  int64_t found = 0;
+  for (const reports::RunRow& row : rows) {
+    if (row.status != "running" || claimed.count(row.id) || row.info.started_wall < run.started_wall) continue;
+    if (found) return int64_t{0};
+    found = row.id;
+  }
+  return found;
+}
+
 // Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it.
 Status AbortReportRun(const LedgerRun& run, const std::vector<FaultId>& recovered, int still_open,
                       RecoverResult& result) {
@@ -273,9 +298,15 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
     result.lines.push_back(std::to_string(result.skipped_live) + " open fault(s) belong to runs that are still going; left alone");
 
   // Stage 2: the runs of dead owners end as 'aborted' in their reports.
-  for (const LedgerRun& run : runs) {
+  for (LedgerRun run : runs) {
     if (live.count(run.id)) continue;
-    Status s = AbortReportRun(run, recovered[run.id], still_open[run.id], result);
+    Status s;
+    if (run.report_run == 0) {  // killed before it numbered its report row: found by what it can be
+      Result<int64_t> row = RowOfUnnumberedRun(run, runs, live);
+      s = row.status();
+      if (s.ok()) run.report_run = *row;
+    }
+    if (s.ok() && run.report_run != 0) s = AbortReportRun(run, recovered[run.id], still_open[run.id], result);
     if (!s.ok()) result.lines.push_back("run " + std::to_string(run.report_run) + " in " + run.report_db +
                                         ": could not mark it aborted: " + s.ToString());
     if (still_open[run.id] == 0) RC_RETURN_IF_ERROR(ledger.FinishRun(run.id));

@@ -124,6 +124,11 @@ class SshBackend : public cluster::Backend {
   std::string_view SerialOf(ComponentId id) const override;
   // True when the inventory can observe trays (healer.observe_tray): the healer and the jobs run.
   bool Observes() const override;
+  // Registers the run in the fault ledger (ledger_path), before the caller writes its report row to
+  // `report_db`: a run killed once that row exists is then one `rackchaos recover` finds and marks
+  // aborted. StartRun numbers it (and does this itself when it was not called). Never fails: a failure
+  // is StartRun's to return, once the run is on record.
+  void PrepareRun(const std::string& report_db);
   Status StartRun(const cluster::RunContext& run) override;
   // start_job for each job when Observes(), else a warning that only the faults run.
   Status StartJobs(const std::vector<cluster::JobConfig>& jobs) override;
@@ -307,6 +312,7 @@ class SshBackend : public cluster::Backend {
   FaultId last_landed_ = kNoFault;
   // The run (ssh_backend_run.cpp): the ledger StartRun opened, the plan's jobs, the monitor.
   std::unique_ptr<Ledger> ledger_;
+  Status prepare_;  // PrepareRun's failure, returned by StartRun
   std::vector<healer::JobInfo> jobs_;
   bool jobs_started_ = false;
   std::unique_ptr<SshMonitor> monitor_;

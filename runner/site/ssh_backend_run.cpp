@@ -26,11 +26,29 @@ std::string_view SshBackend::SerialOf(ComponentId id) const {
 
 bool SshBackend::Observes() const { return inv_.actions.count("observe_tray") > 0; }
 
+// The run is in the ledger (its owner lock taken) before its report row exists: a run killed once the
+// row is written is then always one `rackchaos recover` knows about and marks aborted. Its report run
+// is recorded by StartRun.
+void SshBackend::PrepareRun(const std::string& report_db) {
+  if (options_.ledger_path.empty() || ledger_) return;
+  auto ledger = Ledger::Open(options_.ledger_path);
+  if (!ledger.ok()) {
+    prepare_ = ledger.status();
+    return;
+  }
+  ledger_ = std::make_unique<Ledger>(std::move(*ledger));
+  auto run = ledger_->BeginRun(report_db, 0);
+  if (run.ok()) options_.ledger_run = *run;
+  prepare_ = run.status();
+}
+
 Status SshBackend::StartRun(const cluster::RunContext& run) {
   // Whatever earlier runs left applied is reverted first: a new run starts from a clean site.
   if (!options_.ledger_path.empty()) {
-    RC_ASSIGN_OR_RETURN(Ledger ledger, Ledger::Open(options_.ledger_path));
-    ledger_ = std::make_unique<Ledger>(std::move(ledger));
+    PrepareRun(run.report_db);  // when the engine did not (a caller of StartRun alone)
+    RC_RETURN_IF_ERROR(prepare_);
+    // Numbered first: recover tells the rows of runs killed before they were numbered from this one's.
+    RC_RETURN_IF_ERROR(ledger_->SetReportRun(options_.ledger_run, run.report_run));
     RecoverOptions recover;
     recover.accept_new_host_keys = options_.accept_new_host_keys;
     recover.connect_timeout = inv_.connect_timeout;
@@ -43,8 +61,6 @@ Status SshBackend::StartRun(const cluster::RunContext& run) {
                                  " fault(s) left by earlier runs are still "
                                  "applied and could not be reverted; see `rackchaos recover --ledger " +
                                  options_.ledger_path + "`");
-    // At once, so a run killed from here on is one `rackchaos recover` knows about and marks aborted.
-    RC_ASSIGN_OR_RETURN(options_.ledger_run, ledger_->BeginRun(run.report_db, run.report_run));
     options_.ledger = ledger_.get();
   }
   // Every session the run needs is open and its host key checked before the first fault.

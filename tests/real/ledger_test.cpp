@@ -10,6 +10,9 @@
 
 #include <filesystem>
 
+#include "core/wall_time.h"
+#include "reports/store.h"
+
 namespace rackchaos::runner {
 namespace {
 
@@ -253,6 +256,42 @@ TEST_CASE("recover: --forget closes an unrevertable entry unrun, all or nothing"
   options.forget = {live_entry};
   CHECK(Recover(*ledger, options).status().code() == StatusCode::kInvalidArgument);
   CHECK(ledger->OpenEntries()->size() == 1);
+}
+
+// A real run registers in the ledger before it writes its report row and numbers it there after
+// (SshBackend::PrepareRun, StartRun); one killed in between left a row 'running' that the ledger does
+// not name (the rig soak's kill at 0.07 s, RACKCHAOS_SOAK_SEED=20261202, iteration 176).
+TEST_CASE("recover: a run killed before it numbered its report row is still marked aborted") {
+  TempDir dir;
+  const std::string db = dir.path + "/r.db";
+  auto store = reports::ReportStore::Open(db);
+  REQUIRE(store.ok());
+  auto row = [&](const std::string& started) {
+    reports::RunInfo info;
+    info.plan_name = "p";
+    info.backend = "ssh";
+    info.started_wall = started;
+    return *store->BeginRun(info);
+  };
+  const int64_t older = row("2000-01-01T00:00:00Z");  // a crash from before the ledger knew the run: not its
+  auto ledger = Ledger::Open(DefaultLedgerPath(db));
+  REQUIRE(ledger.ok());
+  int64_t killed = 0;
+  {
+    auto owner = Ledger::Open(DefaultLedgerPath(db));
+    REQUIRE(owner.ok());
+    REQUIRE(owner->BeginRun(db, 0).ok());
+    killed = row(WallStampNow());  // then the process dies: the ledger never learns the row's id
+  }
+  const int64_t live = row(WallStampNow());  // a run that is still going, numbered
+  REQUIRE(ledger->BeginRun(db, live).ok());
+  auto result = Recover(*ledger, {});
+  REQUIRE_MESSAGE(result.ok(), result.status().ToString());
+  CHECK(result->runs_aborted == 1);
+  CHECK(store->ReadRun(killed)->status == "aborted");
+  CHECK(store->ReadRun(older)->status == "running");
+  CHECK(store->ReadRun(live)->status == "running");
+  CHECK(ledger->UnfinishedRuns()->size() == 1);  // the live one
 }
 
 TEST_CASE("ledger: notes keep the entry's history, each line with its time, a repeated failure once") {

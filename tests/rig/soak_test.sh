@@ -4,7 +4,7 @@
 #   kill       a run of tests/rig/plans/soak_mix.yaml (four faults on four trays, the healer on) and the
 #              runner killed (kill -9) at a random moment from its start to after its end;
 #   sshd       tray2's sshd killed while plans/soak_degrade.yaml's fault is on it (a random moment after it
-#              landed) and back 1-6 s later: within the run (the run reverts it) or after it (recover does);
+#              landed) and back 0.5-3.5 s later: within the run (the run reverts it) or after it (recover does);
 #   partition  tray2's switch port down around that fault: while it is armed, across its apply or across
 #              its revert (random bounds within each);
 #   expiry     tray2's port down once that fault landed and the runner killed: the host-side expiry ends it
@@ -73,7 +73,7 @@ case_kill() {
 }
 
 case_sshd() {
-  local after down; draw 1500; after=$R; draw 5000; down=$((1000 + R))
+  local after down; draw 1500; after=$R; draw 3000; down=$((500 + R))
   echo "tray2's sshd killed $(secs "$after") s after the fault landed, back $(secs "$down") s later"
   start_run soak_degrade
   tray2_landed || { wait "$run"; return; }
@@ -154,7 +154,7 @@ for ((i = first; i < first + iterations; i++)); do
     echo "iteration $i (RACKCHAOS_SOAK_SEED=$seed RACKCHAOS_SOAK_FIRST=$i, $kase) left:"
     printf '  %s\n' "${problems[@]}"
     echo "  run output: $out; last lines:"; grep -v '\] \[debug\]' "$out" | tail -n 15 | sed 's/^/    /'
-    for tok in $(sqlite3 "$db.ledger" "SELECT expiry_token FROM ledger WHERE expiry_token != ''" 2>/dev/null); do
+    [ -e "$db.ledger" ] && for tok in $(sqlite3 "$db.ledger" "SELECT expiry_token FROM ledger WHERE expiry_token != ''" 2>/dev/null); do
       rm -f "$tok"
     done
     rig_reset
