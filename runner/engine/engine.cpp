@@ -160,6 +160,8 @@ Status Engine::StartJobs() {
   if (rig_.backend.Observes()) rig_.backend.Subscribe(&healer_);
   // The live safety watch: abort conditions on observations, continuous gates on the metrics so far.
   if (watch_.watches_observations()) rig_.backend.Subscribe(&watch_);
+  if (rig_.backend.Observes())
+    for (cluster::ObservationSink* observer : options_.observers) rig_.backend.Subscribe(observer);
   watch_.ScheduleGateChecks(rig_.clock, rig_.events.events(), jobs_, rig_.gate_period);
   timeline_.Schedule();
   rig_.backend.StartObserving();

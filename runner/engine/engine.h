@@ -57,6 +57,10 @@ struct RunOptions {
   // clock that does not wait (the simulator's) only: a real run keeps the wall clock, so its
   // composition root (runner/cli/real_run.h) has no pace to pass and the CLI refuses --pace for it.
   double pace = 0;
+  // Sinks that see the backend's observations after the healer and the watch (a bench counts the
+  // telemetry samples and step reports a run produced); they must only look, so the run stays the same.
+  // Not owned; subscribed when the backend observes.
+  std::vector<cluster::ObservationSink*> observers;
 };
 
 struct RunOutcome {
