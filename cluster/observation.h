@@ -27,6 +27,7 @@ struct HeartbeatChange {
 
 enum class Metric { kGpuTemperature, kGpuPower, kGpuClockFraction, kThermalThrottle, kCoolantFlow, kPsuOk, kLeak, kPartOk,
                     kProbeOk, kSwitchTemperature, kPowerCapped };
+inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::kPowerCapped) + 1;
 const char* MetricName(Metric m);
 
 // One polled telemetry value (DCGM-like): temperature in C, power in W, clock as a fraction of max,

@@ -62,10 +62,12 @@ double Thermal::Decay(Time since, Time now) const {
 double Thermal::Temperature(ComponentId gpu_id, Time now) const {
   const GpuHeat& g = heat(gpu_id);
   if (!g.quiet) return TemperatureAt(g.thermal, now);
-  const size_t k = topo_.TraySlot(topo_.TrayOf(gpu_id));
+  return QuietTemperature(g, topo_.TraySlot(topo_.TrayOf(gpu_id)), seats_.JobOfGpu(gpu_id), now);
+}
+
+double Thermal::QuietTemperature(const GpuHeat& g, size_t k, JobId job, Time now) const {
   SettleCarry(k);
   const TrayCarry& t = carry_[k];
-  JobId job = seats_.JobOfGpu(gpu_id);
   double env = idle_steady_c_;
   if (job != kNoJob) {
     const ThermalState& e = job_heat_[job].env;
@@ -181,18 +183,6 @@ void Thermal::OnThermalCrossing(ComponentId gpu_id) {
   }
 }
 
-// `temps`: each GPU's temperature now, in GpusOfTray order (the tick's samples, computed once).
-bool Thermal::ThermallyActive(ComponentId tray_id, const std::vector<double>& temps) const {
-  if (TrayFlow(tray_id) < 1) return true;
-  size_t i = 0;
-  for (ComponentId g : topo_.GpusOfTray(tray_id)) {
-    const GpuHeat& s = heat(g);
-    if (s.throttling || nodes_.GpuShutdown(g) || PowerCapped(g)) return true;
-    double steady = s.quiet ? topo_.model().inlet_c + GpuDemand(g) / full_conductance_ : s.thermal.steady_c;
-    if (std::fabs(temps[i++] - steady) > 0.5) return true;
-  }
-  return false;
-}
 
 // Telemetry is polled per tray while something there is changing or abnormal; a quiet tray costs nothing.
 void Thermal::WatchTelemetry(ComponentId tray_id) {
@@ -202,30 +192,51 @@ void Thermal::WatchTelemetry(ComponentId tray_id) {
   t.telemetry_timer = clock_.CallAt(at, [this, tray_id] { OnTelemetryTick(tray_id); });
 }
 
+// One poll of the tray's exporter: the coolant flow, and per GPU on the bus its temperature, thermal
+// slowdown, power, SM clock and power-cap clock event. Polled again while the tray is thermally active:
+// its flow below nominal, or a GPU throttling, shut down, held by its power cap, or more than 0.5 C from
+// its steady state. Each GPU's state is read once for all of this (a fleet's first polls are millions of
+// GPU polls): the values are those of GpuAlive, GpuDemand, PowerCapped, PowerOf, GpuSpeed and Temperature.
 void Thermal::OnTelemetryTick(ComponentId tray_id) {
-  TrayCooling& t = tray_[topo_.TraySlot(tray_id)];
+  const size_t k = topo_.TraySlot(tray_id);
+  TrayCooling& t = tray_[k];
   t.telemetry_timer = 0;
   if (!nodes_.TrayPresent(tray_id) || nodes_.TrayBooting(tray_id)) return;  // an unreachable node exports nothing
   Time now = clock_.Now();
   const RackModel& m = topo_.model();
+  const double flow = TrayFlow(tray_id);
   std::vector<TelemetrySample> samples;
   samples.reserve(1 + 5 * static_cast<size_t>(m.gpus_per_tray));
-  samples.push_back({topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, TrayFlow(tray_id) * m.tray_flow_l_per_min});
-  std::vector<double> temps;
-  temps.reserve(static_cast<size_t>(m.gpus_per_tray));
+  samples.push_back({topo_.ValveOfTray(tray_id), Metric::kCoolantFlow, flow * m.tray_flow_l_per_min});
+  bool active = flow < 1;
+  const JobId tray_job = seats_.job_at(k);
+  const int job_gpus = seats_.gpus_at(k);
+  const bool tray_busy = tray_job != kNoJob && job_list_[tray_job].state == JobState::kRunning;
+  int i = 0;
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
     const GpuHeat& s = heat(g);
-    temps.push_back(Temperature(g, now));
-    if (nodes_.GpuShutdown(g)) continue;  // off the bus: no samples
-    samples.push_back({g, Metric::kGpuTemperature, std::round(temps.back() * 10) / 10});
+    const bool shutdown = nodes_.GpuShutdown(g), alive = nodes_.GpuAlive(g);
+    // GpusOfTray is in index order: the i-th GPU is the job's while i < its GPUs on the tray (JobOfGpu).
+    const JobId job = i++ < job_gpus ? tray_job : kNoJob;
+    const bool busy = job != kNoJob && tray_busy;
+    const double demand = alive ? std::min(busy ? m.gpu_tdp_w : m.gpu_idle_w, s.cap_w) : 0;  // GpuDemand
+    const bool capped = alive && busy && s.cap_w < m.gpu_tdp_w;                               // PowerCapped
+    const double temp = s.quiet ? QuietTemperature(s, k, job, now) : TemperatureAt(s.thermal, now);
+    if (!active) {
+      const double steady = s.quiet ? m.inlet_c + demand / full_conductance_ : s.thermal.steady_c;
+      active = s.throttling || shutdown || capped || std::fabs(temp - steady) > 0.5;
+    }
+    if (shutdown) continue;  // off the bus: no samples
+    const double speed = alive ? SpeedAtPower(s.throttling ? std::min(s.cap_w, s.power_w) : s.cap_w, m.gpu_tdp_w) : 0;
+    samples.push_back({g, Metric::kGpuTemperature, std::round(temp * 10) / 10});
     samples.push_back({g, Metric::kThermalThrottle, s.throttling ? 1.0 : 0.0});
-    samples.push_back({g, Metric::kGpuPower, std::round(PowerOf(g))});
+    samples.push_back({g, Metric::kGpuPower, std::round(s.quiet ? demand : s.power_w)});  // PowerOf
     // The SM clock follows the speed model (SpeedAtPower), as on the rig; to 0.1% as a clock in MHz reads.
-    samples.push_back({g, Metric::kGpuClockFraction, std::round(GpuSpeed(g) * 1000) / 1000});
-    samples.push_back({g, Metric::kPowerCapped, PowerCapped(g) ? 1.0 : 0.0});
+    samples.push_back({g, Metric::kGpuClockFraction, std::round(speed * 1000) / 1000});
+    samples.push_back({g, Metric::kPowerCapped, capped ? 1.0 : 0.0});
   }
   ctx_.EmitSamples(std::move(samples), now);
-  if (ThermallyActive(tray_id, temps)) WatchTelemetry(tray_id);
+  if (active) WatchTelemetry(tray_id);
 }
 
 }  // namespace rackchaos::cluster

@@ -154,7 +154,8 @@ class Thermal {
   // sim_thermal.cpp
   void OnThermalCrossing(ComponentId gpu);
   void OnTelemetryTick(ComponentId tray);
-  bool ThermallyActive(ComponentId tray, const std::vector<double>& temps) const;
+  // Temperature of a quiet GPU `g` on tray slot `k`, running `job` (kNoJob: none).
+  double QuietTemperature(const GpuHeat& g, size_t k, JobId job, Time now) const;
   double GpuDemand(ComponentId gpu) const;
   // Its power cap holds a running GPU below what it would draw (DCGM's SW power cap clock event).
   bool PowerCapped(ComponentId gpu) const;

@@ -54,6 +54,11 @@ class Detector {
   // month of a fleet is two million observations, most of them telemetry samples that 4 of 11 detectors read.
   static constexpr size_t kAllKinds = SIZE_MAX;
   virtual size_t reads() const { return kAllKinds; }
+  // Of telemetry samples, whether it reads those of `metric` under `policy` (default: all). The healer
+  // hands a sample only to the detectors that read its metric: a GPU's poll is five samples, and most
+  // detectors that read samples look at one metric each. A detector must do nothing with a sample
+  // it says it does not read.
+  virtual bool ReadsMetric(cluster::Metric, const Policy&) const { return true; }
 };
 
 // The ObservationBody index of T (cluster::TelemetrySample, ...), for Detector::reads.

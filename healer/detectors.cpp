@@ -96,6 +96,11 @@ class ThermalDetector : public Detector {
  public:
   std::string_view name() const override { return "thermal"; }
   size_t reads() const override { return KindOf<cluster::TelemetrySample>(); }
+  bool ReadsMetric(cluster::Metric m, const Policy&) const override {
+    using cluster::Metric;
+    return m == Metric::kLeak || m == Metric::kCoolantFlow || m == Metric::kSwitchTemperature ||
+           m == Metric::kGpuTemperature || m == Metric::kThermalThrottle;
+  }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* s = As<cluster::TelemetrySample>(obs);
     if (!s) return;
@@ -184,6 +189,9 @@ class ClockDetector : public Detector {
  public:
   std::string_view name() const override { return "clock"; }
   size_t reads() const override { return KindOf<cluster::TelemetrySample>(); }
+  bool ReadsMetric(cluster::Metric m, const Policy& policy) const override {
+    return policy.clock_enabled && (m == cluster::Metric::kPowerCapped || m == cluster::Metric::kGpuClockFraction);
+  }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* s = As<cluster::TelemetrySample>(obs);
     const Policy& policy = ctx.policy;
@@ -299,6 +307,7 @@ class HealthReportDetector : public Detector {
       : name_(name), metric_(metric), cls_(cls), text_(std::move(text)) {}
   std::string_view name() const override { return name_; }
   size_t reads() const override { return KindOf<cluster::TelemetrySample>(); }
+  bool ReadsMetric(cluster::Metric m, const Policy&) const override { return m == metric_; }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* s = As<cluster::TelemetrySample>(obs);
     if (!s || s->metric != metric_) return;

@@ -17,6 +17,9 @@ Healer::Healer(const cluster::Topology& topo, Clock& clock, cluster::Backend& ba
       if (detectors_.back()->reads() == kind || detectors_.back()->reads() == Detector::kAllKinds)
         readers_[kind].push_back(detectors_.back().get());
   }
+  for (size_t m = 0; m < cluster::kMetricCount; ++m)
+    for (Detector* d : readers_[KindOf<cluster::TelemetrySample>()])
+      if (d->ReadsMetric(static_cast<cluster::Metric>(m), policy_)) sample_readers_[m].push_back(d);
 }
 
 void Healer::OnObservation(const cluster::Observation& obs) {
@@ -25,8 +28,12 @@ void Healer::OnObservation(const cluster::Observation& obs) {
     job_state_[js->job] = js->state;
   }
   if (const auto* diag = std::get_if<cluster::DiagnosticResult>(&obs.body)) OnDiagnostic(*diag);
-  if (const auto* s = std::get_if<cluster::TelemetrySample>(&obs.body); s && s->metric == cluster::Metric::kCoolantFlow)
-    flow_low_[s->component] = s->value < topo_.model().tray_flow_l_per_min * (1 - policy_.thermal_flow_drop);
+  if (const auto* s = std::get_if<cluster::TelemetrySample>(&obs.body)) {
+    if (s->metric == cluster::Metric::kCoolantFlow)
+      flow_low_[s->component] = s->value < topo_.model().tray_flow_l_per_min * (1 - policy_.thermal_flow_drop);
+    for (Detector* d : sample_readers_[static_cast<size_t>(s->metric)]) d->OnObservation(obs, ctx_);
+    return;
+  }
   for (Detector* d : readers_[obs.body.index()]) d->OnObservation(obs, ctx_);
 }
 

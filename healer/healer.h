@@ -89,6 +89,8 @@ class Healer : public cluster::ObservationSink {
   std::vector<std::unique_ptr<Detector>> detectors_;
   // By observation kind (ObservationBody index): the detectors that read it, in table order.
   std::array<std::vector<Detector*>, std::variant_size_v<cluster::ObservationBody>> readers_;
+  // By metric: the readers of telemetry samples that read it (Detector::ReadsMetric), in table order.
+  std::array<std::vector<Detector*>, cluster::kMetricCount> sample_readers_;
   DetectorContext ctx_;
 
   DetectionId next_detection_ = 1;
