@@ -57,6 +57,10 @@ class Nodes {
   }
   bool GpuFailed(ComponentId gpu) const { return bus_[topo_.GpuSlot(gpu)].failed; }
   bool GpuShutdown(ComponentId gpu) const { return bus_[topo_.GpuSlot(gpu)].shutdown; }
+  // By GPU slot (Topology::GpuSlot), for a loop over a tray's GPUs that knows their slots: on a present,
+  // booted tray a GPU is alive unless it is failed or shut down.
+  bool GpuOffBusAt(size_t slot) const { return bus_[slot].failed || bus_[slot].shutdown; }
+  bool GpuShutdownAt(size_t slot) const { return bus_[slot].shutdown; }
   FaultId FailCause(ComponentId gpu) const { return bus_[topo_.GpuSlot(gpu)].fail_cause; }
   bool RackPowered(size_t rack) const { return power_[rack].powered; }
   FaultId PowerCause(size_t rack) const { return power_[rack].cause; }  // the fault holding it off

@@ -37,6 +37,12 @@ Thermal::Thermal(SimContext& ctx, Scheduler& jobs, Nodes& nodes, Fabric& fabric)
   if (!quiet_possible_) loud_gpus_.insert(topo_.gpus().begin(), topo_.gpus().end());
   tray_.resize(topo_.trays().size());
   carry_.resize(topo_.trays().size());
+  const size_t per = static_cast<size_t>(m.gpus_per_tray);
+  slots_by_tray_ = topo_.gpus().size() == topo_.trays().size() * per;
+  for (size_t k = 0; slots_by_tray_ && k < topo_.trays().size(); ++k) {
+    const auto gpus = topo_.GpusOfTray(topo_.trays()[k]);
+    for (size_t i = 0; slots_by_tray_ && i < gpus.size(); ++i) slots_by_tray_ = topo_.GpuSlot(gpus[i]) == k * per + i;
+  }
   cdu_.resize(topo_.racks().size());
 }
 
@@ -214,8 +220,10 @@ void Thermal::OnTelemetryTick(ComponentId tray_id) {
   const bool tray_busy = tray_job != kNoJob && job_list_[tray_job].state == JobState::kRunning;
   int i = 0;
   for (ComponentId g : topo_.GpusOfTray(tray_id)) {
-    const GpuHeat& s = heat(g);
-    const bool shutdown = nodes_.GpuShutdown(g), alive = nodes_.GpuAlive(g);
+    const size_t slot = slots_by_tray_ ? k * static_cast<size_t>(m.gpus_per_tray) + static_cast<size_t>(i) : topo_.GpuSlot(g);
+    const GpuHeat& s = gpu_[slot];
+    // The tray is present and booted (above): GpuAlive is the GPU's own state.
+    const bool shutdown = nodes_.GpuShutdownAt(slot), alive = !nodes_.GpuOffBusAt(slot);
     // GpusOfTray is in index order: the i-th GPU is the job's while i < its GPUs on the tray (JobOfGpu).
     const JobId job = i++ < job_gpus ? tray_job : kNoJob;
     const bool busy = job != kNoJob && tray_busy;

@@ -101,16 +101,17 @@ class Thermal {
   void StartCarry(size_t k, JobId job) { carry_[k].settled = static_cast<uint32_t>(job_heat_[job].carry_log.size()); }
 
  private:
-  struct GpuHeat {  // 96 bytes: the bools share the causes' last word
-    double cap_w = 0, baseline_cap_w = 0;
-    double power_w = 0;
+  struct GpuHeat {  // 96 bytes; what a quiet GPU's telemetry poll reads first, in one 32-byte run
+    double cap_w = 0;
     double off = 0;  // its own offset at `off_at`
     Time off_at{};
+    bool throttling = false;
+    bool quiet = true;  // see above: no trajectory of its own
+    double power_w = 0;
+    double baseline_cap_w = 0;
     ThermalState thermal;  // the trajectory of a GPU that is not quiet
     TimerId thermal_timer = 0;
     FaultId cap_cause = kNoFault, thermal_cause = kNoFault;
-    bool throttling = false;
-    bool quiet = true;  // see above: no trajectory of its own
   };
   struct TrayCooling {
     double valve = 1;
@@ -187,6 +188,9 @@ class Thermal {
   Fabric& fabric_;
   double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;
   bool quiet_possible_ = false;  // a GPU at TDP and full flow stays below slowdown
+  // The i-th GPU of tray slot k has GPU slot k x gpus_per_tray + i (the topology builds both in that
+  // order; checked once): a telemetry poll then finds a tray's GPU states without looking up each GPU.
+  bool slots_by_tray_ = false;
   std::vector<GpuHeat> gpu_;      // per GPU slot
   std::set<ComponentId> loud_gpus_;  // GPUs that are not quiet
   std::vector<TrayCooling> tray_;  // per tray slot
