@@ -165,8 +165,11 @@ std::vector<ComponentId> PickTrays(const Topology& topo, const TrayPool& pool, c
   size_t regulars = 0;
   for (TrayUse u : domain_lost ? std::span<const TrayUse>(kSpareRackFirst) : std::span<const TrayUse>(kRegularFirst)) {
     const size_t before = trays.size(), end = std::min(hi, all.size());
-    for (size_t k = pool.NextFree(u, lo, end); k < end && trays.size() < need; k = pool.NextFree(u, k + 1, end))
-      trays.push_back(all[k]);
+    if (trays.size() < need)
+      pool.ForEachFree(u, lo, end, [&](size_t k) {
+        trays.push_back(all[k]);
+        return trays.size() < need;
+      });
     if (u == TrayUse::kRegular) regulars = trays.size() - before;
   }
   if (regular) *regular = regulars;

@@ -22,7 +22,9 @@
 // grouped job that must fill domain by domain, one pass over a region's tray slots.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -49,6 +51,17 @@ class TrayPool {
   // The first free slot of use `u` in [k, hi), else hi. O(slots / 4096): a million-GPU region has 200,000
   // trays, nearly all taken, and placement and restarts look for the first few free ones.
   size_t NextFree(TrayUse u, size_t k, size_t hi) const;
+  // Calls fn(k) for the free slots of use `u` in [lo, hi) in order, while it returns true.
+  template <typename Fn>
+  void ForEachFree(TrayUse u, size_t lo, size_t hi, Fn&& fn) const {
+    const std::vector<uint64_t>& bits = index_[static_cast<size_t>(u)].bits;
+    hi = std::min(hi, free_.size());
+    for (size_t k = NextFree(u, lo, hi); k < hi; k = NextFree(u, k / 64 * 64 + 64, hi))
+      for (uint64_t word = bits[k / 64] & (~uint64_t{0} << (k % 64)); word != 0; word &= word - 1) {
+        const size_t slot = k / 64 * 64 + static_cast<size_t>(std::countr_zero(word));
+        if (slot >= hi || !fn(slot)) return;
+      }
+  }
   bool free(size_t k) const { return free_[k] != 0; }
   TrayUse use(size_t k) const { return use_[k]; }
   const std::vector<uint8_t>& free_flags() const { return free_; }
@@ -65,10 +78,13 @@ class TrayPool {
     free_[k] = f;
     FreeIndex& index = index_[static_cast<size_t>(use_[k])];
     uint64_t& word = index.bits[k / 64];
-    word = f ? word | uint64_t{1} << (k % 64) : word & ~(uint64_t{1} << (k % 64));
-    uint64_t& summary = index.words[k / 4096];
-    const uint64_t bit = uint64_t{1} << (k / 64 % 64);
-    summary = word != 0 ? summary | bit : summary & ~bit;
+    const uint64_t summary_bit = uint64_t{1} << (k / 64 % 64);
+    if (f) {
+      if (word == 0) index.words[k / 4096] |= summary_bit;
+      word |= uint64_t{1} << (k % 64);
+    } else if ((word &= ~(uint64_t{1} << (k % 64))) == 0) {
+      index.words[k / 4096] &= ~summary_bit;
+    }
   }
 
  private:

@@ -225,6 +225,16 @@ TEST_CASE("TrayPool::NextFree finds the first free slot of a use as a slot-by-sl
         const size_t hi = lo + next() % 5000;
         CAPTURE(hi);
         REQUIRE(pool.NextFree(u, lo, hi) == naive(u, lo, hi));
+        std::vector<size_t> visited, expected;  // ForEachFree: the same slots, in order, up to a stop
+        const size_t most = next() % 40;
+        pool.ForEachFree(u, lo, hi, [&](size_t k) {
+          visited.push_back(k);
+          return visited.size() < most;
+        });
+        for (size_t k = naive(u, lo, hi); k < std::min(hi, n) && expected.size() < std::max<size_t>(most, 1);
+             k = naive(u, k + 1, hi))
+          expected.push_back(k);
+        REQUIRE(visited == expected);
       }
     }
   }
