@@ -49,14 +49,35 @@ void Thermal::LeaveTrays(JobId job, const TrayList& trays) {
     if (since != memo_at) memo = Decay(memo_at = since, now);
     return memo;
   };
+  // A whole tray's new carry depends only on its carry, carry_at and settled steps before (the job, its
+  // log, `now` and `residual` are the same for all): trays placed and restarted together share them, so
+  // the last whole tray's result serves the next one with the same inputs, bit for bit.
+  struct WholeTrayMemo {
+    bool valid = false;
+    uint32_t settled = 0;
+    uint64_t carry_bits = 0;
+    Time carry_at{};
+    TrayCarry after;
+  } last;
   for (ComponentId tray : trays) {
     const size_t k = topo_.TraySlot(tray);
-    SettleCarry(k);
     TrayCarry& t = carry_[k];
     const int job_gpus = seats_.gpus_at(k);
+    const bool whole = job_gpus == per_tray && seats_.job_at(k) == job;
+    if (whole && last.valid && last.settled == t.settled && last.carry_bits == std::bit_cast<uint64_t>(t.carry) &&
+        last.carry_at == t.carry_at) {
+      t = last.after;
+      continue;
+    }
+    const WholeTrayMemo before{true, t.settled, std::bit_cast<uint64_t>(t.carry), t.carry_at, {}};
+    SettleCarry(k);
     if (job_gpus == per_tray) {
       t.carry = t.carry * decay(t.carry_at) + residual;
       t.carry_at = now;
+      if (whole) {
+        last = before;
+        last.after = t;
+      }
     } else {
       for (ComponentId g : topo_.GpusOfTray(tray)) {
         GpuHeat& s = heat(g);
