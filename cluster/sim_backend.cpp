@@ -64,16 +64,19 @@ void SimBackend::Start() {
 // ---------------------------------------------------------------- fault verbs
 
 Status SimBackend::SetNvlinkPort(ComponentId gpu, int port, bool up, FaultId cause) {
+  ctx_.SettleOwed();
   return fabric_.SetNvlinkPort(gpu, port, up, cause);
 }
 
-Status SimBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) { return fabric_.SetNicLink(nic, up, cause); }
+Status SimBackend::SetNicLink(ComponentId nic, bool up, FaultId cause) { ctx_.SettleOwed(); return fabric_.SetNicLink(nic, up, cause); }
 
 Status SimBackend::SetTrayPresent(ComponentId tray, bool present, FaultId cause) {
+  ctx_.SettleOwed();
   return nodes_.SetTrayPresent(tray, present, cause);
 }
 
 Status SimBackend::SetGpuFailed(ComponentId gpu, bool failed, int xid, FaultId cause) {
+  ctx_.SettleOwed();
   return nodes_.SetGpuFailed(gpu, failed, xid, cause);
 }
 
@@ -81,6 +84,7 @@ Status SimBackend::CrashProcesses(ComponentId gpu, FaultId cause) { return sched
 
 // What follows is physics in the part that owns the component: bandwidth, power, cooling.
 Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause) {
+  ctx_.SettleOwed();
   const Topology& topo = ctx_.topo();
   switch (topo.at(c).kind) {
     case Kind::kSwitchTray: return fabric_.SetSwitchFailed(c, failed, cause);
@@ -103,12 +107,14 @@ Status SimBackend::SetComponentFailed(ComponentId c, bool failed, FaultId cause)
 }
 
 Status SimBackend::SetRegionDown(ComponentId region, bool down, FaultId cause) {
+  ctx_.SettleOwed();
   return regions_.SetRegionDown(region, down, cause);
 }
 
 // ---------------------------------------------------------------- healer verbs
 
 Status SimBackend::Drain(ComponentId tray, const std::string&) {
+  ctx_.SettleOwed();
   const Component& c = ctx_.topo().at(tray);
   if (c.kind == Kind::kSwitchTray) return fabric_.TakeSwitchTrayOut(tray, true);
   if (c.kind == Kind::kSpine || c.kind == Kind::kSuperSpine) return fabric_.TakeSpineOut(tray, true);
@@ -118,6 +124,7 @@ Status SimBackend::Drain(ComponentId tray, const std::string&) {
 }
 
 Status SimBackend::Resume(ComponentId tray) {
+  ctx_.SettleOwed();
   const Component& c = ctx_.topo().at(tray);
   if (c.kind == Kind::kSwitchTray) return fabric_.TakeSwitchTrayOut(tray, false);
   if (c.kind == Kind::kSpine || c.kind == Kind::kSuperSpine) return fabric_.TakeSpineOut(tray, false);
@@ -126,11 +133,12 @@ Status SimBackend::Resume(ComponentId tray) {
   return Status::Ok();
 }
 
-Status SimBackend::ResetGpu(ComponentId gpu) { return nodes_.ResetGpu(gpu); }
+Status SimBackend::ResetGpu(ComponentId gpu) { ctx_.SettleOwed(); return nodes_.ResetGpu(gpu); }
 
 Status SimBackend::RequeueJob(JobId job, const std::string& reason) { return scheduler_.RequeueJob(job, reason); }
 
 Status SimBackend::RunDiagnostic(ComponentId tray) {
+  ctx_.SettleOwed();
   const Component& c = ctx_.topo().at(tray);
   if (c.kind == Kind::kSwitchTray) {
     fabric_.DiagnoseSwitchTray(tray);
@@ -145,13 +153,16 @@ Status SimBackend::RunDiagnostic(ComponentId tray) {
   return Status::Ok();
 }
 
-Status SimBackend::RebootNode(ComponentId tray) { return nodes_.RebootNode(tray); }
+Status SimBackend::RebootNode(ComponentId tray) { ctx_.SettleOwed(); return nodes_.RebootNode(tray); }
 
 // ---------------------------------------------------------------- inspection
 
-double SimBackend::GpuTemperature(ComponentId gpu) const { return thermal_.Temperature(gpu, ctx_.clock().Now()); }
+double SimBackend::GpuTemperature(ComponentId gpu) const {
+  ctx_.SettleOwed();
+  return thermal_.Temperature(gpu, ctx_.clock().Now()); }
 
 SimBackend::SpineCrossing SimBackend::JobSpineCrossing(JobId job) const {
+  ctx_.SettleOwed();
   const SimJob& j = scheduler_.jobs()[job];
   return CrossingOf(ctx_.topo(), j.cfg, j.at);
 }

@@ -90,20 +90,20 @@ class SimBackend : public Backend {
   // Inspection for tests and summaries.
   double GpuTemperature(ComponentId gpu) const;
   double SwitchTemperature(ComponentId switch_tray) const { return thermal_.SwitchTemperature(switch_tray); }
-  double GpuSpeed(ComponentId gpu) const { return thermal_.GpuSpeed(gpu); }
+  double GpuSpeed(ComponentId gpu) const { ctx_.SettleOwed(); return thermal_.GpuSpeed(gpu); }
   bool GpuAlive(ComponentId gpu) const { return nodes_.GpuAlive(gpu); }
-  JobState JobStateOf(JobId job) const { return scheduler_.jobs()[job].state; }
-  double JobSteps(JobId job) const { return scheduler_.JobSteps(job); }
-  const std::vector<ComponentId>& JobTrays(JobId job) const { return scheduler_.jobs()[job].at.trays.ids(); }
+  JobState JobStateOf(JobId job) const { ctx_.SettleOwed(); return scheduler_.jobs()[job].state; }
+  double JobSteps(JobId job) const { ctx_.SettleOwed(); return scheduler_.JobSteps(job); }
+  const std::vector<ComponentId>& JobTrays(JobId job) const { ctx_.SettleOwed(); return scheduler_.jobs()[job].at.trays.ids(); }
   // The spines a job's traffic crosses at its placement (placement.h, CrossingOf).
   SpineCrossing JobSpineCrossing(JobId job) const;
   // The job a GPU runs, kNoJob if none. O(1).
-  JobId JobOfGpu(ComponentId gpu) const { return scheduler_.seats().JobOfGpu(gpu); }
+  JobId JobOfGpu(ComponentId gpu) const { ctx_.SettleOwed(); return scheduler_.seats().JobOfGpu(gpu); }
   // How many requeues took the restart-in-place path (SimOptions::restart_in_place).
   int RestartsInPlace() const { return scheduler_.restarts_in_place(); }
   bool TrayDrained(ComponentId tray) const { return nodes_.TrayDrained(tray); }
   // The free-tray counts the scheduler keeps in step, recounted: "" when they agree. O(trays): for tests.
-  std::string RecountFreeTrays() const { return scheduler_.RecountFreeTrays(); }
+  std::string RecountFreeTrays() const { ctx_.SettleOwed(); return scheduler_.RecountFreeTrays(); }
   // NVLink domain health as NVIDIA's NMX reports it, and the NVLink bandwidth a GPU of the rack keeps
   // (fraction of nominal; 0 when the domain is UNHEALTHY), for the domain the rack belongs to (one rack,
   // or two for GB200 NVL36x2).

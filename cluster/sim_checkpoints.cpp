@@ -28,7 +28,7 @@ void Scheduler::ScheduleCheckpoint(SimJob& job) {
   if (job.until_ckpt <= Duration{}) job.until_ckpt = job.cfg.checkpoint_interval;
   JobId id = job.id;
   job.segment_start = clock_.Now();
-  job.ckpt_timer = clock_.CallAfter(job.until_ckpt, [this, id] { OnCheckpoint(id); });
+  job.ckpt_timer = clock_.CallAfter(job.until_ckpt, [this, id] { ctx_.SettleOwed(); OnCheckpoint(id); });
 }
 
 // A checkpoint snapshots progress now; it counts once the store acknowledges the write.
@@ -44,6 +44,7 @@ void Scheduler::OnCheckpoint(JobId id) {
   else ScheduleCheckpoint(j);
   if (j.ack_timer) clock_.Cancel(j.ack_timer);
   j.ack_timer = clock_.CallAfter(j.cfg.checkpoint_write, [this, id] {
+    ctx_.SettleOwed();
     SimJob& job = jobs_[id];
     job.ack_timer = 0;
     if (CheckpointWriteFails(job)) return;  // not acknowledged, the job trains on
@@ -63,7 +64,7 @@ void Scheduler::BlockForCheckpoint(SimJob& j) {
   ctx_.Record(JobChanged{j.id, JobState::kRunning, j.steps, 0, 0, j.at.gpus, {}, kNoFault,
                          "checkpoint: training stops for " + FormatDuration(j.cfg.checkpoint_blocking), j.at.trays});
   const JobId id = j.id;
-  j.block_timer = clock_.CallAfter(j.cfg.checkpoint_blocking, [this, id] { EndBlock(id); });
+  j.block_timer = clock_.CallAfter(j.cfg.checkpoint_blocking, [this, id] { ctx_.SettleOwed(); EndBlock(id); });
 }
 
 void Scheduler::EndBlock(JobId id) {
@@ -148,6 +149,7 @@ void Scheduler::CopyCheckpoint(JobId id) {
     return;
   }
   j.copy_timer = clock_.CallAfter(j.cfg.checkpoint_copy, [this, id] {
+    ctx_.SettleOwed();
     jobs_[id].copy_timer = 0;
     FarCopyDone(id);
   });
@@ -160,6 +162,7 @@ void Scheduler::CancelLinkCopy(SimJob& j) {
 }
 
 void Scheduler::FarCopyLanded(JobId id) {
+  ctx_.SettleOwed();  // the region link's timer (sim_region_link.h)
   jobs_[id].copy_on_link = false;
   FarCopyDone(id);
 }

@@ -7,6 +7,9 @@
 // must outlive their use. Not thread-safe (the run's event loop).
 #pragma once
 
+#include <functional>
+#include <utility>
+
 #include <vector>
 
 #include "cluster/observation.h"
@@ -87,7 +90,18 @@ class SimContext {
   // controller, any other part by its own.
   void PartHealth(ComponentId part, bool ok);
 
+  // A crashed job's trays are released lazily (Scheduler::CrashProcesses): at its requeue in place when
+  // the healer's requeue is the next thing that happens, else by the first timer or verb of any part
+  // that runs before it, all at the crash's instant. Every part's timer calls SettleOwed first.
+  void OweRelease(std::function<void()> settle) { settle_ = std::move(settle); }
+  // const: a reader (SimBackend's getters) settles it too before it looks.
+  void SettleOwed() const {
+    if (settle_) std::exchange(settle_, nullptr)();
+  }
+  void Forgive() { settle_ = nullptr; }  // the requeue took the owed release itself
+
  private:
+  mutable std::function<void()> settle_;
   const Topology& topo_;
   VirtualClock& clock_;
   EventSink& events_;

@@ -58,6 +58,7 @@ Status SimBackend::CheckHeld(Held what, Target& t) const {
 }
 
 Status SimBackend::Release(Held what, Target t, FaultId cause) {
+  ctx_.SettleOwed();
   RC_RETURN_IF_ERROR(CheckHeld(what, t));
   const ComponentId c = t.component;
   switch (what) {
@@ -71,11 +72,13 @@ Status SimBackend::Release(Held what, Target t, FaultId cause) {
 }
 
 Result<double> SimBackend::GetPowerCap(ComponentId gpu) {
+  ctx_.SettleOwed();
   if (ctx_.topo().at(gpu).kind != Kind::kGpu) return Status::Invalid(ctx_.topo().at(gpu).name + " is not a GPU");
   return thermal_.CapOf(gpu);
 }
 
 Status SimBackend::SetPowerCap(ComponentId gpu, double watts, FaultId cause) {
+  ctx_.SettleOwed();
   Target t{gpu, -1};
   RC_RETURN_IF_ERROR(CheckHeld(Held::kPowerCap, t));
   thermal_.SetPowerCap(gpu, watts, cause);
@@ -83,12 +86,14 @@ Status SimBackend::SetPowerCap(ComponentId gpu, double watts, FaultId cause) {
 }
 
 Result<double> SimBackend::GetValveOpening(ComponentId valve) {
+  ctx_.SettleOwed();
   Target t{valve, -1};
   RC_RETURN_IF_ERROR(CheckHeld(Held::kValveOpening, t));
   return thermal_.ValveNow(valve);
 }
 
 Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId cause) {
+  ctx_.SettleOwed();
   Target t{valve, -1};
   RC_RETURN_IF_ERROR(CheckHeld(Held::kValveOpening, t));
   thermal_.SetValveOpening(valve, fraction, cause);
@@ -96,6 +101,7 @@ Status SimBackend::SetValveOpening(ComponentId valve, double fraction, FaultId c
 }
 
 Status SimBackend::SetLinkBandwidth(ComponentId link, int port, double fraction, FaultId cause) {
+  ctx_.SettleOwed();
   Target t{link, port};
   RC_RETURN_IF_ERROR(CheckHeld(Held::kLinkBandwidth, t));
   if (!(fraction > 0) || fraction > 1) return Status::Invalid("link bandwidth must be above 0 and at most 100%");
@@ -104,6 +110,7 @@ Status SimBackend::SetLinkBandwidth(ComponentId link, int port, double fraction,
 }
 
 Status SimBackend::SetStorageRead(ComponentId tray, double fraction, FaultId cause) {
+  ctx_.SettleOwed();
   Target t{tray, -1};
   RC_RETURN_IF_ERROR(CheckHeld(Held::kStorageRead, t));
   if (!(fraction >= 0) || fraction > 1) return Status::Invalid("storage read fraction must be from 0 to 100%");
@@ -112,6 +119,7 @@ Status SimBackend::SetStorageRead(ComponentId tray, double fraction, FaultId cau
 }
 
 Status SimBackend::SetStoreRate(ComponentId store, double fraction, FaultId cause) {
+  ctx_.SettleOwed();
   Target t{store, -1};
   RC_RETURN_IF_ERROR(CheckHeld(Held::kStoreRate, t));
   if (!(fraction >= 0) || fraction > 1) return Status::Invalid("store rate must be from 0 to 100%");

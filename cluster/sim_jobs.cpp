@@ -2,6 +2,7 @@
 // and requeueing them. The trays come from cluster/placement.h's rule; the scheduler knows only what
 // Slurm knows: drains and nodes that are down, not which GPU is secretly slow.
 #include <algorithm>
+#include <utility>
 
 #include "cluster/sim_fabric.h"
 #include "cluster/sim_nodes.h"
@@ -43,6 +44,7 @@ Result<JobId> Scheduler::AddJob(const JobConfig& config) {
 }
 
 void Scheduler::PlaceQueuedJobs() {
+  ctx_.SettleOwed();
   for (SimJob& j : jobs_) {
     if (j.state != JobState::kQueued || !Place(j)) continue;
     if (!j.started_once) {  // the run starts with its jobs already in their stride
@@ -65,6 +67,7 @@ void Scheduler::StartAfterOverhead(SimJob& j, const std::string& detail) {
   SetJobState(j, JobState::kRestarting, j.cause, detail);
   JobId id = j.id;
   j.start_timer = clock_.CallAfter(j.cfg.restart_overhead, [this, id] {
+    ctx_.SettleOwed();
     jobs_[id].start_timer = 0;
     StartRunning(jobs_[id]);
   });
@@ -211,7 +214,13 @@ void Scheduler::OnCollectiveTimeout(JobId id) {
   ReleaseTrays(j);
 }
 
+void Scheduler::ReleaseOwed() {
+  SimJob& j = jobs_[std::exchange(owed_job_, kNoJob)];
+  ReleaseTrays(j);
+}
+
 Status Scheduler::CrashProcesses(ComponentId gpu_id, FaultId cause) {
+  ctx_.SettleOwed();
   if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
   JobId id = seats_.JobOfGpu(gpu_id);
   if (id == kNoJob) return Status::Ok();  // nothing ran there
@@ -230,7 +239,12 @@ Status Scheduler::CrashProcesses(ComponentId gpu_id, FaultId cause) {
   SetJobState(j, JobState::kFailed, cause,
               "rank on " + topo_.at(gpu_id).name + " exited with an error" + (restarting ? " during the restart" : ""),
               lost);
-  ReleaseTrays(j);
+  // Its release is owed (SimContext::OweRelease): the healer's requeue, the next thing to happen when it
+  // answers the failure at once, restarts it in place on the trays it keeps; anything else first releases
+  // them, at this same instant, as if here. A timer right after the failure's delivery settles it then.
+  owed_job_ = id;
+  ctx_.OweRelease([this] { ReleaseOwed(); });
+  clock_.CallAt(clock_.Now(), [this] { ctx_.SettleOwed(); });
   return Status::Ok();
 }
 
@@ -239,6 +253,13 @@ Status Scheduler::RequeueJob(JobId id, const std::string& reason) {
   SimJob& j = jobs_[id];
   if (j.state == JobState::kFinished) return Status::Invalid("job '" + j.cfg.name + "' has finished");
   if (j.state == JobState::kQueued) return Status::Ok();
+  if (owed_job_ == id) {  // it crashed at this instant and nothing happened since: keep what it can
+    owed_job_ = kNoJob;
+    ctx_.Forgive();
+    if (RestartInPlace(j, "requeued: " + reason, true)) return Status::Ok();
+    ReleaseTrays(j);
+  }
+  ctx_.SettleOwed();
   if (RestartInPlace(j, "requeued: " + reason)) return Status::Ok();  // sim_restart.cpp
   BackToQueue(j, "requeued: " + reason);
   PlaceQueuedJobs();

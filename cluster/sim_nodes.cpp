@@ -73,6 +73,7 @@ void Nodes::Boot(ComponentId tray_id) {
   Node& t = node(tray_id);
   t.booting = true;
   t.boot_timer = clock_.CallAfter(topo_.model().node_boot_time, [this, tray_id] {
+    ctx_.SettleOwed();
     Node& tr = node(tray_id);
     tr.boot_timer = 0;
     if (!tr.present || !tr.booting) return;
@@ -137,6 +138,7 @@ Status Nodes::ResetGpu(ComponentId gpu_id) {
   if (topo_.at(gpu_id).kind != Kind::kGpu) return Status::Invalid(topo_.at(gpu_id).name + " is not a GPU");
   if (!node(topo_.TrayOf(gpu_id)).present) return Status::Unavailable(topo_.at(gpu_id).name + ": tray is not present");
   clock_.CallAfter(topo_.model().gpu_reset_time, [this, gpu_id] {
+    ctx_.SettleOwed();
     Bus& g = bus_[topo_.GpuSlot(gpu_id)];
     if (!node(topo_.TrayOf(gpu_id)).present) return;
     // A reset brings a GPU back only once it has cooled below its slowdown temperature.
@@ -152,6 +154,7 @@ Status Nodes::ResetGpu(ComponentId gpu_id) {
 
 void Nodes::RunDiagnostic(ComponentId tray_id) {
   clock_.CallAfter(topo_.model().diagnostic_time, [this, tray_id] {
+    ctx_.SettleOwed();
     const Node& t = node(tray_id);
     std::string why;
     bool off_bus = false;

@@ -117,6 +117,7 @@ Status Fabric::TakeSwitchTrayOut(ComponentId sw, bool out) {
 // slowdown.
 void Fabric::DiagnoseSwitchTray(ComponentId sw) {
   clock_.CallAfter(topo_.model().diagnostic_time, [this, sw] {
+    ctx_.SettleOwed();
     const Switches& r = switches_of(sw);
     const bool failed = ((r.failed | r.hot) >> topo_.at(sw).index) & 1;  // a hot one is off too
     const bool slow = (r.slow >> topo_.at(sw).index) & 1;

@@ -36,6 +36,7 @@ void Scheduler::SeatJob(size_t k, JobId job, int gpus) {
 }
 
 void Scheduler::TouchTray(ComponentId tray_id) {
+  ctx_.SettleOwed();
   const size_t k = topo_.TraySlot(tray_id);
   const bool usable = nodes_.TrayUsable(tray_id);
   if (usable != seats_.usable(k) && seats_.job_at(k) != kNoJob) {  // its job will not get it back on a restart
@@ -45,7 +46,7 @@ void Scheduler::TouchTray(ComponentId tray_id) {
   seats_.SetUsable(k, usable);
 }
 
-bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail) {
+bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail, bool owed) {
   const int per_tray = topo_.model().gpus_per_tray;
   const size_t need = static_cast<size_t>(j.cfg.gpus / per_tray);
   const int block = j.cfg.grouped ? j.cfg.tp * j.cfg.ep : 1;
@@ -109,7 +110,14 @@ bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail) {
   // re-solve the job's loud GPUs with no job on them; on a kept tray the job is there but queued, which
   // draws the same idle power, and its fresh reference trajectory is idle now: the same.
   const std::vector<ComponentId> loud = thermal_.LoudGpusOf(j.id);
-  StopForRequeue(j, detail);
+  if (owed) {  // it left its trays at its crash as far as anyone saw: its events name none
+    Placement at = std::move(j.at);
+    j.at = {};
+    StopForRequeue(j, detail);
+    j.at = std::move(at);
+  } else {
+    StopForRequeue(j, detail);
+  }
   thermal_.LogCarryStep(j.id);
   for (ComponentId tray : left) {
     const size_t k = topo_.TraySlot(tray);

@@ -102,6 +102,7 @@ class Scheduler {
   void StopTimers(SimJob& job);
   void OnCollectiveTimeout(JobId id);
   void ReleaseTrays(SimJob& job);
+  void ReleaseOwed();  // the crashed job's trays (owed_job_), as CrashProcesses would have released them
   // sim_step.cpp
   // What stops a job's collectives now (a lost GPU, tray, NIC link, domain, spine path or object store),
   // and the domain bandwidth and spine share its step runs at otherwise.
@@ -120,7 +121,8 @@ class Scheduler {
   // carry current. A tray left by a job must have its carry settled first. O(1) but for lost seats.
   void SeatJob(size_t k, JobId job, int gpus);
   // RequeueJob's fast path; false (nothing changed) when the job does not qualify.
-  bool RestartInPlace(SimJob& job, const std::string& detail);
+  // `owed`: the job crashed at this instant and still holds the trays it released as far as anyone saw.
+  bool RestartInPlace(SimJob& job, const std::string& detail, bool owed = false);
   bool DomainLost(const SimJob& job) const;  // some rack of its trays lost its NVLink domain
   void NoteSpareRackUse(const SimJob& job);
   // sim_checkpoints.cpp
@@ -152,6 +154,7 @@ class Scheduler {
   SeatMap seats_;
   std::set<ComponentId> odd_gpus_;
   int restarts_in_place_ = 0;
+  JobId owed_job_ = kNoJob;  // crashed at this instant, its release not taken yet (SimContext::OweRelease)
 };
 
 }  // namespace rackchaos::cluster

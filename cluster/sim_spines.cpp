@@ -50,6 +50,7 @@ Status Fabric::SetSpine(ComponentId spine, bool failed, bool taken_out, FaultId 
 // The spine's self-test (the fabric manager's health check): passes when the switch itself works.
 void Fabric::DiagnoseSpine(ComponentId spine) {
   clock_.CallAfter(topo_.model().diagnostic_time, [this, spine] {
+    ctx_.SettleOwed();
     const bool failed = spine_failed_[SpineIndex(spine)];
     ctx_.Emit(DiagnosticResult{spine, !failed, failed ? topo_.at(spine).name + " not responding" : "all checks passed"},
               clock_.Now());

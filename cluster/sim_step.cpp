@@ -19,6 +19,7 @@
 namespace rackchaos::cluster {
 
 void Scheduler::NoteGpu(ComponentId gpu_id) {
+  ctx_.SettleOwed();
   bool odd = !nodes_.GpuAlive(gpu_id) || fabric_.NvlinkDown(gpu_id) != 0 || thermal_.GpuSpeed(gpu_id) < 1 - 1e-12;
   if (odd)
     odd_gpus_.insert(gpu_id);
@@ -84,11 +85,12 @@ void Scheduler::StallRestart(SimJob& j, const Blockage& b) {
   SetJobState(j, JobState::kHung, b.cause, "restart stalled: " + b.why);
   j.restart_stalled = true;
   const JobId id = j.id;
-  j.timeout_timer = clock_.CallAfter(j.cfg.collective_timeout, [this, id] { OnCollectiveTimeout(id); });
+  j.timeout_timer = clock_.CallAfter(j.cfg.collective_timeout, [this, id] { ctx_.SettleOwed(); OnCollectiveTimeout(id); });
 }
 
 // Re-derives a running, hung or restarting job's condition from its GPUs and links after any change to them.
 void Scheduler::RefreshJob(JobId id) {
+  ctx_.SettleOwed();
   SimJob& j = jobs_[id];
   if (j.state != JobState::kRunning && j.state != JobState::kHung && j.state != JobState::kRestarting) return;
   Advance(j);
@@ -102,7 +104,7 @@ void Scheduler::RefreshJob(JobId id) {
     j.fatal = j.fatal || block.fatal;
     if (j.state == JobState::kRunning) {
       SetJobState(j, JobState::kHung, block.cause, block.why);
-      j.timeout_timer = clock_.CallAfter(j.cfg.collective_timeout, [this, id] { OnCollectiveTimeout(id); });
+      j.timeout_timer = clock_.CallAfter(j.cfg.collective_timeout, [this, id] { ctx_.SettleOwed(); OnCollectiveTimeout(id); });
     }
     return;
   }
@@ -186,7 +188,7 @@ void Scheduler::RefreshJob(JobId id) {
   }
   if (slow_ranks && !j.report_timer && !resumed)
     j.report_timer = clock_.CallAt(SimContext::NextSlot(j.report_phase, opt_.step_report_period, clock_.Now()),
-                                   [this, id] { OnStepReport(id); });
+                                   [this, id] { ctx_.SettleOwed(); OnStepReport(id); });
   if (!resumed && std::fabs(step - j.step_time_s) < 1e-9) return;
   if (j.blocked) {  // training stopped for a checkpoint: its events show the new pace when it goes on (EndBlock)
     j.speed = nom / step;
@@ -209,7 +211,7 @@ void Scheduler::RefreshJob(JobId id) {
     ScheduleCheckpoint(j);
     if (slow_ranks && !j.report_timer)
       j.report_timer = clock_.CallAt(SimContext::NextSlot(j.report_phase, opt_.step_report_period, clock_.Now()),
-                                     [this, id] { OnStepReport(id); });
+                                     [this, id] { ctx_.SettleOwed(); OnStepReport(id); });
     thermal_.JobPowerChanged(j.id);
   }
 }
@@ -244,7 +246,7 @@ void Scheduler::OnStepReport(JobId id) {
   }
   bool listed = !r.rank_gpus.empty();
   ctx_.Emit(std::move(r), clock_.Now());
-  if (listed) j.report_timer = clock_.CallAfter(opt_.step_report_period, [this, id] { OnStepReport(id); });
+  if (listed) j.report_timer = clock_.CallAfter(opt_.step_report_period, [this, id] { ctx_.SettleOwed(); OnStepReport(id); });
 }
 
 }  // namespace rackchaos::cluster

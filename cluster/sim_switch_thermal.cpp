@@ -99,7 +99,7 @@ void Thermal::UpdateSwitchThermal(ComponentId sw, FaultId cause) {
     next = TimeToReach(h.th, h.slow ? m.switch_shutdown_c : m.switch_slowdown_c);
     if (!next && h.slow) next = TimeToReach(h.th, m.switch_slowdown_c);  // cooling back below slowdown
   }
-  if (next) h.timer = clock_.CallAt(*next, [this, sw] { OnSwitchCrossing(sw); });
+  if (next) h.timer = clock_.CallAt(*next, [this, sw] { ctx_.SettleOwed(); OnSwitchCrossing(sw); });
   WatchSwitchTelemetry(sw);
 }
 
@@ -144,7 +144,7 @@ void Thermal::WatchSwitchTelemetry(ComponentId sw) {
   SwitchHeat& h = HeatOf(sw);
   if (h.poll) return;
   h.poll = clock_.CallAt(SimContext::NextSlot(ctx_.PartPollPhase(sw), opt_.telemetry_period, clock_.Now()),
-                         [this, sw] { OnSwitchTelemetryTick(sw); });
+                         [this, sw] { ctx_.SettleOwed(); OnSwitchTelemetryTick(sw); });
 }
 
 void Thermal::OnSwitchTelemetryTick(ComponentId sw) {

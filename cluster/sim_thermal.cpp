@@ -156,7 +156,7 @@ void Thermal::UpdateThermal(ComponentId gpu_id) {
   // its shutdown temperature (the job hung at the instant its neighbour shut down) shuts down now.
   else if (g.throttling)
     next = temp >= m.gpu_shutdown_c - 1e-6 ? std::optional<Time>(now) : TimeToReach(g.thermal, m.gpu_shutdown_c);
-  if (next) g.thermal_timer = clock_.CallAt(*next, [this, gpu_id] { OnThermalCrossing(gpu_id); });
+  if (next) g.thermal_timer = clock_.CallAt(*next, [this, gpu_id] { ctx_.SettleOwed(); OnThermalCrossing(gpu_id); });
   jobs_.NoteGpu(gpu_id);
   if (JobId job = seats_.JobOfGpu(gpu_id); job != kNoJob && was_throttling != g.throttling) jobs_.RefreshJob(job);
 }
@@ -195,7 +195,7 @@ void Thermal::WatchTelemetry(ComponentId tray_id) {
   TrayCooling& t = tray_[topo_.TraySlot(tray_id)];
   if (t.telemetry_timer) return;
   Time at = SimContext::NextSlot(nodes_.PollPhase(tray_id), opt_.telemetry_period, clock_.Now());
-  t.telemetry_timer = clock_.CallAt(at, [this, tray_id] { OnTelemetryTick(tray_id); });
+  t.telemetry_timer = clock_.CallAt(at, [this, tray_id] { ctx_.SettleOwed(); OnTelemetryTick(tray_id); });
 }
 
 // One poll of the tray's exporter: the coolant flow, and per GPU on the bus its temperature, thermal
