@@ -93,6 +93,63 @@ TEST_CASE("sim.restart: in place gives the same trays, events and temperatures a
   CHECK(differ == 0);  // bit for bit, not within a tolerance
 }
 
+// A process crash releases the job's trays as far as anyone sees; the release is owed until the healer's
+// requeue, which restarts in place when it comes first (at 2 h), and is taken in full by anything that
+// comes before it (a drain at 3 h, a sample at 4 h: then the requeue places from scratch).
+Outcome RunCrashScript(bool in_place) {
+  SimOptions options;
+  options.restart_in_place = in_place;
+  Harness h(7, 2, 2, false, options);
+  JobId job = h.sim.AddJob(Job(96)).value();
+  h.sim.Start();
+  Outcome out;
+  auto sample = [&] {
+    for (ComponentId g : h.topo.gpus()) out.temperatures.push_back(h.sim.GpuTemperature(g));
+  };
+  h.At(Duration::Hours(2), [&] {
+    CHECK(h.sim.CrashProcesses(h.Id("r01.tray05.gpu2"), 1).ok());
+    CHECK(h.sim.RequeueJob(job, "job failed").ok());
+  });
+  h.At(Duration::Hours(3), [&] { CHECK(h.sim.CrashProcesses(h.Id("r02.tray02.gpu0"), 2).ok()); });
+  h.At(Duration::Hours(3), [&] {
+    CHECK(h.sim.Drain(h.Id("r01.tray03"), "isolated").ok());
+    CHECK(h.sim.RequeueJob(job, "job failed").ok());
+  });
+  h.At(Duration::Hours(4), [&] { CHECK(h.sim.CrashProcesses(h.Id("r01.tray01.gpu0"), 3).ok()); });
+  h.At(Duration::Hours(4), sample);
+  h.At(Duration::Hours(4), [&] { CHECK(h.sim.RequeueJob(job, "job failed").ok()); });
+  for (Duration after : {Duration::Seconds(1), Duration::Seconds(20), Duration::Seconds(90)})
+    for (Duration restart : {Duration::Hours(2), Duration::Hours(3), Duration::Hours(4)})
+      h.At(restart + after, sample);
+  h.clock.RunUntil(Duration::Hours(6));
+  sample();
+  for (const Event& e : h.events.events()) {
+    if (const auto* j = std::get_if<JobChanged>(&e.body))
+      out.job_events.push_back(std::to_string(e.at.us) + " " + JobStateName(j->state) + " " + j->detail + " " +
+                               std::to_string(j->trays.size()) + " " + std::to_string(j->gpus) + " " +
+                               std::to_string(j->steps));
+    if (const auto* p = std::get_if<PhysicsChanged>(&e.body))
+      out.physics.push_back(std::to_string(e.at.us) + " " + std::to_string(p->component) + " " + p->what + " " +
+                            std::to_string(p->value));
+  }
+  out.trays = h.sim.JobTrays(job);
+  out.in_place = h.sim.RestartsInPlace();
+  return out;
+}
+
+TEST_CASE("sim.restart: a crashed job requeued at once restarts in place, with a full release's results") {
+  const Outcome fast = RunCrashScript(true), full = RunCrashScript(false);
+  CHECK(fast.in_place == 1);  // only the 2 h requeue came before anything else
+  CHECK(full.in_place == 0);
+  CHECK(fast.trays == full.trays);
+  CHECK(fast.job_events == full.job_events);
+  CHECK(fast.physics == full.physics);
+  REQUIRE(fast.temperatures.size() == full.temperatures.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < fast.temperatures.size(); ++i) differ += fast.temperatures[i] != full.temperatures[i];
+  CHECK(differ == 0);
+}
+
 TEST_CASE("sim.restart: a job with another one waiting restarts in full (the other may take its trays)") {
   Harness h(7, 1, 2);
   JobId small = h.sim.AddJob(Job(8)).value();  // 2 trays
