@@ -3,6 +3,7 @@
 // Each test runs the same script twice, with SimOptions::restart_in_place on and off, and compares.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,34 @@ struct Outcome {
   std::vector<ComponentId> trays;
   int in_place = 0;
 };
+
+// Runs the script to 6 h, samples once more, and keeps what the two ways of restarting must agree on.
+void Finish(Harness& h, JobId job, Outcome& out, const std::function<void()>& sample) {
+  h.clock.RunUntil(Duration::Hours(6));
+  sample();
+  for (const Event& e : h.events.events()) {
+    if (const auto* j = std::get_if<JobChanged>(&e.body))
+      out.job_events.push_back(std::to_string(e.at.us) + " " + JobStateName(j->state) + " " + j->detail + " " +
+                               std::to_string(j->trays.size()) + " " + std::to_string(j->gpus) + " " +
+                               std::to_string(j->steps));
+    if (const auto* p = std::get_if<PhysicsChanged>(&e.body))
+      out.physics.push_back(std::to_string(e.at.us) + " " + std::to_string(p->component) + " " + p->what + " " +
+                            std::to_string(p->value));
+  }
+  out.trays = h.sim.JobTrays(job);
+  out.in_place = h.sim.RestartsInPlace();
+}
+
+// The same trays, events and temperatures, bit for bit, not within a tolerance.
+void CheckSame(const Outcome& fast, const Outcome& full) {
+  CHECK(fast.trays == full.trays);
+  CHECK(fast.job_events == full.job_events);
+  CHECK(fast.physics == full.physics);
+  REQUIRE(fast.temperatures.size() == full.temperatures.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < fast.temperatures.size(); ++i) differ += fast.temperatures[i] != full.temperatures[i];
+  CHECK(differ == 0);
+}
 
 // Two racks (16 regular trays and 2 hot spares each); a 96-GPU job on 24 trays: r01.tray01-16 and
 // r02.tray01-08. Requeues after a drain, after a tray pull (its GPUs get trajectories of their own)
@@ -53,18 +82,7 @@ Outcome RunScript(bool in_place) {
     CHECK(h.sim.SetGpuFailed(h.Id("r01.tray10.gpu1"), true, 79, 4).ok());
   });
   h.At(Duration::Hours(5), sample);
-  h.clock.RunUntil(Duration::Hours(6));
-  sample();
-  for (const Event& e : h.events.events()) {
-    if (const auto* j = std::get_if<JobChanged>(&e.body))
-      out.job_events.push_back(std::to_string(e.at.us) + " " + JobStateName(j->state) + " " + j->detail + " " +
-                               std::to_string(j->trays.size()) + " " + std::to_string(j->steps));
-    if (const auto* p = std::get_if<PhysicsChanged>(&e.body))
-      out.physics.push_back(std::to_string(e.at.us) + " " + std::to_string(p->component) + " " + p->what + " " +
-                            std::to_string(p->value));
-  }
-  out.trays = h.sim.JobTrays(job);
-  out.in_place = h.sim.RestartsInPlace();
+  Finish(h, job, out, sample);
   if (in_place) {  // the first requeue kept 23 trays and took the first free regular one, r02.tray09
     const auto& changes = h.JobChanges(job);
     bool saw = false;
@@ -84,13 +102,7 @@ TEST_CASE("sim.restart: in place gives the same trays, events and temperatures a
   const Outcome fast = RunScript(true), full = RunScript(false);
   CHECK(fast.in_place == 3);
   CHECK(full.in_place == 0);
-  CHECK(fast.trays == full.trays);
-  CHECK(fast.job_events == full.job_events);
-  CHECK(fast.physics == full.physics);
-  REQUIRE(fast.temperatures.size() == full.temperatures.size());
-  size_t differ = 0;
-  for (size_t i = 0; i < fast.temperatures.size(); ++i) differ += fast.temperatures[i] != full.temperatures[i];
-  CHECK(differ == 0);  // bit for bit, not within a tolerance
+  CheckSame(fast, full);
 }
 
 // A process crash releases the job's trays as far as anyone sees; the release is owed until the healer's
@@ -121,19 +133,7 @@ Outcome RunCrashScript(bool in_place) {
   for (Duration after : {Duration::Seconds(1), Duration::Seconds(20), Duration::Seconds(90)})
     for (Duration restart : {Duration::Hours(2), Duration::Hours(3), Duration::Hours(4)})
       h.At(restart + after, sample);
-  h.clock.RunUntil(Duration::Hours(6));
-  sample();
-  for (const Event& e : h.events.events()) {
-    if (const auto* j = std::get_if<JobChanged>(&e.body))
-      out.job_events.push_back(std::to_string(e.at.us) + " " + JobStateName(j->state) + " " + j->detail + " " +
-                               std::to_string(j->trays.size()) + " " + std::to_string(j->gpus) + " " +
-                               std::to_string(j->steps));
-    if (const auto* p = std::get_if<PhysicsChanged>(&e.body))
-      out.physics.push_back(std::to_string(e.at.us) + " " + std::to_string(p->component) + " " + p->what + " " +
-                            std::to_string(p->value));
-  }
-  out.trays = h.sim.JobTrays(job);
-  out.in_place = h.sim.RestartsInPlace();
+  Finish(h, job, out, sample);
   return out;
 }
 
@@ -141,13 +141,7 @@ TEST_CASE("sim.restart: a crashed job requeued at once restarts in place, with a
   const Outcome fast = RunCrashScript(true), full = RunCrashScript(false);
   CHECK(fast.in_place == 1);  // only the 2 h requeue came before anything else
   CHECK(full.in_place == 0);
-  CHECK(fast.trays == full.trays);
-  CHECK(fast.job_events == full.job_events);
-  CHECK(fast.physics == full.physics);
-  REQUIRE(fast.temperatures.size() == full.temperatures.size());
-  size_t differ = 0;
-  for (size_t i = 0; i < fast.temperatures.size(); ++i) differ += fast.temperatures[i] != full.temperatures[i];
-  CHECK(differ == 0);
+  CheckSame(fast, full);
 }
 
 TEST_CASE("sim.restart: a job with another one waiting restarts in full (the other may take its trays)") {
