@@ -225,8 +225,8 @@ const std::vector<KeyInfo> kKeys = {
      "upper bounds (< <=) on metrics that never decrease: ttd/tti/ttr.max, blast.*, gpu_hours_lost.*, "
      "healer.false_isolations."},
     {"expect[]", "allow_empty", T::kBool, kOptional, 0, 0, "false", "true",
-     "The gate passes when its metric has no data: no fault had an effect to time (ttd, tti, ttr, blast, "
-     "gpu_hours_lost) or no job ran (ettr, goodput). Without it such a gate says \"no data\" and fails, since "
+     "The gate passes when its metric has no data: no fault had an effect or a time to measure (ttd, tti, ttr, "
+     "blast, gpu_hours_lost) or no job ran (ettr, goodput). Without it such a gate says \"no data\" and fails, since "
      "it measured nothing; `rackchaos validate` warns about a gate that can only be empty (a plan with no "
      "faults and no chaos, or no jobs)."},
 };

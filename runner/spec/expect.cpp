@@ -48,6 +48,11 @@ double Seconds(const std::optional<Duration>& d) { return d ? d->Seconds() : kIn
 // Time gates look at faults that did something: a crash on an idle GPU leaves nothing to detect.
 bool HadEffect(const FaultMetrics& f) { return f.gpus_direct > 0 || f.jobs_touched > 0; }
 
+// A time gate sees the times the report's fault table shows: every fault with a time (a PSU failed within
+// its shelf's redundancy touches no GPU, yet the healer detects and isolates it), and every fault that
+// had an effect, whose missing time counts as never.
+bool Timed(const FaultMetrics& f, const std::optional<Duration>& time) { return time || HadEffect(f); }
+
 // Time to isolate looks at faults that needed isolation: those isolated and those missed (recall's
 // faults). A crashed process or a link flap that heals itself needs none: no isolation is not "never".
 bool NeededIsolation(const RunMetrics& m, const FaultMetrics& f) {
@@ -76,11 +81,11 @@ struct MetricDef {
 const std::vector<MetricDef>& Defs() {
   static const std::vector<MetricDef> kDefs = {
       {"ttd", GateSubject::kFaults, true, false, {"max", "p50", "p95", "mean"}, "time to detect, per fault",
-       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_detect)); return v; }},
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (Timed(f, f.time_to_detect)) v.push_back(Seconds(f.time_to_detect)); return v; }},
       {"tti", GateSubject::kFaults, true, false, {"max", "p50", "p95", "mean"}, "time to isolate, per fault that needed isolation",
-       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f) && NeededIsolation(m, f)) v.push_back(Seconds(f.time_to_isolate)); return v; }},
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (Timed(f, f.time_to_isolate) && NeededIsolation(m, f)) v.push_back(Seconds(f.time_to_isolate)); return v; }},
       {"ttr", GateSubject::kFaults, true, false, {"max", "p50", "p95", "mean"}, "time to recover, per fault",
-       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (HadEffect(f)) v.push_back(Seconds(f.time_to_recover)); return v; }},
+       [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) if (Timed(f, f.time_to_recover)) v.push_back(Seconds(f.time_to_recover)); return v; }},
       {"blast.gpus", GateSubject::kFaults, false, false, {"max", "total"}, "GPUs touched per fault (direct + collateral)",
        [](const RunMetrics& m) { std::vector<double> v; for (auto& f : m.faults) v.push_back(f.gpus_direct + f.gpus_collateral); return v; }},
       {"blast.jobs", GateSubject::kFaults, false, false, {"max", "total"}, "jobs touched per fault",
@@ -254,6 +259,9 @@ Status CheckContinuous(const Gate& gate) {
 GateResult EvaluateGateSoFar(const Gate& gate, const RunMetrics& metrics, Time now) {
   RunMetrics so_far = metrics;
   for (FaultMetrics& f : so_far.faults) {
+    // Only a fault that had an effect counts with a time still missing (Timed): a time made up for one
+    // that had none would put it in the gate.
+    if (!HadEffect(f)) continue;
     Duration late = now - f.injected;
     for (std::optional<Duration>* t : {&f.time_to_detect, &f.time_to_isolate, &f.time_to_recover})
       if (!*t) *t = late;

@@ -3,11 +3,13 @@
 //
 // A gate is METRIC OP VALUE. METRIC is one of the names in ExpectationMetrics(); OP one of
 // < <= > >= == !=; VALUE a duration for time metrics (90s, 5m) and a number or percentage otherwise.
-// A fault whose time is missing (never detected, isolated or recovered) counts as infinitely late; time
-// gates consider only faults that had an effect (took a GPU out or slowed it, or touched a job).
-// A gate over a per-fault or per-job metric with nothing to measure (no fault had an effect, no job ran)
-// says "no data" and fails, unless the gate allows it to be empty (allow_empty): a gate that measured
-// nothing has not shown anything.
+// Time gates see what the report's fault table shows: every fault with a time, and every fault that had an
+// effect (took a GPU out or slowed it, or touched a job), whose missing time (never detected, isolated or
+// recovered) counts as infinitely late. A fault with neither (a crash on an idle GPU nobody noticed) is
+// left out.
+// A gate over a per-fault or per-job metric with nothing to measure (no fault had an effect or a time, no
+// job ran) says "no data" and fails, unless the gate allows it to be empty (allow_empty): a gate that
+// measured nothing has not shown anything.
 #pragma once
 
 #include <string>

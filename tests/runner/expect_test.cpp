@@ -61,6 +61,33 @@ TEST_CASE("time gates skip faults that had no effect") {
   CHECK_FALSE(runner::EvaluateGate(*runner::ParseGate("ttd.max < 1m"), m).passed);
 }
 
+// A PSU or a shelf lost within the rack's redundancy touches no GPU and no job, but its BMC reports it
+// and the healer detects and isolates it (scenarios/power_shelf.yaml): the fault table shows those times,
+// and the gates see them (before, they said "no data, no fault had an effect").
+TEST_CASE("time gates see the times the fault table shows, also of a fault that touched no GPU") {
+  RunMetrics m;
+  FaultMetrics psu;
+  psu.fault = 1;
+  psu.kind = "power_fail";
+  psu.time_to_detect = Duration::Millis(4900);
+  psu.time_to_isolate = psu.time_to_recover = Duration::Millis(24900);
+  m.faults.push_back(psu);
+  FaultMetrics unseen;  // a crash on an idle GPU nobody noticed: no effect, no time, left out
+  unseen.fault = 2;
+  m.faults.push_back(unseen);
+  runner::GateResult ttd = runner::EvaluateGate(*runner::ParseGate("ttd.max < 15s"), m);
+  CHECK(ttd.passed);
+  CHECK(ttd.message == "ttd.max < 15s: 4.9s (pass)");
+  CHECK(runner::EvaluateGate(*runner::ParseGate("ttd.max < 4s"), m).message == "ttd.max < 4s: 4.9s (FAIL)");
+  CHECK(runner::EvaluateGate(*runner::ParseGate("tti.max < 1m"), m).message == "tti.max < 1m: 24.9s (pass)");
+  CHECK(runner::EvaluateGate(*runner::ParseGate("ttr.max < 1m"), m).message == "ttr.max < 1m: 24.9s (pass)");
+  // While the run goes on, the unseen fault gets no made-up time: it is not in the gate yet either.
+  CHECK(runner::EvaluateGateSoFar(*runner::ParseGate("ttd.max < 15s"), m, Duration::Hours(1)).passed);
+  // An unseen fault that did have an effect counts as never, so far as late as it is.
+  m.faults[1].gpus_direct = 1;
+  CHECK_FALSE(runner::EvaluateGateSoFar(*runner::ParseGate("ttd.max < 15s"), m, Duration::Hours(1)).passed);
+}
+
 TEST_CASE("a fault never recovered fails every time gate") {
   RunMetrics m = Sample();
   m.faults[1].time_to_recover.reset();
