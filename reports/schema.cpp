@@ -251,6 +251,15 @@ Status AddJobFailuresV15(Db& db) {
                  "adding time up and failures to job_metrics");
 }
 
+// Version 16: a real run's fault ledger and its run id there (RunInfo::ledger, ledger_run), so that
+// `rackchaos recover` finds the row of a run killed before the ledger learned the row's id exactly. Rows
+// stored earlier read NULL: for them recover still goes by the times (runner/site/recover.cpp).
+Status AddLedgerRunV16(Db& db) {
+  return db.Exec("ALTER TABLE runs ADD COLUMN ledger TEXT;"
+                 "ALTER TABLE runs ADD COLUMN ledger_run INTEGER",
+                 "adding the fault ledger and its run id to runs");
+}
+
 // Append new steps here; never edit a step that has shipped.
 constexpr Migration kMigrations[] = {
     {1, "initial schema: runs, components, jobs, events, typed event tables, metrics, views", &CreateV1},
@@ -281,6 +290,9 @@ constexpr Migration kMigrations[] = {
      &SweepSeedsAndTimesV14},
     {15, "job_metrics.up_us and failures: a job's time up and the faults that stopped it (job.mttf)",
      &AddJobFailuresV15},
+    {16, "runs.ledger and ledger_run: a real run's fault ledger and its run there (rackchaos recover finds the row "
+         "by them)",
+     &AddLedgerRunV16},
 };
 
 }  // namespace

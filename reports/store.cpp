@@ -188,8 +188,8 @@ Result<int64_t> ReportStore::BeginRun(const RunInfo& info) {
   const std::string what = "recording the start of plan '" + info.plan_name + "'";
   RC_ASSIGN_OR_RETURN(Stmt* stmt, state_->Cached(
       "INSERT INTO runs(plan_name, plan_path, plan_text, plan_hash, seed, version, host, backend, "
-      "command_line, started_wall, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running') "
-      "RETURNING id", what));
+      "command_line, started_wall, ledger, ledger_run, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "'running') RETURNING id", what));
   stmt->Bind(1, info.plan_name);
   stmt->Bind(2, info.plan_path);
   stmt->Bind(3, info.plan_text);
@@ -200,6 +200,8 @@ Result<int64_t> ReportStore::BeginRun(const RunInfo& info) {
   stmt->Bind(8, info.backend);
   stmt->Bind(9, info.command_line);
   stmt->Bind(10, info.started_wall);
+  stmt->Bind(11, info.ledger);
+  stmt->Bind(12, info.ledger_run);
   // A lone statement is its own transaction; stepping it to DONE is what commits the row.
   RC_ASSIGN_OR_RETURN(bool row, stmt->Step(what));
   int64_t id = row ? stmt->Int(0) : 0;

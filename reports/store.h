@@ -49,12 +49,20 @@ struct RunInfo {
   std::string backend;       // "sim" | "ssh"
   std::string started_wall;  // ISO-8601 UTC
   std::string command_line;
+  // A real run's fault ledger (LedgerIdentity of its path, runner/site/ledger.h) and its run there
+  // (ledger_runs.id): `rackchaos recover` finds the row of a run killed before the ledger learned the
+  // row's id by them. Empty and 0 for a run without a ledger.
+  std::string ledger;
+  int64_t ledger_run = 0;
 };
 
 // A run as stored: what BeginRun received plus how it ended.
 struct RunRow {
   int64_t id = 0;
   RunInfo info;
+  // Stored before rows named their ledger run (schema version 16): `ledger` and `ledger_run` read as
+  // empty and 0 although the run may have had one.
+  bool ledger_unrecorded = false;
   std::string status;              // running|passed|failed|error|interrupted|aborted
   std::optional<int> exit_code;    // absent while running
   std::string ended_wall;          // "" while running

@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* kRunColumns =
     "SELECT id, plan_name, plan_path, plan_text, plan_hash, seed, version, host, backend, "
-    "started_wall, command_line, status, exit_code, ended_wall, failed_reason FROM runs";
+    "started_wall, command_line, status, exit_code, ended_wall, failed_reason, ledger, ledger_run FROM runs";
 
 RunRow RunFromRow(const Stmt& s) {
   RunRow r;
@@ -31,6 +31,10 @@ RunRow RunFromRow(const Stmt& s) {
   if (!s.IsNull(12)) r.exit_code = static_cast<int>(s.Int(12));
   r.ended_wall = s.Text(13);
   r.failed_reason = s.Text(14);
+  // NULL in rows stored before schema version 16, which every later row sets (empty and 0 without a ledger).
+  r.ledger_unrecorded = s.IsNull(16);
+  r.info.ledger = s.Text(15);
+  r.info.ledger_run = r.ledger_unrecorded ? 0 : s.Int(16);
   return r;
 }
 

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   Check(store.status(), "open");
   // RACKCHAOS_BENCH_PRAGMAS: extra PRAGMAs to try (e.g. "PRAGMA cache_size=-65536"), for experiments.
   if (const char* pragmas = std::getenv("RACKCHAOS_BENCH_PRAGMAS")) Check(rr::StoreAccess::DbOf(*store).Exec(pragmas, "pragmas"), "pragmas");
-  rr::RunInfo info{"bench", "bench.yaml", "name: bench\n", "", 1, "bench", "localhost", "sim", "2025-01-01T00:00:00Z", "report_bench"};
+  rr::RunInfo info{"bench", "bench.yaml", "name: bench\n", "", 1, "bench", "localhost", "sim", "2025-01-01T00:00:00Z", "report_bench", "", 0};
   auto run = store->BeginRun(info);
   Check(run.status(), "begin");
   std::vector<rr::ComponentRow> comps;

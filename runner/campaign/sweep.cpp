@@ -144,7 +144,7 @@ Status RunNumber(Sweep& sweep, reports::SweepStore& store, int64_t k) {
   RC_ASSIGN_OR_RETURN(RunSpec spec, SpecFor(sweep.variants[p], point, seed, sweep.topologies));
   const RunTimer timer;
   RunOptions run{sweep.options.db_path, sweep.options.command_line, false, std::nullopt, nullptr, nullptr,
-                 sweep.options.live, 0, {}};
+                 sweep.options.live, 0, {}, "", 0};
   const RunOutcome out = ExecuteRun(sweep.variants[p], spec, run);
   if (out.run_id != 0) {
     RC_RETURN_IF_ERROR(store.Tag({out.run_id, sweep.id, point.label, seed, timer.WallMs(), timer.CpuMs()}));

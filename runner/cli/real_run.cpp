@@ -145,6 +145,8 @@ RunOutcome ExecuteRealRun(const Plan& plan, const RunSpec& spec, const RealSpec&
   run_options.on_stop = options.on_stop;
   run_options.live = options.live;
   backend.PrepareRun(options.db_path);  // in the ledger before the run row exists (recover finds it)
+  run_options.ledger = backend.LedgerOfRun();  // and the row names it, so recover finds the row exactly
+  run_options.ledger_run = backend.LedgerRun();
   return RunPlan(plan, spec, {backend, clock, events, real.horizon, inv.observe_period}, run_options);
 }
 

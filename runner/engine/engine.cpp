@@ -113,7 +113,8 @@ Status Engine::OpenReport() {
   RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(options_.db_path));
   store_.emplace(std::move(store));
   const reports::RunInfo info{plan_.name,        plan_.path, plan_.text,          "",        spec_.seed,
-                              RACKCHAOS_VERSION, HostName(), rig_.backend.Name(), WallStampNow(), options_.command_line};
+                              RACKCHAOS_VERSION, HostName(), rig_.backend.Name(), WallStampNow(), options_.command_line,
+                              options_.ledger,   options_.ledger_run};
   RC_ASSIGN_OR_RETURN(run_, store_->BeginRun(info));
   out_.run_id = run_;
   rig_.events.Attach(*store_, run_);

@@ -61,6 +61,10 @@ struct RunOptions {
   // telemetry samples and step reports a run produced); they must only look, so the run stays the same.
   // Not owned; subscribed when the backend observes.
   std::vector<cluster::ObservationSink*> observers;
+  // A real run's fault ledger and its run there (SshBackend::LedgerOfRun, LedgerRun), stored in its report
+  // row so that `rackchaos recover` finds the row of a run killed before the ledger learned its id.
+  std::string ledger;
+  int64_t ledger_run = 0;
 };
 
 struct RunOutcome {

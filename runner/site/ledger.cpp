@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,13 @@ struct Ledger::State {
 };
 
 std::string DefaultLedgerPath(const std::string& report_db) { return report_db + ".ledger"; }
+
+std::string LedgerIdentity(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
+  if (ec) resolved = std::filesystem::absolute(path, ec).lexically_normal();
+  return ec ? path : resolved.string();
+}
 
 Ledger::Ledger(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Ledger::Ledger(Ledger&&) noexcept = default;

@@ -70,6 +70,9 @@ struct LedgerRun {
 
 // "<report db>.ledger": where a report database's runs keep their ledger.
 std::string DefaultLedgerPath(const std::string& report_db);
+// The ledger at `path` as a report row names it (reports::RunInfo::ledger): its absolute path with links
+// and dot segments resolved, so that two names of one file (relative, through a link) are one ledger.
+std::string LedgerIdentity(const std::string& path);
 
 class Ledger {
  public:

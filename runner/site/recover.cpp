@@ -130,24 +130,32 @@ Result<Replayed> ReturnDrained(ssh::SshPool& pool, const LedgerEntry& e, std::st
 }
 
 // The report row of a run killed after its row was written but before it recorded the row's id in the
-// ledger (report_run 0; SshBackend::PrepareRun): the one row of its report database still 'running',
-// started when or after it registered, that no other unfinished ledger run claims. 0 when there is no
-// such row, when there are several, or while another run of that database is alive and unnumbered.
-Result<int64_t> RowOfUnnumberedRun(const LedgerRun& run, const std::vector<LedgerRun>& runs,
+// ledger (report_run 0; SshBackend::PrepareRun): the row that names this ledger and run (RunInfo::ledger,
+// ledger_run; none when it was killed before it wrote one). Rows stored before rows named their ledger run
+// (schema version 16: RunRow::ledger_unrecorded) are found by the times, as before: the one such row
+// still 'running', started when or after the run registered, that no other unfinished ledger run claims
+// (none when there are several, or while another run of that database is alive and unnumbered). 0 when
+// there is no row.
+Result<int64_t> RowOfUnnumberedRun(const Ledger& ledger, const LedgerRun& run, const std::vector<LedgerRun>& runs,
                                    const std::set<int64_t>& live) {
+  std::error_code ec;
+  if (!std::filesystem::exists(run.report_db, ec) && !ec) return int64_t{0};
+  RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(run.report_db));
+  RC_ASSIGN_OR_RETURN(std::vector<reports::RunRow> rows, store.ListRuns());
+  const std::string identity = LedgerIdentity(ledger.path());
+  for (const reports::RunRow& row : rows)
+    if (row.info.ledger_run == run.id && row.info.ledger == identity) return row.id;
   std::set<int64_t> claimed;
   for (const LedgerRun& r : runs) {
     if (r.report_db != run.report_db) continue;
     if (r.report_run == 0 && live.count(r.id)) return int64_t{0};  // its row may be any of them
     claimed.insert(r.report_run);
   }
-  std::error_code ec;
-  if (!std::filesystem::exists(run.report_db, ec) && !ec) return int64_t{0};
-  RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(run.report_db));
-  RC_ASSIGN_OR_RETURN(std::vector<reports::RunRow> rows, store.ListRuns());
   int64_t found = 0;
   for (const reports::RunRow& row : rows) {
-    if (row.status != "running" || claimed.count(row.id) || row.info.started_wall < run.started_wall) continue;
+    if (!row.ledger_unrecorded || row.status != "running" || claimed.count(row.id) ||
+        row.info.started_wall < run.started_wall)
+      continue;
     if (found) return int64_t{0};
     found = row.id;
   }
@@ -302,7 +310,7 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
     if (live.count(run.id)) continue;
     Status s;
     if (run.report_run == 0) {  // killed before it numbered its report row: found by what it can be
-      Result<int64_t> row = RowOfUnnumberedRun(run, runs, live);
+      Result<int64_t> row = RowOfUnnumberedRun(ledger, run, runs, live);
       s = row.status();
       if (s.ok()) run.report_run = *row;
     }

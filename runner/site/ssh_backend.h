@@ -129,6 +129,10 @@ class SshBackend : public cluster::Backend {
   // aborted. StartRun numbers it (and does this itself when it was not called). Never fails: a failure
   // is StartRun's to return, once the run is on record.
   void PrepareRun(const std::string& report_db);
+  // The run's fault ledger (LedgerIdentity) and its id there, for the report row (reports::RunInfo::ledger,
+  // ledger_run): "" and 0 until PrepareRun registered it, or when it could not.
+  std::string LedgerOfRun() const;
+  int64_t LedgerRun() const { return ledger_ ? options_.ledger_run : 0; }
   Status StartRun(const cluster::RunContext& run) override;
   // start_job for each job when Observes(), else a warning that only the faults run.
   Status StartJobs(const std::vector<cluster::JobConfig>& jobs) override;

@@ -42,6 +42,8 @@ void SshBackend::PrepareRun(const std::string& report_db) {
   prepare_ = run.status();
 }
 
+std::string SshBackend::LedgerOfRun() const { return ledger_ && options_.ledger_run ? LedgerIdentity(ledger_->path()) : ""; }
+
 Status SshBackend::StartRun(const cluster::RunContext& run) {
   // Whatever earlier runs left applied is reverted first: a new run starts from a clean site.
   if (!options_.ledger_path.empty()) {

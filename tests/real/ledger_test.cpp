@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <vector>
 
 #include "core/wall_time.h"
+#include "reports/sqlite_db.h"
 #include "reports/store.h"
 
 namespace rackchaos::runner {
@@ -260,8 +262,56 @@ TEST_CASE("recover: --forget closes an unrevertable entry unrun, all or nothing"
 
 // A real run registers in the ledger before it writes its report row and numbers it there after
 // (SshBackend::PrepareRun, StartRun); one killed in between left a row 'running' that the ledger does
-// not name (the rig soak's kill at 0.07 s, RACKCHAOS_SOAK_SEED=20261202, iteration 176).
-TEST_CASE("recover: a run killed before it numbered its report row is still marked aborted") {
+// not name (the rig soak's kill at 0.07 s, RACKCHAOS_SOAK_SEED=20261202, iteration 176). The row names
+// the ledger run (RunInfo::ledger, ledger_run), and recover finds it by that: before, it went by the
+// times, and found nothing when two such runs died, or took the row of another process's run (a
+// simulated one, which has no ledger) for one that died before it wrote a row.
+TEST_CASE("recover: a run killed before it numbered its report row is found by the ledger run its row names") {
+  TempDir dir;
+  const std::string db = dir.path + "/r.db";
+  auto store = reports::ReportStore::Open(db);
+  REQUIRE(store.ok());
+  const std::string ledger_path = DefaultLedgerPath(db);
+  auto row = [&](int64_t ledger_run) {
+    reports::RunInfo info;
+    info.plan_name = "p";
+    info.backend = ledger_run ? "ssh" : "sim";
+    info.started_wall = WallStampNow();
+    if (ledger_run) info.ledger = LedgerIdentity(dir.path + "/./r.db.ledger");  // one file, however named
+    info.ledger_run = ledger_run;
+    return *store->BeginRun(info);
+  };
+  auto ledger = Ledger::Open(ledger_path);
+  REQUIRE(ledger.ok());
+  std::vector<int64_t> killed;
+  for (int i = 0; i < 2; ++i) {  // two runs die, each after writing its row, before numbering it
+    auto owner = Ledger::Open(ledger_path);
+    REQUIRE(owner.ok());
+    auto run = owner->BeginRun(db, 0);
+    REQUIRE(run.ok());
+    killed.push_back(row(*run));
+  }
+  {  // and one before it wrote its row at all
+    auto owner = Ledger::Open(ledger_path);
+    REQUIRE(owner.ok());
+    REQUIRE(owner->BeginRun(db, 0).ok());
+  }
+  const int64_t simulated = row(0);  // another process's simulated run, still going: no ledger
+  const int64_t live = row(0);       // a real run that is still going, numbered
+  REQUIRE(ledger->BeginRun(db, live).ok());
+  auto result = Recover(*ledger, {});
+  REQUIRE_MESSAGE(result.ok(), result.status().ToString());
+  CHECK(result->runs_aborted == 2);
+  CHECK(store->ReadRun(killed[0])->status == "aborted");
+  CHECK(store->ReadRun(killed[1])->status == "aborted");
+  CHECK(store->ReadRun(simulated)->status == "running");
+  CHECK(store->ReadRun(live)->status == "running");
+  CHECK(ledger->UnfinishedRuns()->size() == 1);  // the live one
+}
+
+// A database written before rows named their ledger run (schema version 16): its rows are found by the
+// times, as before: the one row still running, started after the run registered, that no other run claims.
+TEST_CASE("recover: in a database from before rows named their ledger run, the row is found by the times") {
   TempDir dir;
   const std::string db = dir.path + "/r.db";
   auto store = reports::ReportStore::Open(db);
@@ -285,6 +335,11 @@ TEST_CASE("recover: a run killed before it numbered its report row is still mark
   }
   const int64_t live = row(WallStampNow());  // a run that is still going, numbered
   REQUIRE(ledger->BeginRun(db, live).ok());
+  {  // the rows as a rackchaos from before version 16 stored them (and the migration left them): no ledger run
+    auto raw = reports::Db::Open(db, reports::kOpenReadWrite);
+    REQUIRE(raw.ok());
+    REQUIRE(raw->Exec("UPDATE runs SET ledger = NULL, ledger_run = NULL", "as stored before").ok());
+  }
   auto result = Recover(*ledger, {});
   REQUIRE_MESSAGE(result.ok(), result.status().ToString());
   CHECK(result->runs_aborted == 1);

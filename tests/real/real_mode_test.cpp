@@ -145,6 +145,9 @@ TEST_CASE("real: kill -9 of the runner, then recover restores the hosts and mark
   CHECK(WaitExit(pid, 10) == 128 + SIGKILL);
   CHECK_FALSE(lab->LinkUp(b1));  // the fault outlives its runner...
   CHECK(OnlyRun(db).status == "running");
+  // Its row names its ledger run (recover finds the row by that when the ledger never learned the row's id).
+  CHECK(OnlyRun(db).info.ledger == LedgerIdentity(db + ".ledger"));
+  CHECK(OnlyRun(db).info.ledger_run == 1);
 
   std::string out;
   CHECK_MESSAGE(Recover(*lab, db, &out) == 0, out);  // ...until recover replays the ledger

@@ -85,6 +85,50 @@ TEST_CASE("reports.schema: a further migration step upgrades a current database 
   CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == next);
 }
 
+// Version 16: a real run's row names its fault ledger and its run there. A database from before still
+// opens, its rows saying that they name none because they were stored before (recover then goes by the
+// times, runner/site/recover.cpp), and takes rows that name their ledger run.
+TEST_CASE("reports.schema: a version 15 database opens; its runs read as stored before rows named a ledger run") {
+  TempDir dir;
+  std::string path = dir.File("v15.db");
+  int64_t old_run = 0;
+  {
+    auto store = ReportStore::Open(path);
+    REQUIRE(store.ok());
+    old_run = *store->BeginRun(t::SampleRunInfo());
+  }
+  {  // the file as version 15 wrote it
+    Db db = OpenOrCreate(path);
+    REQUIRE(db.Exec("ALTER TABLE runs DROP COLUMN ledger; ALTER TABLE runs DROP COLUMN ledger_run;"
+                    "DELETE FROM schema_history WHERE version > 15; PRAGMA user_version = 15",
+                    "back to version 15")
+                .ok());
+  }
+  auto store = ReportStore::Open(path);  // migrates it
+  REQUIRE_MESSAGE(store.ok(), store.status().ToString());
+  CHECK(IntOpenOrCreate(path, "PRAGMA user_version") == LatestSchemaVersion());
+  auto old_row = store->ReadRun(old_run);
+  REQUIRE(old_row.ok());
+  CHECK(old_row->ledger_unrecorded);
+  CHECK(old_row->info.ledger.empty());
+  CHECK(old_row->info.ledger_run == 0);
+  RunInfo real = t::SampleRunInfo();
+  real.ledger = "/var/lib/rackchaos/r.db.ledger";
+  real.ledger_run = 42;
+  const int64_t real_run = *store->BeginRun(real);
+  const int64_t sim_run = *store->BeginRun(t::SampleRunInfo());
+  auto rows = store->ListRuns();
+  REQUIRE(rows.ok());
+  REQUIRE(rows->size() == 3);
+  CHECK(rows->at(1).id == real_run);
+  CHECK_FALSE(rows->at(1).ledger_unrecorded);
+  CHECK(rows->at(1).info.ledger == "/var/lib/rackchaos/r.db.ledger");
+  CHECK(rows->at(1).info.ledger_run == 42);
+  CHECK(rows->at(2).id == sim_run);
+  CHECK_FALSE(rows->at(2).ledger_unrecorded);  // a run without a ledger says so: it is not an old row
+  CHECK(rows->at(2).info.ledger_run == 0);
+}
+
 TEST_CASE("reports.schema: a newer database is refused without being modified") {
   TempDir dir;
   std::string path = dir.File("r.db");
@@ -364,6 +408,7 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
     if (c.starts_with("job_events:"))
       c.replace(c.find(" trays"), 6, " placement_id store_lost_work_us store_cause_fault_id");
     if (c.starts_with("job_metrics:")) c += " up_us failures";  // version 15's, job.mttf's inputs
+    if (c.starts_with("runs:")) c += " ledger ledger_run";        // version 16's, recover's way to a row
   }
   CHECK(columns_after == columns_before);
   CHECK(QuotedRows(path, "SELECT seq FROM event_log LIMIT 3") == std::vector<std::string>{"1", "2", "3"});

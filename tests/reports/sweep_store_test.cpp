@@ -111,6 +111,7 @@ TEST_CASE("reports.sweep_store: version 14 gives the runs tagged before it their
                     "ALTER TABLE sweep_runs DROP COLUMN wall_ms; ALTER TABLE sweep_runs DROP COLUMN cpu_ms;"
                     "CREATE INDEX sweep_runs_by_sweep ON sweep_runs(sweep, point);"
                     "ALTER TABLE job_metrics DROP COLUMN up_us; ALTER TABLE job_metrics DROP COLUMN failures;"  // 15's
+                    "ALTER TABLE runs DROP COLUMN ledger; ALTER TABLE runs DROP COLUMN ledger_run;"  // 16's
                     "INSERT INTO sweep_runs(run_id, sweep, point) VALUES (1, 'S', '-'), (2, 'S', '-');"
                     "DELETE FROM schema_history WHERE version > 13; PRAGMA user_version = 13",
                     "back to version 13")

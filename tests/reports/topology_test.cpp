@@ -284,6 +284,7 @@ TEST_CASE("reports.topology: version 10 drops the index by parent and history wa
                     "CREATE INDEX sweep_runs_by_sweep ON sweep_runs(sweep, point);"
                     "ALTER TABLE job_metrics DROP COLUMN up_us;"  // version 15's
                     "ALTER TABLE job_metrics DROP COLUMN failures;"
+                    "ALTER TABLE runs DROP COLUMN ledger; ALTER TABLE runs DROP COLUMN ledger_run;"  // version 16's
                     "DELETE FROM schema_history WHERE version > 9; PRAGMA user_version = 9",
                     "back to version 9")
                 .ok());
