@@ -76,6 +76,9 @@ class Fabric {
   Status SetNicLink(ComponentId nic, bool up, FaultId cause);
   Status SetFabricFailed(ComponentId leaf_or_rail, bool failed, FaultId cause);
   Status SetDpuFailed(ComponentId dpu, bool failed, FaultId cause);
+  // A tray pulled from its slot: its NICs' links go down with it, as the switch ports they plug into
+  // see; back when it is in again (the hold of (tray, cause) on each, cluster/holds.h).
+  void SetTrayNicsPresent(ComponentId tray, bool present, FaultId cause);
   // A NIC link down that the job sends over hangs it: true with the link's fault and what it is.
   bool JobNicDown(const SimJob& job, FaultId& cause, std::string& why) const;
 

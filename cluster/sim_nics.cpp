@@ -35,6 +35,11 @@ Status Fabric::SetDpuFailed(ComponentId dpu, bool failed, FaultId cause) {
   return Status::Ok();
 }
 
+void Fabric::SetTrayNicsPresent(ComponentId tray, bool present, FaultId cause) {
+  for (ComponentId n : topo_.ChildrenOf(tray))
+    if (topo_.at(n).kind == Kind::kNic) (void)HoldNicLink(n, tray, !present, cause);
+}
+
 // The tray reports the cause of the oldest hold left.
 Status Fabric::HoldNicLink(ComponentId nic, ComponentId holder, bool down, FaultId cause) {
   const auto s = down ? nic_holds_.Place(nic, holder, cause, 0, 1) : nic_holds_.Release(nic, holder, cause, 1);

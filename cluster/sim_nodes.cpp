@@ -38,6 +38,12 @@ Status Nodes::SetTrayPresent(ComponentId tray_id, bool present, FaultId cause) {
   const auto s = present ? presence_holds_.Release(tray_id, tray_id, cause, 1)
                          : presence_holds_.Place(tray_id, tray_id, cause, 0, 1);
   ApplyTrayPresent(tray_id, s, cause);
+  // Its NICs' links go down with it: the switch ports they plug into lose carrier, which a site's link
+  // state shows at once (the rig's tray_pull: link_state in ~1 s, before the missed heartbeats). Held by
+  // the pull (holder the tray, cause the fault), so a link_down of its own on one of them stays in force.
+  // A rack's power loss does not take them down here: the leaf rule of the localizer would read a dark
+  // rack's NICs as its leaves failing (healer/localizer.cpp, FabricDomains).
+  fabric_.SetTrayNicsPresent(tray_id, present, cause);
   return Status::Ok();
 }
 

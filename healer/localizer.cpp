@@ -44,14 +44,34 @@ void SwitchTrays(const std::vector<Symptom>& symptoms, const cluster::Topology& 
   }
 }
 
+bool NicLinkDown(const Symptom& s, const cluster::Topology& topo) {
+  return s.cls == SymptomClass::kLinkDown && s.component != kNoComponent && topo.at(s.component).kind == Kind::kNic;
+}
+
+// The trays with every NIC link down (at least two) among the symptoms not yet explained.
+std::set<ComponentId> TraysOffTheNetwork(const std::vector<Symptom>& symptoms, const cluster::Topology& topo,
+                                         const std::vector<bool>& used) {
+  std::map<ComponentId, std::set<ComponentId>> nics_down;
+  for (size_t i = 0; i < symptoms.size(); ++i)
+    if (!used[i] && NicLinkDown(symptoms[i], topo)) nics_down[topo.TrayOf(symptoms[i].component)].insert(symptoms[i].component);
+  const size_t tray_nics = static_cast<size_t>(std::max(2, topo.model().nics_per_tray));
+  std::set<ComponentId> out;
+  for (const auto& [tray, nics] : nics_down)
+    if (nics.size() >= tray_nics) out.insert(tray);
+  return out;
+}
+
 // Step 0b: NIC links down on trays of one leaf (at least `min_trays`): that leaf; on two or more leaves
-// of one rail: the rail.
+// of one rail: the rail. A leaf or a rail takes one NIC of each tray behind it (the tray's NIC on that
+// rail), so a tray with every NIC link down (pulled, or its PCIe gone) is not the leaf's doing: its links
+// are left to the tray (step 3), or several trays pulled at once would read as their leaves failing.
 void FabricDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
                    std::vector<bool>& used, std::vector<IsolationDecision>& out) {
+  const std::set<ComponentId> dark = TraysOffTheNetwork(symptoms, topo, used);
   std::map<ComponentId, Group> by_leaf;
   for (size_t i = 0; i < symptoms.size(); ++i) {
     const Symptom& s = symptoms[i];
-    if (used[i] || s.cls != SymptomClass::kLinkDown || topo.at(s.component).kind != Kind::kNic) continue;
+    if (used[i] || !NicLinkDown(s, topo) || dark.count(topo.TrayOf(s.component))) continue;
     ComponentId leaf = topo.LeafOfNic(s.component);
     if (leaf == kNoComponent) continue;
     by_leaf[leaf].trays.insert(topo.TrayOf(s.component));
@@ -192,13 +212,16 @@ void PowerDomains(const std::vector<Symptom>& symptoms, const cluster::Topology&
 void SharedDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& topo, int min_trays,
                    std::vector<bool>& used, std::vector<IsolationDecision>& out) {
   std::map<ComponentId, Group> by_cdu, by_rack;
+  // A tray lost is one whose heartbeats stopped or whose every NIC link went down (its links are seen
+  // before its heartbeats are missed).
+  const std::set<ComponentId> dark = TraysOffTheNetwork(symptoms, topo, used);
   for (size_t i = 0; i < symptoms.size(); ++i) {
     const Symptom& s = symptoms[i];
     ComponentId tray = topo.TrayOf(s.component);
     if (used[i] || tray == kNoComponent) continue;
     ComponentId rack = topo.RackOf(tray);
-    Group* g = IsThermal(s.cls) ? &by_cdu[topo.CduOfRack(rack)]
-             : s.cls == SymptomClass::kHeartbeatLost ? &by_rack[rack] : nullptr;
+    const bool lost = s.cls == SymptomClass::kHeartbeatLost || (NicLinkDown(s, topo) && dark.count(tray));
+    Group* g = IsThermal(s.cls) ? &by_cdu[topo.CduOfRack(rack)] : lost ? &by_rack[rack] : nullptr;
     if (!g) continue;
     g->trays.insert(tray);
     g->idx.push_back(i);
@@ -276,6 +299,12 @@ void TrayDomains(const std::vector<Symptom>& symptoms, const cluster::Topology& 
     gpus.insert(hot.begin(), hot.end());
     if (gpus.size() >= 2) {
       out.push_back({tray, idx, std::to_string(gpus.size()) + " GPUs of one tray failing together"});
+      continue;
+    }
+    // Every NIC link of the tray down together (no leaf explained them): the tray, as a pulled tray takes
+    // them all. Fewer are each their own NIC (two behind one DPU are that DPU when it reports, step 0a).
+    if (nics.size() >= static_cast<size_t>(std::max(2, topo.model().nics_per_tray))) {
+      out.push_back({tray, idx, std::to_string(nics.size()) + " NIC links of one tray down together"});
       continue;
     }
     for (const auto& [nic, ni] : nics) out.push_back({nic, ni, "NIC link down"});

@@ -14,9 +14,10 @@ class TrayPullInjector : public Injector {
     return "a compute tray (r01.tray11)";
   }
   std::string_view simulation() const override {
-    return "The tray vanishes with its GPUs, CPUs and NICs: heartbeats stop and jobs on it hang until the "
-           "healer acts or the collective timeout fires. With `for:` the tray is reinserted after that long "
-           "and boots (the model's node_boot time).";
+    return "The tray vanishes with its GPUs, CPUs and NICs: its NIC links go down (the switch ports lose "
+           "carrier), heartbeats stop and jobs on it hang until the healer acts or the collective timeout "
+           "fires. With `for:` the tray is reinserted after that long (links up) and boots (the model's "
+           "node_boot time).";
   }
   std::string_view real_mode() const override {
     return "Inventory action tray_pull, an on/off action, usually with run_on a management host: apply "

@@ -163,6 +163,30 @@ TEST_CASE("sim.holds: a pulled tray in a rack that loses power - back only when 
   }
 }
 
+// A pulled tray's NIC links go down with it (the switch ports lose carrier) and come back when it is
+// inserted; a link_down of one of them, placed before or during the pull, keeps that link down.
+TEST_CASE("sim.holds: a pulled tray takes its NIC links down - a NIC's own link_down outlasts the pull") {
+  Harness h;
+  h.sim.Start();
+  ComponentId tray = h.Id("r01.tray05"), nic1 = h.Id("r01.tray05.nic1"), nic2 = h.Id("r01.tray05.nic2");
+  constexpr FaultId kPull = 4, kLink = 5;
+  CHECK(h.sim.SetNicLink(nic1, false, kLink).ok());
+  CHECK(h.Physics("link_down", nic1).size() == 1);
+  CHECK(h.sim.SetTrayPresent(tray, false, kPull).ok());
+  const int nics = h.topo.model().nics_per_tray;
+  REQUIRE(nics >= 3);
+  for (int n = 0; n < nics; ++n) {
+    CAPTURE(n);
+    CHECK(h.Physics("link_down", h.Id("r01.tray05.nic" + std::to_string(n))).size() == 1);  // nic1 once: already down
+  }
+  CHECK(h.Physics("link_down", h.Id("r01.tray06.nic0")).empty());  // only the pulled tray's
+  CHECK(h.sim.SetTrayPresent(tray, true, kPull).ok());
+  CHECK(h.Physics("link_up", nic2).size() == 1);
+  CHECK(h.Physics("link_up", nic1).empty());  // its own link_down still holds
+  CHECK(h.sim.SetNicLink(nic1, true, kLink).ok());
+  CHECK(h.Physics("link_up", nic1).size() == 1);
+}
+
 TEST_CASE("sim.holds: two link_degrade on one NIC - the lower rate holds until both are reverted") {
   for (bool lower_reverted_first : {true, false}) {
     CAPTURE(lower_reverted_first);

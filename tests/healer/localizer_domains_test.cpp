@@ -2,6 +2,7 @@
 // and PSUs from their status, the CDU from trays overheating together.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,64 @@ TEST_CASE("healer.localize: NIC links down behind one leaf are the leaf, behind 
   // NICs of another rail behind the same leaf group are another leaf.
   s.push_back(On(SymptomClass::kLinkDown, kFive, "r01.tray01.nic3"));
   CHECK(Localize(s, kFive, 3).size() == 2);
+}
+
+// A pulled tray's NIC links all go down at once (cluster/sim_nodes.cpp, the rig's tray_pull).
+std::vector<Symptom> AllNicsDown(const cluster::Topology& topo, const std::string& tray) {
+  std::vector<Symptom> s;
+  for (int n = 0; n < topo.model().nics_per_tray; ++n)
+    s.push_back(On(SymptomClass::kLinkDown, topo, tray + ".nic" + std::to_string(n)));
+  return s;
+}
+
+TEST_CASE("healer.localize: every NIC link of a tray down is the tray; of three trays of a rack, the rack; never their leaves") {
+  static const cluster::Topology kFive = testing::BuildTopology(5, 2);  // leaves serve 4 racks
+  REQUIRE(kFive.model().nics_per_tray >= 2);
+  auto one = Localize(AllNicsDown(kFive, "r02.tray04"), kFive, 3);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].domain == Id("r02.tray04", kFive));
+  CHECK(one[0].reason == std::to_string(kFive.model().nics_per_tray) + " NIC links of one tray down together");
+  CHECK(one[0].symptoms.size() == static_cast<size_t>(kFive.model().nics_per_tray));
+  // Two NICs of one tray (not all): each its own NIC, as before (localizer_test.cpp, the DPU case).
+  auto two_nics = Localize({On(SymptomClass::kLinkDown, kFive, "r02.tray04.nic0"),
+                            On(SymptomClass::kLinkDown, kFive, "r02.tray04.nic2")}, kFive, 3);
+  REQUIRE(two_nics.size() == 2);
+  CHECK(kFive.at(two_nics[0].domain).kind == cluster::Kind::kNic);
+  CHECK(kFive.at(two_nics[1].domain).kind == cluster::Kind::kNic);
+
+  // Trays pulled in three racks behind the same leaves, two per rack: every rail's leaf sees 6 trays, but
+  // each tray has all its links down, so it is each tray, not 4 leaves.
+  std::vector<Symptom> s;
+  for (const char* t : {"r01.tray02", "r01.tray09", "r02.tray05", "r02.tray11", "r03.tray01", "r03.tray17"}) {
+    auto a = AllNicsDown(kFive, t);
+    s.insert(s.end(), a.begin(), a.end());
+  }
+  auto trays = Localize(s, kFive, 3);
+  REQUIRE(trays.size() == 6);
+  for (const auto& d : trays) CHECK(kFive.at(d.domain).kind == cluster::Kind::kComputeTray);
+
+  // A third tray of r02 dark the same way: r02 as a whole (rack power or network), the others each.
+  auto a = AllNicsDown(kFive, "r02.tray16");
+  s.insert(s.end(), a.begin(), a.end());
+  auto rack = Localize(s, kFive, 3);
+  REQUIRE(rack.size() == 5);
+  CHECK(std::count_if(rack.begin(), rack.end(), [&](const IsolationDecision& d) { return d.domain == Id("r02", kFive); }) == 1);
+  for (const auto& d : rack) {
+    if (d.domain == Id("r02", kFive)) CHECK(d.reason == "3 trays lost together: shared rack power or network");
+    else CHECK(kFive.at(d.domain).kind == cluster::Kind::kComputeTray);
+  }
+
+  // One NIC per tray on 18 trays is still the leaf, beside a pulled tray behind it.
+  std::vector<Symptom> leaf;
+  for (int t = 1; t <= 18; ++t)
+    if (t != 4) leaf.push_back(On(SymptomClass::kLinkDown, kFive, std::string("r02.tray") + (t < 10 ? "0" : "") + std::to_string(t) + ".nic1"));
+  auto pulled = AllNicsDown(kFive, "r02.tray04");
+  leaf.insert(leaf.end(), pulled.begin(), pulled.end());
+  auto d = Localize(leaf, kFive, 3);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].domain == Id("rail1.leaf01", kFive));
+  CHECK(d[0].symptoms.size() == 17);
+  CHECK(d[1].domain == Id("r02.tray04", kFive));
 }
 
 TEST_CASE("healer.localize: flow low on every tray of a rack is its CDU, not 18 valves") {

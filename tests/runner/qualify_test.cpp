@@ -23,7 +23,7 @@ std::string Plan(const std::string& name, const std::string& gate) {
          "faults:\n  - {at: 5m, kind: tray_pull, target: r01.tray01, for: 20m}\nexpect:\n  - \"" + gate + "\"\n";
 }
 const char* kPasses = "healer.false_isolations <= 1";
-const char* kFails = "ttd.max < 1s";  // no detector sees a pulled tray within a second
+const char* kFails = "tti.max < 1s";  // no healer isolates a pulled tray within a second (its correlation window)
 
 struct Dir {
   fs::path path = fs::temp_directory_path() / ("rackchaos-qualify-test-" + std::to_string(::getpid()));
@@ -83,7 +83,7 @@ TEST_CASE("qualify: a failed stage skips the stages after it and the record says
   CHECK(runner::CmdQualify(Args(d)) == 1);
   const std::string db = (d.path / "q.db").string();
   CHECK(Rows(db, "SELECT id, rack, suite, verdict, exit_code FROM qualifications") == "1|SIM-gb200-nvl72-r01|suite|failed|1|\n");
-  CHECK(Rows(db, "SELECT reason FROM qualifications").find("c.yaml failed: ttd.max < 1s") == 0);
+  CHECK(Rows(db, "SELECT reason FROM qualifications").find("c.yaml failed: tti.max < 1s") == 0);
   // Stage 2 runs whole (d runs although c failed), stage 3 does not.
   CHECK(Rows(db, "SELECT seq, stage, run_id, verdict FROM qualification_plans ORDER BY seq") ==
         "1|1-tray|1|passed|\n2|1-tray|2|passed|\n3|2-rack|3|failed|\n4|2-rack|4|passed|\n5|3-multi-rack||skipped|\n");
@@ -91,7 +91,7 @@ TEST_CASE("qualify: a failed stage skips the stages after it and the record says
   std::string xml = d.Read("q.xml");
   CHECK(xml.find("<testsuites name=\"qualify suite rack SIM-gb200-nvl72-r01\" tests=\"5\" failures=\"1\" errors=\"0\" skipped=\"1\">") != std::string::npos);
   CHECK(xml.find("<testsuite name=\"2-rack\" tests=\"2\" failures=\"1\"") != std::string::npos);
-  CHECK(xml.find("<testcase classname=\"2-rack\" name=\"c.yaml\">\n      <failure message=\"failed: ttd.max &lt; 1s") != std::string::npos);
+  CHECK(xml.find("<testcase classname=\"2-rack\" name=\"c.yaml\">\n      <failure message=\"failed: tti.max &lt; 1s") != std::string::npos);
   CHECK(xml.find("<testcase classname=\"3-multi-rack\" name=\"e.yaml\">\n      <skipped message=\"skipped: an earlier stage did not pass\"/>") != std::string::npos);
 }
 

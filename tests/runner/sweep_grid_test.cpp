@@ -97,7 +97,7 @@ TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the
   runner::SweepOptions opt;
   opt.seeds = 2;
   opt.db_path = (dir / "g.db").string();
-  opt.grid = {*runner::ParseGridAxis("healer.missed_beats=1,12"), *runner::ParseGridAxis("checkpoint.interval=5m,1h")};
+  opt.grid = {*runner::ParseGridAxis("healer.correlation_window=5s,115s"), *runner::ParseGridAxis("checkpoint.interval=5m,1h")};
   auto r = runner::RunSweep(*plan, opt);
   REQUIRE_MESSAGE(r.ok(), r.status().message());
   CHECK(r->runs == 8);
@@ -117,19 +117,19 @@ TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the
     CHECK(timed == 8);
   }
   // Points by their values, not as text (where 1h comes before 5m).
-  CHECK(r->points == std::vector<std::string>{"healer.missed_beats=1,checkpoint.interval=5m",
-                                              "healer.missed_beats=1,checkpoint.interval=1h",
-                                              "healer.missed_beats=12,checkpoint.interval=5m",
-                                              "healer.missed_beats=12,checkpoint.interval=1h"});
+  CHECK(r->points == std::vector<std::string>{"healer.correlation_window=5s,checkpoint.interval=5m",
+                                              "healer.correlation_window=5s,checkpoint.interval=1h",
+                                              "healer.correlation_window=115s,checkpoint.interval=5m",
+                                              "healer.correlation_window=115s,checkpoint.interval=1h"});
   CHECK(r->stats.size() == 4 * runner::DefaultSweepMetrics().size());
   CHECK(r->stats[runner::DefaultSweepMetrics().size()].point == r->points[1]);
-  // Twelve missed 10 s heartbeats detect the pulled tray about 110 s later than one.
-  double fast = Stat(*r, "healer.missed_beats=1,checkpoint.interval=5m", "ttr.p95").mean;
-  double slow = Stat(*r, "healer.missed_beats=12,checkpoint.interval=5m", "ttr.p95").mean;
+  // A 115 s correlation window isolates the pulled tray (seen at once by its NIC links) 110 s later than 5 s.
+  double fast = Stat(*r, "healer.correlation_window=5s,checkpoint.interval=5m", "ttr.p95").mean;
+  double slow = Stat(*r, "healer.correlation_window=115s,checkpoint.interval=5m", "ttr.p95").mean;
   CHECK(slow - fast == doctest::Approx(110).epsilon(0.2));
   // Checkpointing every hour throws away more work than every 5 minutes.
-  CHECK(Stat(*r, "healer.missed_beats=1,checkpoint.interval=1h", "gpu_hours_lost.total").mean >
-        Stat(*r, "healer.missed_beats=1,checkpoint.interval=5m", "gpu_hours_lost.total").mean);
+  CHECK(Stat(*r, "healer.correlation_window=5s,checkpoint.interval=1h", "gpu_hours_lost.total").mean >
+        Stat(*r, "healer.correlation_window=5s,checkpoint.interval=5m", "gpu_hours_lost.total").mean);
 
   // The same sweep again: nothing runs, nothing is tagged twice.
   auto again = runner::RunSweep(*plan, opt);
