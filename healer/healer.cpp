@@ -180,6 +180,7 @@ void Healer::Isolate(const IsolationDecision& d, const std::vector<Pending>& bat
       if (topo_.TrayOf(g) == t) q.reset_gpus.push_back(g);
     q.reboot = reboot.count(t) > 0;
     q.held = drained.ok();
+    q.drained = drained.ok();
     isolated_[t] = std::move(q);
   }
   for (ComponentId t :
@@ -205,9 +206,11 @@ void Healer::IsolatePart(const IsolationDecision& d) {
     Act("alert", d.domain, kNoJob, Status::Ok(), name + ": replace (" + d.reason + ")");
     return;
   }
-  Act("take_out", d.domain, kNoJob, backend_.Drain(d.domain, "rackchaos: " + d.reason),
+  const Status out = backend_.Drain(d.domain, "rackchaos: " + d.reason);
+  Act("take_out", d.domain, kNoJob, out,
       kind == Kind::kSwitchTray ? "switch tray leaves the NVLink fabric" : "spine leaves the scale-out fabric");
   isolated_[d.domain] = {d.domain, {}};
+  isolated_[d.domain].drained = out.ok();
   ScheduleRecheck(d.domain);
 }
 
@@ -327,7 +330,11 @@ void Healer::OnDiagnostic(const cluster::DiagnosticResult& r) {
             " before return to service");
     return After(policy_.burn_in, r.tray, &Healer::Diagnose);
   }
+  const bool drained = q.drained;
   isolated_.erase(it);
+  if (!drained)  // it never left service: a resume would report a return that did not happen
+    return Act("alert", r.tray, kNoJob, Status::Ok(),
+               "diagnostic passed: " + r.detail + "; not resumed: its drain failed, so it never left service");
   Act("resume", r.tray, kNoJob, backend_.Resume(r.tray), "diagnostic passed: " + r.detail);
 }
 

@@ -33,6 +33,12 @@ class Healer : public cluster::ObservationSink {
 
   const Policy& policy() const { return policy_; }
   bool IsIsolated(ComponentId tray) const { return isolated_.count(tray) > 0; }
+  // Isolated and drained (its drain ran): the trays the end of a run returns to service. A tray whose
+  // drain failed never left service and is not returned.
+  bool HoldsDrained(ComponentId tray) const {
+    auto it = isolated_.find(tray);
+    return it != isolated_.end() && it->second.drained;
+  }
 
  private:
   struct Pending {
@@ -49,6 +55,7 @@ class Healer : public cluster::ObservationSink {
     // Drained, and every job that ran on it requeued: the precondition of a GPU reset or a reboot, which
     // would kill whatever still runs there (a real `nvidia-smi -r` refuses a GPU with processes).
     bool held = true;
+    bool drained = true;                  // its drain ran; one that failed never left service: no resume
     bool rebooted_cool = false;           // rebooted while its coolant flowed: another reboot would not help
     bool failed = false;                  // a diagnostic failed: the next pass is a return after repair
     bool waited_repair = false;

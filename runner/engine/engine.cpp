@@ -222,7 +222,7 @@ void Engine::Stop() {
   timeline_.RevertAll(end_.aborted ? "run aborted" : end_.interrupted ? "run interrupted" : "end of run");
   std::vector<ComponentId> held;
   for (ComponentId tray : spec_.topology->trays())
-    if (healer_.IsIsolated(tray)) held.push_back(tray);
+    if (healer_.HoldsDrained(tray)) held.push_back(tray);
   if (Status s = backend.ResumeHeld(held); !s.ok()) spdlog::warn("end of run: {}", s.ToString());
   Check(rig_.events.Flush());
 }

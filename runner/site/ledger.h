@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ids.h"
@@ -58,6 +59,10 @@ struct LedgerEntry {
   // fit for service; empty when the site has none or runs it on another host than resume).
   bool drain() const { return fault == kNoFault && action == "drain"; }
 };
+
+// How a drain entry's note begins when the drain got no answer (the session was lost): it may or may not
+// have run, so the entry stays open and recover says so if the tray turns out never to have left service.
+inline constexpr std::string_view kDrainUnanswered = "the drain got no answer";
 
 struct LedgerRun {
   int64_t id = 0;

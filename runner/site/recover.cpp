@@ -104,25 +104,31 @@ Result<Replayed> Replay(ssh::SshPool& pool, const LedgerEntry& e, int64_t run_pi
 
 // A tray a dead run's healer drained goes back to service as the healer would have returned it: once its
 // diagnostic passes. One that fails it, or has none to run where resume runs, stays drained (the line
-// says why and how to resume it); so does one whose resume fails. `why` says which.
+// says why and how to resume it); so does one whose resume fails. `why` says which. Each command is
+// checked as every other one recover runs (RunOk): no answer keeps the entry open.
+// A drain whose command failed was closed by its run (SshBackend::Drain) and never comes here; one that
+// got no answer (kDrainUnanswered) may never have happened, and a resume that then fails says so.
 Result<Replayed> ReturnDrained(ssh::SshPool& pool, const LedgerEntry& e, std::string* why) {
   if (e.verify.empty()) {
     *why = "no diagnostic runs on " + e.host.name + " to check it first";
     return Replayed{Found::kLeftDrained, {}};
   }
   const std::string host = PoolName(e);
-  ssh::CommandResult r = pool.RunAll({host}, e.verify).at(0);
+  ssh::CommandResult r;
+  Status s = RunOk(pool, host, e.verify, &r);
   RC_RETURN_IF_ERROR(r.status.WithContext("diagnostic"));  // unreachable: the entry stays open
   const std::string diag = SshBackend::FirstLine(r.out.empty() ? r.err : r.out);
-  if (r.exit_status != 0) {
+  if (!s.ok()) {
     *why = "its diagnostic failed (exit " + std::to_string(r.exit_status) + "): " + diag;
     return Replayed{Found::kLeftDrained, {}};
   }
-  r = pool.RunAll({host}, e.revert).at(0);
+  s = RunOk(pool, host, e.revert, &r);
   RC_RETURN_IF_ERROR(r.status.WithContext("resume"));
-  if (r.exit_status != 0) {
-    *why = "its diagnostic passed but resume exited " + std::to_string(r.exit_status) + " (" +
-           SshBackend::FirstLine(r.err.empty() ? r.out : r.err) + "; was it drained at all?)";
+  if (!s.ok()) {
+    const bool unanswered = e.note.find(kDrainUnanswered) != std::string::npos;
+    *why = "its diagnostic passed but resume failed (" + s.message() + "); " +
+           (unanswered ? "its drain never answered, so the tray may never have left service"
+                       : "it may still be drained");
     return Replayed{Found::kLeftDrained, {}};
   }
   *why = "its diagnostic passed: " + diag;

@@ -15,7 +15,8 @@
 // `rackchaos recover`, or a real run starting) to finish first, then sees what that one closed.
 // A tray a dead run's healer drained (LedgerEntry::drain(), after the faults opened before it) is
 // returned to service once its diagnostic passes, as the healer would have; otherwise it stays drained
-// and its line says why and how to resume it. Either way the entry closes: a drain is the site's own
+// and its line says why and how to resume it. (A drain that failed was closed by its run: the tray never
+// left service, and recover never sees it.) Either way the entry closes: a drain is the site's own
 // state, not a fault left applied, so it never keeps recover (or the next run) failing.
 //
 // `rackchaos recover` calls it, and so does every real run before its first fault.

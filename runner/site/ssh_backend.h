@@ -24,7 +24,8 @@
 // come back as a DiagnosticResult observation, delivered from a clock callback. They are the site's own
 // state changes, not faults, but a drain is written to the ledger before it runs and closed by the
 // resume (LedgerEntry::drain()), so that a run killed while a tray is drained leaves `rackchaos recover`
-// the way back (recover.h).
+// the way back (recover.h); a drain that fails closes it (the tray never left service: nothing to
+// return), one that gets no answer leaves it open with a note (kDrainUnanswered).
 //
 // A run's lifecycle (cluster/backend.h; ssh_backend_run.cpp): StartRun reverts what earlier runs left
 // open in the fault ledger (runner/site/recover.h), registers this run there, opens every session the
@@ -228,10 +229,20 @@ class SshBackend : public cluster::Backend {
                 const std::map<std::string, std::string>& extra = {});
   // Runs a healer action once on `t`'s host (or the site's run_on host); OK when it exits 0.
   Status Once(cluster::Verb verb, const cluster::Target& t, const std::map<std::string, std::string>& extra);
+  // What one run of a healer action got: where it ran, and the command's result (its status not OK when
+  // no answer came). RunOnce fails only when nothing was run (no such action, a target it cannot bind).
+  struct Ran {
+    std::string host, action;
+    ssh::CommandResult result;
+  };
+  Result<Ran> RunOnce(cluster::Verb verb, const cluster::Target& t, const std::map<std::string, std::string>& extra);
+  // OK when `ran` answered with exit 0; otherwise why, as Once says it.
+  static Status Outcome(const Ran& ran);
   // Writes a drain of `tray` to the ledger (LedgerEntry::drain(): resume as its revert, the diagnostic as
   // its verify when it runs on resume's host) unless one is open; nothing without a ledger or a resume
-  // action. CloseDrain closes it once the tray is back in service.
-  Status RecordDrain(ComponentId tray, const std::map<std::string, std::string>& extra);
+  // action. Returns the new entry's id, 0 when none was written. CloseDrain closes it once the tray is
+  // back in service, or when the drain failed (it never left service).
+  Result<int64_t> RecordDrain(ComponentId tray, const std::map<std::string, std::string>& extra);
   void CloseDrain(ComponentId tray, const std::string& note);
   // The Unix time (microseconds) at which the clock will read `t`, and the reverse.
   int64_t UnixMicrosAt(Time t) const;

@@ -81,16 +81,30 @@ Result<ssh::CommandResult> SshBackend::RunHealerAction(const std::string& action
   return Run(action, b.host, component, cmd);
 }
 
-Status SshBackend::Once(Verb verb, const cluster::Target& t, const std::map<std::string, std::string>& extra) {
+Result<SshBackend::Ran> SshBackend::RunOnce(Verb verb, const cluster::Target& t,
+                                            const std::map<std::string, std::string>& extra) {
   RC_ASSIGN_OR_RETURN(const injectors::RealAction* a, ActionOf(verb));
   RC_ASSIGN_OR_RETURN(TargetBinding b, BindTarget(inv_, topo_, a->name, t));
   for (const auto& [k, v] : extra) b.values[k] = v;
   const ComponentId component = a->target == injectors::RealTarget::kSite ? kNoComponent : t.component;
-  RC_ASSIGN_OR_RETURN(ssh::CommandResult r, RunHealerAction(a->name, b, component));
+  RC_ASSIGN_OR_RETURN(std::string cmd, Render(inv_.actions.at(a->name).apply, b.host, b.values));
+  Ran ran{b.host, a->name, pool_.RunAll({b.host}, cmd).at(0)};
+  (void)Record(a->name, b.host, component, cmd, ran.result, 0);  // the ssh.<action> event; Outcome says why
+  return ran;
+}
+
+Status SshBackend::Outcome(const Ran& ran) {
+  const ssh::CommandResult& r = ran.result;
+  if (!r.status.ok()) return r.status.WithContext(ran.action + " on " + ran.host);
   if (r.exit_status != 0)
-    return Status::Unavailable(b.host + ": " + a->name + " exited " + std::to_string(r.exit_status) + ": " +
+    return Status::Unavailable(ran.host + ": " + ran.action + " exited " + std::to_string(r.exit_status) + ": " +
                                FirstLine(r.err.empty() ? r.out : r.err));
   return Status::Ok();
+}
+
+Status SshBackend::Once(Verb verb, const cluster::Target& t, const std::map<std::string, std::string>& extra) {
+  RC_ASSIGN_OR_RETURN(Ran ran, RunOnce(verb, t, extra));
+  return Outcome(ran);
 }
 
 Status SshBackend::Drain(ComponentId tray, const std::string& reason) {
@@ -98,8 +112,20 @@ Status SshBackend::Drain(ComponentId tray, const std::string& reason) {
   const std::map<std::string, std::string> extra{{"reason", FirstLine(reason)}};
   // Written down before it runs, as a fault is: a run that dies holding the tray drained leaves
   // `rackchaos recover` the way back (the diagnostic, then resume).
-  RC_RETURN_IF_ERROR(RecordDrain(tray, extra));
-  return Once(Verb::kDrain, {tray, -1}, extra);
+  RC_ASSIGN_OR_RETURN(const int64_t entry, RecordDrain(tray, extra));
+  Result<Ran> ran = RunOnce(Verb::kDrain, {tray, -1}, extra);
+  const Status s = ran.ok() ? Outcome(*ran) : ran.status();
+  if (s.ok() || entry == 0) return s;
+  if (ran.ok() && !ran->result.status.ok()) {
+    // No answer: the drain may have run. The entry stays for recover, which diagnoses and returns the tray.
+    (void)options_.ledger->SetNote(entry, std::string(kDrainUnanswered) + " (" + s.message() +
+                                              "): whether the tray left service is unknown");
+  } else {
+    // It did not happen (the command said so, or never ran): there is nothing to return, by the run or by
+    // recover, and nothing to report as returned.
+    CloseDrain(tray, "never drained, nothing to return: " + s.message());
+  }
+  return s;
 }
 Status SshBackend::Resume(ComponentId tray) {
   Status s = Once(Verb::kResume, {tray, -1}, {});
@@ -107,9 +133,9 @@ Status SshBackend::Resume(ComponentId tray) {
   return s;
 }
 
-Status SshBackend::RecordDrain(ComponentId tray, const std::map<std::string, std::string>& extra) {
+Result<int64_t> SshBackend::RecordDrain(ComponentId tray, const std::map<std::string, std::string>& extra) {
   auto resume = ActionOf(Verb::kResume);
-  if (!options_.ledger || drains_.count(tray) || !resume.ok()) return Status::Ok();
+  if (!options_.ledger || drains_.count(tray) || !resume.ok()) return int64_t{0};
   RC_ASSIGN_OR_RETURN(const injectors::RealAction* drain, ActionOf(Verb::kDrain));
   RC_ASSIGN_OR_RETURN(TargetBinding d, BindTarget(inv_, topo_, drain->name, {tray, -1}));
   for (const auto& [k, v] : extra) d.values[k] = v;
@@ -130,7 +156,7 @@ Status SshBackend::RecordDrain(ComponentId tray, const std::map<std::string, std
   }
   RC_ASSIGN_OR_RETURN(const int64_t entry, options_.ledger->Record(e));
   drains_[tray] = entry;
-  return Status::Ok();
+  return entry;
 }
 
 void SshBackend::CloseDrain(ComponentId tray, const std::string& note) {

@@ -69,6 +69,33 @@ TEST_CASE("healer.remediation: without a reboot verb or with reboot off the tray
   }
 }
 
+// A tray whose drain failed is quarantined all the same (diagnosed, no reset or reboot), but it never left
+// service: when its diagnostic passes it is not resumed, and the end of a run does not return it either
+// (HoldsDrained, runner/engine/engine.cpp). Before, both "returned" it as if the drain had happened.
+TEST_CASE("healer.remediation: a tray whose drain failed is not resumed: it never left service") {
+  Rig rig;
+  rig.backend.fail_drain = true;
+  rig.backend.verdicts = {true};
+  FeedXid(rig, 48);
+  rig.clock.RunUntil(Min(1));
+  REQUIRE(rig.healer.IsIsolated(Id("r02.tray06")));
+  CHECK_FALSE(rig.healer.HoldsDrained(Id("r02.tray06")));
+  rig.clock.RunUntil(Min(60));
+  CHECK_FALSE(rig.healer.IsIsolated(Id("r02.tray06")));
+  for (const FakeBackend::Call& c : rig.backend.calls) CHECK(c.what.rfind("resume", 0) != 0);
+  CHECK(Details(rig, "resume").empty());
+  CHECK(Details(rig, "alert").back() ==
+        "diagnostic passed: all tests passed; not resumed: its drain failed, so it never left service");
+  // A tray that did drain is held, and resumed once its diagnostic passes.
+  Rig drained;
+  drained.backend.verdicts = {true};
+  FeedXid(drained, 48);
+  drained.clock.RunUntil(Min(1));
+  CHECK(drained.healer.HoldsDrained(Id("r02.tray06")));
+  drained.clock.RunUntil(Min(60));
+  CHECK(Details(drained, "resume").size() == 1);
+}
+
 TEST_CASE("healer.remediation: no reset or reboot on a tray that did not drain or still runs a job") {
   // Xid 79 (reboot) and Xid 48 (reset) on r02.tray06. A reboot or a reset would kill what still runs there
   // (a real `nvidia-smi -r` refuses a GPU with processes): the healer diagnoses the tray as it is and says why.
@@ -86,9 +113,10 @@ TEST_CASE("healer.remediation: no reset or reboot on a tray that did not drain o
     rig->clock.RunUntil(Min(60));
     for (const FakeBackend::Call& c : rig->backend.calls) CHECK(c.what.rfind("reboot", 0) != 0);
     const std::vector<std::string> alerts = Details(*rig, "alert");
-    REQUIRE(alerts.size() == 1);
+    REQUIRE(alerts.size() == (rig == &undrained ? 2 : 1));
     CHECK(alerts[0].starts_with("no reboot: the tray did not drain or a job still runs on it"));
-    CHECK(rig->Timeline().back() == "12m25s resume r02.tray06");
+    // The tray whose drain failed never left service: it is not resumed (healer.remediation below).
+    CHECK(rig->Timeline().back() == (rig == &undrained ? "12m25s alert r02.tray06" : "12m25s resume r02.tray06"));
   }
   // The same for a GPU reset (Xid 48): the job could not be requeued, so the GPU is not reset.
   Rig reset;

@@ -95,5 +95,57 @@ TEST_CASE("recover: a tray a dead run drained is returned once its diagnostic pa
   CHECK(again->returned + again->left_drained + again->reverted + again->failed == 0);
 }
 
+// A drain whose command failed (Slurm refused it, say) never took the tray out of service. Before, its
+// ledger entry stayed open, so the run's end or `rackchaos recover` "returned to service" a tray that had
+// never left it (or, when the resume then failed, reported it LEFT DRAINED). Its entry now closes when
+// the drain fails, saying so, and recover has nothing to return.
+TEST_CASE("recover: a drain that failed is closed as never drained, and nothing returns it") {
+  auto lab = testing::Lab::Start();
+  REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
+  const std::string path = (*lab)->WriteInventory("faildrain.yaml");
+  std::ofstream(path, std::ios::app) << R"(healer:
+  drain: {apply: 'if [ -e "$RCLAB_STATE/refuse" ]; then echo "scontrol: Invalid node state" >&2; exit 1; fi; echo {reason} > "$RCLAB_STATE/drained"'}
+  resume: {apply: 'rm -f "$RCLAB_STATE/drained"; echo resumed >> "$RCLAB_STATE/resumes"'}
+  diagnostic: {apply: 'echo passed'}
+)";
+  const cluster::Topology topo = testing::Gb200();
+  const ComponentId tray2 = *topo.Find("r01.tray02");
+  const fs::path state = fs::path((*lab)->dir()) / "state";
+  std::ofstream(state / "host01" / "refuse");  // tray02's host refuses the drain
+
+  const std::string ledger_path = (*lab)->dir() + "/faildrain.ledger";
+  auto ledger = Ledger::Open(ledger_path);
+  REQUIRE(ledger.ok());
+  int64_t run = 0;
+  {
+    auto owner = Ledger::Open(ledger_path);
+    REQUIRE(owner.ok());
+    testing::LabSite site(path);
+    SshBackendOptions options;
+    options.ledger = &*owner;
+    options.ledger_run = run = *owner->BeginRun((*lab)->dir() + "/none.db", 1);
+    SshBackend ssh(site.inv, topo, site.pool, site.clock, site.events, options);
+    const Status drained = ssh.Drain(tray2, "rackchaos: test");
+    CHECK_FALSE(drained.ok());
+    CHECK(drained.message().find("drain exited 1: scontrol: Invalid node state") != std::string::npos);
+    CHECK_FALSE(fs::exists(state / "host01" / "drained"));
+    CHECK(ledger->OpenEntries()->empty());  // nothing for the run's end or recover to return
+    CHECK(ssh.Shutdown().ok());
+  }
+  const auto entries = ledger->Entries(run);
+  REQUIRE(entries.ok());
+  REQUIRE(entries->size() == 1);
+  CHECK(entries->at(0).state == "closed");
+  CHECK_MESSAGE(entries->at(0).note.find("never drained, nothing to return") != std::string::npos, entries->at(0).note);
+
+  auto result = Recover(*ledger, {});
+  REQUIRE_MESSAGE(result.ok(), result.status().ToString());
+  CHECK(result->returned == 0);
+  CHECK(result->left_drained == 0);
+  CHECK(result->lines.empty());
+  CHECK_FALSE(fs::exists(state / "host01" / "resumes"));  // no resume ran: there was nothing to return
+  CHECK(ledger->UnfinishedRuns()->empty());  // nothing of the run is left open
+}
+
 }  // namespace
 }  // namespace rackchaos::runner
