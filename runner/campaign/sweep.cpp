@@ -131,6 +131,12 @@ struct Sweep {
   }
 };
 
+// The workers store into one file at once, each run in its own write transactions; the first run of a
+// large cluster writes its topology (hundreds of thousands of rows) in one, which on a loaded machine took
+// longer than the store's default 5 s wait (validation:doc-current failed so: "adding components to run
+// 1: ... database is locked"). A worker waits for the others this long before the sweep fails.
+constexpr int kWorkerBusyTimeoutMs = 120'000;
+
 // Makes run number k unless the store has it: validate, run (ExecuteRun stores it as it goes), tag.
 Status RunNumber(Sweep& sweep, reports::SweepStore& store, int64_t k) {
   const size_t p = static_cast<size_t>(k / sweep.per_point);
@@ -144,7 +150,7 @@ Status RunNumber(Sweep& sweep, reports::SweepStore& store, int64_t k) {
   RC_ASSIGN_OR_RETURN(RunSpec spec, SpecFor(sweep.variants[p], point, seed, sweep.topologies));
   const RunTimer timer;
   RunOptions run{sweep.options.db_path, sweep.options.command_line, false, std::nullopt, nullptr, nullptr,
-                 sweep.options.live, 0, {}, "", 0};
+                 sweep.options.live, 0, {}, "", 0, kWorkerBusyTimeoutMs};
   const RunOutcome out = ExecuteRun(sweep.variants[p], spec, run);
   if (out.run_id != 0) {
     RC_RETURN_IF_ERROR(store.Tag({out.run_id, sweep.id, point.label, seed, timer.WallMs(), timer.CpuMs()}));
@@ -163,6 +169,7 @@ Status RunNumber(Sweep& sweep, reports::SweepStore& store, int64_t k) {
 reports::OpenOptions SweepConnection() {
   reports::OpenOptions o;
   o.cache_kib = 2048;
+  o.busy_timeout_ms = kWorkerBusyTimeoutMs;
   return o;
 }
 

@@ -110,7 +110,9 @@ class Engine {
 };
 
 Status Engine::OpenReport() {
-  RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(options_.db_path));
+  reports::OpenOptions open;
+  if (options_.busy_timeout_ms) open.busy_timeout_ms = *options_.busy_timeout_ms;
+  RC_ASSIGN_OR_RETURN(reports::ReportStore store, reports::ReportStore::Open(options_.db_path, open));
   store_.emplace(std::move(store));
   const reports::RunInfo info{plan_.name,        plan_.path, plan_.text,          "",        spec_.seed,
                               RACKCHAOS_VERSION, HostName(), rig_.backend.Name(), WallStampNow(), options_.command_line,

@@ -65,6 +65,9 @@ struct RunOptions {
   // row so that `rackchaos recover` finds the row of a run killed before the ledger learned its id.
   std::string ledger;
   int64_t ledger_run = 0;
+  // How long the run's report connection waits for another connection's write lock (reports/store.h's
+  // default when unset). A sweep's workers store into one file at once; its runs wait longer (sweep.cpp).
+  std::optional<int> busy_timeout_ms;
 };
 
 struct RunOutcome {

@@ -2,7 +2,11 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "runner/plan/plan_loader.h"
 #include "runner/campaign/sweep.h"
@@ -137,5 +141,38 @@ TEST_CASE("sweep grid: a healer threshold and the checkpoint interval change the
   CHECK(again->skipped == 8);
   CHECK(again->stored == 0);
   CHECK(again->runs == 8);
+  fs::remove_all(dir);
+}
+
+// A sweep's workers and its tag connection wait for a write lock held longer than the store's default 5 s
+// (another worker storing a large cluster's topology on a loaded machine; here another connection): the
+// sweep finishes instead of failing with "database is locked".
+TEST_CASE("sweep: its workers wait out a write lock longer than the store's default wait") {
+  const fs::path dir = fs::temp_directory_path() / ("rackchaos-sweep-lock-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto plan = runner::ParsePlan(kTrayPull, "lock.yaml");
+  REQUIRE(plan.ok());
+  runner::SweepOptions opt;
+  opt.seeds = 2;
+  opt.threads = 2;
+  opt.db_path = (dir / "l.db").string();
+  auto first = runner::RunSweep(*plan, opt);  // the file exists, in WAL mode, with its schema
+  REQUIRE_MESSAGE(first.ok(), first.status().message());
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open(opt.db_path.c_str(), &h) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(h, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  std::thread holder([h] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(6500));
+    sqlite3_exec(h, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  opt.seeds = 4;  // two new runs, stored while the lock is held
+  const auto start = std::chrono::steady_clock::now();
+  auto r = runner::RunSweep(*plan, opt);
+  holder.join();
+  sqlite3_close(h);
+  CHECK_MESSAGE(r.ok(), r.status().message());
+  if (r.ok()) CHECK(r->stored == 4);  // another sweep (other seeds): all four runs
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::seconds(6));  // it did wait for the lock
   fs::remove_all(dir);
 }
