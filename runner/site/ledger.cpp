@@ -9,6 +9,7 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,9 +42,20 @@ CREATE TABLE IF NOT EXISTS ledger(
 CREATE INDEX IF NOT EXISTS ledger_open ON ledger(state) WHERE state = 'open';
 )";
 
+// Columns added to `ledger` since it first shipped, each with the default its older rows read: a ledger
+// created before gets them when it is opened (LedgerEntry::diagnostic, diagnostic_host).
+constexpr const char* kAddedColumns[][2] = {
+    {"diagnostic", "TEXT NOT NULL DEFAULT ''"},          {"diagnostic_host", "TEXT NOT NULL DEFAULT ''"},
+    {"diagnostic_address", "TEXT NOT NULL DEFAULT ''"},  {"diagnostic_port", "INTEGER NOT NULL DEFAULT 0"},
+    {"diagnostic_user", "TEXT NOT NULL DEFAULT ''"},     {"diagnostic_identity_file", "TEXT NOT NULL DEFAULT ''"},
+    {"diagnostic_use_agent", "INTEGER NOT NULL DEFAULT 0"}, {"diagnostic_known_hosts", "TEXT NOT NULL DEFAULT ''"},
+};
+
 constexpr const char* kEntryColumns =
     "id, run, fault, action, target, host, address, port, user, identity_file, use_agent, known_hosts, apply, "
-    "revert, verify, readback, expect, deadline_unix, expiry_token, expiry_pid, state, opened_wall, closed_wall, note";
+    "revert, verify, readback, expect, deadline_unix, expiry_token, expiry_pid, state, opened_wall, closed_wall, note, "
+    "diagnostic, diagnostic_host, diagnostic_address, diagnostic_port, diagnostic_user, diagnostic_identity_file, "
+    "diagnostic_use_agent, diagnostic_known_hosts";
 
 // The byte of "<ledger>.owners" whose lock is the recovery lock: run ids (the other bytes) start at 1.
 constexpr int64_t kRecoveryByte = 0;
@@ -55,7 +67,21 @@ constexpr int kBusyTimeoutMs = 10000;
 Status SetUp(Db& db) {
   // FULL: a ledger row must survive a power cut of the runner's machine, not just a crash.
   RC_RETURN_IF_ERROR(db.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", "setting up"));
-  return db.Exec(kSchema, "creating the schema");
+  RC_RETURN_IF_ERROR(db.Exec(kSchema, "creating the schema"));
+  const std::string what = "adding the columns of newer rackchaos versions";
+  auto has = [&](const char* column) {
+    return db.QueryInt(std::string("SELECT count(*) FROM pragma_table_info('ledger') WHERE name = '") + column + "'",
+                       what);
+  };
+  RC_ASSIGN_OR_RETURN(int64_t has_last, has(kAddedColumns[std::size(kAddedColumns) - 1][0]));
+  if (has_last) return Status::Ok();  // added in order, in one transaction: the last one means all
+  // Under the write lock, so that two processes opening an older ledger at once add each column once.
+  RC_ASSIGN_OR_RETURN(reports::Transaction txn, reports::Transaction::Begin(db, what));
+  for (const auto& [name, type] : kAddedColumns) {
+    RC_ASSIGN_OR_RETURN(int64_t present, has(name));
+    if (!present) RC_RETURN_IF_ERROR(db.Exec(std::string("ALTER TABLE ledger ADD COLUMN ") + name + " " + type, what));
+  }
+  return txn.Commit(what);
 }
 
 }  // namespace
@@ -160,8 +186,11 @@ Result<int64_t> Ledger::Record(const LedgerEntry& e) {
   const std::string what = "recording fault " + std::to_string(e.fault) + " on " + e.target;
   RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(
       "INSERT INTO ledger(run, fault, action, target, host, address, port, user, identity_file, use_agent, "
-      "known_hosts, apply, revert, verify, readback, expect, deadline_unix, state, opened_wall) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?) RETURNING id", what));
+      "known_hosts, apply, revert, verify, readback, expect, deadline_unix, state, opened_wall, diagnostic, "
+      "diagnostic_host, diagnostic_address, diagnostic_port, diagnostic_user, diagnostic_identity_file, "
+      "diagnostic_use_agent, diagnostic_known_hosts) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      what));
   s.Bind(1, e.run);
   s.Bind(2, static_cast<int64_t>(e.fault));
   s.Bind(3, std::string_view(e.action));
@@ -181,6 +210,14 @@ Result<int64_t> Ledger::Record(const LedgerEntry& e) {
   else s.BindNull(16);
   s.Bind(17, e.deadline_unix);
   s.Bind(18, std::string_view(WallStampNow()));
+  s.Bind(19, std::string_view(e.diagnostic));
+  s.Bind(20, std::string_view(e.diagnostic_host.name));
+  s.Bind(21, std::string_view(e.diagnostic_host.address));
+  s.Bind(22, static_cast<int64_t>(e.diagnostic_host.port));
+  s.Bind(23, std::string_view(e.diagnostic_host.user));
+  s.Bind(24, std::string_view(e.diagnostic_host.identity_file));
+  s.Bind(25, static_cast<int64_t>(e.diagnostic_host.use_agent ? 1 : 0));
+  s.Bind(26, std::string_view(e.diagnostic_host.known_hosts_file));
   RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
   if (!row) return Status::Internal(what + " in fault ledger '" + path() + "': no id returned");
   const int64_t id = s.Int(0);
@@ -261,6 +298,14 @@ Result<std::vector<LedgerEntry>> ReadEntries(Db& db, const std::string& where, s
     e.opened_wall = s.Text(21);
     e.closed_wall = s.Text(22);
     e.note = s.Text(23);
+    e.diagnostic = s.Text(24);
+    e.diagnostic_host.name = s.Text(25);
+    e.diagnostic_host.address = s.Text(26);
+    e.diagnostic_host.port = static_cast<int>(s.Int(27));
+    e.diagnostic_host.user = s.Text(28);
+    e.diagnostic_host.identity_file = s.Text(29);
+    e.diagnostic_host.use_agent = s.Int(30) != 0;
+    e.diagnostic_host.known_hosts_file = s.Text(31);
     out.push_back(std::move(e));
   }
 }

@@ -54,9 +54,16 @@ struct LedgerEntry {
   std::string state = "open";  // open | closed
   std::string opened_wall, closed_wall, note;
 
+  // A drain's diagnostic when it runs on another host than resume (its own run_on, or resume's run_on a
+  // head node while the diagnostic runs on the tray's node): the command and where it runs. `verify` is
+  // empty then: a rackchaos from before these fields would run it on `host`.
+  std::string diagnostic;
+  ssh::HostSpec diagnostic_host;
+
   // A tray the healer drained (action "drain", no fault), written before the drain runs and closed when
   // the run returns it to service: `revert` is the inventory's resume, `verify` its diagnostic (exit 0 =
-  // fit for service; empty when the site has none or runs it on another host than resume).
+  // fit for service) when it runs on resume's host, else `diagnostic` on `diagnostic_host`; neither when
+  // the site has none.
   bool drain() const { return fault == kNoFault && action == "drain"; }
 };
 

@@ -23,8 +23,20 @@ std::string Describe(const LedgerEntry& e) {
 }
 
 // Pool names must be unique; the same name may stand for different endpoints in different runs.
-std::string PoolName(const LedgerEntry& e) {
-  return e.host.name + "@" + e.host.address + ":" + std::to_string(e.host.port) + "/" + e.host.user;
+std::string PoolName(const ssh::HostSpec& h) {
+  return h.name + "@" + h.address + ":" + std::to_string(h.port) + "/" + h.user;
+}
+std::string PoolName(const LedgerEntry& e) { return PoolName(e.host); }
+
+// The hosts an entry's commands run on, named as in the pool: its host, and a drain's diagnostic's.
+std::vector<ssh::HostSpec> HostsOf(const LedgerEntry& e) {
+  std::vector<ssh::HostSpec> hosts{e.host};
+  hosts.back().name = PoolName(e.host);
+  if (!e.diagnostic.empty()) {
+    hosts.push_back(e.diagnostic_host);
+    hosts.back().name = PoolName(e.diagnostic_host);
+  }
+  return hosts;
 }
 
 Status RunOk(ssh::SshPool& pool, const std::string& host, const std::string& command, ssh::CommandResult* out,
@@ -103,19 +115,22 @@ Result<Replayed> Replay(ssh::SshPool& pool, const LedgerEntry& e, int64_t run_pi
 }
 
 // A tray a dead run's healer drained goes back to service as the healer would have returned it: once its
-// diagnostic passes. One that fails it, or has none to run where resume runs, stays drained (the line
-// says why and how to resume it); so does one whose resume fails. `why` says which. Each command is
+// diagnostic passes, run where the run would have run it (LedgerEntry::verify on resume's host, or
+// diagnostic on its own). One that fails it, or whose entry names none, stays drained (the line says why
+// and how to resume it); so does one whose resume fails. `why` says which. Each command is
 // checked as every other one recover runs (RunOk): no answer keeps the entry open.
 // A drain whose command failed was closed by its run (SshBackend::Drain) and never comes here; one that
 // got no answer (kDrainUnanswered) may never have happened, and a resume that then fails says so.
 Result<Replayed> ReturnDrained(ssh::SshPool& pool, const LedgerEntry& e, std::string* why) {
-  if (e.verify.empty()) {
-    *why = "no diagnostic runs on " + e.host.name + " to check it first";
+  // The diagnostic where the run would have run it: on resume's host (verify), or on its own.
+  const bool elsewhere = !e.diagnostic.empty();
+  if (!elsewhere && e.verify.empty()) {
+    *why = "its entry names no diagnostic to check it first";
     return Replayed{Found::kLeftDrained, {}};
   }
   const std::string host = PoolName(e);
   ssh::CommandResult r;
-  Status s = RunOk(pool, host, e.verify, &r);
+  Status s = elsewhere ? RunOk(pool, PoolName(e.diagnostic_host), e.diagnostic, &r) : RunOk(pool, host, e.verify, &r);
   RC_RETURN_IF_ERROR(r.status.WithContext("diagnostic"));  // unreachable: the entry stays open
   const std::string diag = SshBackend::FirstLine(r.out.empty() ? r.err : r.out);
   if (!s.ok()) {
@@ -260,9 +275,7 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
       ++result.skipped_live;
       continue;
     }
-    ssh::HostSpec spec = e.host;
-    spec.name = PoolName(e);
-    Status s = pool.AddHosts({spec});
+    Status s = pool.AddHosts(HostsOf(e));
     std::string why;
     Result<Replayed> replayed = !s.ok()     ? Result<Replayed>(s)
                                 : e.drain() ? ReturnDrained(pool, e, &why)

@@ -239,7 +239,7 @@ class SshBackend : public cluster::Backend {
   // OK when `ran` answered with exit 0; otherwise why, as Once says it.
   static Status Outcome(const Ran& ran);
   // Writes a drain of `tray` to the ledger (LedgerEntry::drain(): resume as its revert, the diagnostic as
-  // its verify when it runs on resume's host) unless one is open; nothing without a ledger or a resume
+  // its verify when it runs on resume's host, else with its own host) unless one is open; nothing without a ledger or a resume
   // action. Returns the new entry's id, 0 when none was written. CloseDrain closes it once the tray is
   // back in service, or when the drain failed (it never left service).
   Result<int64_t> RecordDrain(ComponentId tray, const std::map<std::string, std::string>& extra);

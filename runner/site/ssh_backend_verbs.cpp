@@ -147,11 +147,18 @@ Result<int64_t> SshBackend::RecordDrain(ComponentId tray, const std::map<std::st
   e.host = *HostOf(inv_, r.host);
   RC_ASSIGN_OR_RETURN(e.apply, Render(inv_.actions.at(drain->name).apply, d.host, d.values));
   RC_ASSIGN_OR_RETURN(e.revert, Render(inv_.actions.at((*resume)->name).apply, r.host, r.values));
-  // An entry has one host: the diagnostic is its check only where it runs on resume's host.
+  // The diagnostic is the entry's check: its verify where it runs on resume's host, else with its own host
+  // (a run_on head node on either side), so recover runs it where the run would have.
   if (auto diag = ActionOf(Verb::kDiagnostic); diag.ok()) {
     auto b = BindTarget(inv_, topo_, (*diag)->name, {tray, -1});
-    if (b.ok() && b->host == r.host) {
-      RC_ASSIGN_OR_RETURN(e.verify, Render(inv_.actions.at((*diag)->name).apply, b->host, b->values));
+    if (b.ok()) {
+      RC_ASSIGN_OR_RETURN(std::string check, Render(inv_.actions.at((*diag)->name).apply, b->host, b->values));
+      if (b->host == r.host) {
+        e.verify = std::move(check);
+      } else {
+        e.diagnostic = std::move(check);
+        e.diagnostic_host = *HostOf(inv_, b->host);
+      }
     }
   }
   RC_ASSIGN_OR_RETURN(const int64_t entry, options_.ledger->Record(e));

@@ -99,6 +99,58 @@ TEST_CASE("recover: a tray a dead run drained is returned once its diagnostic pa
 // ledger entry stayed open, so the run's end or `rackchaos recover` "returned to service" a tray that had
 // never left it (or, when the resume then failed, reported it LEFT DRAINED). Its entry now closes when
 // the drain fails, saying so, and recover has nothing to return.
+// A diagnostic that runs on another host than resume (run_on: a head node, or resume and drain through the
+// scheduler's head while the diagnostic runs on the node, as sites/k8s-example.yaml does) is in the entry
+// with its own host. Before, an entry had one host and the diagnostic was left out: recover then said
+// there was none, and left the tray drained for good.
+TEST_CASE("recover: a drained tray whose diagnostic runs on another host is diagnosed there and returned") {
+  auto lab = testing::Lab::Start();
+  REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());
+  const std::string path = (*lab)->WriteInventory("headdiag.yaml");
+  std::ofstream(path, std::ios::app) << R"(healer:
+  drain: {apply: 'echo {reason} > "$RCLAB_STATE/drained"'}
+  resume: {apply: 'rm -f "$RCLAB_STATE/drained"'}
+  diagnostic:
+    run_on: host00
+    apply: 'echo {host} >> "$RCLAB_STATE/diagnosed"; if [ -e "$RCLAB_STATE/broken-{host}" ]; then echo "GPU 1: ECC errors"; exit 1; fi; echo passed'
+)";
+  const cluster::Topology topo = testing::Gb200();
+  const ComponentId tray2 = *topo.Find("r01.tray02");
+  const fs::path state = fs::path((*lab)->dir()) / "state";
+
+  const std::string ledger_path = (*lab)->dir() + "/headdiag.ledger";
+  auto ledger = Ledger::Open(ledger_path);
+  REQUIRE(ledger.ok());
+  {
+    auto owner = Ledger::Open(ledger_path);
+    REQUIRE(owner.ok());
+    testing::LabSite site(path);
+    SshBackendOptions options;
+    options.ledger = &*owner;
+    options.ledger_run = *owner->BeginRun((*lab)->dir() + "/none.db", 1);
+    SshBackend ssh(site.inv, topo, site.pool, site.clock, site.events, options);
+    REQUIRE(ssh.Drain(tray2, "rackchaos: test").ok());  // on host01; its diagnostic runs on host00
+    CHECK(fs::exists(state / "host01" / "drained"));
+    auto open = ledger->OpenEntries();
+    REQUIRE(open.ok());
+    REQUIRE(open->size() == 1);
+    CHECK(open->at(0).host.name == "host01");
+    CHECK(open->at(0).verify.empty());  // not on resume's host
+    CHECK(open->at(0).diagnostic_host.name == "host00");
+    CHECK(open->at(0).diagnostic.find("diagnosed") != std::string::npos);
+    // The run is gone with the tray drained.
+  }
+  auto result = Recover(*ledger, {});
+  REQUIRE_MESSAGE(result.ok(), result.status().ToString());
+  CHECK(result->returned == 1);
+  CHECK(result->left_drained == 0);
+  CHECK(result->failed == 0);
+  CHECK(HasLine(result->lines, "r01.tray02", "returned to service"));
+  CHECK_FALSE(fs::exists(state / "host01" / "drained"));
+  CHECK(testing::ReadText((state / "host00" / "diagnosed").string()) == "host01\n");  // run on host00, for host01
+  CHECK(ledger->OpenEntries()->empty());
+}
+
 TEST_CASE("recover: a drain that failed is closed as never drained, and nothing returns it") {
   auto lab = testing::Lab::Start();
   REQUIRE_MESSAGE(lab.ok(), lab.status().ToString());

@@ -349,6 +349,66 @@ TEST_CASE("recover: in a database from before rows named their ledger run, the r
   CHECK(ledger->UnfinishedRuns()->size() == 1);  // the live one
 }
 
+// A ledger written before entries had a diagnostic host of their own (LedgerEntry::diagnostic) opens: its
+// open entries read back with none, and it takes entries that have one.
+TEST_CASE("ledger: a ledger from before drains named their diagnostic's host opens and takes such entries") {
+  TempDir dir;
+  const std::string path = dir.path + "/old.db.ledger";
+  {  // the schema as it first shipped, with a run and an open drain entry
+    auto raw = reports::Db::Open(path, reports::kOpenReadWrite | reports::kOpenCreate, reports::DbKind::kFaultLedger);
+    REQUIRE(raw.ok());
+    REQUIRE(raw->Exec(R"(
+CREATE TABLE ledger_runs(
+  id INTEGER PRIMARY KEY, report_db TEXT NOT NULL, report_run INTEGER NOT NULL, pid INTEGER NOT NULL,
+  started_wall TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE ledger(
+  id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES ledger_runs(id), fault INTEGER NOT NULL,
+  action TEXT NOT NULL, target TEXT NOT NULL,
+  host TEXT NOT NULL, address TEXT NOT NULL, port INTEGER NOT NULL, user TEXT NOT NULL,
+  identity_file TEXT NOT NULL, use_agent INTEGER NOT NULL, known_hosts TEXT NOT NULL,
+  apply TEXT NOT NULL, revert TEXT NOT NULL, verify TEXT NOT NULL, readback TEXT NOT NULL, expect REAL,
+  deadline_unix INTEGER NOT NULL, expiry_token TEXT NOT NULL DEFAULT '', expiry_pid INTEGER NOT NULL DEFAULT 0,
+  state TEXT NOT NULL CHECK (state IN ('open', 'closed')), opened_wall TEXT NOT NULL,
+  closed_wall TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '');
+CREATE INDEX ledger_open ON ledger(state) WHERE state = 'open';
+INSERT INTO ledger_runs(report_db, report_run, pid, started_wall) VALUES ('r.db', 1, 1, '2026-12-01T00:00:00Z');
+INSERT INTO ledger(run, fault, action, target, host, address, port, user, identity_file, use_agent, known_hosts,
+  apply, revert, verify, readback, deadline_unix, state, opened_wall)
+  VALUES (1, 0, 'drain', 'r01.tray02', 'h2', '127.0.0.3', 22, 'rcssh', '/k', 0, '/kh', 'drain', 'resume',
+  'diag', '', 0, 'open', '2026-12-01T00:00:01Z');
+)", "the first schema").ok());
+  }
+  for (int i = 0; i < 2; ++i) {  // opened twice: the columns are added once
+    auto ledger = Ledger::Open(path);
+    REQUIRE_MESSAGE(ledger.ok(), ledger.status().ToString());
+    auto open = ledger->OpenEntries();
+    REQUIRE(open.ok());
+    REQUIRE(open->size() == 1 + i);
+    CHECK(open->at(0).drain());
+    CHECK(open->at(0).verify == "diag");
+    CHECK(open->at(0).diagnostic.empty());
+    CHECK(open->at(0).diagnostic_host.name.empty());
+    if (i == 0) {
+      LedgerEntry e = Entry(1, 0);
+      e.action = "drain";
+      e.verify.clear();
+      e.diagnostic = "dcgmi diag -r 2";
+      e.diagnostic_host = {"head", "127.0.0.4", 2200, "ops", "/k2", true, "/kh2"};
+      REQUIRE(ledger->Record(e).ok());
+    } else {
+      const LedgerEntry& e = open->at(1);
+      CHECK(e.diagnostic == "dcgmi diag -r 2");
+      CHECK(e.diagnostic_host.name == "head");
+      CHECK(e.diagnostic_host.address == "127.0.0.4");
+      CHECK(e.diagnostic_host.port == 2200);
+      CHECK(e.diagnostic_host.user == "ops");
+      CHECK(e.diagnostic_host.identity_file == "/k2");
+      CHECK(e.diagnostic_host.use_agent);
+      CHECK(e.diagnostic_host.known_hosts_file == "/kh2");
+    }
+  }
+}
+
 TEST_CASE("ledger: notes keep the entry's history, each line with its time, a repeated failure once") {
   TempDir dir;
   auto ledger = Ledger::Open(dir.path + "/h.db.ledger");
