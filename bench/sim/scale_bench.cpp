@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "cluster/observation.h"
+#include "core/huge_pages.h"
 #include "core/log.h"
 #include "core/rng.h"
 #include "reports/store.h"
@@ -249,6 +250,7 @@ void RunChild(int racks, uint64_t first, int count, int days, int timeout_s, con
 }  // namespace
 
 int main(int argc, char** argv) {
+  UseHugePagesForHeap(argv);  // as rackchaos does (core/huge_pages.h)
   uint64_t seed = 1;
   int days = 30, timeout_s = 600, seeds = 1;
   bool one_process = false;

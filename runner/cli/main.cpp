@@ -12,6 +12,7 @@
 
 #include "cluster/catalogue.h"
 #include "cluster/failure_catalogue.h"
+#include "core/huge_pages.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/user_file.h"
@@ -266,6 +267,8 @@ CLI::Validator ListenAddress() {
 }
 
 int main(int argc, char** argv) {
+  // Before anything else: a large simulated run spends a sixth of its CPU on page faults without them.
+  rc::UseHugePagesForHeap(argv);
   CLI::App app{"rackchaos: fault injection and self-healing tests for rack-scale GPU clusters.\n"
                "A YAML plan says what to break; the simulated rack breaks it, the healer recovers, and a SQLite\n"
                "report (rackchaos.db) says how far the damage spread and how long recovery took."};
