@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -266,9 +267,25 @@ CLI::Validator ListenAddress() {
       "HOST:PORT", "listen address");
 }
 
+namespace {
+
+// The subcommands that simulate (a cluster's month can hold gigabytes): the first argument that is not an
+// option names the subcommand (rackchaos has no global option that takes a value).
+bool Simulates(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a.starts_with("-")) continue;
+    return a == "run" || a == "sweep" || a == "qualify" || a == "replay";
+  }
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  // Before anything else: a large simulated run spends a sixth of its CPU on page faults without them.
-  rc::UseHugePagesForHeap(argv);
+  // Before anything else: a million-GPU month spent a sixth of its CPU on page faults without huge pages.
+  // Other subcommands are short: executing them twice would only cost.
+  if (Simulates(argc, argv)) rc::UseHugePagesForHeap(argv);
   CLI::App app{"rackchaos: fault injection and self-healing tests for rack-scale GPU clusters.\n"
                "A YAML plan says what to break; the simulated rack breaks it, the healer recovers, and a SQLite\n"
                "report (rackchaos.db) says how far the damage spread and how long recovery took."};
