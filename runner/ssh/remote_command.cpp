@@ -118,6 +118,29 @@ RemoteCommand::RemoteCommand(boost::asio::io_context& io, std::string host, std:
 
 RemoteCommand::~RemoteCommand() { ReleaseChannel(); }
 
+bool RemoteCommand::RetryAfterRefusal() {
+  if (!open_refused_ || retried_ || channel_) return false;
+  retried_ = true;
+  open_refused_ = finished_ = false;
+  eof_ = closed_ = exit_known_ = activity_ = false;
+  phase_ = Phase::kNew;
+  err_tail_.clear();
+  std::string host = std::move(result_.host);
+  result_ = {};
+  result_.host = std::move(host);
+  return true;
+}
+
+bool RemoteCommand::CloseAbandoned(ChannelHandle& channel) {
+  if (!channel) return true;
+  // Non-blocking: SSH_AGAIN while the server has not answered the open. Once it is open, freeing
+  // it sends the close (libssh frees it when the server's close comes back); refused, there is
+  // nothing to close.
+  if (ssh_channel_open_session(channel.get()) == SSH_AGAIN) return false;
+  channel.reset();
+  return true;
+}
+
 bool RemoteCommand::Step(ssh_session session) {
   if (finished_) return true;
   if (phase_ == Phase::kNew && !StartChannel(session)) return true;
@@ -125,6 +148,7 @@ bool RemoteCommand::Step(ssh_session session) {
     const int rc = ssh_channel_open_session(channel_.get());
     if (rc == SSH_AGAIN) return false;
     if (rc != SSH_OK) {
+      open_refused_ = true;
       Finish(
           Status::Unavailable(result_.host + ": cannot open a channel: " + LibsshError(session)));
       return true;
@@ -218,6 +242,10 @@ void RemoteCommand::ReleaseChannel() {
   if (!channel_) return;
   // Late packets for a freed channel must not reach callbacks pointing at this object.
   ssh_remove_channel_callbacks(channel_.get(), &callbacks_);
+  if (phase_ == Phase::kOpening && !open_refused_) {
+    abandoned_ = std::move(channel_);  // still opening: see TakeAbandonedChannel
+    return;
+  }
   channel_.reset();  // sends close when still open; libssh frees it after the remote close
 }
 

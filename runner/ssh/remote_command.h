@@ -48,6 +48,18 @@ class RemoteCommand {
   void Cancel();
 
   bool finished() const { return finished_; }
+  // True when the command finished because the server refused its channel (sshd's MaxSessions
+  // reached, for one): the connection is no good for new channels.
+  bool open_refused() const { return open_refused_; }
+  // Once per command: makes a command whose channel was refused new again, to start it on another
+  // connection. False (and nothing changes) when it was not refused or was retried already.
+  bool RetryAfterRefusal();
+  // A channel whose open the server had not confirmed yet when the command ended: it cannot be
+  // closed before the server confirms it, and, freed, it would stay open on the server (one of
+  // sshd's MaxSessions for good). The session takes it and closes it once confirmed (CloseAbandoned).
+  ChannelHandle TakeAbandonedChannel() { return std::move(abandoned_); }
+  // Advances an abandoned channel: true once it is done with (confirmed and closed, or refused).
+  static bool CloseAbandoned(ChannelHandle& channel);
   CommandResult& result() { return result_; }
   // Armed by the session with the command timeout.
   boost::asio::steady_timer& timer() { return timer_; }
@@ -72,11 +84,13 @@ class RemoteCommand {
   CommandResult result_;
   Phase phase_ = Phase::kNew;
   ChannelHandle channel_;
+  ChannelHandle abandoned_;  // see TakeAbandonedChannel
   ssh_channel_callbacks_struct callbacks_{};
   bool eof_ = false, closed_ = false, exit_known_ = false;
   bool activity_ = false;
   bool finished_ = false;
   bool gated_ = false, released_ = false, cancelled_ = false;
+  bool open_refused_ = false, retried_ = false;
   std::chrono::steady_clock::time_point submitted_;
   boost::asio::steady_timer timer_;
 };

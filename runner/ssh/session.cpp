@@ -60,9 +60,13 @@ void Session::Submit(Running r) {
     Complete(r);
     return;
   }
-  if (state_ == State::kReady) {
+  if (state_ == State::kReady && !retire_) {
     StartCommand(std::move(r));
     Pump();
+    return;
+  }
+  if (state_ == State::kReady) {  // draining before a recycle
+    waiting_for_connection_.push_back(std::move(r));
     return;
   }
   waiting_for_connection_.push_back(std::move(r));
@@ -208,6 +212,7 @@ void Session::StartCommand(Running running) {
 void Session::StepReady() {
   // Reads what the socket has and hands it to the channels' callbacks.
   ssh_event_dopoll(event_.get(), 0);
+  CloseAbandoned();
   bool activity = Alive();
   for (int pass = 0; activity && Alive(); ++pass) {
     if (pass == kMaxPassesPerPump) {
@@ -228,6 +233,7 @@ void Session::StepReady() {
 
 bool Session::StepCommands() {
   bool activity = false;
+  std::vector<Running> retry;  // refused, for the next connection, in their order
   for (auto& r : running_) {
     r.command->Step(session_.get());
     activity = r.command->TakeActivity() || activity;
@@ -240,11 +246,57 @@ bool Session::StepCommands() {
       ++it;
       continue;
     }
-    Complete(*it);
+    KeepAbandoned(*it->command);
+    if (it->command->open_refused() && !retire_) {
+      // The first refusal on this connection: recycle it (channels held open on the server by
+      // something else than this runner, or leaked before); the refused command waits for the new
+      // connection once, later ones on the old one fail.
+      retire_ = true;
+      boost::asio::post(io_, [self = shared_from_this()] {
+        if (!self->shut_down_) self->MaybeRecycle();
+      });
+    }
+    if (retire_ && it->command->RetryAfterRefusal()) {
+      it->command->timer().cancel();
+      retry.push_back(std::move(*it));
+    } else {
+      Complete(*it);
+    }
     it = running_.erase(it);
     activity = true;
   }
+  waiting_for_connection_.insert(waiting_for_connection_.begin(), std::make_move_iterator(retry.begin()),
+                                 std::make_move_iterator(retry.end()));
+  if (retire_ && running_.empty()) {
+    boost::asio::post(io_, [self = shared_from_this()] {
+      if (!self->shut_down_) self->MaybeRecycle();
+    });
+  }
   return activity;
+}
+
+void Session::KeepAbandoned(RemoteCommand& command) {
+  if (ChannelHandle c = command.TakeAbandonedChannel()) abandoned_.push_back(std::move(c));
+}
+
+void Session::CloseAbandoned() {
+  std::erase_if(abandoned_, [](ChannelHandle& c) { return RemoteCommand::CloseAbandoned(c); });
+}
+
+void Session::MaybeRecycle() {
+  if (!retire_ || state_ != State::kReady || !running_.empty()) return;
+  Recycle();
+}
+
+void Session::Recycle() {
+  // The commands that waited for it go to the next connection; nothing has been reported to them.
+  auto waiters = std::exchange(connect_waiters_, {});
+  auto waiting = std::exchange(waiting_for_connection_, {});
+  TearDown();
+  retire_ = false;
+  connect_waiters_ = std::move(waiters);
+  waiting_for_connection_ = std::move(waiting);
+  if (!waiting_for_connection_.empty() || !connect_waiters_.empty()) StartConnect();
 }
 
 void Session::OnCommandTimeout(const std::shared_ptr<RemoteCommand>& command) {
@@ -254,8 +306,13 @@ void Session::OnCommandTimeout(const std::shared_ptr<RemoteCommand>& command) {
     command->Abort(Status::Timeout(host_.Describe() + ": command timed out after " +
                                    FormatDuration(options_.command_timeout) +
                                    "; the remote process was sent SIGKILL and the channel closed"));
+    KeepAbandoned(*command);
     Complete(*it);
     running_.erase(it);
+    if (retire_ && running_.empty()) {
+      MaybeRecycle();
+      return;
+    }
     Pump();  // flush the signal and close, and re-arm the socket wait
     return;
   }
@@ -353,6 +410,8 @@ void Session::TearDown() {
   // Channels belong to the session: release them before it goes.
   for (auto& r : running_) r.command->Abort(Status::Aborted("shut down"));
   running_.clear();
+  abandoned_.clear();
+  retire_ = false;
   waiting_for_connection_.clear();
   connect_waiters_.clear();
   if (event_ && session_) ssh_event_remove_session(event_.get(), session_.get());

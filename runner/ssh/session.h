@@ -5,7 +5,9 @@
 // by calling libssh in non-blocking mode whenever the socket is ready, and runs any number of
 // RemoteCommands on the ready session, each on its own channel. It waits on a dup() of libssh's
 // socket through a posix::stream_descriptor, so Asio and libssh never fight over closing the fd.
-// A session that fails or drops goes back to idle and reconnects on its next use.
+// A session that fails or drops goes back to idle and reconnects on its next use. A session the server
+// refuses a channel on (sshd's MaxSessions) is closed once its running commands end and opened
+// again; the refused command waits for the new connection (once).
 //
 // Threading: everything runs on the io_context's thread. Ownership: held by shared_ptr; handlers
 // keep it alive and do nothing after Shutdown(). Callbacks are posted, never run inside a call.
@@ -83,6 +85,13 @@ class Session : public std::enable_shared_from_this<Session> {
   void StepReady();
   bool StepCommands();
   void OnCommandTimeout(const std::shared_ptr<RemoteCommand>& command);
+  // Keeps the channel a command abandoned while it was opening, to close it once confirmed.
+  void KeepAbandoned(RemoteCommand& command);
+  void CloseAbandoned();
+  // A connection the server refused a channel on takes no new command: once its running ones
+  // ended, it is closed and a new one opened for the commands that waited (Recycle).
+  void MaybeRecycle();
+  void Recycle();
   // Plumbing.
   bool Alive() const;
   void ArmWait();
@@ -108,6 +117,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<ConnectDone> connect_waiters_;
   std::deque<Running> waiting_for_connection_;
   std::vector<Running> running_;
+  std::vector<ChannelHandle> abandoned_;  // channels of ended commands, still opening
+  bool retire_ = false;                   // the server refused a channel: recycle when idle
 };
 
 }  // namespace rackchaos::ssh

@@ -22,8 +22,8 @@ using testing::RunIoUntil;
 using testing::SshdFixture;
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<SshdFixture> StartSshd(int endpoints) {
-  auto f = SshdFixture::Start(endpoints);
+std::unique_ptr<SshdFixture> StartSshd(int endpoints, const std::string& extra_config = "") {
+  auto f = SshdFixture::Start(endpoints, extra_config);
   REQUIRE_MESSAGE(f.ok(), f.status().ToString());
   return std::move(f).value();
 }
@@ -259,6 +259,82 @@ TEST_CASE("a command timeout is reported as kTimeout while other hosts succeed")
   const auto again = pool.RunAll({"host00"}, "echo again");
   CHECK_MESSAGE(again[0].status.ok(), again[0].status.ToString());
   CHECK(again[0].out == "again\n");
+}
+
+// Issue 25's long run: from minute 48 every channel open to the tray hosts failed ("open failed":
+// sshd's MaxSessions reached) after commands had timed out while the trays' links were down.
+TEST_CASE("commands that time out, also while the server does not answer, never use up its MaxSessions") {
+  auto sshd = StartSshd(1, "MaxSessions 2\n");
+  boost::asio::io_context io;
+  SshPool pool(io, PoolOptions{.command_timeout = Duration::Seconds(1)});
+  const auto hosts = sshd->Hosts(sshd->known_hosts());
+  const Status connected = pool.ConnectAll(hosts);
+  REQUIRE_MESSAGE(connected.ok(), connected.ToString());
+
+  // Commands that run past the timeout: killed, their channels closed.
+  for (int i = 0; i < 4; ++i) {
+    const auto r = pool.RunAll({"host00"}, "sleep 30");
+    CHECK_MESSAGE(r[0].status.code() == StatusCode::kTimeout, r[0].status.ToString());
+  }
+  auto ok = pool.RunAll({"host00"}, "echo ok");
+  CHECK_MESSAGE((ok[0].status.ok() && ok[0].out == "ok\n"), ok[0].status.ToString());
+
+  // A server that stops answering (its link down) for longer than the timeout, each time while a
+  // command's channel is being opened, and answers again afterwards: the channel it confirms late
+  // was abandoned, and must not stay open on the server.
+  for (int i = 0; i < 4; ++i) {
+    REQUIRE(sshd->SignalSessions(SIGSTOP) > 0);
+    const auto r = pool.RunAll({"host00"}, "echo late");
+    CHECK_MESSAGE(r[0].status.code() == StatusCode::kTimeout, r[0].status.ToString());
+    sshd->SignalSessions(SIGCONT);
+    RunIoUntil(io, [] { return false; }, 0.3);  // the late answers arrive
+  }
+  ok = pool.RunAll({"host00"}, "echo ok");
+  CHECK_MESSAGE((ok[0].status.ok() && ok[0].out == "ok\n"), ok[0].status.ToString());
+
+  // The same while the command already runs: the kill and the close reach the server late.
+  for (int i = 0; i < 4; ++i) {
+    std::vector<CommandResult> results;
+    pool.Run({"host00"}, "sleep 30", [&](CommandResult r) { results.push_back(std::move(r)); });
+    RunIoUntil(io, [] { return false; }, 0.3);
+    REQUIRE(sshd->SignalSessions(SIGSTOP) > 0);
+    RunIoUntil(io, [&] { return !results.empty(); }, 5);
+    REQUIRE(results.size() == 1);
+    CHECK_MESSAGE(results[0].status.code() == StatusCode::kTimeout, results[0].status.ToString());
+    sshd->SignalSessions(SIGCONT);
+    RunIoUntil(io, [] { return false; }, 0.3);
+  }
+  ok = pool.RunAll({"host00"}, "echo ok");
+  CHECK_MESSAGE((ok[0].status.ok() && ok[0].out == "ok\n"), ok[0].status.ToString());
+}
+
+TEST_CASE("a connection the server refuses a channel on is reopened once its commands end") {
+  // sshd's MaxSessions reached by this runner's own commands (or, before the fix above, by channels
+  // left open on the server): the refused command waits for a new connection instead of failing.
+  auto sshd = StartSshd(1, "MaxSessions 2\n");
+  boost::asio::io_context io;
+  SshPool pool(io, PoolOptions{.command_timeout = Duration::Seconds(10)});
+  const auto hosts = sshd->Hosts(sshd->known_hosts());
+  const Status connected = pool.ConnectAll(hosts);
+  REQUIRE_MESSAGE(connected.ok(), connected.ToString());
+
+  std::vector<CommandResult> results;
+  auto keep = [&](CommandResult r) { results.push_back(std::move(r)); };
+  pool.Run({"host00"}, "sleep 1; echo first", keep);
+  pool.Run({"host00"}, "sleep 1; echo second", keep);
+  pool.Run({"host00"}, "echo third", keep);
+  pool.Run({"host00"}, "echo fourth", keep);
+  const auto start = Clock::now();
+  RunIoUntil(io, [&] { return results.size() == 4; }, 15);
+  REQUIRE(results.size() == 4);
+  for (const auto& r : results) CHECK_MESSAGE(r.status.ok(), r.status.ToString());
+  CHECK(results[0].out == "first\n");
+  CHECK(results[1].out == "second\n");
+  CHECK(results[2].out == "third\n");
+  CHECK(results[3].out == "fourth\n");
+  CHECK(SecondsSince(start) < 5.0);
+  const auto again = pool.RunAll({"host00"}, "echo again");
+  CHECK_MESSAGE((again[0].status.ok() && again[0].out == "again\n"), again[0].status.ToString());
 }
 
 TEST_CASE("dead and silent endpoints fail fast and do not hold up the others") {

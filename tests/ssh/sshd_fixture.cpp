@@ -60,8 +60,9 @@ bool Accepts(const Endpoint& e) {
   return ok;
 }
 
-std::string SshdConfig(const std::string& dir, int index, const std::vector<Endpoint>& eps) {
-  std::string c;
+std::string SshdConfig(const std::string& dir, int index, const std::vector<Endpoint>& eps,
+                       const std::string& extra) {
+  std::string c = extra;
   for (const Endpoint& e : eps)
     c += "ListenAddress " + e.address + ":" + std::to_string(e.port) + "\n";
   c += "HostKey " + dir + "/host_ed25519\n";
@@ -114,8 +115,9 @@ int FreePort() {
   return port;
 }
 
-Result<std::unique_ptr<SshdFixture>> SshdFixture::Start(int endpoints) {
+Result<std::unique_ptr<SshdFixture>> SshdFixture::Start(int endpoints, const std::string& extra_config) {
   std::unique_ptr<SshdFixture> f(new SshdFixture());
+  f->extra_config_ = extra_config;
   RC_RETURN_IF_ERROR(f->Prepare());
   for (int i = 0; endpoints > 0; ++i) {
     const int n = std::min(endpoints, kAddressesPerSshd);
@@ -165,7 +167,7 @@ Status SshdFixture::StartSshd(int index, int addresses) {
     for (int a = 0; a < addresses; ++a) eps.push_back({"127.0.0." + std::to_string(2 + a), port});
     const std::string conf = dir_ + "/sshd" + std::to_string(index) + ".conf";
     const std::string log = dir_ + "/sshd" + std::to_string(index) + ".log";
-    std::ofstream(conf) << SshdConfig(dir_, index, eps);
+    std::ofstream(conf) << SshdConfig(dir_, index, eps, extra_config_);
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -272,9 +274,11 @@ std::vector<pid_t> SshdFixture::Descendants() const {
   return out;
 }
 
-int SshdFixture::KillSessions() {
+int SshdFixture::KillSessions() { return SignalSessions(SIGKILL); }
+
+int SshdFixture::SignalSessions(int signal) {
   const std::vector<pid_t> pids = Descendants();
-  for (pid_t pid : pids) ::kill(pid, SIGKILL);
+  for (pid_t pid : pids) ::kill(pid, signal);
   return static_cast<int>(pids.size());
 }
 

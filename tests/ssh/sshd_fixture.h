@@ -34,7 +34,9 @@ class SshdFixture {
   static constexpr const char* kUser = "rcssh";
   static constexpr int kAddressesPerSshd = 16;
 
-  static Result<std::unique_ptr<SshdFixture>> Start(int endpoints);
+  // `extra_config` goes first into every sshd_config (sshd takes a keyword's first value, so it
+  // overrides the fixture's own settings, e.g. "MaxSessions 2\n").
+  static Result<std::unique_ptr<SshdFixture>> Start(int endpoints, const std::string& extra_config = "");
   ~SshdFixture();
   SshdFixture(const SshdFixture&) = delete;
   SshdFixture& operator=(const SshdFixture&) = delete;
@@ -57,6 +59,9 @@ class SshdFixture {
   Result<std::string> NewKey(const std::string& name) const;
   // Kills the per-connection sshd processes and their children; the listeners keep running.
   int KillSessions();
+  // Sends `signal` to the per-connection sshd processes and their children (SIGSTOP then SIGCONT:
+  // a server that stops answering for a while, as behind a link that is down); returns how many.
+  int SignalSessions(int signal);
 
  private:
   SshdFixture() = default;
@@ -65,6 +70,7 @@ class SshdFixture {
   std::vector<pid_t> Descendants() const;
 
   std::string dir_;
+  std::string extra_config_;
   std::string host_public_key_, host_fingerprint_;
   std::vector<Endpoint> endpoints_;
   std::vector<pid_t> sshd_pids_;
