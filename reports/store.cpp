@@ -14,7 +14,7 @@ namespace {
 
 // WAL lets renderers read while the runner writes, and with synchronous=NORMAL a committed batch
 // survives a process crash (only an OS crash can lose the last commits, never corrupt the file).
-Status ConfigureForWriting(Db& db) {
+Status ConfigureForWriting(Db& db, const OpenOptions& options) {
   // Also what ends a brand-new file's first phase (below): the switch's commit, still in rollback mode
   // with synchronous=NORMAL, syncs the file, so what that phase wrote without syncing is on disk.
   RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = NORMAL", "setting synchronous=NORMAL"));
@@ -25,9 +25,14 @@ Status ConfigureForWriting(Db& db) {
     return Status::IoError("switching report '" + db.path() + "' to WAL: journal mode stayed '" +
                            mode + "'");
   }
-  // Checkpoint every 64 MiB of WAL rather than every 4 MiB: pages written by several event batches
-  // (b-tree interior pages, the last leaf of each table) are then copied to the database once.
-  return db.Exec("PRAGMA wal_autocheckpoint = 16384", "setting the WAL checkpoint interval");
+  // Checkpoint every 64 MiB of WAL rather than every 4 MiB (the default option): pages written by
+  // several event batches (b-tree interior pages, the last leaf of each table) are then copied to the
+  // database once.
+  RC_RETURN_IF_ERROR(db.Exec("PRAGMA wal_autocheckpoint = " + std::to_string(options.wal_autocheckpoint_pages),
+                             "setting the WAL checkpoint interval"));
+  if (options.journal_size_limit < 0) return Status::Ok();
+  return db.Exec("PRAGMA journal_size_limit = " + std::to_string(options.journal_size_limit),
+                 "setting the WAL size limit");
 }
 
 // The first 1,778-rack run of a database writes 500,000 component rows into three b-trees: with
@@ -78,7 +83,8 @@ namespace {
 // Returns whether the file was brand-new. Open runs it again while the file is busy (RetryWhileBusy), so
 // openers of one new file wait for whichever creates its schema and switches it to WAL; that is safe
 // because each step either committed or left nothing behind.
-Result<bool> SetUpForWriting(Db& db, int cache_kib) {
+Result<bool> SetUpForWriting(Db& db, const OpenOptions& options) {
+  const int cache_kib = options.cache_kib;
   // Check the version before touching anything, so a newer or foreign file is left exactly as it was.
   RC_ASSIGN_OR_RETURN(int version, CheckSchemaVersion(db, SchemaMigrations()));
   RC_RETURN_IF_ERROR(SetCacheSize(db, cache_kib));
@@ -88,10 +94,10 @@ Result<bool> SetUpForWriting(Db& db, int cache_kib) {
   // process killed meanwhile leaves a journal that rolls the file back to empty.
   const bool fresh = version == 0;
   if (fresh) RC_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = OFF", "setting synchronous=OFF"));
-  else RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  else RC_RETURN_IF_ERROR(ConfigureForWriting(db, options));
   // Migrate re-reads the version under the write lock: a step another opener made meanwhile is skipped.
   if (version < LatestSchemaVersion()) RC_RETURN_IF_ERROR(Migrate(db, SchemaMigrations()));
-  if (fresh) RC_RETURN_IF_ERROR(ConfigureForWriting(db));
+  if (fresh) RC_RETURN_IF_ERROR(ConfigureForWriting(db, options));
   return fresh;
 }
 
@@ -101,12 +107,14 @@ Result<ReportStore> ReportStore::Open(const std::string& path, const OpenOptions
   RC_ASSIGN_OR_RETURN(Db db, Db::Open(path, kOpenReadWrite | kOpenCreate | kOpenUri));
   db.SetBusyTimeout(options.busy_timeout_ms);
   RC_ASSIGN_OR_RETURN(bool fresh, RetryWhileBusy(options.busy_timeout_ms, [&db, &options] {
-                                       return SetUpForWriting(db, options.cache_kib);
+                                       return SetUpForWriting(db, options);
                                      }));
   auto state = std::make_unique<State>();
   state->db = std::move(db);
   state->fresh = fresh;  // see AddComponentRefs
   state->busy_timeout_ms = options.busy_timeout_ms;
+  state->wal_autocheckpoint_pages = options.wal_autocheckpoint_pages;
+  state->journal_size_limit = options.journal_size_limit;
   return ReportStore(std::move(state));
 }
 
@@ -289,7 +297,10 @@ Status ReportStore::AddComponentRefs(int64_t run, std::span<const ComponentRef> 
   Status stored = StoreComponents(run, rows, serial_prefix);
   if (around_wal) {
     state_->cache.clear();  // no statement may be open across the switch
-    Status back = RetryWhileBusy(state_->busy_timeout_ms, [this] { return ConfigureForWriting(state_->db); });
+    OpenOptions wal;
+    wal.wal_autocheckpoint_pages = state_->wal_autocheckpoint_pages;
+    wal.journal_size_limit = state_->journal_size_limit;
+    Status back = RetryWhileBusy(state_->busy_timeout_ms, [this, &wal] { return ConfigureForWriting(state_->db, wal); });
     if (stored.ok()) stored = back;
   }
   if (stored.ok() && !rows.empty()) state_->fresh = false;

@@ -176,6 +176,12 @@ struct OpenOptions {
   // The page cache of a connection opened for writing, in KiB: large for a run's million-event batches;
   // a connection that only looks rows up and tags them for a long time (a sweep's) asks for less.
   int cache_kib = 65536;
+  // The WAL of a connection opened for writing: checkpointed every this many pages (SQLite's
+  // wal_autocheckpoint; the default suits the simulator's batches), and, when positive, truncated back
+  // to at most this many bytes after a checkpoint (journal_size_limit). A real run, which stores its
+  // events one by one for hours, asks for a small WAL that stays small (runner/engine/engine.cpp).
+  int wal_autocheckpoint_pages = 16384;
+  int64_t journal_size_limit = -1;
 };
 
 // 16 hex digits of the 64-bit FNV-1a hash of `plan_text`: deterministic across hosts and builds.

@@ -21,6 +21,8 @@ struct ReportStore::State {
   // A file this store created, until its first components are stored: AddComponents writes them
   // in rollback-journal mode and switches back to WAL before it returns (reports/store.cpp).
   bool fresh = false;
+  int wal_autocheckpoint_pages = 16384;  // OpenOptions: set again whenever the file goes back to WAL
+  int64_t journal_size_limit = -1;
   // Prepared statements reused across calls, keyed by the address of their static SQL text: a
   // million-event batch then prepares each statement once.
   std::map<const char*, Stmt> cache;

@@ -9,18 +9,29 @@ void RecordingSink::Attach(reports::ReportStore& store, int64_t run) {
 }
 
 void RecordingSink::Record(const Event& e) {
-  log_.Record(e);
+  events_.push_back(e);
   if (tee_) tee_->Record(e);
   if (!store_) return;
-  if (mode_ == Mode::kWriteThrough || log_.events().size() - flushed_ >= kBatch) (void)Flush();
+  if (mode_ == Mode::kWriteThrough || events_.size() - flushed_ >= kBatch) (void)Flush();
+}
+
+void RecordingSink::DropStored() {
+  if (mode_ != Mode::kWriteThrough) return;
+  drop_stored_ = true;
+  if (store_) (void)Flush();
 }
 
 Status RecordingSink::Flush() {
-  if (!store_ || flushed_ == log_.events().size() || !status_.ok()) return status_;
+  if (!store_ || flushed_ == events_.size() || !status_.ok()) return status_;
   // A fresh 20,000-event vector per flush faulted in new pages each time: the buffer is reused.
-  batch_.assign(log_.events().begin() + static_cast<long>(flushed_), log_.events().end());
+  batch_.assign(events_.begin() + static_cast<long>(flushed_), events_.end());
   status_ = store_->AppendEvents(run_, batch_);
-  if (status_.ok()) flushed_ = log_.events().size();
+  if (!status_.ok()) return status_;
+  flushed_ = events_.size();
+  if (drop_stored_) {
+    events_.clear();
+    flushed_ = 0;
+  }
   return status_;
 }
 

@@ -1,5 +1,5 @@
 // RecordingSink: where a run's events go. It keeps every event (the metrics and the live gates read
-// them) and stores them in the report: in batches on the simulator, where a month of a large fleet is
+// them; a real run that needs neither while it runs may drop them once stored) and stores them in the report: in batches on the simulator, where a month of a large fleet is
 // millions of events and a crash loses little, or each as it happens on real hosts, where events are
 // few and a crash must lose none.
 //
@@ -31,7 +31,16 @@ class RecordingSink : public EventSink {
   // Stores what is not stored yet. The first failure, also of an earlier store, sticks.
   Status Flush();
   const Status& status() const { return status_; }
-  const std::vector<Event>& events() const { return log_.events(); }
+  // Every event recorded, unless DropStored(): then only those not stored yet.
+  const std::vector<Event>& events() const { return events_; }
+  // Write-through only (no-op otherwise): from now on an event leaves memory once it is stored, so
+  // that a long real run's memory does not grow with its events. For runs where nothing reads
+  // events() while they run (no continuous gate, no live metrics); the run's events are then read
+  // back from the store to score it (ReportStore::ReadRunEvents). Dropped events are not reported to
+  // be stored again.
+  void DropStored();
+  bool keeps_all() const { return !drop_stored_; }
+  bool write_through() const { return mode_ == Mode::kWriteThrough; }
 
  private:
   static constexpr size_t kBatch = 20000;
@@ -40,9 +49,10 @@ class RecordingSink : public EventSink {
   reports::ReportStore* store_ = nullptr;
   int64_t run_ = 0;
   EventSink* tee_ = nullptr;
-  EventLog log_;
-  std::vector<Event> batch_;  // the events being stored: one buffer for the whole run
-  size_t flushed_ = 0;
+  std::vector<Event> events_;  // see events()
+  std::vector<Event> batch_;   // the events being stored: one buffer for the whole run
+  size_t flushed_ = 0;         // how many of events_ are stored
+  bool drop_stored_ = false;
   Status status_;
 };
 

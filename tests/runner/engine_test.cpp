@@ -273,9 +273,16 @@ TEST_CASE("engine: a failed revert the backend made good later is not an error; 
       CHECK_MESSAGE(out.error.find("1 fault, job or revert step(s) failed") != std::string::npos, out.error);
       CHECK(run.status == "error");
     }
-    // Either way the report keeps the failed revert as it happened.
+    // Either way the report keeps the failed revert as it happened. Without continuous gates or live
+    // metrics the sink kept none of the events it stored: they are read back from the report.
+    CHECK(events.events().empty());
+    auto store = reports::ReportStore::OpenReadOnly(opt.db_path);
+    REQUIRE(store.ok());
+    auto stored = store->ReadRunEvents(run.id);
+    REQUIRE(stored.ok());
+    CHECK(!stored->empty());
     int failed_reverts = 0;
-    for (const Event& e : events.events())
+    for (const Event& e : *stored)
       if (auto* r = std::get_if<FaultReverted>(&e.body); r && r->detail.find("did not answer") != std::string::npos)
         ++failed_reverts;
     CHECK(failed_reverts == 1);
