@@ -186,6 +186,33 @@ Status Ledger::FinishRun(int64_t run) {
   return Status::Ok();
 }
 
+namespace {
+
+// A host's seven columns (name, address, port, user, identity file, agent, known hosts) from `first` on:
+// the entry's own host and its diagnostic's are stored alike.
+void BindHost(Stmt& s, int first, const ssh::HostSpec& h) {
+  s.Bind(first, std::string_view(h.name));
+  s.Bind(first + 1, std::string_view(h.address));
+  s.Bind(first + 2, static_cast<int64_t>(h.port));
+  s.Bind(first + 3, std::string_view(h.user));
+  s.Bind(first + 4, std::string_view(h.identity_file));
+  s.Bind(first + 5, static_cast<int64_t>(h.use_agent ? 1 : 0));
+  s.Bind(first + 6, std::string_view(h.known_hosts_file));
+}
+ssh::HostSpec ReadHost(const Stmt& s, int first) {
+  ssh::HostSpec h;
+  h.name = s.Text(first);
+  h.address = s.Text(first + 1);
+  h.port = static_cast<int>(s.Int(first + 2));
+  h.user = s.Text(first + 3);
+  h.identity_file = s.Text(first + 4);
+  h.use_agent = s.Int(first + 5) != 0;
+  h.known_hosts_file = s.Text(first + 6);
+  return h;
+}
+
+}  // namespace
+
 Result<int64_t> Ledger::Record(const LedgerEntry& e) {
   const std::string what = "recording fault " + std::to_string(e.fault) + " on " + e.target;
   RC_ASSIGN_OR_RETURN(Stmt s, state_->db.Prepare(
@@ -199,13 +226,7 @@ Result<int64_t> Ledger::Record(const LedgerEntry& e) {
   s.Bind(2, static_cast<int64_t>(e.fault));
   s.Bind(3, std::string_view(e.action));
   s.Bind(4, std::string_view(e.target));
-  s.Bind(5, std::string_view(e.host.name));
-  s.Bind(6, std::string_view(e.host.address));
-  s.Bind(7, static_cast<int64_t>(e.host.port));
-  s.Bind(8, std::string_view(e.host.user));
-  s.Bind(9, std::string_view(e.host.identity_file));
-  s.Bind(10, static_cast<int64_t>(e.host.use_agent ? 1 : 0));
-  s.Bind(11, std::string_view(e.host.known_hosts_file));
+  BindHost(s, 5, e.host);
   s.Bind(12, std::string_view(e.apply));
   s.Bind(13, std::string_view(e.revert));
   s.Bind(14, std::string_view(e.verify));
@@ -215,13 +236,7 @@ Result<int64_t> Ledger::Record(const LedgerEntry& e) {
   s.Bind(17, e.deadline_unix);
   s.Bind(18, std::string_view(WallStampNow()));
   s.Bind(19, std::string_view(e.diagnostic));
-  s.Bind(20, std::string_view(e.diagnostic_host.name));
-  s.Bind(21, std::string_view(e.diagnostic_host.address));
-  s.Bind(22, static_cast<int64_t>(e.diagnostic_host.port));
-  s.Bind(23, std::string_view(e.diagnostic_host.user));
-  s.Bind(24, std::string_view(e.diagnostic_host.identity_file));
-  s.Bind(25, static_cast<int64_t>(e.diagnostic_host.use_agent ? 1 : 0));
-  s.Bind(26, std::string_view(e.diagnostic_host.known_hosts_file));
+  BindHost(s, 20, e.diagnostic_host);
   RC_ASSIGN_OR_RETURN(bool row, s.Step(what));
   if (!row) return Status::Internal(what + " in fault ledger '" + path() + "': no id returned");
   const int64_t id = s.Int(0);
@@ -283,13 +298,7 @@ Result<std::vector<LedgerEntry>> ReadEntries(Db& db, const std::string& where, s
     e.fault = static_cast<FaultId>(s.Int(2));
     e.action = s.Text(3);
     e.target = s.Text(4);
-    e.host.name = s.Text(5);
-    e.host.address = s.Text(6);
-    e.host.port = static_cast<int>(s.Int(7));
-    e.host.user = s.Text(8);
-    e.host.identity_file = s.Text(9);
-    e.host.use_agent = s.Int(10) != 0;
-    e.host.known_hosts_file = s.Text(11);
+    e.host = ReadHost(s, 5);
     e.apply = s.Text(12);
     e.revert = s.Text(13);
     e.verify = s.Text(14);
@@ -303,13 +312,7 @@ Result<std::vector<LedgerEntry>> ReadEntries(Db& db, const std::string& where, s
     e.closed_wall = s.Text(22);
     e.note = s.Text(23);
     e.diagnostic = s.Text(24);
-    e.diagnostic_host.name = s.Text(25);
-    e.diagnostic_host.address = s.Text(26);
-    e.diagnostic_host.port = static_cast<int>(s.Int(27));
-    e.diagnostic_host.user = s.Text(28);
-    e.diagnostic_host.identity_file = s.Text(29);
-    e.diagnostic_host.use_agent = s.Int(30) != 0;
-    e.diagnostic_host.known_hosts_file = s.Text(31);
+    e.diagnostic_host = ReadHost(s, 25);
     out.push_back(std::move(e));
   }
 }
