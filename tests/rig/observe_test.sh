@@ -64,4 +64,20 @@ grep -q "fallen off the bus" <<<"$out" || fail "diag tray5: $out"
 out=$("$rig" diag tray4) && fail "diag passed with the valve shut: $out"
 grep -q "coolant valve is at 0%" <<<"$out" || fail "diag tray4: $out"
 "$rig" valve set tray4 100 && [ "$("$rig" valve get tray4)" = 100 ] || fail "valve set/get 100"
+# The CPU benchmark, the diag's last check: tray3 passes it, then fails it with its cgroup held to a tenth
+# of a CPU (the quota alone, no power cap for the earlier check to see), and passes again once it is lifted.
+read -r cgv cgdir <<<"$("$rig" cgroup)"
+quota() {  # max | a tenth
+  if [ "$cgv" = v2 ]; then echo "$([ "$1" = max ] && echo max || echo 10000) 100000" >"$cgdir/tray3/cpu.max"
+  else echo "$([ "$1" = max ] && echo -1 || echo 10000)" >"$cgdir/tray3/cpu.cfs_quota_us"; fi
+}
+trap '"$rig" power set tray2 1200; "$rig" gpu tray2 reset; "$rig" gpu tray5 reset; "$rig" valve set tray4 100; quota max' EXIT
+out=$("$rig" diag tray3) || fail "diag failed on a healthy tray3: $out"
+echo "  diag tray3: $out"
+quota tenth || fail "cannot set tray3's quota in $cgdir"
+out=$("$rig" diag tray3) && fail "diag passed with tray3's cgroup at a tenth of a CPU: $out"
+echo "  diag tray3 at a tenth of a CPU: $out"
+grep -q "CPU benchmark in tray3's cgroup took" <<<"$out" || fail "diag tray3: $out"
+quota max
+out=$("$rig" diag tray3) || fail "diag failed on tray3 with its quota lifted: $out"
 echo "observe_test: ok"
