@@ -261,6 +261,7 @@ void Healer::After(Duration d, ComponentId tray, void (Healer::*step)(ComponentI
 // diagnose after reboot_wait), or reset the GPUs whose Xid asked for it, then diagnose.
 void Healer::Remediate(ComponentId tray) {
   Quarantine& q = isolated_.at(tray);
+  if (!q.drained && topo_.at(tray).kind == Kind::kComputeTray) RetryDrain(tray);
   if (q.reboot) {
     q.reboot = false;
     if (Reboot(tray, "Xid asked for a node reboot")) return;
@@ -271,6 +272,19 @@ void Healer::Remediate(ComponentId tray) {
   }
   q.reset_gpus.clear();
   Diagnose(tray);
+}
+
+// A tray whose drain failed at isolation (the scheduler busy or briefly out of reach) still runs work with
+// a bad part in it: its drain is tried once more at the recheck, and when it takes, the tray's jobs move as
+// they would have at isolation. A second failure leaves it as before: diagnosed, never resumed.
+void Healer::RetryDrain(ComponentId tray) {
+  Quarantine& q = isolated_.at(tray);
+  const std::string& name = topo_.at(q.domain).name;
+  Status s = backend_.Drain(tray, "rackchaos: " + name + ": drain retried");
+  Act("drain", tray, kNoJob, s, "isolating " + name + " (its drain at isolation failed; retried at the recheck)");
+  if (!s.ok()) return;
+  q.drained = true;
+  q.held = RestartJobsOn({tray}, name + " isolated (drain retried)", policy_.restart_jobs).empty();
 }
 
 // Reboots the node and diagnoses it `reboot_wait` later; false when the policy or backend cannot.

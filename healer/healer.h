@@ -81,6 +81,7 @@ class Healer : public cluster::ObservationSink {
   void ScheduleRecheck(ComponentId tray);
   void After(Duration d, ComponentId tray, void (Healer::*step)(ComponentId));
   void Remediate(ComponentId tray);
+  void RetryDrain(ComponentId tray);  // a drain that failed at isolation, once more at the recheck
   bool Reboot(ComponentId tray, const std::string& why);
   bool CoolingOk(ComponentId tray) const;
   void Diagnose(ComponentId tray);

@@ -39,7 +39,9 @@ class FakeBackend : public cluster::Backend {
   Status Drain(ComponentId tray, const std::string& reason) override {
     drain_reasons.push_back(reason);
     Status s = Log("drain " + Name(tray));
-    return fail_drain ? Status::Unavailable("scontrol: node busy") : s;
+    if (drains_to_fail > 0) --drains_to_fail;
+    else if (!fail_drain) return s;
+    return Status::Unavailable("scontrol: node busy");
   }
   Status Resume(ComponentId tray) override { return Log("resume " + Name(tray)); }
   Status ResetGpu(ComponentId gpu) override { return Log("reset " + Name(gpu)); }
@@ -63,6 +65,7 @@ class FakeBackend : public cluster::Backend {
   std::deque<bool> verdicts;
   bool can_reboot = true;
   bool fail_drain = false;    // Drain answers an error (after recording the call)
+  int drains_to_fail = 0;     // the first N drains answer an error
   bool fail_requeue = false;  // RequeueJob answers an error (after recording the call)
   bool off_bus = false;  // failed diagnostics say a GPU is not on the bus
   std::string fail_detail = "memory test failed";

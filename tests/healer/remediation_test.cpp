@@ -96,6 +96,44 @@ TEST_CASE("healer.remediation: a tray whose drain failed is not resumed: it neve
   CHECK(Details(drained, "resume").size() == 1);
 }
 
+// A drain refused at isolation (Slurm busy, the controller briefly out of reach) is tried once more at the
+// recheck; when it takes, the job on it is requeued again (its first requeue, at isolation, could bring it
+// back to the undrained tray, and the healer has seen nothing move it since) and the way back goes on as if
+// it had drained at once: the reboot its Xid asked for, the diagnostic, the resume. Before, the tray stayed
+// in service with its failed GPU for the rest of the run and was never rebooted.
+TEST_CASE("healer.remediation: a drain that failed at isolation is retried at the recheck") {
+  Rig rig;
+  rig.backend.drains_to_fail = 1;
+  rig.backend.verdicts = {true};
+  rig.Feed(Sec(0), cluster::JobStatus{0, JobState::kRunning, {Id("r02.tray06")}, ""});
+  FeedXid(rig, 79);
+  rig.clock.RunUntil(Min(1));
+  CHECK_FALSE(rig.healer.HoldsDrained(Id("r02.tray06")));
+  rig.clock.RunUntil(Min(60));
+  CHECK(rig.Timeline() == std::vector<std::string>{
+                              "5s detected #1 xid r02.tray06.gpu1",
+                              "25s isolated r02.tray06.gpu1 gpu #1",
+                              "25s drain r02.tray06 FAILED",
+                              "25s requeue_job - job 0",
+                              "10m25s drain r02.tray06",
+                              "10m25s requeue_job - job 0",
+                              "10m25s reboot r02.tray06",
+                              "20m25s diagnose r02.tray06",
+                              "22m25s resume r02.tray06",
+                          });
+  CHECK(Details(rig, "drain").back() ==
+        "isolating r02.tray06.gpu1 (its drain at isolation failed; retried at the recheck)");
+  CHECK(Details(rig, "alert").empty());
+  // Refused again, the tray stays as it was: diagnosed, never resumed, and the retry was the only one.
+  Rig refused;
+  refused.backend.fail_drain = true;
+  refused.backend.verdicts = {true};
+  FeedXid(refused, 48);
+  refused.clock.RunUntil(Min(60));
+  CHECK(Details(refused, "drain").size() == 2);
+  CHECK(Details(refused, "resume").empty());
+}
+
 TEST_CASE("healer.remediation: no reset or reboot on a tray that did not drain or still runs a job") {
   // Xid 79 (reboot) and Xid 48 (reset) on r02.tray06. A reboot or a reset would kill what still runs there
   // (a real `nvidia-smi -r` refuses a GPU with processes): the healer diagnoses the tray as it is and says why.
