@@ -183,9 +183,25 @@ Result<int64_t> RowOfUnnumberedRun(const Ledger& ledger, const LedgerRun& run, c
   return found;
 }
 
-// Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it.
-Status AbortReportRun(const LedgerRun& run, const std::vector<FaultId>& recovered, int still_open,
-                      RecoverResult& result) {
+// What recover did for one dead run: its faults reverted, its drained trays returned or left drained,
+// and how many of its entries stay open.
+struct RunRecovered {
+  std::vector<FaultId> reverted;
+  std::vector<std::string> returned, left_drained;  // tray names
+  int still_open = 0;
+};
+
+// " (a, b)": the trays named, for the aborted run's reason.
+std::string Named(const std::vector<std::string>& trays) {
+  std::string out;
+  for (const std::string& t : trays) out += (out.empty() ? " (" : ", ") + t;
+  return out.empty() ? out : out + ")";
+}
+
+// Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it; its
+// reason says what recover did, the trays the run's healer had drained included.
+Status AbortReportRun(const LedgerRun& run, const RunRecovered& done, RecoverResult& result) {
+  const std::vector<FaultId>& recovered = done.reverted;
   // The path comes from the ledger: an error looking at it (not "absent") is ReportStore::Open's to report.
   std::error_code ec;
   if (!std::filesystem::exists(run.report_db, ec) && !ec) return Status::Ok();
@@ -199,7 +215,11 @@ Status AbortReportRun(const LedgerRun& run, const std::vector<FaultId>& recovere
   RC_RETURN_IF_ERROR(store.AppendEvents(run.report_run, reverted));
   std::string reason = "the runner (pid " + std::to_string(run.pid) + ") died; rackchaos recover reverted " +
                        std::to_string(recovered.size()) + " fault(s)";
-  if (still_open > 0) reason += ", " + std::to_string(still_open) + " still open in the ledger";
+  if (!done.returned.empty())
+    reason += ", returned " + std::to_string(done.returned.size()) + " drained tray(s) to service" + Named(done.returned);
+  if (!done.left_drained.empty())
+    reason += ", left " + std::to_string(done.left_drained.size()) + " drained" + Named(done.left_drained);
+  if (done.still_open > 0) reason += ", " + std::to_string(done.still_open) + " still open in the ledger";
   RC_RETURN_IF_ERROR(store.FinishRun(run.report_run, "aborted", ToInt(ExitCode::kRuntimeError), WallStampNow(), reason));
   ++result.runs_aborted;
   result.lines.push_back("run " + std::to_string(run.report_run) + " in " + run.report_db + ": marked aborted (" +
@@ -267,8 +287,7 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
   pool_options.command_timeout = options.command_timeout;
   boost::asio::io_context io;
   ssh::SshPool pool(io, pool_options);
-  std::map<int64_t, std::vector<FaultId>> recovered;
-  std::map<int64_t, int> still_open;
+  std::map<int64_t, RunRecovered> done;  // by ledger run
   for (const LedgerEntry& e : open) {
     if (forgotten.count(e.id)) continue;
     if (live.count(e.run)) {
@@ -307,16 +326,18 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
     }
     if (s.ok()) s = ledger.Close(e.id, note);
     if (s.ok() && e.drain()) {
-      ++(replayed->found == Found::kReturned ? result.returned : result.left_drained);
+      const bool returned = replayed->found == Found::kReturned;
+      ++(returned ? result.returned : result.left_drained);
+      (returned ? done[e.run].returned : done[e.run].left_drained).push_back(e.target);
       result.lines.push_back(Describe(e) + ": " + line);
     } else if (s.ok()) {
       ++result.reverted;
       if (replayed->found != Found::kReverted) ++result.already_reverted;
-      recovered[e.run].push_back(e.fault);
+      done[e.run].reverted.push_back(e.fault);
       result.lines.push_back(Describe(e) + ": " + line);
     } else {
       ++result.failed;
-      ++still_open[e.run];
+      ++done[e.run].still_open;
       (void)ledger.SetNote(e.id, "recover failed: " + s.message());
       result.lines.push_back(Describe(e) + ": STILL OPEN: " + s.ToString());
     }
@@ -333,10 +354,10 @@ Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options) {
       s = row.status();
       if (s.ok()) run.report_run = *row;
     }
-    if (s.ok() && run.report_run != 0) s = AbortReportRun(run, recovered[run.id], still_open[run.id], result);
+    if (s.ok() && run.report_run != 0) s = AbortReportRun(run, done[run.id], result);
     if (!s.ok()) result.lines.push_back("run " + std::to_string(run.report_run) + " in " + run.report_db +
                                         ": could not mark it aborted: " + s.ToString());
-    if (still_open[run.id] == 0) RC_RETURN_IF_ERROR(ledger.FinishRun(run.id));
+    if (done[run.id].still_open == 0) RC_RETURN_IF_ERROR(ledger.FinishRun(run.id));
   }
   return result;
 }

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/wall_time.h"
+#include "reports/store.h"
 #include "runner/site/recover.h"
 #include "runner/site/ssh_backend.h"
 #include "tests/real/gb200.h"
@@ -45,6 +47,15 @@ TEST_CASE("recover: a tray a dead run drained is returned once its diagnostic pa
   const std::string ledger_path = (*lab)->dir() + "/drain.ledger";
   auto ledger = Ledger::Open(ledger_path);
   REQUIRE(ledger.ok());
+  // The run's report: its row is still 'running' when the run dies.
+  const std::string db = (*lab)->dir() + "/drain.db";
+  auto store = reports::ReportStore::Open(db);
+  REQUIRE(store.ok());
+  reports::RunInfo info;
+  info.plan_name = "drain";
+  info.backend = "ssh";
+  info.started_wall = WallStampNow();
+  const int64_t report_run = *store->BeginRun(info);
   int64_t run = 0;
   {
     auto owner = Ledger::Open(ledger_path);
@@ -52,7 +63,7 @@ TEST_CASE("recover: a tray a dead run drained is returned once its diagnostic pa
     testing::LabSite site(path);
     SshBackendOptions options;
     options.ledger = &*owner;
-    options.ledger_run = run = *owner->BeginRun((*lab)->dir() + "/none.db", 1);
+    options.ledger_run = run = *owner->BeginRun(db, report_run);
     SshBackend ssh(site.inv, topo, site.pool, site.clock, site.events, options);
     REQUIRE(ssh.Drain(tray1, "rackchaos: test").ok());
     REQUIRE(ssh.Drain(tray2, "rackchaos: test").ok());
@@ -88,6 +99,14 @@ TEST_CASE("recover: a tray a dead run drained is returned once its diagnostic pa
   CHECK(entries->at(0).note.find("returned to service by the run") != std::string::npos);
   CHECK(entries->at(1).note.find("left drained by rackchaos recover") != std::string::npos);
   CHECK(entries->at(2).note.find("returned to service by rackchaos recover") != std::string::npos);
+  // The run's report says so too: it ended aborted, and its reason names the trays (before, only the
+  // faults recover reverted: "reverted 0 fault(s)").
+  const auto row = store->ReadRun(report_run);
+  REQUIRE(row.ok());
+  CHECK(row->status == "aborted");
+  CHECK_MESSAGE(row->failed_reason.find("reverted 0 fault(s), returned 1 drained tray(s) to service (r01.tray01), "
+                                        "left 1 drained (r01.tray02)") != std::string::npos,
+                row->failed_reason);
 
   // Again: nothing left to do.
   auto again = Recover(*ledger, {});
