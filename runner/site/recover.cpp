@@ -1,13 +1,16 @@
 #include "runner/site/recover.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "core/exit_code.h"
+#include "core/strings.h"
 #include "core/wall_time.h"
 #include "reports/store.h"
 #include "runner/ssh/command_template.h"
@@ -191,17 +194,9 @@ struct RunRecovered {
   int still_open = 0;
 };
 
-// " (a, b)": the trays named, for the aborted run's reason.
-std::string Named(const std::vector<std::string>& trays) {
-  std::string out;
-  for (const std::string& t : trays) out += (out.empty() ? " (" : ", ") + t;
-  return out.empty() ? out : out + ")";
-}
-
 // Finishes the report run of a dead owner as 'aborted' and records the recovered reverts in it; its
 // reason says what recover did, the trays the run's healer had drained included.
 Status AbortReportRun(const LedgerRun& run, const RunRecovered& done, RecoverResult& result) {
-  const std::vector<FaultId>& recovered = done.reverted;
   // The path comes from the ledger: an error looking at it (not "absent") is ReportStore::Open's to report.
   std::error_code ec;
   if (!std::filesystem::exists(run.report_db, ec) && !ec) return Status::Ok();
@@ -211,14 +206,14 @@ Status AbortReportRun(const LedgerRun& run, const RunRecovered& done, RecoverRes
   RC_ASSIGN_OR_RETURN(std::vector<reports::EventRow> events, store.ReadEvents(run.report_run));
   const Time at = events.empty() ? Time{} : events.back().at;
   std::vector<Event> reverted;
-  for (FaultId f : recovered) reverted.push_back({at, FaultReverted{f, "reverted by rackchaos recover"}});
+  for (FaultId f : done.reverted) reverted.push_back({at, FaultReverted{f, "reverted by rackchaos recover"}});
   RC_RETURN_IF_ERROR(store.AppendEvents(run.report_run, reverted));
   std::string reason = "the runner (pid " + std::to_string(run.pid) + ") died; rackchaos recover reverted " +
-                       std::to_string(recovered.size()) + " fault(s)";
+                       std::to_string(done.reverted.size()) + " fault(s)";
   if (!done.returned.empty())
-    reason += ", returned " + std::to_string(done.returned.size()) + " drained tray(s) to service" + Named(done.returned);
+    reason += ", returned " + std::to_string(done.returned.size()) + " drained tray(s) to service" + NameTrays(done.returned);
   if (!done.left_drained.empty())
-    reason += ", left " + std::to_string(done.left_drained.size()) + " drained" + Named(done.left_drained);
+    reason += ", left " + std::to_string(done.left_drained.size()) + " drained" + NameTrays(done.left_drained);
   if (done.still_open > 0) reason += ", " + std::to_string(done.still_open) + " still open in the ledger";
   RC_RETURN_IF_ERROR(store.FinishRun(run.report_run, "aborted", ToInt(ExitCode::kRuntimeError), WallStampNow(), reason));
   ++result.runs_aborted;
@@ -228,6 +223,14 @@ Status AbortReportRun(const LedgerRun& run, const RunRecovered& done, RecoverRes
 }
 
 }  // namespace
+
+std::string NameTrays(const std::vector<std::string>& trays) {
+  if (trays.empty()) return "";
+  const size_t shown = std::min(trays.size(), kTraysNamed);
+  std::string out = " (" + Join(std::span<const std::string>(trays.data(), shown));
+  if (trays.size() > shown) out += " and " + std::to_string(trays.size() - shown) + " more";
+  return out + ")";
+}
 
 Result<std::vector<std::string>> ListOpen(const Ledger& ledger) {
   RC_ASSIGN_OR_RETURN(std::vector<LedgerEntry> open, ledger.OpenEntries());

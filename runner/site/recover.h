@@ -22,6 +22,7 @@
 // `rackchaos recover` calls it, and so does every real run before its first fault.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -62,6 +63,11 @@ struct RecoverResult {
 // Fails only when the ledger cannot be read or an entry to forget is unknown, closed or live (then
 // nothing is changed); per-entry failures are counted in `failed`.
 Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options);
+
+// " (a, b, c)": the trays an aborted run's reason names, the first kTraysNamed of them and then "and N
+// more" (a run whose healer drained a whole fleet must not write a reason of thousands of names); "" for none.
+inline constexpr size_t kTraysNamed = 8;
+std::string NameTrays(const std::vector<std::string>& trays);
 // The open entries, one line each (id, run, fault, action, target, host, deadline, note).
 Result<std::vector<std::string>> ListOpen(const Ledger& ledger);
 
