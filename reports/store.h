@@ -234,7 +234,7 @@ class ReportStore {
   Status AddJobs(int64_t run, const std::vector<JobRow>& jobs);
   // Appends events after those already stored for the run (seq continues), each as one row of the
   // typed table of its type. FaultReverted also sets reverted_us on the open fault row.
-  Status AppendEvents(int64_t run, const std::vector<Event>& events);
+  Status AppendEvents(int64_t run, std::span<const Event> events);
   // Stores (or replaces) the run's metrics.
   Status AddMetrics(int64_t run, const RunMetrics& metrics);
   // Stores (or replaces) the run's expectation results, in the given order.

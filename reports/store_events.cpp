@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -323,7 +324,7 @@ class EventWriter {
 
 }  // namespace
 
-Status ReportStore::AppendEvents(int64_t run, const std::vector<Event>& events) {
+Status ReportStore::AppendEvents(int64_t run, std::span<const Event> events) {
   const std::string what = ForRun("appending events to", run);
   // One transaction per batch: a million inserts then cost one fsync, and a failed batch leaves
   // nothing half-written.

@@ -50,7 +50,6 @@ class RecordingSink : public EventSink {
   int64_t run_ = 0;
   EventSink* tee_ = nullptr;
   std::vector<Event> events_;  // see events()
-  std::vector<Event> batch_;   // the events being stored: one buffer for the whole run
   size_t flushed_ = 0;         // how many of events_ are stored
   bool drop_stored_ = false;
   Status status_;

@@ -425,7 +425,7 @@ TEST_CASE("reports.schema: version 3 stores each event once - a version 2 databa
   CHECK(store->ReadFaults(2)->at(0).reverted == Duration::Seconds(2));
 
   // Appending continues after the migrated events, reverts included.
-  REQUIRE(store->AppendEvents(2, {{Duration::Seconds(9), FaultReverted{3, "late"}}}).ok());
+  REQUIRE(store->AppendEvents(2, std::vector<Event>{{Duration::Seconds(9), FaultReverted{3, "late"}}}).ok());
   events = store->ReadEvents(2);
   REQUIRE(events->size() == 26);
   CHECK(events->back().seq == 26);

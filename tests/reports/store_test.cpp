@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -203,7 +204,7 @@ TEST_CASE("reports.store: events are stored once whatever the batch shape, and r
     else events.push_back({at, JobChanged{0, JobState::kRunning, static_cast<double>(i), 1, 1, 8, {}, kNoFault, "", {static_cast<ComponentId>(i)}}});
   }
   REQUIRE(store->AppendEvents(*run, events).ok());
-  REQUIRE(store->AppendEvents(*run, {events.begin(), events.begin() + 70}).ok());
+  REQUIRE(store->AppendEvents(*run, std::span<const Event>(events).first(70)).ok());
   auto read = store->ReadEvents(*run);
   REQUIRE(read.ok());
   REQUIRE(read->size() == 1070);
