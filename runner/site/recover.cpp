@@ -6,12 +6,11 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <span>
 #include <sstream>
 
 #include "core/exit_code.h"
-#include "core/strings.h"
 #include "core/wall_time.h"
+#include "reports/fault_digest.h"
 #include "reports/store.h"
 #include "runner/ssh/command_template.h"
 #include "runner/ssh/ssh_pool.h"
@@ -225,11 +224,7 @@ Status AbortReportRun(const LedgerRun& run, const RunRecovered& done, RecoverRes
 }  // namespace
 
 std::string NameTrays(const std::vector<std::string>& trays) {
-  if (trays.empty()) return "";
-  const size_t shown = std::min(trays.size(), kTraysNamed);
-  std::string out = " (" + Join(std::span<const std::string>(trays.data(), shown));
-  if (trays.size() > shown) out += " and " + std::to_string(trays.size() - shown) + " more";
-  return out + ")";
+  return trays.empty() ? "" : " (" + reports::JoinCut(trays, kTraysNamed, "") + ")";
 }
 
 Result<std::vector<std::string>> ListOpen(const Ledger& ledger) {

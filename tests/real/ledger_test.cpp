@@ -438,12 +438,6 @@ TEST_CASE("ledger: notes keep the entry's history, each line with its time, a re
   CHECK(first.substr(0, first.find(' ')) <= e.closed_wall);
 }
 
-}  // namespace
-}  // namespace rackchaos::runner
-
-namespace rackchaos::runner {
-namespace {
-
 // The trays an aborted run's reason names: all of a few, the first eight of many (a healer that drained
 // 5,000 trays must not write a reason of 5,000 names), none of none.
 TEST_CASE("recover: an aborted run's reason names at most eight trays") {
@@ -452,7 +446,7 @@ TEST_CASE("recover: an aborted run's reason names at most eight trays") {
   std::vector<std::string> many;
   for (int i = 0; i < 5000; ++i) many.push_back("r" + std::to_string(i / 18) + ".tray" + std::to_string(i % 18));
   const std::string named = NameTrays(many);
-  CHECK(named == " (r0.tray0, r0.tray1, r0.tray2, r0.tray3, r0.tray4, r0.tray5, r0.tray6, r0.tray7 and 4992 more)");
+  CHECK(named == " (r0.tray0, r0.tray1, r0.tray2, r0.tray3, r0.tray4, r0.tray5, r0.tray6, r0.tray7, and 4,992 more)");
   many.resize(kTraysNamed);
   CHECK(NameTrays(many).find("more") == std::string::npos);
 }
