@@ -90,6 +90,22 @@ std::string Join(std::span<const std::string> items, std::string_view sep) {
   return out;
 }
 
+std::string JoinCut(std::span<const std::string> items, size_t max, std::string_view if_empty) {
+  if (items.empty()) return std::string(if_empty);
+  std::string out = Join(items.first(std::min(max, items.size())));
+  if (items.size() > max) out += (max ? ", and " : "") + Thousands(items.size() - max) + " more";
+  return out;
+}
+
+std::string Thousands(size_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   std::iota(row.begin(), row.end(), size_t{0});

@@ -41,6 +41,11 @@ std::vector<std::string_view> Split(std::string_view text, char sep);
 std::vector<std::string_view> SplitLines(std::string_view text);
 // {"a", "b"} -> "a, b".
 std::string Join(std::span<const std::string> items, std::string_view sep = ", ");
+// "a, b, c" of the first `max` items, then ", and 4,992 more"; `if_empty` for none. For lists a message
+// or a report prints whole whatever their length (isolated trays, missed faults, a suite's racks).
+std::string JoinCut(std::span<const std::string> items, size_t max, std::string_view if_empty);
+// 40429 -> "40,429": counts in prose.
+std::string Thousands(size_t n);
 
 // Levenshtein distance (insertions, deletions, substitutions), O(|a| * |b|) time, O(|b|) memory.
 size_t EditDistance(std::string_view a, std::string_view b);

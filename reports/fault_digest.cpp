@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 
+#include "core/strings.h"
+
 namespace rackchaos::reports {
 namespace {
 
@@ -105,23 +107,6 @@ std::vector<const JobMetrics*> ListedJobs(const RunMetrics& metrics, const ListL
   if (out.size() <= limits.jobs) return out;
   std::stable_sort(out.begin(), out.end(), [](const JobMetrics* a, const JobMetrics* b) { return a->ettr < b->ettr; });
   out.resize(limits.jobs);
-  return out;
-}
-
-std::string JoinCut(const std::vector<std::string>& items, size_t max, const std::string& if_empty) {
-  if (items.empty()) return if_empty;
-  std::string out;
-  for (size_t i = 0; i < items.size() && i < max; ++i) out += (out.empty() ? "" : ", ") + items[i];
-  if (items.size() > max) out += ", and " + Thousands(items.size() - max) + " more";
-  return out;
-}
-
-std::string Thousands(size_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
   return out;
 }
 

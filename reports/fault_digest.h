@@ -65,10 +65,5 @@ std::string_view RackOfName(std::string_view component);
 // the lowest ETTR, lowest first.
 std::vector<const JobMetrics*> ListedJobs(const RunMetrics& metrics, const ListLimits& limits);
 
-// "a, b, c" of the first `max` items, then ", and 12 more"; `if_empty` for none.
-std::string JoinCut(const std::vector<std::string>& items, size_t max, const std::string& if_empty);
-
-// 40429 -> "40,429": counts in prose.
-std::string Thousands(size_t n);
 
 }  // namespace rackchaos::reports

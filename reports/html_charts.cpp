@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/strings.h"
 #include "reports/escape.h"
 #include "reports/html_page.h"
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "core/strings.h"
 #include "reports/escape.h"
 #include "reports/fault_digest.h"
 #include "reports/store_state.h"

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/strings.h"
 #include "reports/escape.h"
 #include "reports/html_page.h"
 #include "reports/render.h"

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/strings.h"
 #include "reports/escape.h"
 #include "reports/fault_digest.h"
 #include "reports/render.h"

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/strings.h"
 #include "core/units.h"
 #include "reports/escape.h"
 #include "reports/fault_digest.h"

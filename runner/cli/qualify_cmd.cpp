@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/exit_code.h"
+#include "core/strings.h"
 #include "reports/escape.h"
 #include "runner/campaign/qualify.h"
 #include "runner/cli/cli_exit.h"
@@ -72,11 +73,7 @@ std::string RackExamples(const std::vector<Ready>& ready) {
     for (ComponentId rack : topo.racks()) (r.real ? site : sim).insert(prefix + topo.at(rack).name);
   }
   auto list = [](const std::set<std::string>& names) {
-    std::string out;
-    size_t n = 0;
-    for (const std::string& name : names)
-      if (n++ < 4) out += (out.empty() ? "" : ", ") + name;
-    return n > 4 ? out + " and " + std::to_string(n - 4) + " more" : out;
+    return JoinCut(std::vector<std::string>(names.begin(), names.end()), 4, "");
   };
   std::string out;
   if (!sim.empty()) out = "its simulated racks are " + list(sim);

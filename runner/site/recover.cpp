@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "core/exit_code.h"
+#include "core/strings.h"
 #include "core/wall_time.h"
-#include "reports/fault_digest.h"
 #include "reports/store.h"
 #include "runner/ssh/command_template.h"
 #include "runner/ssh/ssh_pool.h"
@@ -224,7 +224,7 @@ Status AbortReportRun(const LedgerRun& run, const RunRecovered& done, RecoverRes
 }  // namespace
 
 std::string NameTrays(const std::vector<std::string>& trays) {
-  return trays.empty() ? "" : " (" + reports::JoinCut(trays, kTraysNamed, "") + ")";
+  return trays.empty() ? "" : " (" + JoinCut(trays, kTraysNamed, "") + ")";
 }
 
 Result<std::vector<std::string>> ListOpen(const Ledger& ledger) {

@@ -65,7 +65,7 @@ struct RecoverResult {
 Result<RecoverResult> Recover(Ledger& ledger, const RecoverOptions& options);
 
 // " (a, b, c)": the trays an aborted run's reason names, the first kTraysNamed of them and then ", and N
-// more" (reports::JoinCut; a run whose healer drained a whole fleet must not write a reason of thousands
+// more" (JoinCut; a run whose healer drained a whole fleet must not write a reason of thousands
 // of names); "" for none.
 inline constexpr size_t kTraysNamed = 8;
 std::string NameTrays(const std::vector<std::string>& trays);

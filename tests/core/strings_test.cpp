@@ -42,6 +42,21 @@ TEST_CASE("strings: case, split and join") {
   CHECK(Join(std::vector<std::string>{}) == "");
 }
 
+TEST_CASE("strings: a list cut after its first items, and counts with thousands separators") {
+  const std::vector<std::string> items{"a", "b", "c"};
+  CHECK(JoinCut(items, 3, "none") == "a, b, c");
+  CHECK(JoinCut(items, 2, "none") == "a, b, and 1 more");
+  CHECK(JoinCut(items, 0, "none") == "3 more");
+  CHECK(JoinCut(std::vector<std::string>{}, 2, "none") == "none");
+  std::vector<std::string> many(5002, "t");
+  CHECK(JoinCut(many, 2, "") == "t, t, and 5,000 more");
+  CHECK(Thousands(0) == "0");
+  CHECK(Thousands(999) == "999");
+  CHECK(Thousands(1000) == "1,000");
+  CHECK(Thousands(40429) == "40,429");
+  CHECK(Thousands(1000008) == "1,000,008");
+}
+
 TEST_CASE("strings: edit distance and the nearest word") {
   CHECK(EditDistance("kitten", "sitting") == 3);
   CHECK(EditDistance("", "abc") == 3);
