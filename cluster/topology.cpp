@@ -164,6 +164,8 @@ Result<Topology> Topology::Build(const RackModel& model, int racks, int spare_tr
                 g * t.RacksPerLeaf(), g);
   t.BuildLateParts();
   if (!regions.empty()) RC_RETURN_IF_ERROR(t.BuildRegions(regions));
+  t.compute_tray_.assign(t.components_.size(), 0);  // once every part is in (a byte per Add cost more)
+  for (ComponentId tray : t.trays_) t.compute_tray_[tray] = 1;
   return t;
 }
 

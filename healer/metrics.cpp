@@ -404,6 +404,15 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     const std::vector<FaultId> cause = ChargedCauses(changes, requeued[info.id]);
     JobWalk w = WalkJob(info, changes, cause, end);
     run.jobs.push_back(w.metrics);
+    // Per fault, the first change it caused that stopped the job on some trays: the placement it first
+    // interrupted. Found in one pass (a month of a big job has thousands of changes and of faults).
+    std::unordered_map<FaultId, const JobChanged*> first_stop;
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const JobChanged* c = changes[i].second;
+      if (c->trays.size() != 0 &&
+          (c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed))
+        first_stop.try_emplace(cause[i], c);
+    }
     for (auto& [fid, imp] : w.impacts) {
       if (!faults.count(fid)) continue;
       FaultFacts& f = faults[fid];
@@ -412,14 +421,10 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         ++f.m.jobs_interrupted;
         // The placement the job was first interrupted on: a restart's new trays are not damage, and a job
         // stopped again by the same fault on another placement idles the same GPUs' worth, not twice.
-        for (size_t i = 0; i < changes.size(); ++i) {
-          const JobChanged* c = changes[i].second;
-          if (cause[i] != fid || c->trays.size() == 0 ||
-              !(c->state == JobState::kHung || c->state == JobState::kQueued || c->state == JobState::kFailed))
-            continue;
+        if (auto stop = first_stop.find(fid); stop != first_stop.end()) {
+          const JobChanged* c = stop->second;
           if (c->trays.sorted()) f.AddCollateral(c->trays.ids(), true);
           else f.AddCollateral(Sorted(c->trays.ids()), false);
-          break;
         }
       }
       f.m.gpu_hours_lost += imp.gpu_hours_lost;
@@ -434,13 +439,6 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
   int needing = 0, isolated = 0;
   // The GPUs of each tray list, counted once per list: most faults of a big job share its placement.
   std::unordered_map<const std::vector<ComponentId>*, size_t> gpus_of_trays;
-  // Which components are compute trays (each has the model's GPUs per tray), a byte each: read once per
-  // id of every list below, and a month of a 100k-GPU job has a placement of 25,000 trays per fault
-  // that stopped it (2,049 lists, 40 M ids at 1,778 racks). The topology's own lookup (GpusOfTray: a
-  // 4-byte slot per component, then the model) made this loop 85% of the scoring's CPU.
-  std::vector<uint8_t> compute_tray(topo.size());
-  for (ComponentId t : topo.trays()) compute_tray[t] = 1;
-  const auto per_tray = static_cast<size_t>(topo.model().gpus_per_tray);
   for (auto& [id, f] : faults) {
     if (f.m.time_to_recover && *f.m.time_to_recover == Duration::Max()) f.m.time_to_recover.reset();
     // A transient fault (gone within a minute, like a link flap) is not a part that must be taken out.
@@ -459,11 +457,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
     const std::vector<ComponentId>& trays = f.collateral_trays();
     auto [counted, fresh] = gpus_of_trays.try_emplace(&trays, 0);
-    if (fresh) {
-      size_t n = 0;
-      for (ComponentId t : trays) n += t < compute_tray.size() ? compute_tray[t] : 0;
-      counted->second = n * per_tray;  // topo.GpusOfTray(t).size() summed
-    }
+    if (fresh) counted->second = topo.GpusOnTrays(trays);
     size_t collateral = counted->second;
     for (ComponentId g : f.direct_gpus)  // direct damage is not collateral
       collateral -= std::binary_search(trays.begin(), trays.end(), topo.TrayOf(g));

@@ -132,6 +132,25 @@ TEST_CASE("GpusServedBy follows containment and shared dependencies") {
   CHECK(t.GpusServedBy(*t.Find("r01.shelf8.psu6")).empty());
 }
 
+TEST_CASE("topology: GpusOnTrays counts the GPUs of the compute trays in a list - any other id none") {
+  Topology t = BuildTopology(2, 2);
+  const ComponentId a = *t.Find("r01.tray03"), b = *t.Find("r02.tray18");  // b: a spare tray, GPUs all the same
+  CHECK(t.GpusOnTrays({}) == 0);
+  CHECK(t.GpusOnTrays(std::vector<ComponentId>{a}) == 4);
+  CHECK(t.GpusOnTrays(std::vector<ComponentId>{a, b}) == 8);
+  // A switch tray, a GPU, a valve, a rack, an id past the table and kNoComponent: not compute trays.
+  const std::vector<ComponentId> others{*t.Find("r01.switch4"), *t.Find("r01.tray03.gpu1"), *t.Find("r01.tray03.valve"),
+                                        *t.Find("r02"), static_cast<ComponentId>(t.size()), kNoComponent};
+  CHECK(t.GpusOnTrays(others) == 0);
+  std::vector<ComponentId> mixed = others;
+  mixed.insert(mixed.begin() + 2, {a, b});
+  CHECK(t.GpusOnTrays(mixed) == 8);
+  size_t every = 0;
+  for (ComponentId tray : t.trays()) every += t.GpusOfTray(tray).size();
+  CHECK(t.GpusOnTrays(t.trays()) == every);
+  CHECK(every == t.gpus().size());
+}
+
 TEST_CASE("a rack's CDU serves only that rack's GPUs") {
   Topology t = BuildTopology(2, 2);
   auto served = t.GpusServedBy(*t.Find("r02.cdu"));

@@ -109,6 +109,18 @@ TEST_CASE("healer.metrics: a drain of a tray the collateral holds adds nothing -
   CHECK(Fault(ComputeMetrics(events, Topo(), kJobs, Min(60)), 1).gpus_collateral == 11);  // 03, 04 and 05
 }
 
+TEST_CASE("healer.metrics: a drain of a part that is not a compute tray adds no GPUs to the collateral") {
+  // The healer drains compute trays only; a drain action naming another part (a switch tray, as a real
+  // site's drain of a component the inventory maps oddly could) joins the list and counts no GPUs.
+  std::vector<Event> events = BaseRun();
+  const ActionTaken odd{"drain", Id("r01.switch4"), kNoJob, true, "isolating r01.tray03.gpu2"};
+  events.insert(events.begin() + 7, {Min(15) + Sec(20), odd});
+  CHECK(Fault(ComputeMetrics(events, Topo(), kJobs, Min(60)), 1).gpus_collateral == 7);  // trays 03 and 04
+  const ActionTaken tray{"drain", Id("r01.tray05"), kNoJob, true, "isolating r01.tray03.gpu2"};
+  events.insert(events.begin() + 8, {Min(15) + Sec(20), tray});
+  CHECK(Fault(ComputeMetrics(events, Topo(), kJobs, Min(60)), 1).gpus_collateral == 11);  // 03, 04 and 05
+}
+
 TEST_CASE("healer.metrics: ETTR and goodput of the job") {
   RunMetrics m = ComputeMetrics(BaseRun(), Topo(), kJobs, Min(60));
   REQUIRE(m.jobs.size() == 1);
