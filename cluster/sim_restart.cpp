@@ -74,37 +74,45 @@ bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail, bool owed) 
     return all[scan++];
   };
 
+  // The job keeps every tray it had when it lost no seat and no free tray lies below its last one (a
+  // process crash, a hang, a link's flap): the placement is the same, and the job keeps the very list, so
+  // the events, the store and the scoring see one shared placement (TrayList::SameAs) and no new 25,000
+  // ids are copied, compared or stored.
+  const size_t first_free = pool.NextFree(TrayUse::kRegular, lo, hi);
+  const bool same = j.lost_seats.empty() && (first_free >= hi || all[first_free] > had.back());
   // The new placement: the first `need` of (free + kept) in tray order, and what the job leaves.
-  std::vector<ComponentId> next, left;
-  next.reserve(need);
-  size_t a = 0;  // next tray of `had` to consider
-  auto lost = j.lost_seats.begin();
-  // Copies had[a..) below `bound`, skipping lost seats, until the placement is full.
-  auto keep_below = [&](ComponentId bound) {
-    const size_t end = static_cast<size_t>(std::lower_bound(had.begin() + a, had.end(), bound) - had.begin());
-    while (a < end && next.size() < need) {
-      for (; lost != j.lost_seats.end() && *lost < had[a]; ++lost) {}
-      if (lost != j.lost_seats.end() && *lost == had[a]) {
-        left.push_back(had[a++]);
-        continue;
+  std::vector<ComponentId> next, left, joined;
+  if (!same) {
+    next.reserve(need);
+    size_t a = 0;  // next tray of `had` to consider
+    auto lost = j.lost_seats.begin();
+    // Copies had[a..) below `bound`, skipping lost seats, until the placement is full.
+    auto keep_below = [&](ComponentId bound) {
+      const size_t end = static_cast<size_t>(std::lower_bound(had.begin() + a, had.end(), bound) - had.begin());
+      while (a < end && next.size() < need) {
+        for (; lost != j.lost_seats.end() && *lost < had[a]; ++lost) {}
+        if (lost != j.lost_seats.end() && *lost == had[a]) {
+          left.push_back(had[a++]);
+          continue;
+        }
+        const ComponentId stop = lost == j.lost_seats.end() ? bound : std::min(bound, *lost);
+        const size_t run_end =
+            static_cast<size_t>(std::lower_bound(had.begin() + a, had.begin() + end, stop) - had.begin());
+        const size_t take = std::min(run_end - a, need - next.size());
+        next.insert(next.end(), had.begin() + a, had.begin() + a + take);
+        a += take;
       }
-      const ComponentId stop = lost == j.lost_seats.end() ? bound : std::min(bound, *lost);
-      const size_t run_end = static_cast<size_t>(std::lower_bound(had.begin() + a, had.begin() + end, stop) - had.begin());
-      const size_t take = std::min(run_end - a, need - next.size());
-      next.insert(next.end(), had.begin() + a, had.begin() + a + take);
-      a += take;
+    };
+    for (ComponentId f = next_free(); f != kNoComponent; f = next_free()) {
+      keep_below(f);
+      if (next.size() == need) break;
+      next.push_back(f);
+      joined.push_back(f);
     }
-  };
-  std::vector<ComponentId> joined;
-  for (ComponentId f = next_free(); f != kNoComponent; f = next_free()) {
-    keep_below(f);
-    if (next.size() == need) break;
-    next.push_back(f);
-    joined.push_back(f);
+    keep_below(kNoComponent);
+    if (next.size() < need) return false;  // hot spares or waiting: nothing changed yet
+    left.insert(left.end(), had.begin() + a, had.end());  // past the cut, lost or not
   }
-  keep_below(kNoComponent);
-  if (next.size() < need) return false;  // hot spares or waiting: nothing changed yet
-  left.insert(left.end(), had.begin() + a, had.end());  // past the cut, lost or not
 
   // The job stops as BackToQueue stops it, then leaves, keeps and joins trays. ReleaseTrays would
   // re-solve the job's loud GPUs with no job on them; on a kept tray the job is there but queued, which
@@ -126,8 +134,10 @@ bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail, bool owed) 
   }
   for (ComponentId g : loud) thermal_.UpdateThermal(g);
   for (ComponentId tray : joined) SeatJob(topo_.TraySlot(tray), j.id, per_tray);
-  j.at.trays = TrayList::Ascending(std::move(next));  // a merge of two ascending lists
-  j.at.kinds = GroupFabrics(topo_, j.cfg, j.at);       // as Place() does
+  if (!same) {
+    j.at.trays = TrayList::Ascending(std::move(next));  // a merge of two ascending lists
+    j.at.kinds = GroupFabrics(topo_, j.cfg, j.at);      // as Place() does
+  }
   StartAfterOverhead(j, "placed on " + std::to_string(j.at.trays.size()) + " trays");
   GrowShrunkJobs();
   ++restarts_in_place_;

@@ -94,6 +94,22 @@ Outcome RunScript(bool in_place) {
         CHECK(c.trays.size() == 24);
       }
     CHECK(saw);
+    // The requeue at 3h20m changed nothing (no seat lost, no free tray below the job's last): the job keeps
+    // the very list it ran on, shared, not an equal copy; the drain's restart at 2 h made a new one.
+    const TrayList* running = nullptr;
+    int checked = 0;
+    for (const auto& [at, c] : changes) {
+      if (c.state == JobState::kRestarting && running && at == Duration::Hours(2)) {
+        CHECK_FALSE(c.trays == *running);
+        ++checked;
+      }
+      if (c.state == JobState::kRestarting && running && at == Duration::Hours(3) + Duration::Minutes(20)) {
+        CHECK(c.trays.SameAs(*running));
+        ++checked;
+      }
+      if (c.state == JobState::kRunning) running = &c.trays;
+    }
+    CHECK(checked == 2);
   }
   return out;
 }
