@@ -110,13 +110,17 @@ struct RowScratch {
 };
 
 // Detection and component ids share one integer type: "3,4".
+// Written in place into room for the longest ids (10 digits and a comma each), then cut to length: a
+// new placement is 25,000 ids, and appending them one by one was 4% of a big fleet's month.
 void JoinIds(const std::vector<uint32_t>& ids, std::string& out) {
-  out.clear();
-  char buf[16];
-  for (uint32_t id : ids) {
-    if (!out.empty()) out += ',';
-    out.append(buf, std::to_chars(buf, buf + sizeof buf, id).ptr);
+  out.resize(ids.size() * 11);
+  char* p = out.data();
+  char* const end = p + out.size();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) *p++ = ',';
+    p = std::to_chars(p, end, ids[i]).ptr;
   }
+  out.resize(static_cast<size_t>(p - out.data()));
 }
 
 // Binds the typed columns of one event from parameter `p` on (after run_id, seq and time). Text is
