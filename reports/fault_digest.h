@@ -65,5 +65,4 @@ std::string_view RackOfName(std::string_view component);
 // the lowest ETTR, lowest first.
 std::vector<const JobMetrics*> ListedJobs(const RunMetrics& metrics, const ListLimits& limits);
 
-
 }  // namespace rackchaos::reports
