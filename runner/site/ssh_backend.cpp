@@ -359,9 +359,10 @@ Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
   return Status::Ok();
 }
 
-bool SshBackend::RevertedLate(FaultId fault) const {
-  if (!revert_failed_.count(fault)) return false;
-  return std::none_of(open_.begin(), open_.end(), [fault](const auto& kv) { return kv.second.fault == fault; });
+bool SshBackend::RevertedLate(FaultId fault) const { return revert_failed_.count(fault) && !Holds(fault); }
+
+bool SshBackend::Holds(FaultId fault) const {
+  return std::any_of(open_.begin(), open_.end(), [fault](const auto& kv) { return kv.second.fault == fault; });
 }
 
 void SshBackend::HostLost(const std::string& key) {

@@ -194,6 +194,8 @@ class SshBackend : public cluster::Backend {
   size_t applied() const { return open_.size(); }
   // The fault that landed last (the report's guess at what a job's trouble is due to), or kNoFault.
   FaultId last_landed() const { return last_landed_; }
+  // Whether `fault` still holds a target here (applied, or its revert not yet done).
+  bool Holds(FaultId fault) const;
 
   // The HostSpec with the inventory's fields for `host`.
   static std::optional<ssh::HostSpec> HostOf(const Inventory& inventory, const std::string& host);

@@ -298,6 +298,9 @@ void SshMonitor::Track(Job& j, Time now) {
   } else if (j.state == JobState::kRunning || j.state == JobState::kHung || j.state == JobState::kRestarting) {
     state = JobState::kRestarting;
   }
+  const FaultId landed = cause_();
+  const bool full_speed = state == JobState::kRunning && speed == 1 && step_s > 0;  // over a measured window
+  j.charge.See(landed, landed != kNoFault && backend_.Holds(landed), full_speed);
   // Also once a (re)started job's step rate is first measured: the report counts steps from it.
   const bool first_rate = state == JobState::kRunning && !j.timed && step_s > 0;
   if (state == j.state && (speed < 1) == (j.speed < 1) && !first_rate) return;
@@ -308,7 +311,7 @@ void SshMonitor::Track(Job& j, Time now) {
   c.step_time_s = state == JobState::kRunning ? step_s : 0;
   c.speed = state == JobState::kRunning ? speed : 0;
   c.gpus = j.spec.gpus;
-  c.cause = cause_();
+  c.cause = j.charge.Cause(landed);
   if (state == JobState::kRestarting && j.state != JobState::kRestarting && j.last_step > j.ckpt) {
     // The steps since the checkpoint are thrown away: redone at the nominal pace.
     c.lost_work = j.spec.nominal_step * (j.last_step - j.ckpt);

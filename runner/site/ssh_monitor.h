@@ -43,6 +43,25 @@ namespace rackchaos::runner {
 // The plan's jobs as the monitor follows them: the same record the metrics use.
 using MonitoredJob = healer::JobInfo;
 
+// The fault a real job's trouble is charged to. Real hosts do not say why a job hung or slowed, so the
+// report charges the fault that landed last, as long as it can be the reason: while it is applied, and
+// after its revert until the job is measured at full speed again (its restart and the work it redoes are
+// the fault's). A slow step after that (a busy host, a noisy neighbour) is nobody's, as in the simulator,
+// which knows its causes; charging it to the old fault stretched a tray pull's time to recover from 6 s
+// to 30 s on a loaded machine.
+class JobCharge {
+ public:
+  // Each tick: the fault that landed last, whether it is still applied, and whether the job ran at full
+  // speed over a measured window.
+  void See(FaultId landed, bool applied, bool full_speed) {
+    if (full_speed && !applied && landed != kNoFault) clear_of_ = landed;
+  }
+  FaultId Cause(FaultId landed) const { return landed == clear_of_ ? kNoFault : landed; }
+
+ private:
+  FaultId clear_of_ = kNoFault;  // the job has been seen at full speed since this fault's revert
+};
+
 class SshMonitor {
  public:
   SshMonitor(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, Clock& clock,
@@ -84,6 +103,7 @@ class SshMonitor {
     bool timed = false;  // the last JobChanged while running carried a measured step time
     bool seen = false;
     bool replaced = false;                       // a new placement appeared since the last Track
+    JobCharge charge;                            // what its changes are charged to
     std::deque<std::pair<Time, long>> progress;  // (when, newest step) over the speed window
   };
 
