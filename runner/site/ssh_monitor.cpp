@@ -299,8 +299,9 @@ void SshMonitor::Track(Job& j, Time now) {
     state = JobState::kRestarting;
   }
   const FaultId landed = cause_();
-  const bool full_speed = state == JobState::kRunning && speed == 1 && step_s > 0;  // over a measured window
-  j.charge.See(landed, landed != kNoFault && backend_.Holds(landed), full_speed);
+  std::optional<Time> full_speed_since;  // the start of a measured window at full speed
+  if (state == JobState::kRunning && speed == 1 && step_s > 0) full_speed_since = j.progress.front().first;
+  j.charge.See(landed, landed != kNoFault && backend_.Holds(landed), full_speed_since, now);
   // Also once a (re)started job's step rate is first measured: the report counts steps from it.
   const bool first_rate = state == JobState::kRunning && !j.timed && step_s > 0;
   if (state == j.state && (speed < 1) == (j.speed < 1) && !first_rate) return;

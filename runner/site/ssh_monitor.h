@@ -45,21 +45,30 @@ using MonitoredJob = healer::JobInfo;
 
 // The fault a real job's trouble is charged to. Real hosts do not say why a job hung or slowed, so the
 // report charges the fault that landed last, as long as it can be the reason: while it is applied, and
-// after its revert until the job is measured at full speed again (its restart and the work it redoes are
-// the fault's). A slow step after that (a busy host, a noisy neighbour) is nobody's, as in the simulator,
-// which knows its causes; charging it to the old fault stretched a tray pull's time to recover from 6 s
-// to 30 s on a loaded machine.
+// after its revert until the job is measured at full speed over a window that began after the revert
+// (its restart and the work it redoes are the fault's; so is a stall that a short fault caused and the
+// step window shows only after the revert). A slow step after that (a busy host, a noisy neighbour) is
+// nobody's, as in the simulator, which knows its causes; charging it to the old fault stretched a tray
+// pull's time to recover from 6 s to 30 s on a loaded machine.
 class JobCharge {
  public:
-  // Each tick: the fault that landed last, whether it is still applied, and whether the job ran at full
-  // speed over a measured window.
-  void See(FaultId landed, bool applied, bool full_speed) {
-    if (full_speed && !applied && landed != kNoFault) clear_of_ = landed;
+  // Each tick at `now`: the fault that landed last, whether it is still applied, and, when the job ran at
+  // full speed over a measured window, when that window began.
+  void See(FaultId landed, bool applied, std::optional<Time> full_speed_since, Time now) {
+    if (landed != fault_) {
+      fault_ = landed;
+      off_since_.reset();
+    }
+    if (landed == kNoFault || applied) return;
+    if (!off_since_) off_since_ = now;
+    if (full_speed_since && *full_speed_since >= *off_since_) clear_of_ = landed;
   }
   FaultId Cause(FaultId landed) const { return landed == clear_of_ ? kNoFault : landed; }
 
  private:
-  FaultId clear_of_ = kNoFault;  // the job has been seen at full speed since this fault's revert
+  FaultId fault_ = kNoFault;     // the fault that landed last, as of the last See
+  std::optional<Time> off_since_;  // when it was first seen reverted
+  FaultId clear_of_ = kNoFault;  // the job ran at full speed after this fault's revert
 };
 
 class SshMonitor {
