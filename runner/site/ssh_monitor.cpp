@@ -28,10 +28,9 @@ JobState SchedulerState(const std::string& s) {
 }  // namespace
 
 SshMonitor::SshMonitor(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, Clock& clock,
-                       SshBackend& backend, EventSink& events, std::vector<MonitoredJob> jobs,
-                       std::function<FaultId()> cause)
+                       SshBackend& backend, EventSink& events, std::vector<MonitoredJob> jobs)
     : inv_(inventory), topo_(topology), pool_(pool), clock_(clock), backend_(backend), events_(events),
-      cause_(std::move(cause)), period_(inventory.observe_period),
+      period_(inventory.observe_period),
       driver_(topology, clock, events, [&backend](cluster::Observation obs) { backend.Publish(obs); }) {
   if (inv_.actions.count("observe_tray")) {
     for (const auto& [name, mapping] : inv_.trays) {
@@ -298,7 +297,7 @@ void SshMonitor::Track(Job& j, Time now) {
   } else if (j.state == JobState::kRunning || j.state == JobState::kHung || j.state == JobState::kRestarting) {
     state = JobState::kRestarting;
   }
-  const FaultId landed = cause_();
+  const FaultId landed = backend_.last_landed();
   std::optional<Time> full_speed_since;  // the start of a measured window at full speed
   if (state == JobState::kRunning && speed == 1 && step_s > 0) full_speed_since = j.progress.front().first;
   j.charge.See(landed, landed != kNoFault && backend_.Holds(landed), full_speed_since, now);

@@ -13,7 +13,8 @@
 // HeartbeatChange (a host silent for two periods), LinkStateChange, JobStatus (on change) and
 // StepReport (when every rank of a job finished a newer step). The same answers give the report its
 // job timeline: JobChanged (running, hung = no step for three periods, restarting with the work lost
-// since the checkpoint, slowed) and Checkpointed events, attributed to the fault `cause()` names.
+// since the checkpoint, slowed) and Checkpointed events, attributed to the fault that landed last
+// (SshBackend::last_landed), as JobCharge below rules.
 //
 // The inventory's `observe:` sources (GPU telemetry, NVLink, the kernel log, BMC sensors; see
 // observation_sources.h) run beside them in an ObservationDriver, on their own periods; the monitor
@@ -23,7 +24,6 @@
 #pragma once
 
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -74,7 +74,7 @@ class JobCharge {
 class SshMonitor {
  public:
   SshMonitor(const Inventory& inventory, const cluster::Topology& topology, ssh::SshPool& pool, Clock& clock,
-             SshBackend& backend, EventSink& events, std::vector<MonitoredJob> jobs, std::function<FaultId()> cause);
+             SshBackend& backend, EventSink& events, std::vector<MonitoredJob> jobs);
   ~SshMonitor();
 
   // The inventory hosts the observe actions and the `observe:` sources run on (sorted, unique).
@@ -133,7 +133,6 @@ class SshMonitor {
   Clock& clock_;
   SshBackend& backend_;
   EventSink& events_;
-  std::function<FaultId()> cause_;
   Duration period_;
   std::vector<Tray> trays_;
   std::map<std::string, size_t> tray_of_host_;
