@@ -4,15 +4,13 @@
 # (the run's timeline of jobs, detections and healer actions, the controller's log, the job's output), so a
 # rare failure in CI can be understood from its log alone.
 set -uo pipefail
+. "$(dirname "$0")/timeline_lib.sh"
 rackchaos=$1 plan=$2 inventory=$3 db=$4
 rm -f "$db" "$db".ledger*
 "$rackchaos" run "$plan" --inventory "$inventory" --db "$db"
 rc=$?
 if [ "$rc" != 0 ]; then
-  echo "--- plan_test: the run's timeline (jobs, detections, isolations, healer actions; seconds from the start)"
-  sqlite3 "$db" "SELECT printf('%8.3f', t_s), type, coalesce(component, ''), coalesce(job, ''), substr(detail, 1, 220)
-                 FROM event_log WHERE type IN ('job', 'detected', 'isolated', 'fault_injected', 'fault_reverted')
-                    OR (type = 'action' AND detail NOT LIKE 'ssh.%') ORDER BY seq" 2>&1
+  timeline "$db"
   rig=${RIG_DIR:-/tmp/rcrig}
   echo "--- plan_test: $rig/log/slurmctld-file.log (last 40 lines)"
   tail -n 40 "$rig/log/slurmctld-file.log" 2>&1
