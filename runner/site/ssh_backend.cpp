@@ -271,7 +271,28 @@ void SshBackend::RecordLanded(const Open& o, Time at) {
   events_.Record({at, PhysicsChanged{o.target.component, what, 0, o.fault}});
   if (topo_.at(o.target.component).kind == cluster::Kind::kNic)  // and the GPUs it carries traffic for
     for (ComponentId g : topo_.GpusServedBy(o.target.component)) events_.Record({at, PhysicsChanged{g, what, 0, o.fault}});
-  last_landed_ = o.fault;
+  auto landed = std::find_if(landings_.begin(), landings_.end(), [&](const Landing& l) { return l.fault == o.fault; });
+  Landing l = landed == landings_.end() ? Landing{o.fault, at, false, {}} : std::move(*landed);
+  if (landed != landings_.end()) landings_.erase(landed);
+  if (auto trays = TraysReached(topo_, o.target.component)) {
+    l.trays.insert(l.trays.end(), trays->begin(), trays->end());
+    std::sort(l.trays.begin(), l.trays.end());
+    l.trays.erase(std::unique(l.trays.begin(), l.trays.end()), l.trays.end());
+  } else {
+    l.everywhere = true;
+  }
+  landings_.push_back(std::move(l));
+}
+
+std::optional<std::span<const ComponentId>> TraysReached(const cluster::Topology& topo, ComponentId part) {
+  switch (topo.at(part).kind) {
+    case cluster::Kind::kRail: case cluster::Kind::kLeaf: case cluster::Kind::kSpine:
+    case cluster::Kind::kSuperSpine: case cluster::Kind::kObjectStore: case cluster::Kind::kCheckpointStore:
+      return std::nullopt;
+    default: break;
+  }
+  if (auto under = topo.TraysUnder(part); !under.empty()) return under;
+  return topo.TraysUnder(topo.DomainOf(part));  // a part of a rack: a CDU and its pumps, a switch tray, a shelf
 }
 
 bool SshBackend::CancelExpiry(Open& o) {

@@ -48,6 +48,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,12 @@
 #include "runner/ssh/ssh_pool.h"
 
 namespace rackchaos::runner {
+
+// The compute trays a fault on `part` can slow or stop a job on, as the topology places the part: the
+// trays under it (a tray and every part inside it; a rack, an NVLink domain, a region); for another
+// part of a rack (a CDU, a switch tray, a power shelf) every tray of its NVLink domain; nullopt for a
+// part outside the racks (a leaf or spine switch, a checkpoint store), which can trouble any job.
+std::optional<std::span<const ComponentId>> TraysReached(const cluster::Topology& topo, ComponentId part);
 
 class SshMonitor;
 struct HostClock;
@@ -192,8 +199,16 @@ class SshBackend : public cluster::Backend {
   Status RevertFaultTargets(FaultId fault, const std::string& why);
   // How many faults are applied through this backend now.
   size_t applied() const { return open_.size(); }
-  // The fault that landed last (the report's guess at what a job's trouble is due to), or kNoFault.
-  FaultId last_landed() const { return last_landed_; }
+  // A fault that landed here and where it can trouble a job (TraysReached), for the report's guess at
+  // what a job's trouble is due to (SshMonitor).
+  struct Landing {
+    FaultId fault = kNoFault;
+    Time at{};                       // when its first target landed
+    bool everywhere = false;         // a part outside the racks (the fabric, a store): any job
+    std::vector<ComponentId> trays;  // else the trays its targets reach, sorted and unique
+  };
+  // The faults landed so far, the last landed last (a fault that lands again moves to the end).
+  const std::vector<Landing>& landings() const { return landings_; }
   // Whether `fault` still holds a target here (applied, or its revert not yet done).
   bool Holds(FaultId fault) const;
 
@@ -326,7 +341,7 @@ class SshBackend : public cluster::Backend {
   Duration until_landing_{};
   std::vector<Staged> staged_;
   std::shared_ptr<ssh::SshPool::Armed> armed_;
-  FaultId last_landed_ = kNoFault;
+  std::vector<Landing> landings_;
   // The run (ssh_backend_run.cpp): the ledger StartRun opened, the plan's jobs, the monitor.
   std::unique_ptr<Ledger> ledger_;
   Status prepare_;  // PrepareRun's failure, returned by StartRun

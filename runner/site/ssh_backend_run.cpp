@@ -141,8 +141,8 @@ Status SshBackend::StopJobs(const std::vector<cluster::JobConfig>& jobs) {
 }
 
 // The healer sees only what the monitor reads from the site; the report's guess at what a job's
-// trouble is due to is the fault that landed last, while it holds or the job has not recovered
-// from it (JobCharge, ssh_monitor.h).
+// trouble is due to is the last landed fault that reaches it, while it holds or the job has not
+// recovered from it (Suspect and JobCharge, ssh_monitor.h).
 void SshBackend::StartObserving() {
   if ((!Observes() && inv_.observe.empty() && !inv_.prometheus) || monitor_) return;
   monitor_ = std::make_unique<SshMonitor>(inv_, topo_, pool_, clock_, *this, events_, jobs_);

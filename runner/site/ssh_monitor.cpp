@@ -231,6 +231,11 @@ void SshMonitor::Jobs(const std::string& out, Time now) {
       j.progress.clear();
       for (ComponentId tray : trays) TrayOf(tray).step = -1;  // only answers from the new ranks count
     }
+    if (trays != j.trays || j.held.empty()) {
+      std::vector<ComponentId> sorted = trays;
+      std::sort(sorted.begin(), sorted.end());
+      j.held.push_back({now, std::move(sorted)});
+    }
     j.seen = true;
     j.sched = sched;
     j.trays = trays;
@@ -272,6 +277,21 @@ void SshMonitor::Steps(Job& j, Time now) {
   Publish(std::move(r), now);
 }
 
+FaultId Suspect(const std::vector<SshBackend::Landing>& landings, const std::vector<JobPlacement>& held) {
+  for (auto l = landings.rbegin(); l != landings.rend(); ++l) {
+    if (l->everywhere) return l->fault;
+    for (size_t i = 0; i < held.size(); ++i) {
+      if (i + 1 < held.size() && held[i + 1].since <= l->at) continue;  // left before it landed
+      const std::vector<ComponentId>& trays = held[i].trays;  // both sorted: one merge pass
+      for (auto a = trays.begin(), b = l->trays.begin(); a != trays.end() && b != l->trays.end();) {
+        if (*a == *b) return l->fault;
+        *a < *b ? ++a : ++b;
+      }
+    }
+  }
+  return kNoFault;
+}
+
 // The report's view of the job (metrics read it): running, slowed, hung or restarting.
 void SshMonitor::Track(Job& j, Time now) {
   if (j.replaced) {  // the scheduler placed it anew without a visible gap: record the restart itself
@@ -297,10 +317,10 @@ void SshMonitor::Track(Job& j, Time now) {
   } else if (j.state == JobState::kRunning || j.state == JobState::kHung || j.state == JobState::kRestarting) {
     state = JobState::kRestarting;
   }
-  const FaultId landed = backend_.last_landed();
+  const FaultId suspect = Suspect(backend_.landings(), j.held);
   std::optional<Time> full_speed_since;  // the start of a measured window at full speed
   if (state == JobState::kRunning && speed == 1 && step_s > 0) full_speed_since = j.progress.front().first;
-  j.charge.See(landed, landed != kNoFault && backend_.Holds(landed), full_speed_since, now);
+  j.charge.See(suspect, suspect != kNoFault && backend_.Holds(suspect), full_speed_since, now);
   // Also once a (re)started job's step rate is first measured: the report counts steps from it.
   const bool first_rate = state == JobState::kRunning && !j.timed && step_s > 0;
   if (state == j.state && (speed < 1) == (j.speed < 1) && !first_rate) return;
@@ -311,7 +331,7 @@ void SshMonitor::Track(Job& j, Time now) {
   c.step_time_s = state == JobState::kRunning ? step_s : 0;
   c.speed = state == JobState::kRunning ? speed : 0;
   c.gpus = j.spec.gpus;
-  c.cause = j.charge.Cause(landed);
+  c.cause = j.charge.Cause(suspect);
   if (state == JobState::kRestarting && j.state != JobState::kRestarting && j.last_step > j.ckpt) {
     // The steps since the checkpoint are thrown away: redone at the nominal pace.
     c.lost_work = j.spec.nominal_step * (j.last_step - j.ckpt);

@@ -13,8 +13,8 @@
 // HeartbeatChange (a host silent for two periods), LinkStateChange, JobStatus (on change) and
 // StepReport (when every rank of a job finished a newer step). The same answers give the report its
 // job timeline: JobChanged (running, hung = no step for three periods, restarting with the work lost
-// since the checkpoint, slowed) and Checkpointed events, attributed to the fault that landed last
-// (SshBackend::last_landed), as JobCharge below rules.
+// since the checkpoint, slowed) and Checkpointed events, attributed to the last landed fault that can
+// reach the job (Suspect: SshBackend::landings, TraysReached), as JobCharge below rules.
 //
 // The inventory's `observe:` sources (GPU telemetry, NVLink, the kernel log, BMC sensors; see
 // observation_sources.h) run beside them in an ObservationDriver, on their own periods; the monitor
@@ -44,7 +44,8 @@ namespace rackchaos::runner {
 using MonitoredJob = healer::JobInfo;
 
 // The fault a real job's trouble is charged to. Real hosts do not say why a job hung or slowed, so the
-// report charges the fault that landed last, as long as it can be the reason: while it is applied, and
+// report charges the suspect (the last landed fault that reaches a tray the job held at its landing or
+// since: SshMonitor::Suspect), as long as it can be the reason: while it is applied, and
 // after its revert until the job is measured at full speed over a window that began after the revert
 // (its restart and the work it redoes are the fault's; so is a stall that a short fault caused and the
 // step window shows only after the revert). A slow step after that (a busy host, a noisy neighbour) is
@@ -52,8 +53,8 @@ using MonitoredJob = healer::JobInfo;
 // pull's time to recover from 6 s to 30 s on a loaded machine.
 class JobCharge {
  public:
-  // Each tick at `now`: the fault that landed last, whether it is still applied, and, when the job ran at
-  // full speed over a measured window, when that window began.
+  // Each tick at `now`: the suspect, whether it is still applied, and, when the job ran at full speed over
+  // a measured window, when that window began.
   void See(FaultId landed, bool applied, std::optional<Time> full_speed_since, Time now) {
     if (landed != fault_) {
       fault_ = landed;
@@ -66,10 +67,23 @@ class JobCharge {
   FaultId Cause(FaultId landed) const { return landed == clear_of_ ? kNoFault : landed; }
 
  private:
-  FaultId fault_ = kNoFault;     // the fault that landed last, as of the last See
+  FaultId fault_ = kNoFault;     // the suspect as of the last See
   std::optional<Time> off_since_;  // when it was first seen reverted
   FaultId clear_of_ = kNoFault;  // the job ran at full speed after this fault's revert
 };
+
+// A job's placement as the scheduler reported it: from when it was seen, on which trays (sorted; none
+// while the job runs nowhere).
+struct JobPlacement {
+  Time since{};
+  std::vector<ComponentId> trays;
+};
+
+// What a job's trouble can be due to: of the faults landed so far (SshBackend::landings, the last landed
+// last), the last whose reach (TraysReached) meets a tray of a placement the job `held` when it landed or
+// since, as the simulator's causes would have it: a job on another rack, or on other trays of the rack,
+// that slows while a tray is pulled is not slowed by the pull. kNoFault if none reaches it.
+FaultId Suspect(const std::vector<SshBackend::Landing>& landings, const std::vector<JobPlacement>& held);
 
 class SshMonitor {
  public:
@@ -105,6 +119,7 @@ class SshMonitor {
     MonitoredJob spec;
     JobState sched = JobState::kQueued;  // as the scheduler says
     std::vector<ComponentId> trays;
+    std::vector<JobPlacement> held;  // every placement the scheduler reported, in order
     long ckpt = 0, last_step = -1, reported_step = -1;
     Time progress_at{};
     JobState state = JobState::kQueued;  // as the report records it

@@ -1,8 +1,12 @@
-// What a real job's changes are charged to (runner/site/ssh_monitor.h, JobCharge); the monitor that feeds
-// it runs against the rig's real jobs (tests/rig, rig:tray_pull).
+// What a real job's changes are charged to (runner/site/ssh_monitor.h: Suspect, JobCharge; TraysReached in
+// runner/site/ssh_backend.h); the monitor that feeds them runs against the rig's real jobs (tests/rig,
+// rig:charge and rig:charge_other_job).
 #include "runner/site/ssh_monitor.h"
 
 #include <doctest/doctest.h>
+
+#include "cluster/catalogue.h"
+#include "cluster/topology.h"
 
 namespace rackchaos::runner {
 namespace {
@@ -36,6 +40,105 @@ TEST_CASE("job charge: nothing landed, nothing to clear") {
   charge.See(kNoFault, /*applied=*/false, S(1), S(5));
   CHECK(charge.Cause(kNoFault) == kNoFault);
   CHECK(charge.Cause(3) == 3);
+}
+
+// Three GB200 racks in two regions (a region has its stores; the fabric has leaves and spines).
+cluster::Topology ThreeRacks() {
+  auto model = cluster::LoadRackModel("gb200-nvl72");
+  REQUIRE(model.ok());
+  auto topo = cluster::Topology::Build(*model, 3, 0, {{"east", 2}, {"west", 1}});
+  REQUIRE(topo.ok());
+  return std::move(*topo);
+}
+ComponentId Id(const cluster::Topology& topo, std::string_view name) {
+  auto id = topo.Find(name);
+  REQUIRE_MESSAGE(id.has_value(), name);
+  return *id;
+}
+ComponentId FirstOf(const cluster::Topology& topo, cluster::Kind kind) {
+  for (const cluster::Component& c : topo.components())
+    if (c.kind == kind) return c.id;
+  FAIL("no component of kind ", cluster::KindName(kind));
+  return kNoComponent;
+}
+std::vector<ComponentId> Reached(const cluster::Topology& topo, ComponentId part) {
+  auto trays = TraysReached(topo, part);
+  REQUIRE(trays.has_value());
+  return {trays->begin(), trays->end()};
+}
+
+TEST_CASE("trays reached: a tray and its parts, a rack, a rack's shared parts, a region, and any tray from the fabric or a store") {
+  const cluster::Topology topo = ThreeRacks();
+  const ComponentId tray = Id(topo, "r02.tray04");
+  const std::vector<ComponentId> just_tray{tray};
+  CHECK(Reached(topo, tray) == just_tray);
+  CHECK(Reached(topo, Id(topo, "r02.tray04.gpu1")) == just_tray);
+  CHECK(Reached(topo, Id(topo, "r02.tray04.nic0")) == just_tray);
+  const std::vector<ComponentId> rack2(topo.TraysUnder(Id(topo, "r02")).begin(), topo.TraysUnder(Id(topo, "r02")).end());
+  CHECK(rack2.size() == 18);
+  CHECK(std::find(rack2.begin(), rack2.end(), tray) != rack2.end());
+  CHECK(Reached(topo, Id(topo, "r02")) == rack2);
+  // One rack per NVLink domain on GB200: a rack's CDU, its pumps, a switch tray, a shelf reach its rack.
+  CHECK(Reached(topo, Id(topo, "r02.cdu")) == rack2);
+  CHECK(Reached(topo, Id(topo, "r02.switch1")) == rack2);
+  CHECK(Reached(topo, Id(topo, "r02.shelf1")) == rack2);
+  CHECK(Reached(topo, Id(topo, "r02.cdu.pump1")) == rack2);
+  CHECK(Reached(topo, Id(topo, "east")).size() == 36);
+  CHECK(Reached(topo, Id(topo, "west")).size() == 18);
+  for (cluster::Kind k : {cluster::Kind::kLeaf, cluster::Kind::kSpine, cluster::Kind::kObjectStore, cluster::Kind::kCheckpointStore}) {
+    CAPTURE(cluster::KindName(k));
+    CHECK_FALSE(TraysReached(topo, FirstOf(topo, k)).has_value());
+  }
+}
+
+TEST_CASE("suspect: the last landed fault that reaches a tray the job held at its landing or since") {
+  const cluster::Topology topo = ThreeRacks();
+  auto landing = [&](FaultId f, int at_s, std::string_view part) {
+    SshBackend::Landing l{f, S(at_s), false, {}};
+    if (auto trays = TraysReached(topo, Id(topo, part))) l.trays.assign(trays->begin(), trays->end());
+    else l.everywhere = true;
+    return l;
+  };
+  auto on = [&](int since_s, std::initializer_list<std::string_view> trays) {
+    JobPlacement p{S(since_s), {}};
+    for (std::string_view t : trays) p.trays.push_back(Id(topo, t));
+    std::sort(p.trays.begin(), p.trays.end());
+    return p;
+  };
+  // Job A on r01 trays 1-2, job B on r01 trays 3-4 and job C on r02, all placed at 1 s.
+  const std::vector<JobPlacement> a{on(1, {"r01.tray01", "r01.tray02"})};
+  const std::vector<JobPlacement> b{on(1, {"r01.tray03", "r01.tray04"})};
+  const std::vector<JobPlacement> c{on(1, {"r02.tray01"})};
+  std::vector<SshBackend::Landing> landed{landing(1, 5, "r01.tray02")};  // tray2 pulled at 5 s
+  CHECK(Suspect(landed, a) == 1);
+  CHECK(Suspect(landed, b) == kNoFault);  // another tray of the same rack
+  CHECK(Suspect(landed, c) == kNoFault);  // another rack
+  CHECK(Suspect({}, a) == kNoFault);
+  // Job A requeued at 7 s onto tray5: its restart is still the pull's (it held tray2 when it landed).
+  std::vector<JobPlacement> a2 = a;
+  a2.push_back(on(7, {"r01.tray01", "r01.tray05"}));
+  CHECK(Suspect(landed, a2) == 1);
+  // Then a GPU of r02 fails (fault 2, later): A is still the pull's, C is the GPU's, B nobody's.
+  landed.push_back(landing(2, 9, "r02.tray01.gpu0"));
+  CHECK(Suspect(landed, a2) == 1);
+  CHECK(Suspect(landed, c) == 2);
+  CHECK(Suspect(landed, b) == kNoFault);
+  // r01's CDU fails (fault 3): every job of r01 may be its; C's stays the GPU's.
+  landed.push_back(landing(3, 11, "r01.cdu"));
+  CHECK(Suspect(landed, a2) == 3);
+  CHECK(Suspect(landed, b) == 3);
+  CHECK(Suspect(landed, c) == 2);
+  // A job that left r01 before the CDU failed is not its: it held r01 only before the landing.
+  std::vector<JobPlacement> moved{on(1, {"r01.tray06"}), on(10, {"r03.tray01"})};
+  CHECK(Suspect(landed, moved) == kNoFault);
+  // One placed on a tray after a fault landed there is the fault's (a degraded link it now uses).
+  std::vector<JobPlacement> later{on(1, {"r03.tray02"}), on(20, {"r02.tray01"})};
+  CHECK(Suspect(landed, later) == 2);
+  // A spine fails (fault 4): it can trouble any job.
+  landed.push_back(landing(4, 30, topo.at(FirstOf(topo, cluster::Kind::kSpine)).name));
+  CHECK(landed.back().everywhere);
+  CHECK(Suspect(landed, b) == 4);
+  CHECK(Suspect(landed, moved) == 4);
 }
 
 }  // namespace
