@@ -272,8 +272,9 @@ void SshBackend::RecordLanded(const Open& o, Time at) {
   if (topo_.at(o.target.component).kind == cluster::Kind::kNic)  // and the GPUs it carries traffic for
     for (ComponentId g : topo_.GpusServedBy(o.target.component)) events_.Record({at, PhysicsChanged{g, what, 0, o.fault}});
   auto landed = std::find_if(landings_.begin(), landings_.end(), [&](const Landing& l) { return l.fault == o.fault; });
-  Landing l = landed == landings_.end() ? Landing{o.fault, at, false, {}} : std::move(*landed);
+  Landing l = landed == landings_.end() ? Landing{o.fault, at, std::nullopt, false, {}} : std::move(*landed);
   if (landed != landings_.end()) landings_.erase(landed);
+  l.ended.reset();
   if (auto trays = TraysReached(topo_, o.target.component)) {
     l.trays.insert(l.trays.end(), trays->begin(), trays->end());
     std::sort(l.trays.begin(), l.trays.end());
@@ -376,7 +377,11 @@ Status SshBackend::RevertFault(const std::string& key, const std::string& why) {
     return s;
   }
   if (options_.ledger && o.ledger_entry) RC_RETURN_IF_ERROR(options_.ledger->Close(o.ledger_entry, why));
+  const FaultId fault = o.fault;
   open_.erase(it);
+  if (!Holds(fault))
+    for (Landing& l : landings_)
+      if (l.fault == fault) l.ended = clock_.Now();
   return Status::Ok();
 }
 

@@ -204,6 +204,7 @@ class SshBackend : public cluster::Backend {
   struct Landing {
     FaultId fault = kNoFault;
     Time at{};                       // when its first target landed
+    std::optional<Time> ended;       // when its last target was reverted (none while one holds)
     bool everywhere = false;         // a part outside the racks (the fabric, a store): any job
     std::vector<ComponentId> trays;  // else the trays its targets reach, sorted and unique
   };

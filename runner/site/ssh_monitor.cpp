@@ -282,6 +282,7 @@ FaultId Suspect(const std::vector<SshBackend::Landing>& landings, const std::vec
     if (l->everywhere) return l->fault;
     for (size_t i = 0; i < held.size(); ++i) {
       if (i + 1 < held.size() && held[i + 1].since <= l->at) continue;  // left before it landed
+      if (l->ended && held[i].since >= *l->ended) continue;               // placed after it was over
       const std::vector<ComponentId>& trays = held[i].trays;  // both sorted: one merge pass
       for (auto a = trays.begin(), b = l->trays.begin(); a != trays.end() && b != l->trays.end();) {
         if (*a == *b) return l->fault;

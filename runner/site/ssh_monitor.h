@@ -81,8 +81,9 @@ struct JobPlacement {
 
 // What a job's trouble can be due to: of the faults landed so far (SshBackend::landings, the last landed
 // last), the last whose reach (TraysReached) meets a tray of a placement the job `held` when it landed or
-// since, as the simulator's causes would have it: a job on another rack, or on other trays of the rack,
-// that slows while a tray is pulled is not slowed by the pull. kNoFault if none reaches it.
+// took while it held, as the simulator's causes would have it: a job on another rack, or on other trays
+// of the rack, that slows while a tray is pulled is not slowed by the pull, nor is one placed on that
+// tray after the pull was over. kNoFault if none reaches it.
 FaultId Suspect(const std::vector<SshBackend::Landing>& landings, const std::vector<JobPlacement>& held);
 
 class SshMonitor {

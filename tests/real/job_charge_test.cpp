@@ -94,7 +94,7 @@ TEST_CASE("trays reached: a tray and its parts, a rack, a rack's shared parts, a
 TEST_CASE("suspect: the last landed fault that reaches a tray the job held at its landing or since") {
   const cluster::Topology topo = ThreeRacks();
   auto landing = [&](FaultId f, int at_s, std::string_view part) {
-    SshBackend::Landing l{f, S(at_s), false, {}};
+    SshBackend::Landing l{f, S(at_s), std::nullopt, false, {}};
     if (auto trays = TraysReached(topo, Id(topo, part))) l.trays.assign(trays->begin(), trays->end());
     else l.everywhere = true;
     return l;
@@ -134,6 +134,12 @@ TEST_CASE("suspect: the last landed fault that reaches a tray the job held at it
   // One placed on a tray after a fault landed there is the fault's (a degraded link it now uses).
   std::vector<JobPlacement> later{on(1, {"r03.tray02"}), on(20, {"r02.tray01"})};
   CHECK(Suspect(landed, later) == 2);
+  // Once the GPU fault is over (reverted at 25 s), a job placed on its tray afterwards is not its.
+  landed[1].ended = S(25);
+  CHECK(Suspect(landed, later) == 2);  // placed at 20 s, while it held
+  std::vector<JobPlacement> after_it{on(1, {"r03.tray02"}), on(26, {"r02.tray01"})};
+  CHECK(Suspect(landed, after_it) == kNoFault);
+  CHECK(Suspect(landed, c) == 2);  // C held the tray when it landed: its restart stays the GPU's
   // A spine fails (fault 4): it can trouble any job.
   landed.push_back(landing(4, 30, topo.at(FirstOf(topo, cluster::Kind::kSpine)).name));
   CHECK(landed.back().everywhere);
