@@ -1,6 +1,12 @@
 # Shared by the host-failure rig tests (hostfail_test.sh, ...; issue 25): tray2's sshd, its link's token
 # bucket, the ledger, and a cleanup that puts tray2 back whatever happened. Sourced; needs $RIG_DIR.
 RIG_DIR=${RIG_DIR:-/tmp/rcrig}
+# The sshd this starts again must not hold what the test's caller left open (a `flock` on the test
+# lock), as `rig` does for its daemons (tests/rig/rig, top). 255: bash's script.
+for fd in /proc/$$/fd/*; do
+  fd=${fd##*/}
+  [[ "$fd" =~ ^[0-9]+$ ]] && [ "$fd" -gt 2 ] && [ "$fd" != 255 ] && eval "exec $fd>&-"
+done
 NS=rcrig-tray2
 ADDR=10.77.0.2
 bg_pids=()
