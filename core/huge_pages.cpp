@@ -39,7 +39,11 @@ bool UnderValgrind() {  // valgrind preloads its vgpreload_*.so into the program
   return preload && std::string(preload).find("vgpreload") != std::string::npos;
 }
 
+bool executed = false;
+
 }  // namespace
+
+bool HeapOnHugePages() { return executed; }
 
 void UseHugePagesForHeap(char** argv) {
   if (const char* given = std::getenv(kGiven)) {  // the executed program: the environment as given
@@ -47,10 +51,19 @@ void UseHugePagesForHeap(char** argv) {
     if (was.starts_with("=")) setenv("GLIBC_TUNABLES", was.c_str() + 1, 1);
     else unsetenv("GLIBC_TUNABLES");
     unsetenv(kGiven);
+    executed = true;
     return;
   }
   const char* opt = std::getenv("RACKCHAOS_HUGE_PAGES");
-  if ((opt && std::string(opt) == "0") || kSanitizerAllocator || UnderValgrind() || !GlibcHasTunable() ||
+  std::string want = opt ? opt : "";
+  if (want == "0") return;
+  if (!want.empty() && want != "1") {
+    if (want.size() > 40) want = want.substr(0, 40) + "...";
+    for (char& c : want) c = c < 0x20 || c == 0x7f ? '?' : c;  // an environment can hold anything
+    std::fprintf(stderr, "rackchaos: RACKCHAOS_HUGE_PAGES='%s' ignored: 0 turns huge pages for the heap off, 1 or unset leaves them on\n",
+                 want.c_str());
+  }
+  if (kSanitizerAllocator || UnderValgrind() || !GlibcHasTunable() ||
       !KernelHasHugePages())
     return;
   const char* tunables = std::getenv("GLIBC_TUNABLES");

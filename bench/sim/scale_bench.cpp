@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -247,6 +248,14 @@ void RunChild(int racks, uint64_t first, int count, int days, int timeout_s, con
              status, timeout_s, peak_mib);
 }
 
+// The 1-, 5- and 15-minute load averages, as /proc/loadavg gives them ("unknown" without it).
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  if (!(in >> one >> five >> fifteen)) return "unknown";
+  return one + " " + five + " " + fifteen;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -274,6 +283,9 @@ int main(int argc, char** argv) {
   std::printf("gb200-nvl72, %s chaos x1, %d days, default healer, seeds %llu-%llu%s\n", catalogue_name.c_str(), days,
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed + seeds - 1),
               one_process ? ", one process" : ", a process each");
+  // What the figures depend on besides the code: the heap's pages (bench/README.md, "Huge pages, measured
+  // again") and how busy the machine is.
+  std::printf("heap on huge pages: %s; load average at start: %s\n", HeapOnHugePages() ? "yes" : "no", LoadAverage().c_str());
   std::printf("%6s %5s %8s %5s %7s %10s %10s %10s %10s %9s %12s %8s %8s %9s %9s %5s %9s %7s %6s\n", "racks", "seed", "gpus",
               "jobs", "faults", "validate_s", "val_cpu_s", "run_s", "run_cpu_s", "events", "events/s", "cpu_s", "ms/rack",
               "us/event", "peak_MiB", "exit", "samples", "steps", "detect");
@@ -287,5 +299,6 @@ int main(int argc, char** argv) {
     if (std::getenv("SCALE_BENCH_KEEP_DB")) std::fprintf(stderr, "R=%d: kept %s\n", racks, db.c_str());
     else for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   }
+  std::printf("load average at end: %s\n", LoadAverage().c_str());
   return 0;
 }

@@ -492,6 +492,7 @@ int main(int argc, char** argv) {
     return ToInt(ExitCode::kBadInput);
   }
   SetupLogging(common);
+  if (rc::HeapOnHugePages()) spdlog::info("heap on transparent huge pages (RACKCHAOS_HUGE_PAGES=0 turns them off)");
   // The report database and the fault ledger are opened by SQLite, which would wait on a FIFO and read a
   // device: a path that names one (or a directory or socket) is bad input, refused before any command runs.
   if (*run || *recover || *sweep || *qualify || *report || *compare || *history || *replay) {

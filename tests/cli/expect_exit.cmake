@@ -3,6 +3,7 @@
 # REMOVE names a database to delete first, so each run starts from a fresh report.
 # SPARSE (in WORKDIR) is created first as a sparse file of SPARSE_BYTES zero bytes, and deleted after.
 # ABSENT names a file that must not exist afterwards (e.g. the database a dry run must not write).
+# NOT_REGEX, when given, must not match the combined output.
 if(REMOVE)
   file(REMOVE ${REMOVE} ${REMOVE}-wal ${REMOVE}-shm)
 endif()
@@ -27,4 +28,7 @@ if(ABSENT AND EXISTS ${WORKDIR}/${ABSENT})
 endif()
 if(REGEX AND NOT "${out}${err}" MATCHES "${REGEX}")
   message(FATAL_ERROR "output does not match '${REGEX}'\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(NOT_REGEX AND "${out}${err}" MATCHES "${NOT_REGEX}")
+  message(FATAL_ERROR "output matches '${NOT_REGEX}', which it must not\nstdout:\n${out}\nstderr:\n${err}")
 endif()

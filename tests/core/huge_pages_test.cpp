@@ -23,6 +23,7 @@ TEST_CASE("the executed program puts GLIBC_TUNABLES back as it was given") {
   UseHugePagesForHeap(argv);
   CHECK(Env("GLIBC_TUNABLES") == "=glibc.malloc.tcache_count=7");
   CHECK(Env("RACKCHAOS_GIVEN_GLIBC_TUNABLES") == "-");
+  CHECK(HeapOnHugePages());  // what `run -v` logs (cli:huge-pages-on)
 
   setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
   setenv("RACKCHAOS_GIVEN_GLIBC_TUNABLES", "-", 1);
@@ -43,9 +44,18 @@ TEST_CASE("RACKCHAOS_HUGE_PAGES=0 or a tunable already given: no exec, the envir
   unsetenv("RACKCHAOS_HUGE_PAGES");
 
   setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", 1);
+  // A value that is neither 0 nor 1 is said to be ignored (it would be on); here the tunable given stops it.
+  for (const char* v : {"yes", "01", "1 ", "on\tplease"}) {
+    setenv("RACKCHAOS_HUGE_PAGES", v, 1);
+    UseHugePagesForHeap(argv);
+    CHECK(Env("GLIBC_TUNABLES") == "=glibc.malloc.hugetlb=0");
+    CHECK(Env("RACKCHAOS_GIVEN_GLIBC_TUNABLES") == "-");
+  }
+  unsetenv("RACKCHAOS_HUGE_PAGES");
   UseHugePagesForHeap(argv);
   CHECK(Env("GLIBC_TUNABLES") == "=glibc.malloc.hugetlb=0");
   CHECK(Env("RACKCHAOS_GIVEN_GLIBC_TUNABLES") == "-");
+  unsetenv("RACKCHAOS_HUGE_PAGES");
   if (keep_tunables != "-") setenv("GLIBC_TUNABLES", keep_tunables.c_str() + 1, 1);
   else unsetenv("GLIBC_TUNABLES");
 }
