@@ -6,8 +6,8 @@
 //
 // What it buys depends on the machine. On this project's build machines (Firecracker VMs whose kernel
 // hands free memory back to the host, page_reporting_order=11) a fresh huge page is often one the host
-// took back, and zeroing it costs: a cold 1,778-rack run spent 0.06-0.85 s in the kernel with huge pages
-// against 0.2-0.3 s without. Once the heap is warm they win: a sweep's later seeds took a median 0.43 s
+// took back, and zeroing it costs: a cold 1,778-rack run spent 0.06-1.01 s in the kernel with huge pages
+// against 0.19-0.33 s without. Once the heap is warm they win: a sweep's later seeds took a median 0.43 s
 // with them against 0.50 s without (bench/README.md, "Huge pages, measured again"). So they stay on.
 #pragma once
 

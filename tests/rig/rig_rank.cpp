@@ -7,7 +7,7 @@
 // 2(n-1) rounds are done, so one slow or silent rank holds up all of them, as in NCCL. A collective that
 // makes no progress for --timeout seconds ends the rank with exit 3 (the watchdog).
 //
-// The compute phase stands for a GPU's: a fixed amount of CPU work (--work iterations), stretched to
+// The compute phase stands for a GPU's: a fixed amount of CPU time (--work-ms of this thread's CPU), stretched to
 // --compute-ms, divided by the tray's GPU speed. The speed is the simulator's: cluster::SpeedAtPower of
 // the tray's power cap (<dir>/power_cap, written by `rig power set`) and the gb200-nvl72 model's TDP
 // (tests/rig/rig_gpu_model.h), read every step. A cap of 300 W makes the phase 1/0.630 = 1.59x longer,
@@ -38,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -53,7 +54,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   int rank = 0, size = 0, port = 7600, ckpt_every = 10, start = 0, timeout_s = 30, bytes = 65536;
-  long work = 4000000;    // iterations per step: a few ms of one CPU
+  double work_ms = 10;    // CPU time per step: the same share of a CPU on a fast machine and a slow one
   double compute_ms = 180;  // the compute phase of an uncapped step (the rig's steps are ~200 ms)
   std::vector<std::string> hosts;
   std::string dir = ".", ckpt = ".";
@@ -84,7 +85,7 @@ Options Parse(int argc, char** argv) {
     else if (k == "--start") o.start = std::atoi(v.c_str());
     else if (k == "--timeout") o.timeout_s = std::atoi(v.c_str());
     else if (k == "--bytes") o.bytes = std::atoi(v.c_str());
-    else if (k == "--work") o.work = std::atol(v.c_str());
+    else if (k == "--work-ms") o.work_ms = std::atof(v.c_str());
     else if (k == "--compute-ms") o.compute_ms = std::atof(v.c_str());
     else if (k == "--dir") o.dir = v;
     else if (k == "--ckpt") o.ckpt = v;
@@ -181,11 +182,23 @@ double AllReduce(const Options& o, int to_next, int from_prev, std::vector<float
   return send_s;
 }
 
-// A fixed amount of CPU work (a dependent chain the compiler cannot shorten).
+// CPU work until this thread has used `cpu_ms` of CPU time (a dependent chain the compiler cannot
+// shorten, the clock read every ~0.1 ms of it). Bounded by CPU time, not by a count of iterations, so a
+// cgroup's quota slows it alike on any machine: 4 M iterations took 13-17 ms on one VM of this kind and
+// 6 ms on a faster one, where a quota of 3 ms per 100 ms period (rig:charge) hardly slowed the ranks and a
+// tenth of a CPU let the diag's benchmark through unthrottled (rig:observe).
 volatile double sink_value = 0;
-void Work(long iterations) {
+double ThreadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+void Work(double cpu_ms) {
+  const double until = ThreadCpuMs() + cpu_ms;
   double x = 1.0;
-  for (long i = 0; i < iterations; ++i) x = x * 1.0000001 + 1e-9;
+  do {
+    for (int i = 0; i < 50000; ++i) x = x * 1.0000001 + 1e-9;
+  } while (ThreadCpuMs() < until);
   sink_value = x;
 }
 
@@ -206,10 +219,12 @@ void WriteStatus(const Options& o, Status& st) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --bench: how many milliseconds a fixed amount of work takes here (the rig's tray diagnostic).
+  // --bench: how many milliseconds of wall time 40 ms of CPU work takes here (the rig's tray diagnostic):
+  // about 40 unless a quota (or a busy machine) holds it back. 40 ms outgrow a tenth of a CPU's 10 ms per
+  // 100 ms period four times over.
   if (argc == 2 && std::string(argv[1]) == "--bench") {
     auto t0 = Clock::now();
-    Work(5000000);
+    Work(40);
     std::printf("%.1f\n", std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     return 0;
   }
@@ -233,7 +248,7 @@ int main(int argc, char** argv) {
   std::array<double, 5> sends{};  // the last 5 steps' send times, reported as their median
   for (long step = o.start;; ++step) {
     const auto t0 = Clock::now();
-    Work(o.work);
+    Work(o.work_ms);
     // The GPU's compute phase: at least --compute-ms, at the speed the tray's power cap leaves.
     const double worked_s = std::chrono::duration<double>(Clock::now() - t0).count();
     const double speed = std::max(rackchaos::rig::ReadTray(o.dir, UnixNow()).speed, 1e-3);
