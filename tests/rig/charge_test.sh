@@ -2,7 +2,7 @@
 # Real-mode blame through the runner's own monitor (label rig, in the rig fixture): a slowdown that no
 # fault made is nobody's (Suspect and JobCharge, runner/site/ssh_monitor.h), as in the simulator. The plan
 # pulls one tray of a running job; AT seconds after the run starts this script caps the CPU of other trays
-# to RIG_CHARGE_SHARE of a CPU (default 0.03) for 8 s (`rig cpu`: the ranks compute slower, about 0.6 of
+# to RIG_CHARGE_SHARE of a CPU (default 0.03) for 8 s (`rig cpu`: the ranks compute slower, about 0.4 of
 # their speed here, while their GPUs look healthy, so no detector fires):
 #   - without JOB (plans/charge_after_revert.yaml, AT 26): every tray but the pulled one, well after the
 #     pull was reverted (run time about 24 s): the job it slows is the pulled job, no longer the pull's;
