@@ -271,7 +271,12 @@ void SshMonitor::Steps(Job& j, Time now) {
   }
   // Progress by the time the answers came, not by this tick's: a late tick is no slowdown of the job.
   if (j.progress.empty() || seen > j.progress.back().first) j.progress.push_back({seen, max_step});
-  while (j.progress.size() > 1 && now - j.progress.front().first > period_ * kSpeedPeriods) j.progress.pop_front();
+  // The window: the fewest answers that still span kSpeedPeriods - 1 periods, measured between answers,
+  // not from this tick. Answers lag the tick by up to a period (more on a loaded machine); trimmed against
+  // `now`, the span sat at about 3 periods and often fell just short, the speed read "unknown" (1), and a
+  // job slowed or recovering flip-flopped between 1 and its speed, its full-speed window never measured.
+  while (j.progress.size() > 2 && j.progress.back().first - j.progress[1].first >= period_ * (kSpeedPeriods - 1))
+    j.progress.pop_front();
   if (min_step <= j.reported_step) return;
   j.reported_step = min_step;
   Publish(std::move(r), now);
