@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -37,6 +38,7 @@
 #include <variant>
 #include <vector>
 
+#include "bench/common/host_facts.h"
 #include "cluster/observation.h"
 #include "core/huge_pages.h"
 #include "core/log.h"
@@ -248,14 +250,6 @@ void RunChild(int racks, uint64_t first, int count, int days, int timeout_s, con
              status, timeout_s, peak_mib);
 }
 
-// The 1-, 5- and 15-minute load averages, as /proc/loadavg gives them ("unknown" without it).
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  if (!(in >> one >> five >> fifteen)) return "unknown";
-  return one + " " + five + " " + fifteen;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -265,15 +259,46 @@ int main(int argc, char** argv) {
   bool one_process = false;
   std::string catalogue = "llama3";
   std::vector<int> sizes;
+  const char* usage =
+      "usage: scale_bench [--seed N] [--seeds K] [--one-process] [--days D] [--timeout S] [--catalogue C] [R...]\n"
+      "  R: rack counts, 1-20000 each (default 1 16 128 1778); see the comment at the top of\n"
+      "  bench/sim/scale_bench.cpp and bench/README.md for what each column measures\n";
+  // A whole number in [lo, hi], or a usage error naming the option: a typo must not run a 20-minute bench.
+  auto number = [&](const char* what, const char* text, long long lo, long long hi) {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) {
+      std::fprintf(stderr, "scale_bench: %s must be a whole number from %lld to %lld, not '%.40s'\n%s", what, lo, hi,
+                   text, usage);
+      std::exit(2);
+    }
+    return v;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--seeds" && i + 1 < argc) seeds = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--days" && i + 1 < argc) days = std::atoi(argv[++i]);
-    else if (a == "--timeout" && i + 1 < argc) timeout_s = std::atoi(argv[++i]);
-    else if (a == "--one-process") one_process = true;
-    else if (a == "--catalogue" && i + 1 < argc) catalogue = argv[++i];
-    else sizes.push_back(std::atoi(a.c_str()));
+    const bool has_value = i + 1 < argc;
+    if (a == "--help" || a == "-h") {
+      std::printf("%s", usage);
+      return 0;
+    } else if (a == "--seed" && has_value) {
+      seed = static_cast<uint64_t>(number("--seed", argv[++i], 0, 1LL << 62));
+    } else if (a == "--seeds" && has_value) {
+      seeds = static_cast<int>(number("--seeds", argv[++i], 1, 10000));
+    } else if (a == "--days" && has_value) {
+      days = static_cast<int>(number("--days", argv[++i], 1, 3650));
+    } else if (a == "--timeout" && has_value) {
+      timeout_s = static_cast<int>(number("--timeout", argv[++i], 1, 86400));
+    } else if (a == "--one-process") {
+      one_process = true;
+    } else if (a == "--catalogue" && has_value) {
+      catalogue = argv[++i];
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "scale_bench: unknown option or missing value: '%.40s'\n%s", a.c_str(), usage);
+      return 2;
+    } else {
+      sizes.push_back(static_cast<int>(number("a rack count", a.c_str(), 1, 20000)));
+    }
   }
   if (sizes.empty()) sizes = {1, 16, 128, 1778};
   const std::string catalogue_name = catalogue;
@@ -285,7 +310,7 @@ int main(int argc, char** argv) {
               one_process ? ", one process" : ", a process each");
   // What the figures depend on besides the code: the heap's pages (bench/README.md, "Huge pages, measured
   // again") and how busy the machine is.
-  std::printf("heap on huge pages: %s; load average at start: %s\n", HeapOnHugePages() ? "yes" : "no", LoadAverage().c_str());
+  std::printf("heap on huge pages: %s; load average at start: %s\n", HeapOnHugePages() ? "yes" : "no", bench::LoadAverage().c_str());
   std::printf("%6s %5s %8s %5s %7s %10s %10s %10s %10s %9s %12s %8s %8s %9s %9s %5s %9s %7s %6s\n", "racks", "seed", "gpus",
               "jobs", "faults", "validate_s", "val_cpu_s", "run_s", "run_cpu_s", "events", "events/s", "cpu_s", "ms/rack",
               "us/event", "peak_MiB", "exit", "samples", "steps", "detect");
@@ -299,6 +324,6 @@ int main(int argc, char** argv) {
     if (std::getenv("SCALE_BENCH_KEEP_DB")) std::fprintf(stderr, "R=%d: kept %s\n", racks, db.c_str());
     else for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   }
-  std::printf("load average at end: %s\n", LoadAverage().c_str());
+  std::printf("load average at end: %s\n", bench::LoadAverage().c_str());
   return 0;
 }

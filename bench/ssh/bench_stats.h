@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/host_facts.h"  // LoadAverage, UtcNow: the bench prints them
+
 namespace rackchaos::bench {
 
 // The p-quantile (0..1) of `v` by nearest rank; 0 for an empty vector.
@@ -37,11 +39,5 @@ double TreeCpuMs(const std::string& comm, const std::string& text);
 // The sessions a row ends keep working (closing, exiting, being reaped) after the row's command returned;
 // without the wait the next row would be charged for them. Sleeps: for the bench's setup, never timed.
 double SettledTreeCpuMs(const std::string& comm, const std::string& text);
-
-// /proc/loadavg's first three fields ("1.20 0.80 0.55").
-std::string LoadAverage();
-
-// "2026-12-02 00:41 UTC".
-std::string UtcNow();
 
 }  // namespace rackchaos::bench
