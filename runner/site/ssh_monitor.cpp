@@ -43,7 +43,11 @@ SshMonitor::SshMonitor(const Inventory& inventory, const cluster::Topology& topo
       trays_.push_back(std::move(t));
     }
   }
-  for (MonitoredJob& j : jobs) jobs_[j.name].spec = std::move(j);
+  for (MonitoredJob& j : jobs) {
+    Job& job = jobs_[j.name];
+    job.spec = std::move(j);
+    job.progress = StepWindow(period_ * (kSpeedPeriods - 1));
+  }
   driver_.hosts() = BuildHostMaps(inv_, topo_);
   auto render = [&backend](const std::string& tmpl, const std::string& host, const std::map<std::string, std::string>& values) {
     return backend.Render(tmpl, host, values);
@@ -228,7 +232,7 @@ void SshMonitor::Jobs(const std::string& out, Time now) {
       j.replaced = j.seen && j.state != JobState::kQueued;  // not the first start: a restart
       j.progress_at = now;  // a new placement: its ranks start from the checkpoint
       j.reported_step = -1;
-      j.progress.clear();
+      j.progress.Clear();
       for (ComponentId tray : trays) TrayOf(tray).step = -1;  // only answers from the new ranks count
     }
     if (trays != j.trays || j.held.empty()) {
@@ -270,13 +274,7 @@ void SshMonitor::Steps(Job& j, Time now) {
     j.last_step = max_step;
   }
   // Progress by the time the answers came, not by this tick's: a late tick is no slowdown of the job.
-  if (j.progress.empty() || seen > j.progress.back().first) j.progress.push_back({seen, max_step});
-  // The window: the fewest answers that still span kSpeedPeriods - 1 periods, measured between answers,
-  // not from this tick. Answers lag the tick by up to a period (more on a loaded machine); trimmed against
-  // `now`, the span sat at about 3 periods and often fell just short, the speed read "unknown" (1), and a
-  // job slowed or recovering flip-flopped between 1 and its speed, its full-speed window never measured.
-  while (j.progress.size() > 2 && j.progress.back().first - j.progress[1].first >= period_ * (kSpeedPeriods - 1))
-    j.progress.pop_front();
+  j.progress.Add(seen, max_step);
   if (min_step <= j.reported_step) return;
   j.reported_step = min_step;
   Publish(std::move(r), now);
@@ -311,21 +309,19 @@ void SshMonitor::Track(Job& j, Time now) {
   }
   JobState state = j.sched;
   double speed = 1, step_s = 0;
+  StepWindow::Rate rate;
   if (state == JobState::kRunning) {
     if (now - j.progress_at > period_ * kStallPeriods) state = JobState::kHung;
-    const Duration span = j.progress.empty() ? Duration{} : j.progress.back().first - j.progress.front().first;
-    if (span >= period_ * (kSpeedPeriods - 1) && j.spec.nominal_step > Duration{}) {
-      const double steps = static_cast<double>(j.progress.back().second - j.progress.front().second);
-      speed = std::min(1.0, steps * j.spec.nominal_step.Seconds() / span.Seconds());
-      step_s = steps > 0 ? span.Seconds() / steps : 0;
-    }
+    rate = j.progress.Measure(j.spec.nominal_step);
+    speed = rate.speed;
+    step_s = rate.step_s;
     if (speed >= kSlowSpeed) speed = 1;
   } else if (j.state == JobState::kRunning || j.state == JobState::kHung || j.state == JobState::kRestarting) {
     state = JobState::kRestarting;
   }
   const FaultId suspect = Suspect(backend_.landings(), j.held);
   std::optional<Time> full_speed_since;  // the start of a measured window at full speed
-  if (state == JobState::kRunning && speed == 1 && step_s > 0) full_speed_since = j.progress.front().first;
+  if (state == JobState::kRunning && speed == 1 && step_s > 0) full_speed_since = rate.from;
   j.charge.See(suspect, suspect != kNoFault && backend_.Holds(suspect), full_speed_since, now);
   // Also once a (re)started job's step rate is first measured: the report counts steps from it.
   const bool first_rate = state == JobState::kRunning && !j.timed && step_s > 0;

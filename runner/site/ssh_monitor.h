@@ -23,6 +23,7 @@
 // Threading: the run's thread, like SshBackend. Borrowed references must outlive the monitor.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
@@ -70,6 +71,46 @@ class JobCharge {
   FaultId fault_ = kNoFault;     // the suspect as of the last See
   std::optional<Time> off_since_;  // when it was first seen reverted
   FaultId clear_of_ = kNoFault;  // the job ran at full speed after this fault's revert
+};
+
+// A job's step rate, measured over its ranks' answers: each answer's time (when it came, not the tick
+// that asked) and the newest step any rank had finished. The window is the fewest answers that still span
+// `span`, measured between answers. Answers lag their tick by up to a period, more on a loaded machine:
+// trimmed against the tick's time instead, the window sat at about its span and often fell just short,
+// the rate read "unknown", and a slowed or recovering job flip-flopped between full speed and its speed.
+class StepWindow {
+ public:
+  explicit StepWindow(Duration span = Duration{}) : span_(span) {}
+  // An answer at `at` with the newest step `step`; one no later than the last answer adds nothing.
+  void Add(Time at, long step) {
+    if (!answers_.empty() && at <= answers_.back().first) return;
+    answers_.push_back({at, step});
+    while (answers_.size() > 2 && answers_.back().first - answers_[1].first >= span_) answers_.pop_front();
+  }
+  void Clear() { answers_.clear(); }  // a new placement: its ranks start again from the checkpoint
+
+  struct Rate {
+    bool measured = false;  // the window spans `span`; otherwise the rate is unknown
+    double speed = 1;       // steps per second against `nominal_step`'s, at most 1
+    double step_s = 0;      // seconds per step over the window; 0 without a step in it
+    Time from{};            // when the window began
+  };
+  Rate Measure(Duration nominal_step) const {
+    Rate r;
+    if (answers_.empty() || nominal_step <= Duration{}) return r;
+    const Duration over = answers_.back().first - answers_.front().first;
+    if (over < span_) return r;
+    const double steps = static_cast<double>(answers_.back().second - answers_.front().second);
+    r.measured = true;
+    r.speed = std::min(1.0, steps * nominal_step.Seconds() / over.Seconds());
+    r.step_s = steps > 0 ? over.Seconds() / steps : 0;
+    r.from = answers_.front().first;
+    return r;
+  }
+
+ private:
+  Duration span_;
+  std::deque<std::pair<Time, long>> answers_;  // (when, newest step), oldest first
 };
 
 // A job's placement as the scheduler reported it: from when it was seen, on which trays (sorted; none
@@ -129,7 +170,7 @@ class SshMonitor {
     bool seen = false;
     bool replaced = false;                       // a new placement appeared since the last Track
     JobCharge charge;                            // what its changes are charged to
-    std::deque<std::pair<Time, long>> progress;  // (when, newest step) over the speed window
+    StepWindow progress;                         // the step rate over the last kSpeedPeriods - 1 periods
   };
 
   void Tick();

@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -78,18 +79,36 @@ double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// `text` as a number in [lo, hi], or Die naming the option: a rank that took "abc" as 0 or 1e300 ms of
+// work per step would hang the rig instead of saying what was wrong.
+double Number(const std::string& option, const std::string& text, double lo, double hi) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || text.empty() || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
+    Die(option + " must be a number from " + std::to_string(static_cast<long long>(lo)) + " to " +
+        std::to_string(static_cast<long long>(hi)) + ", not '" + text.substr(0, 40) + "'");
+  return v;
+}
+int Whole(const std::string& option, const std::string& text, int lo, int hi) {
+  const double v = Number(option, text, lo, hi);
+  if (v != static_cast<double>(static_cast<int>(v))) Die(option + " must be a whole number, not '" + text.substr(0, 40) + "'");
+  return static_cast<int>(v);
+}
+
 Options Parse(int argc, char** argv) {
   Options o;
+  if (argc % 2 == 0) Die(std::string("option ") + argv[argc - 1] + " has no value");
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--rank") o.rank = std::atoi(v.c_str());
-    else if (k == "--port") o.port = std::atoi(v.c_str());
-    else if (k == "--ckpt-every") o.ckpt_every = std::atoi(v.c_str());
-    else if (k == "--start") o.start = std::atoi(v.c_str());
-    else if (k == "--timeout") o.timeout_s = std::atoi(v.c_str());
-    else if (k == "--bytes") o.bytes = std::atoi(v.c_str());
-    else if (k == "--work-ms") o.work_ms = std::atof(v.c_str());
-    else if (k == "--compute-ms") o.compute_ms = std::atof(v.c_str());
+    if (k == "--rank") o.rank = Whole(k, v, 0, 4096);
+    else if (k == "--port") o.port = Whole(k, v, 1, 65535);
+    else if (k == "--ckpt-every") o.ckpt_every = Whole(k, v, 1, 1000000);
+    else if (k == "--start") o.start = Whole(k, v, 0, 1000000000);
+    else if (k == "--timeout") o.timeout_s = Whole(k, v, 1, 86400);
+    else if (k == "--bytes") o.bytes = Whole(k, v, 4, 64 << 20);
+    else if (k == "--work-ms") o.work_ms = Number(k, v, 0, 1000);
+    else if (k == "--compute-ms") o.compute_ms = Number(k, v, 0, 60000);
     else if (k == "--dir") o.dir = v;
     else if (k == "--ckpt") o.ckpt = v;
     else if (k == "--hosts") {

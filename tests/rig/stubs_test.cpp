@@ -219,3 +219,56 @@ TEST_CASE("rig stubs: a GPU that fell off the bus is a device report and its Xid
     if (const auto* l = std::get_if<rackchaos::cluster::LinkStateChange>(&b)) up += l->up ? 1 : 0;
   CHECK(up == 3 * 18);
 }
+
+namespace {
+
+// Runs rig-rank with `args` (ours, shell-quoted) and returns its exit code and what it printed.
+Run RigRank(const std::vector<std::string>& args) {
+  std::string cmd = "'" RIG_RANK_BIN "'";
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  Run r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  for (size_t k; (k = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, k);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("rig stubs: rig-rank refuses an option value out of range before it starts, naming the option") {
+  const Tray tray("rank");  // the rank's status file goes there
+  const std::vector<std::string> base = {"--hosts", "127.0.0.1,127.0.0.2", "--rank", "0", "--timeout", "1",
+                                         "--dir", tray.dir.string()};
+  struct Bad {
+    std::string option, value;
+  };
+  for (const Bad& bad : std::vector<Bad>{{"--work-ms", "-1"}, {"--work-ms", "nan"}, {"--work-ms", "1e300"},
+                                         {"--work-ms", "15ms"}, {"--work-ms", ""}, {"--compute-ms", "inf"},
+                                         {"--rank", "abc"}, {"--rank", "1.5"}, {"--port", "0"},
+                                         {"--port", "70000"}, {"--ckpt-every", "0"}, {"--timeout", "-5"},
+                                         {"--bytes", "99999999999"}, {"--start", "-1"}}) {
+    CAPTURE(bad.option);
+    CAPTURE(bad.value);
+    std::vector<std::string> args = base;
+    args.push_back(bad.option);
+    args.push_back(bad.value);
+    const Run r = RigRank(args);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("rig-rank: " + bad.option + " must be") != std::string::npos);
+  }
+  const Run dangling = RigRank({"--hosts", "127.0.0.1,127.0.0.1", "--work-ms"});
+  CHECK(dangling.status == 2);
+  CHECK(dangling.out.find("--work-ms has no value") != std::string::npos);
+  // In range, the options are taken: the rank gets as far as its ring and times out there (exit 3): its
+  // neighbour on 127.0.0.2 never started. 0 ms of work per step and a whole-number port are in range.
+  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  std::vector<std::string> good = base;
+  for (const char* a : {"--work-ms", "0", "--compute-ms", "12.5", "--port"}) good.push_back(a);
+  good.push_back(std::to_string(port));
+  const Run ok = RigRank(good);
+  CHECK(ok.status == 3);
+  CHECK(ok.out.find("collective timeout") != std::string::npos);
+}
