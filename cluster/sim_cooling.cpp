@@ -71,7 +71,7 @@ void Thermal::ApplyValve(ComponentId valve, const Holds<ComponentId>::State& s, 
 }
 
 double Thermal::TrayFlow(ComponentId tray) const {
-  return tray_[topo_.TraySlot(tray)].valve * cdu_[static_cast<size_t>(topo_.at(tray).rack)].flow;
+  return TrayFlowAtSlot(topo_.TraySlot(tray));
 }
 
 double Thermal::CduFlowOf(const Cdu& c) const {

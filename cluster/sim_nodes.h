@@ -50,6 +50,10 @@ class Nodes {
   FaultId PresenceCause(ComponentId tray) const { return node(tray).presence_cause; }
   // The tray's exporter polls on this phase (telemetry, and link counters at the link period).
   Duration PollPhase(ComponentId tray) const { return node(tray).poll_phase; }
+  // The same by tray slot (an index of topology().trays()), for the telemetry poll of every tray in turn.
+  bool TrayPresentAtSlot(size_t slot) const { return node_[slot].present; }
+  bool TrayBootingAtSlot(size_t slot) const { return node_[slot].booting; }
+  Duration PollPhaseAtSlot(size_t slot) const { return node_[slot].poll_phase; }
   bool GpuAlive(ComponentId gpu) const {
     const Node& t = node_[topo_.TraySlot(topo_.TrayOf(gpu))];
     const Bus& g = bus_[topo_.GpuSlot(gpu)];

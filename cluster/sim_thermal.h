@@ -70,6 +70,7 @@ class Thermal {
 
   // ---- coolant (sim_cooling.cpp)
   double TrayFlow(ComponentId tray) const;  // the tray's valve opening times its CDU's flow
+  double TrayFlowAtSlot(size_t slot) const { return tray_[slot].valve * cdu_[tray_[slot].rack].flow; }
   double CduFlow(size_t rack) const { return cdu_[rack].flow; }
   Status SetCduFailed(ComponentId cdu, bool failed, FaultId cause);
   Status SetPump(ComponentId pump, bool failed, FaultId cause);
@@ -116,6 +117,7 @@ class Thermal {
   struct TrayCooling {
     double valve = 1;
     FaultId valve_cause = kNoFault;
+    uint32_t rack = 0;  // its rack's index (its CDU's in cdu_), kept here: TrayFlow reads it with the valve
     TimerId telemetry_timer = 0;
   };
   struct TrayCarry {  // what earlier jobs left on the tray's quiet GPUs above idle, at `carry_at`
@@ -154,7 +156,8 @@ class Thermal {
 
   // sim_thermal.cpp
   void OnThermalCrossing(ComponentId gpu);
-  void OnTelemetryTick(ComponentId tray);
+  void OnTelemetryTick(size_t slot);  // the tray at topology().trays()[slot]
+  void WatchTelemetryAtSlot(size_t slot);  // WatchTelemetry of the tray at topology().trays()[slot]
   // Temperature of a quiet GPU `g` on tray slot `k`, running `job` (kNoJob: none).
   double QuietTemperature(const GpuHeat& g, size_t k, JobId job, Time now) const;
   double GpuDemand(ComponentId gpu) const;

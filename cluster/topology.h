@@ -110,6 +110,13 @@ class Topology {
   uint32_t GpuSlot(ComponentId gpu) const { return gpu_slot_[gpu]; }
   ComponentId RackOf(ComponentId id) const;
   ComponentId ValveOfTray(ComponentId tray) const;
+  // By tray slot (an index of trays(), in range): its valve and its GPUs, without the lookup by id that
+  // misses the cache when a fleet's trays are polled in turn.
+  ComponentId ValveAtSlot(size_t slot) const { return tray_valve_[slot]; }
+  std::span<const ComponentId> GpusAtSlot(size_t slot) const {
+    const size_t per = static_cast<size_t>(model_.gpus_per_tray);
+    return std::span<const ComponentId>(tray_gpus_).subspan(slot * per, per);
+  }
   ComponentId NicOfGpu(ComponentId gpu) const;
   ComponentId CduOfRack(ComponentId rack) const;
   // NVLink domains: racks [d * DomainRacks(), (d + 1) * DomainRacks()) form domain d. DomainOf gives the
