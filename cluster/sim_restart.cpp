@@ -135,7 +135,9 @@ bool Scheduler::RestartInPlace(SimJob& j, const std::string& detail, bool owed) 
   for (ComponentId g : loud) thermal_.UpdateThermal(g);
   for (ComponentId tray : joined) SeatJob(topo_.TraySlot(tray), j.id, per_tray);
   if (!same) {
-    j.at.trays = TrayList::Ascending(std::move(next));  // a merge of two ascending lists
+    // A merge of two ascending lists of compute trays (its kept and joined ones): scoring need not count them.
+    const int64_t tray_gpus = static_cast<int64_t>(next.size()) * per_tray;
+    j.at.trays = TrayList::Ascending(std::move(next), tray_gpus);
     j.at.kinds = GroupFabrics(topo_, j.cfg, j.at);      // as Place() does
   }
   StartAfterOverhead(j, "placed on " + std::to_string(j.at.trays.size()) + " trays");

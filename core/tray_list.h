@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <vector>
@@ -27,10 +28,13 @@ class TrayList {
   TrayList(std::initializer_list<ComponentId> ids) : TrayList(std::vector<ComponentId>(ids)) {}
   // For a caller that built `ids` in ascending order (a merge of sorted lists): sorted() is true without
   // the O(n) check. Out of order is a programmer error (asserted in debug builds).
-  static TrayList Ascending(std::vector<ComponentId> ids) {
+  // `tray_gpus`: the GPUs on these trays when the maker knows them (every id a compute tray of
+  // `gpus_per_tray` GPUs: a scheduler's placement), so scoring need not walk 25,000 ids to count them
+  // for every restart's new placement; -1 when not known (Topology::GpusOnTrays counts them).
+  static TrayList Ascending(std::vector<ComponentId> ids, int64_t tray_gpus = -1) {
     assert(std::is_sorted(ids.begin(), ids.end()));
     TrayList out;
-    if (!ids.empty()) out.data_ = std::make_shared<const Data>(std::move(ids), true);
+    if (!ids.empty()) out.data_ = std::make_shared<const Data>(std::move(ids), true, tray_gpus);
     return out;
   }
 
@@ -42,6 +46,8 @@ class TrayList {
   ComponentId operator[](size_t i) const { return data_->ids[i]; }
   // Whether the ids are in ascending order (decided once, when the list is made).
   bool sorted() const { return !data_ || data_->sorted; }
+  // The GPUs on these trays as its maker counted them (Ascending); -1 if it did not.
+  int64_t tray_gpus() const { return data_ ? data_->tray_gpus : 0; }
   // Whether `tray` is in the list: O(log n) when sorted, O(n) otherwise.
   bool Contains(ComponentId tray) const {
     if (!data_) return false;
@@ -58,9 +64,10 @@ class TrayList {
  private:
   struct Data {
     explicit Data(std::vector<ComponentId> v) : ids(std::move(v)), sorted(std::is_sorted(ids.begin(), ids.end())) {}
-    Data(std::vector<ComponentId> v, bool in_order) : ids(std::move(v)), sorted(in_order) {}
+    Data(std::vector<ComponentId> v, bool in_order, int64_t gpus) : ids(std::move(v)), sorted(in_order), tray_gpus(gpus) {}
     std::vector<ComponentId> ids;
     bool sorted;
+    int64_t tray_gpus = -1;
   };
   static const std::vector<ComponentId>& Empty() {
     static const std::vector<ComponentId> empty;

@@ -36,6 +36,7 @@ struct FaultFacts {
   // own list, not a 100 KB copy per fault; otherwise `collateral_own` holds the union.
   std::vector<ComponentId> collateral_own;
   const std::vector<ComponentId>* collateral_shared = nullptr;
+  int64_t shared_gpus = -1;  // the GPUs on collateral_shared's trays when its maker counted them
   const std::vector<ComponentId>* last_merged = nullptr;
   bool needs_isolation = false;
   // Injected inside trays the healer had already drained, still drained: the part was out of service
@@ -48,7 +49,8 @@ struct FaultFacts {
   }
 
   // `sorted_trays` must outlive the metrics pass when `keep` (an event's own list) is set.
-  void AddCollateral(const std::vector<ComponentId>& sorted_trays, bool keep) {
+  // `tray_gpus`: the GPUs on `sorted_trays` if known (TrayList::tray_gpus), else -1.
+  void AddCollateral(const std::vector<ComponentId>& sorted_trays, bool keep, int64_t tray_gpus = -1) {
     // The same placement as the last event: a shared list is the same object, found in O(1).
     if (last_merged && (last_merged == &sorted_trays || *last_merged == sorted_trays)) return;
     last_merged = keep ? &sorted_trays : nullptr;
@@ -57,6 +59,7 @@ struct FaultFacts {
     if (Holds(have, sorted_trays)) return;
     if (keep && Holds(sorted_trays, have)) {
       collateral_shared = &sorted_trays;
+      shared_gpus = tray_gpus;
       collateral_own.clear();
       return;
     }
@@ -65,6 +68,7 @@ struct FaultFacts {
     std::set_union(have.begin(), have.end(), sorted_trays.begin(), sorted_trays.end(), std::back_inserter(merged));
     collateral_own = std::move(merged);
     collateral_shared = nullptr;
+    shared_gpus = -1;
   }
 };
 
@@ -423,7 +427,7 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
         // stopped again by the same fault on another placement idles the same GPUs' worth, not twice.
         if (auto stop = first_stop.find(fid); stop != first_stop.end()) {
           const JobChanged* c = stop->second;
-          if (c->trays.sorted()) f.AddCollateral(c->trays.ids(), true);
+          if (c->trays.sorted()) f.AddCollateral(c->trays.ids(), true, c->trays.tray_gpus());
           else f.AddCollateral(Sorted(c->trays.ids()), false);
         }
       }
@@ -457,7 +461,8 @@ RunMetrics ComputeMetrics(const std::vector<Event>& events, const cluster::Topol
     f.m.gpus_direct = static_cast<int>(f.direct_gpus.size());
     const std::vector<ComponentId>& trays = f.collateral_trays();
     auto [counted, fresh] = gpus_of_trays.try_emplace(&trays, 0);
-    if (fresh) counted->second = topo.GpusOnTrays(trays);
+    if (fresh && f.collateral_shared && f.shared_gpus >= 0) counted->second = static_cast<size_t>(f.shared_gpus);
+    else if (fresh) counted->second = topo.GpusOnTrays(trays);
     size_t collateral = counted->second;
     for (ComponentId g : f.direct_gpus)  // direct damage is not collateral
       collateral -= std::binary_search(trays.begin(), trays.end(), topo.TrayOf(g));

@@ -92,6 +92,9 @@ Outcome RunScript(bool in_place) {
         CHECK_FALSE(c.trays.Contains(h.Id("r01.tray03")));
         CHECK(c.trays.Contains(h.Id("r02.tray09")));
         CHECK(c.trays.size() == 24);
+        // The new list carries the GPUs on its trays for scoring, counted as Topology counts them.
+        CHECK(c.trays.tray_gpus() == 96);
+        CHECK(c.trays.tray_gpus() == static_cast<int64_t>(h.topo.GpusOnTrays(c.trays.ids())));
       }
     CHECK(saw);
     // The requeue at 3h20m changed nothing (no seat lost, no free tray below the job's last): the job keeps
