@@ -33,18 +33,22 @@ struct Run {
   std::string out;
 };
 
-// Runs rig-gpu with `args` (shell-quoted here: the arguments are ours) at time `now`.
-Run RigGpu(const std::vector<std::string>& args, double now) {
-  std::string cmd = "RIG_NOW=" + std::to_string(now) + " '" RIG_GPU_BIN "'";
-  for (const std::string& a : args) cmd += " '" + a + "'";
+// Runs `command` followed by `args` (shell-quoted here: the arguments are ours), with its output and exit code.
+Run Shell(std::string command, const std::vector<std::string>& args) {
+  for (const std::string& a : args) command += " '" + a + "'";
   Run r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
   REQUIRE(p != nullptr);
   char buf[4096];
   for (size_t k; (k = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, k);
   const int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+// Runs rig-gpu with `args` at time `now`.
+Run RigGpu(const std::vector<std::string>& args, double now) {
+  return Shell("RIG_NOW=" + std::to_string(now) + " '" RIG_GPU_BIN "'", args);
 }
 
 struct Tray {
@@ -222,19 +226,8 @@ TEST_CASE("rig stubs: a GPU that fell off the bus is a device report and its Xid
 
 namespace {
 
-// Runs rig-rank with `args` (ours, shell-quoted) and returns its exit code and what it printed.
-Run RigRank(const std::vector<std::string>& args) {
-  std::string cmd = "'" RIG_RANK_BIN "'";
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  Run r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  for (size_t k; (k = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, k);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+// Runs rig-rank with `args`.
+Run RigRank(const std::vector<std::string>& args) { return Shell("'" RIG_RANK_BIN "'", args); }
 
 }  // namespace
 
