@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "cluster/catalogue.h"
 #include "cluster/topology.h"
 
@@ -145,6 +148,64 @@ TEST_CASE("suspect: the last landed fault that reaches a tray the job held at it
   CHECK(landed.back().everywhere);
   CHECK(Suspect(landed, b) == 4);
   CHECK(Suspect(landed, moved) == 4);
+}
+
+// The monitor's speed window (StepWindow) with answers lagging their ticks by up to nine tenths of a
+// period, as on a loaded machine: once it spans its 3 periods the rate is always measured, so a slowed job
+// reads slowed at every tick (no flip-flop to "unknown", i.e. 1) and a recovered one gets a full-speed
+// window that began after its recovery (JobCharge clears the fault with it).
+TEST_CASE("step window: with jittered answers the rate is measured at every tick, slowed and recovered") {
+  const Duration period = Duration::Seconds(2), nominal = Duration::Millis(200);
+  StepWindow window(period * 3);
+  // The job's newest step at `t`: nominal pace until 40 s, half pace until 80 s, nominal again after.
+  const double slow_from = 40, fast_from = 80;
+  auto step_at = [&](double t) {
+    const double done = std::min(t, slow_from) / 0.2 + std::clamp(t - slow_from, 0.0, fast_from - slow_from) / 0.4 +
+                        std::max(t - fast_from, 0.0) / 0.2;
+    return static_cast<long>(done);
+  };
+  uint32_t lcg = 12345;  // a fixed sequence of lags: the test means the same on every run
+  auto lag_s = [&] {
+    lcg = lcg * 1664525u + 1013904223u;
+    return 1.8 * static_cast<double>(lcg >> 8) / static_cast<double>(1u << 24);  // 0 to 0.9 of a period
+  };
+  int slowed_ticks = 0, recovered_ticks = 0;
+  for (int tick = 0; tick < 60; ++tick) {
+    const double answered = 2.0 * tick + lag_s();
+    window.Add(Duration::Millis(static_cast<int64_t>(answered * 1000)), step_at(answered));
+    const StepWindow::Rate r = window.Measure(nominal);
+    CAPTURE(tick);
+    CAPTURE(answered);
+    if (answered < 8) continue;  // 3 periods of answers first
+    REQUIRE(r.measured);
+    // The window is no longer than its span plus the widest gap between two answers (two periods).
+    CHECK(answered - r.from.Seconds() < 6 + 4);
+    const double from = r.from.Seconds();
+    if (answered < slow_from) CHECK(r.speed > 0.95);
+    if (from >= slow_from && answered < fast_from) {  // wholly inside the slow spell
+      ++slowed_ticks;
+      CHECK(r.speed > 0.45);
+      CHECK(r.speed < 0.55);
+      CHECK(r.step_s == doctest::Approx(0.4).epsilon(0.1));
+    }
+    if (from >= fast_from) {  // wholly after it: full speed, from a window that began after the recovery
+      ++recovered_ticks;
+      CHECK(r.speed > 0.95);
+      CHECK(r.step_s == doctest::Approx(0.2).epsilon(0.05));
+    }
+  }
+  CHECK(slowed_ticks >= 12);
+  CHECK(recovered_ticks >= 12);
+  // An answer no newer than the last adds nothing; Clear starts over (a new placement), unmeasured.
+  const StepWindow::Rate before = window.Measure(nominal);
+  window.Add(before.from, 0);
+  CHECK(window.Measure(nominal).from == before.from);
+  window.Clear();
+  CHECK_FALSE(window.Measure(nominal).measured);
+  window.Add(Duration::Seconds(200), 10);
+  window.Add(Duration::Seconds(203), 25);
+  CHECK_FALSE(window.Measure(nominal).measured);  // 3 s: short of the span
+  CHECK_FALSE(window.Measure(Duration{}).measured);  // no nominal step: no speed
 }
 
 }  // namespace
