@@ -7,6 +7,7 @@
 // must outlive their use. Not thread-safe (the run's event loop).
 #pragma once
 
+#include <limits>
 #include <functional>
 #include <utility>
 
@@ -53,6 +54,13 @@ struct SimOptions {
   // cluster.object_store_gbytes_per_s: each region's object store read capacity, shared by the jobs
   // streaming from it (sim_storage.cpp); 0 = unlimited (each GPU reads at the catalogue's rate).
   double object_store_gbytes_per_s = 0;
+  // The lowest GPU temperature any reader of the run's telemetry acts on (the healer's thermal alert, a
+  // `safety.abort` limit). A tray at full flow whose GPUs neither throttle, shut down nor sit at a power
+  // cap, each warming or cooling along a trajectory that stays below it (and below slowdown), is polled no
+  // more: no sample on that path can cross a reader's line, so the first minutes of a month, every tray
+  // warming from idle to its job's heat, cost one poll a tray instead of five or six. -infinity (the
+  // default) polls every change to within 0.5 C of its steady state, as before.
+  double telemetry_interest_c = -std::numeric_limits<double>::infinity();
   // A requeued job that gets back all its trays but a few touches only those (sim_restart.cpp), with
   // the same result as releasing and placing every tray. Tests turn it off to compare the two.
   bool restart_in_place = true;

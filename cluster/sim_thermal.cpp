@@ -26,6 +26,7 @@ Thermal::Thermal(SimContext& ctx, Scheduler& jobs, Nodes& nodes, Fabric& fabric)
   full_tau_s_ = m.gpu_heat_capacity_j_per_k / full_conductance_;
   idle_steady_c_ = m.inlet_c + m.gpu_idle_w / full_conductance_;
   quiet_possible_ = m.inlet_c + m.gpu_tdp_w / full_conductance_ < m.gpu_slowdown_c - 1e-6;
+  uninteresting_below_c_ = std::min(opt_.telemetry_interest_c, m.gpu_slowdown_c) - 0.1;
   gpu_.resize(topo_.gpus().size());
   for (GpuHeat& g : gpu_) {
     g.cap_w = g.baseline_cap_w = m.gpu_tdp_w;
@@ -72,10 +73,10 @@ double Thermal::Temperature(ComponentId gpu_id, Time now) const {
   return QuietTemperature(g, topo_.TraySlot(topo_.TrayOf(gpu_id)), seats_.JobOfGpu(gpu_id), now);
 }
 
-double Thermal::QuietTemperature(const GpuHeat& g, size_t k, JobId job, Time now) const {
+double Thermal::QuietTemperature(const GpuHeat& g, size_t k, JobId job, Time now, double* ceiling) const {
   SettleCarry(k);
   const TrayCarry& t = carry_[k];
-  double env = idle_steady_c_;
+  double env = idle_steady_c_, env_steady = idle_steady_c_;
   if (job != kNoJob) {
     const ThermalState& e = job_heat_[job].env;
     EnvMemo& m = env_memo_;
@@ -84,11 +85,13 @@ double Thermal::QuietTemperature(const GpuHeat& g, size_t k, JobId job, Time now
         bits(m.env.steady_c) != bits(e.steady_c) || bits(m.env.tau_s) != bits(e.tau_s))
       m = EnvMemo{e, now, TemperatureAt(e, now)};
     env = m.value;
+    env_steady = e.steady_c;
   }
   // A term with nothing to decay is 0 whatever its exp: skipped (most quiet GPUs have no offset and most
   // trays no carry), the sum is the same double.
   const double carry = t.carry == 0 ? 0.0 : t.carry * Decay(t.carry_at, now);
   const double off = g.off == 0 ? 0.0 : g.off * Decay(g.off_at, now);
+  if (ceiling) *ceiling = std::max(env, env_steady) + std::max(carry, 0.0) + std::max(off, 0.0);
   return env + carry + off;
 }
 
@@ -233,10 +236,16 @@ void Thermal::OnTelemetryTick(size_t k) {
     const bool busy = job != kNoJob && tray_busy;
     const double demand = alive ? std::min(busy ? m.gpu_tdp_w : m.gpu_idle_w, s.cap_w) : 0;  // GpuDemand
     const bool capped = alive && busy && s.cap_w < m.gpu_tdp_w;                               // PowerCapped
-    const double temp = s.quiet ? QuietTemperature(s, k, job, now) : TemperatureAt(s.thermal, now);
+    double ceiling = 0;  // the highest its temperature can reach before something changes
+    const double temp = s.quiet ? QuietTemperature(s, k, job, now, &ceiling) : TemperatureAt(s.thermal, now);
     if (!active) {
       const double steady = s.quiet ? m.inlet_c + demand / full_conductance_ : s.thermal.steady_c;
-      active = s.throttling || shutdown || capped || std::fabs(temp - steady) > 0.5;
+      // A loud GPU approaches its steady state along one exponential: its now and its end bound the path.
+      if (!s.quiet) ceiling = std::max(temp, steady);
+      // Moving (more than 0.5 C from its steady state) along a path a reader may act on; below the line
+      // all the way (uninteresting_below_c_), nobody watches it.
+      active = s.throttling || shutdown || capped ||
+               (std::fabs(temp - steady) > 0.5 && ceiling >= uninteresting_below_c_);
     }
     if (shutdown) continue;  // off the bus: no samples
     const double speed = alive ? SpeedAtPower(s.throttling ? std::min(s.cap_w, s.power_w) : s.cap_w, m.gpu_tdp_w) : 0;

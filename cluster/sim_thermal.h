@@ -159,7 +159,9 @@ class Thermal {
   void OnTelemetryTick(size_t slot);  // the tray at topology().trays()[slot]
   void WatchTelemetryAtSlot(size_t slot);  // WatchTelemetry of the tray at topology().trays()[slot]
   // Temperature of a quiet GPU `g` on tray slot `k`, running `job` (kNoJob: none).
-  double QuietTemperature(const GpuHeat& g, size_t k, JobId job, Time now) const;
+  // `ceiling`, when given: the highest it can reach from now on with nothing changing (each term decays
+  // or approaches its steady state monotonically, so the sum stays below their bounds' sum).
+  double QuietTemperature(const GpuHeat& g, size_t k, JobId job, Time now, double* ceiling = nullptr) const;
   double GpuDemand(ComponentId gpu) const;
   // Its power cap holds a running GPU below what it would draw (DCGM's SW power cap clock event).
   bool PowerCapped(ComponentId gpu) const;
@@ -190,6 +192,9 @@ class Thermal {
   Nodes& nodes_;
   Fabric& fabric_;
   double idle_steady_c_ = 0, full_conductance_ = 0, full_tau_s_ = 1;
+  // Below this a GPU's trajectory interests no reader (SimOptions::telemetry_interest_c, capped at the
+  // slowdown temperature, less the 0.1 C a sample is rounded to): its tray need not be polled for it.
+  double uninteresting_below_c_ = 0;
   bool quiet_possible_ = false;  // a GPU at TDP and full flow stays below slowdown
   // The i-th GPU of tray slot k has GPU slot k x gpus_per_tray + i (the topology builds both in that
   // order; checked once): a telemetry poll then finds a tray's GPU states without looking up each GPU.

@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/cluster/sim_harness.h"
 
@@ -280,6 +283,47 @@ TEST_CASE("a power cap on a running GPU is polled while it lasts: power-cap even
   CHECK(capped_polls.front() <= capped + Duration::Seconds(10));
   CHECK(capped_polls.back() < lifted);
   CHECK(after_lift);
+}
+
+// SimOptions::telemetry_interest_c: a tray whose GPUs only warm toward a steady state below the line
+// (a job starting: idle 35.7 C to 63.57 C under TDP at full flow) is polled once, not until it settles;
+// the same warm-up with the line below its steady state is polled until it settles, as by default; and a
+// valve failing later re-arms the polls, its GPUs heating past the line and throttling as before.
+TEST_CASE("telemetry below every reader's line: a warming tray is polled once, a failing valve as before") {
+  auto temperature_polls = [](Harness& h, ComponentId gpu, Time from, Time to) {
+    int n = 0;
+    for (const auto& [at, s] : h.seen.Of<TelemetrySample>())
+      n += s.component == gpu && s.metric == Metric::kGpuTemperature && at >= from && at < to;
+    return n;
+  };
+  auto run = [&](double interest_c, std::vector<double>* temps) {
+    SimOptions opt;
+    opt.telemetry_interest_c = interest_c;
+    Harness h(42, 1, 2, false, opt);
+    auto job = h.sim.AddJob(Job(4));
+    REQUIRE(job.ok());
+    h.sim.Start();
+    const ComponentId gpu = h.Id("r01.tray01.gpu0"), valve = h.Id("r01.tray01.valve");
+    h.At(Duration::Hours(1), [&] { CHECK(h.sim.SetValveOpening(valve, 0.15, kValveFault).ok()); });
+    h.clock.RunUntil(Duration::Hours(1) + Duration::Minutes(5));
+    for (const auto& [at, s] : h.seen.Of<TelemetrySample>())
+      if (s.component == gpu && s.metric == Metric::kGpuTemperature && at >= Duration::Hours(1)) temps->push_back(s.value);
+    CHECK(h.Physics("thermal_slowdown", gpu).size() == 1);
+    return std::make_pair(temperature_polls(h, gpu, Time{}, Duration::Hours(1)), temperature_polls(h, gpu, Duration::Hours(1), Duration::Hours(2)));
+  };
+  std::vector<double> all_temps, low_temps, high_temps;
+  const auto all = run(-std::numeric_limits<double>::infinity(), &all_temps);  // the default: every change
+  const auto below = run(85, &low_temps);  // the healer's default alert: the warm-up stays below it
+  const auto above = run(50, &high_temps);  // a line the warm-up crosses
+  CHECK(all.first >= 4);  // the warm-up, tau = 400 / 42 = 9.5 s, polled every 10 s until within 0.5 C
+  CHECK(below.first == 1);
+  CHECK(above.first == all.first);
+  // After the valve fails, the same polls with the same values whatever the line.
+  CHECK(below.second == all.second);
+  CHECK(above.second == all.second);
+  CHECK(low_temps == all_temps);
+  CHECK(high_temps == all_temps);
+  CHECK(all.second >= 20);
 }
 
 }  // namespace
