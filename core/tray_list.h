@@ -46,7 +46,7 @@ class TrayList {
   ComponentId operator[](size_t i) const { return data_->ids[i]; }
   // Whether the ids are in ascending order (decided once, when the list is made).
   bool sorted() const { return !data_ || data_->sorted; }
-  // The GPUs on these trays as its maker counted them (Ascending); -1 if it did not.
+  // The GPUs on these trays as its maker counted them (Ascending); -1 if it did not; 0 for an empty list.
   int64_t tray_gpus() const { return data_ ? data_->tray_gpus : 0; }
   // Whether `tray` is in the list: O(log n) when sorted, O(n) otherwise.
   bool Contains(ComponentId tray) const {

@@ -99,7 +99,7 @@ class StepWindow {
     Rate r;
     if (answers_.empty() || nominal_step <= Duration{}) return r;
     const Duration over = answers_.back().first - answers_.front().first;
-    if (over < span_) return r;
+    if (over < span_ || over <= Duration{}) return r;  // one answer (or a zero span) measures no rate
     const double steps = static_cast<double>(answers_.back().second - answers_.front().second);
     r.measured = true;
     r.speed = std::min(1.0, steps * nominal_step.Seconds() / over.Seconds());

@@ -206,6 +206,12 @@ TEST_CASE("step window: with jittered answers the rate is measured at every tick
   window.Add(Duration::Seconds(203), 25);
   CHECK_FALSE(window.Measure(nominal).measured);  // 3 s: short of the span
   CHECK_FALSE(window.Measure(Duration{}).measured);  // no nominal step: no speed
+  StepWindow unset;  // a zero span: one answer, or two at once, measure nothing (no division by zero)
+  unset.Add(Duration::Seconds(5), 3);
+  CHECK_FALSE(unset.Measure(nominal).measured);
+  unset.Add(Duration::Seconds(6), 8);
+  CHECK(unset.Measure(nominal).measured);
+  CHECK(unset.Measure(nominal).step_s == doctest::Approx(0.2));
 }
 
 }  // namespace
