@@ -133,7 +133,8 @@ Status StorePlacementsOnce(Db& db) {
   return db.Exec(R"sql(
 -- A placement is either whole (base_id NULL: `trays` lists the component ids of its trays,
 -- comma-separated) or a difference (base_id: the trays of placement base_id of the same run, without
--- `removed`, plus `added`; `trays` is empty). Writers start a whole list again at least every 33 rows.
+-- `removed`, plus `added`; `trays` is empty). Writers start a whole list again after a bounded chain of
+-- differences (reports/store_events.cpp, kMaxDeltaChain: 32 rows until 2026-12, 1,024 since).
 CREATE TABLE placements(
   run_id INTEGER NOT NULL, id INTEGER NOT NULL, job_id INTEGER, base_id INTEGER,
   trays TEXT NOT NULL, added TEXT NOT NULL, removed TEXT NOT NULL,

@@ -31,7 +31,8 @@ struct ReportStore::State {
   struct Placed {
     TrayList trays;
     int64_t id = 0;
-    int depth = 0;  // placements rows since the last whole list (0: this one is whole)
+    int depth = 0;      // placements rows since the last whole list (0: this one is whole)
+    size_t chain = 0;   // ids in those rows' `added` and `removed` together
   };
   int64_t placements_run = 0;
   std::map<JobId, Placed> last_placement;

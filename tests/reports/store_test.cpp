@@ -387,8 +387,9 @@ TEST_CASE("reports.store: a restart that swaps a few trays is stored as the diff
   }
   REQUIRE(store->AppendEvents(*run, events).ok());
   CHECK(IntOpenExisting(path, "SELECT count(*) FROM placements") == 41);
-  // Placement 1 is whole, 2-33 are differences of one tray each, 34 is whole again, 35-40 differences,
-  // and 41 (every tray changed) is whole.
+  // Placement 1 is whole; 2-13 are differences of one tray each (24 ids: a 13th would bring the chain's
+  // ids to a quarter of the 100-tray list); 14 is whole again, and so are 27 and 40; 41 (every tray
+  // changed) is whole.
   auto db = Db::Open(path, SQLITE_OPEN_READONLY);
   REQUIRE(db.ok());
   auto rows = db->Prepare("SELECT id, base_id, trays, added, removed FROM placements ORDER BY id", "read");
@@ -410,7 +411,7 @@ TEST_CASE("reports.store: a restart that swaps a few trays is stored as the diff
     for (ComponentId t : IdSet(rows->Text(3))) CHECK(s.insert(t).second);
     rebuilt[id] = s;
   }
-  CHECK(whole == std::vector<int64_t>{1, 34, 41});
+  CHECK(whole == std::vector<int64_t>{1, 14, 27, 40, 41});
   REQUIRE(rebuilt.size() == lists.size());
   for (size_t k = 0; k < lists.size(); ++k) {
     CAPTURE(k);
@@ -419,4 +420,41 @@ TEST_CASE("reports.store: a restart that swaps a few trays is stored as the diff
   // Both events of a placement refer to its row.
   CHECK(IntOpenExisting(path, "SELECT count(DISTINCT placement_id) FROM job_events") == 41);
   CHECK(IntOpenExisting(path, "SELECT count(*) FROM job_events WHERE placement_id IS NULL") == 0);
+}
+
+TEST_CASE("reports.store: a big job's list is whole again after 1,024 differences, and every list reads back") {
+  OneRun fresh;
+  const std::string& path = fresh.path;
+  // 1,100 restarts of a 10,000-tray job, each swapping one tray: the chain's ids stay under a quarter
+  // of the list (2,200 < 2,500), so the row bound is what starts a whole list again.
+  std::vector<ComponentId> trays;
+  for (ComponentId t = 0; t < 10000; ++t) trays.push_back(2 * t);
+  std::vector<std::vector<ComponentId>> lists;
+  std::vector<Event> events;
+  for (int k = 0; k <= 1100; ++k) {
+    if (k > 0) {
+      trays.erase(trays.begin() + k);
+      trays.push_back(100000 + static_cast<ComponentId>(k));
+    }
+    lists.push_back(trays);
+    events.push_back({Duration::Minutes(k), JobChanged{0, JobState::kRunning, 0, 1, 1, 40000, {}, kNoFault, "", trays}});
+  }
+  REQUIRE(fresh.opened->AppendEvents(*fresh.begun, events).ok());
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM placements") == 1101);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM placements WHERE base_id IS NULL") == 2);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM placements WHERE base_id IS NULL AND id = 1026") == 1);
+  CHECK(IntOpenExisting(path, "SELECT count(*) FROM placements WHERE base_id IS NOT NULL AND base_id != id - 1") == 0);
+  // The store's own reader rebuilds each list.
+  auto read = fresh.opened->ReadRunEvents(*fresh.begun);
+  REQUIRE(read.ok());
+  size_t k = 0;
+  for (const Event& e : *read) {
+    const auto* job = std::get_if<JobChanged>(&e.body);
+    if (job == nullptr) continue;
+    REQUIRE(k < lists.size());
+    std::vector<ComponentId> want = lists[k++];
+    std::sort(want.begin(), want.end());
+    CHECK(job->trays.ids() == want);
+  }
+  CHECK(k == lists.size());
 }
