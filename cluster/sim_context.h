@@ -54,8 +54,9 @@ struct SimOptions {
   // cluster.object_store_gbytes_per_s: each region's object store read capacity, shared by the jobs
   // streaming from it (sim_storage.cpp); 0 = unlimited (each GPU reads at the catalogue's rate).
   double object_store_gbytes_per_s = 0;
-  // The lowest GPU temperature any reader of the run's telemetry acts on (the healer's thermal alert, a
-  // `safety.abort` limit). A tray at full flow whose GPUs neither throttle, shut down nor sit at a power
+  // The lowest GPU temperature any reader of the run's telemetry acts on: the runner passes the lowest
+  // of the healer's detectors' lines (healer::Detector::GpuTemperatureLineC) and the abort limits'
+  // (runner::Watch::GpuTemperatureLineC). A tray at full flow whose GPUs neither throttle, shut down nor sit at a power
   // cap, each warming or cooling along a trajectory that stays below it (and below slowdown), is polled no
   // more: no sample on that path can cross a reader's line, so the first minutes of a month, every tray
   // warming from idle to its job's heat, cost one poll a tray instead of five or six. -infinity (the

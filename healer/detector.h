@@ -59,6 +59,13 @@ class Detector {
   // detectors that read samples look at one metric each. A detector must do nothing with a sample
   // it says it does not read.
   virtual bool ReadsMetric(cluster::Metric, const Policy&) const { return true; }
+  // The lowest GPU temperature (C) at which a GPU's poll may make it act, for a GPU that neither throttles,
+  // nor sits at a power cap, nor is shut down: such a poll says nothing but how warm the GPU is. The
+  // simulator stops polling a tray whose GPUs stay below every reader's line (Healer::GpuTemperatureLineC,
+  // cluster::SimOptions::telemetry_interest_c), so a detector that acts on those polls below some line
+  // must return it. The default: -infinity (every poll may matter) when it reads a GPU metric, +infinity
+  // when it reads none.
+  virtual double GpuTemperatureLineC(const Policy& policy) const;
 };
 
 // The ObservationBody index of T (cluster::TelemetrySample, ...), for Detector::reads.

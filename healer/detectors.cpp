@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -101,6 +102,8 @@ class ThermalDetector : public Detector {
     return m == Metric::kLeak || m == Metric::kCoolantFlow || m == Metric::kSwitchTemperature ||
            m == Metric::kGpuTemperature || m == Metric::kThermalThrottle;
   }
+  // A GPU poll matters from the alert on (`>=`); the throttle bit is 0 on a GPU that does not throttle.
+  double GpuTemperatureLineC(const Policy& policy) const override { return policy.thermal_temperature_c; }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* s = As<cluster::TelemetrySample>(obs);
     if (!s) return;
@@ -192,6 +195,8 @@ class ClockDetector : public Detector {
   bool ReadsMetric(cluster::Metric m, const Policy& policy) const override {
     return policy.clock_enabled && (m == cluster::Metric::kPowerCapped || m == cluster::Metric::kGpuClockFraction);
   }
+  // It acts only on a GPU at its power cap, whose polls never stop.
+  double GpuTemperatureLineC(const Policy&) const override { return std::numeric_limits<double>::infinity(); }
   void OnObservation(const Observation& obs, DetectorContext& ctx) override {
     const auto* s = As<cluster::TelemetrySample>(obs);
     const Policy& policy = ctx.policy;
@@ -398,6 +403,16 @@ std::vector<size_t> RobustOutliers(const std::vector<float>& compute_s, double t
     if (excess / (1.4826 * mad) > threshold && excess > median * min_slowdown && excess > min_excess_s) out.push_back(i);
   }
   return out;
+}
+
+double Detector::GpuTemperatureLineC(const Policy& policy) const {
+  using cluster::Metric;
+  const size_t kind = reads();
+  if (kind == kAllKinds || kind == KindOf<cluster::TelemetrySample>())
+    for (Metric m : {Metric::kGpuTemperature, Metric::kGpuPower, Metric::kGpuClockFraction, Metric::kThermalThrottle,
+                     Metric::kPowerCapped})
+      if (ReadsMetric(m, policy)) return -std::numeric_limits<double>::infinity();
+  return std::numeric_limits<double>::infinity();
 }
 
 const std::vector<DetectorInfo>& DetectorTable() {

@@ -1,6 +1,7 @@
 #include "healer/healer.h"
 
 #include <algorithm>
+#include <limits>
 #include <span>
 
 namespace rackchaos::healer {
@@ -20,6 +21,12 @@ Healer::Healer(const cluster::Topology& topo, Clock& clock, cluster::Backend& ba
   for (size_t m = 0; m < cluster::kMetricCount; ++m)
     for (Detector* d : readers_[KindOf<cluster::TelemetrySample>()])
       if (d->ReadsMetric(static_cast<cluster::Metric>(m), policy_)) sample_readers_[m].push_back(d);
+}
+
+double Healer::GpuTemperatureLineC(const Policy& policy) {
+  double line = std::numeric_limits<double>::infinity();
+  for (const DetectorInfo& info : DetectorTable()) line = std::min(line, info.make()->GpuTemperatureLineC(policy));
+  return line;
 }
 
 void Healer::OnObservation(const cluster::Observation& obs) {

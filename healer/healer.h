@@ -31,6 +31,10 @@ class Healer : public cluster::ObservationSink {
 
   void OnObservation(const cluster::Observation& obs) override;
 
+  // The lowest line of its detectors under `policy` (Detector::GpuTemperatureLineC): GPU polls below it,
+  // of GPUs that neither throttle, nor sit at a power cap, nor are shut down, make the healer do nothing.
+  static double GpuTemperatureLineC(const Policy& policy);
+
   const Policy& policy() const { return policy_; }
   bool IsIsolated(ComponentId tray) const { return isolated_.count(tray) > 0; }
   // Isolated and drained (its drain ran): the trays the end of a run returns to service. A tray whose

@@ -4,6 +4,8 @@
 
 #include "cluster/sim_backend.h"
 #include "core/rng.h"
+#include "healer/healer.h"
+#include "runner/engine/watch.h"
 
 namespace rackchaos::runner {
 
@@ -18,11 +20,10 @@ RunOutcome ExecuteRun(const Plan& plan, const RunSpec& spec, const RunOptions& o
   sim_options.region_link_gbytes_per_s = spec.region_link_gbytes_per_s;
   sim_options.region_link_background = spec.region_link_background;
   sim_options.object_store_gbytes_per_s = spec.object_store_gbytes_per_s;
-  // What the run's readers of GPU temperature act on: the healer's thermal alert (reached as `>=`) and a
-  // live abort limit (`>`); telemetry that stays below both needs no polls (SimOptions).
-  sim_options.telemetry_interest_c = spec.policy.thermal_temperature_c;
-  if (spec.abort.gpu_temperature)
-    sim_options.telemetry_interest_c = std::min(sim_options.telemetry_interest_c, static_cast<double>(*spec.abort.gpu_temperature));
+  // The run's readers of GPU polls, the healer's detectors and the abort limits, say from which
+  // temperature they act; polls that stay below every line are not made (SimOptions).
+  sim_options.telemetry_interest_c =
+      std::min(healer::Healer::GpuTemperatureLineC(spec.policy), Watch::GpuTemperatureLineC(spec));
   cluster::SimBackend sim(spec.topology, clock, rng.Fork("sim"), events, sim_options);
   return RunPlan(plan, spec, {sim, clock, events, std::nullopt, kGateCheckPeriod, /*serials_derived=*/true}, options);
 }

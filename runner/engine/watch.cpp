@@ -1,10 +1,17 @@
 #include "runner/engine/watch.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/log.h"
 
 namespace rackchaos::runner {
+
+double Watch::GpuTemperatureLineC(const RunSpec& spec) {
+  return spec.abort.gpu_temperature ? static_cast<double>(*spec.abort.gpu_temperature)
+                                    : std::numeric_limits<double>::infinity();
+}
+
 namespace {
 
 std::string Limit(const char* key, int limit) { return std::string("safety.abort.") + key + " " + std::to_string(limit); }

@@ -27,6 +27,10 @@ class Watch : public cluster::ObservationSink {
  public:
   explicit Watch(const RunSpec& spec) : spec_(spec) {}
 
+  // The GPU temperature above which `spec`'s abort limits act (safety.abort.gpu_temperature, `>`);
+  // +infinity without one. No other observation it reads is a GPU poll.
+  static double GpuTemperatureLineC(const RunSpec& spec);
+
   // True when the plan has an abort condition (then subscribe the Watch to the backend).
   bool watches_observations() const { return spec_.abort.any(); }
   bool has_continuous_gates() const;

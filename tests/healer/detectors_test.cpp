@@ -2,11 +2,13 @@
 // (the straggler detector has its own file, straggler_test.cpp).
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "cluster/kernel_log.h"
 #include "healer/detector.h"
+#include "healer/healer.h"
 #include "tests/healer/test_util.h"
 
 namespace rackchaos::healer {
@@ -19,6 +21,8 @@ using cluster::LinkStateChange;
 using cluster::Metric;
 using cluster::TelemetrySample;
 using testing::DetectorHarness;
+using testing::MakeDetector;
+using testing::Shipped;
 using testing::Id;
 using testing::Min;
 using testing::Sec;
@@ -92,6 +96,76 @@ void Poll(DetectorHarness& h, Time at, ComponentId gpu, double temp_c, bool thro
   h.Feed(at, TelemetrySample{gpu, Metric::kGpuTemperature, temp_c});
   h.Feed(at, TelemetrySample{gpu, Metric::kThermalThrottle, throttling ? 1.0 : 0.0});
   h.Feed(at, TelemetrySample{gpu, Metric::kGpuPower, 1100});
+}
+
+// Detector::GpuTemperatureLineC is a promise the simulator relies on: it stops polling GPUs whose
+// temperature stays below every line. Each detector keeps it: a GPU poll of a cool, unthrottled, uncapped
+// GPU just below its line (or at 120 C when it has none) raises nothing however often it comes.
+TEST_CASE("healer: polls below each detector's GPU temperature line raise nothing; the healer takes the lowest line") {
+  const double inf = std::numeric_limits<double>::infinity();
+  Policy warm = Shipped("default");
+  warm.thermal_temperature_c = 70;
+  Policy clock = Shipped("default");
+  clock.clock_enabled = true;
+  for (const Policy& policy : std::vector<Policy>{Shipped("default"), Shipped("aggressive"), Shipped("conservative"), warm, clock}) {
+    CAPTURE(policy.thermal_temperature_c);
+    CAPTURE(policy.clock_enabled);
+    size_t bounded = 0;
+    for (const DetectorInfo& info : DetectorTable()) {
+      CAPTURE(info.name);
+      const double line = MakeDetector(info.name)->GpuTemperatureLineC(policy);
+      CHECK(line > -inf);  // none of today's detectors needs every poll
+      if (line < inf) ++bounded;
+      const double below = line < inf ? line - 0.1 : 120;
+      DetectorHarness h(info.name, policy);
+      const ComponentId gpu = Id("r01.tray03.gpu2");
+      for (int k = 1; k <= 30; ++k) {
+        h.Feed(Sec(10 * k), TelemetrySample{gpu, Metric::kGpuTemperature, below});
+        h.Feed(Sec(10 * k), TelemetrySample{gpu, Metric::kThermalThrottle, 0});
+        h.Feed(Sec(10 * k), TelemetrySample{gpu, Metric::kGpuPower, 1100});
+        h.Feed(Sec(10 * k), TelemetrySample{gpu, Metric::kGpuClockFraction, k % 2 ? 1.0 : 0.5});
+        h.Feed(Sec(10 * k), TelemetrySample{gpu, Metric::kPowerCapped, 0});
+      }
+      CHECK(h.raised().empty());
+      if (line == inf) continue;
+      // The line is where it acts, not merely somewhere below it.
+      DetectorHarness at(info.name, policy);
+      for (int k = 1; k <= 30; ++k) at.Feed(Sec(10 * k), TelemetrySample{gpu, Metric::kGpuTemperature, line});
+      CHECK(!at.raised().empty());
+    }
+    CHECK(bounded == 1);  // the thermal detector's
+    CHECK(Healer::GpuTemperatureLineC(policy) == policy.thermal_temperature_c);
+  }
+}
+
+// A detector that says nothing of its line: -infinity when it reads a GPU metric, +infinity when not.
+TEST_CASE("healer: a detector that reads GPU polls without a line needs every poll") {
+  struct Reads : Detector {
+    explicit Reads(Metric m) : m_(m) {}
+    std::string_view name() const override { return "reads"; }
+    void OnObservation(const cluster::Observation&, DetectorContext&) override {}
+    size_t reads() const override { return KindOf<TelemetrySample>(); }
+    bool ReadsMetric(Metric m, const Policy&) const override { return m == m_; }
+    Metric m_;
+  };
+  struct Heartbeats : Detector {
+    std::string_view name() const override { return "beats"; }
+    void OnObservation(const cluster::Observation&, DetectorContext&) override {}
+    size_t reads() const override { return KindOf<HeartbeatChange>(); }
+  };
+  struct Everything : Detector {
+    std::string_view name() const override { return "everything"; }
+    void OnObservation(const cluster::Observation&, DetectorContext&) override {}
+  };
+  const Policy policy = Shipped("default");
+  const double inf = std::numeric_limits<double>::infinity();
+  for (Metric m : {Metric::kGpuTemperature, Metric::kGpuPower, Metric::kGpuClockFraction, Metric::kThermalThrottle,
+                   Metric::kPowerCapped})
+    CHECK(Reads(m).GpuTemperatureLineC(policy) == -inf);
+  for (Metric m : {Metric::kCoolantFlow, Metric::kLeak, Metric::kPsuOk, Metric::kSwitchTemperature})
+    CHECK(Reads(m).GpuTemperatureLineC(policy) == inf);
+  CHECK(Heartbeats().GpuTemperatureLineC(policy) == inf);
+  CHECK(Everything().GpuTemperatureLineC(policy) == -inf);
 }
 
 TEST_CASE("healer.thermal: one hot poll is not enough with samples: 2, even when it also throttles") {
