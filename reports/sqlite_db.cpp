@@ -175,6 +175,13 @@ Result<int64_t> Db::QueryInt(const std::string& sql, std::string_view what) {
 void Db::SetBusyTimeout(int ms) { sqlite3_busy_timeout(db_.get(), ms); }
 int64_t Db::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_.get()); }
 int64_t Db::Changes() const { return sqlite3_changes(db_.get()); }
+int64_t Db::TotalChanges() const { return sqlite3_total_changes64(db_.get()); }
+
+bool Db::CheckpointPassive() {
+  int log = 0, copied = 0;
+  return sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) == SQLITE_OK &&
+         log == copied;
+}
 
 Status Db::Error(int rc, std::string_view what) const {
   return MakeError(db_.get(), kind_, path_, rc, what);

@@ -98,6 +98,11 @@ class Db {
   // The rowid of the last row this connection inserted, and the rows the last statement changed.
   int64_t LastInsertRowid() const;
   int64_t Changes() const;
+  // The rows every statement of this connection has changed since it opened.
+  int64_t TotalChanges() const;
+  // Copies what the WAL holds into the file as far as it can without waiting for or blocking another
+  // connection (a PASSIVE checkpoint; nothing in a file that is not in WAL mode). True when all of it was.
+  bool CheckpointPassive();
 
   // Builds the Status for a failed call: "<what> in report '<path>': <sqlite message>".
   Status Error(int rc, std::string_view what) const;

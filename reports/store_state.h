@@ -23,6 +23,7 @@ struct ReportStore::State {
   bool fresh = false;
   int wal_autocheckpoint_pages = 16384;  // OpenOptions: set again whenever the file goes back to WAL
   int64_t journal_size_limit = -1;
+  int64_t changes_at_begin = 0;  // Db::TotalChanges when this connection last began a run (FinishRun)
   // Prepared statements reused across calls, keyed by the address of their static SQL text: a
   // million-event batch then prepares each statement once.
   std::map<const char*, Stmt> cache;
