@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -241,51 +242,6 @@ TEST_CASE("a GPU capped below the hold power stays under its slowdown temperatur
   CHECK(h.Physics("thermal_slowdown", h.Id("r01.tray01.gpu1")).size() == 1);
 }
 
-// The other way: a valve fails, its GPUs heat past the line and throttle, the valve is restored and they
-// cool back. With the line at the healer's alert, the polls are those of the default, value for value,
-// until the GPUs are back below the line (a reader sees them cool), then stop while the default keeps
-// polling until they settle; none of the polls not made reads at or above the line.
-TEST_CASE("telemetry below every reader's line: a tray cooling back after its valve is restored is polled until below it") {
-  struct Seen {
-    std::vector<std::pair<Time, double>> temps;  // the GPU's temperature polls from a minute before the restore
-    bool throttled = false;
-  };
-  const Time failed = Duration::Hours(1), restored = Duration::Hours(1) + Duration::Minutes(10);
-  auto run = [&](double interest_c) {
-    SimOptions opt;
-    opt.telemetry_interest_c = interest_c;
-    Harness h(42, 1, 2, false, opt);
-    auto job = h.sim.AddJob(Job(4));
-    REQUIRE(job.ok());
-    h.sim.Start();
-    const ComponentId gpu = h.Id("r01.tray01.gpu0"), valve = h.Id("r01.tray01.valve");
-    h.At(failed, [&] { CHECK(h.sim.SetValveOpening(valve, 0.15, kValveFault).ok()); });
-    h.At(restored, [&] { CHECK(h.sim.SetValveOpening(valve, 1.0, kValveFault).ok()); });
-    h.clock.RunUntil(Duration::Hours(3));
-    Seen seen;
-    for (const auto& [at, s] : h.seen.Of<TelemetrySample>()) {
-      if (s.component != gpu || at < restored - Duration::Seconds(60)) continue;
-      if (s.metric == Metric::kGpuTemperature) seen.temps.push_back({at, s.value});
-      if (s.metric == Metric::kThermalThrottle && s.value > 0) seen.throttled = true;
-    }
-    return seen;
-  };
-  const double line = 85;
-  const Seen all = run(-std::numeric_limits<double>::infinity()), below = run(line);
-  REQUIRE(!all.temps.empty());
-  CHECK(all.throttled);                  // it was hot when the valve came back: held at slowdown, 87 C
-  CHECK(all.temps.front().second >= line);
-  CHECK(all.temps.back().second < 70);   // and settled near its steady state by the end
-  // The same polls, value for value, as long as they go...
-  REQUIRE(!below.temps.empty());
-  REQUIRE(below.temps.size() < all.temps.size());
-  CHECK(std::equal(below.temps.begin(), below.temps.end(), all.temps.begin()));
-  // ...until one below the line, the last; every poll not made reads below the line.
-  CHECK(below.temps.back().second < line);
-  for (size_t k = below.temps.size(); k < all.temps.size(); ++k) CHECK(all.temps[k].second < line);
-  CHECK(all.temps.size() - below.temps.size() >= 3);  // the default polls on until within 0.5 C of steady
-}
-
 }  // namespace
 }  // namespace rackchaos::cluster
 
@@ -330,6 +286,16 @@ TEST_CASE("a power cap on a running GPU is polled while it lasts: power-cap even
   CHECK(after_lift);
 }
 
+// One rack running a 4-GPU job (tray 1), its telemetry's line at `interest_c`.
+std::unique_ptr<Harness> OneJobWithLine(double interest_c) {
+  SimOptions opt;
+  opt.telemetry_interest_c = interest_c;
+  auto h = std::make_unique<Harness>(42, 1, 2, false, opt);
+  REQUIRE(h->sim.AddJob(Job(4)).ok());
+  h->sim.Start();
+  return h;
+}
+
 // SimOptions::telemetry_interest_c: a tray whose GPUs only warm toward a steady state below the line
 // (a job starting: idle 35.7 C to 63.57 C under TDP at full flow) is polled once, not until it settles;
 // the same warm-up with the line below its steady state is polled until it settles, as by default; and a
@@ -342,12 +308,8 @@ TEST_CASE("telemetry below every reader's line: a warming tray is polled once, a
     return n;
   };
   auto run = [&](double interest_c, std::vector<double>* temps) {
-    SimOptions opt;
-    opt.telemetry_interest_c = interest_c;
-    Harness h(42, 1, 2, false, opt);
-    auto job = h.sim.AddJob(Job(4));
-    REQUIRE(job.ok());
-    h.sim.Start();
+    auto started = OneJobWithLine(interest_c);
+    Harness& h = *started;
     const ComponentId gpu = h.Id("r01.tray01.gpu0"), valve = h.Id("r01.tray01.valve");
     h.At(Duration::Hours(1), [&] { CHECK(h.sim.SetValveOpening(valve, 0.15, kValveFault).ok()); });
     h.clock.RunUntil(Duration::Hours(1) + Duration::Minutes(5));
@@ -369,6 +331,47 @@ TEST_CASE("telemetry below every reader's line: a warming tray is polled once, a
   CHECK(low_temps == all_temps);
   CHECK(high_temps == all_temps);
   CHECK(all.second >= 20);
+}
+
+// The other way: a valve fails, its GPUs heat past the line and throttle, the valve is restored and they
+// cool back. With the line at the healer's alert, the polls are those of the default, value for value,
+// until the GPUs are back below the line (a reader sees them cool), then stop while the default keeps
+// polling until they settle; none of the polls not made reads at or above the line.
+TEST_CASE("telemetry below every reader's line: a tray cooling back after its valve is restored is polled until below it") {
+  struct Seen {
+    std::vector<std::pair<Time, double>> temps;  // the GPU's temperature polls from a minute before the restore
+    bool throttled = false;
+  };
+  const Time failed = Duration::Hours(1), restored = Duration::Hours(1) + Duration::Minutes(10);
+  auto run = [&](double interest_c) {
+    auto started = OneJobWithLine(interest_c);
+    Harness& h = *started;
+    const ComponentId gpu = h.Id("r01.tray01.gpu0"), valve = h.Id("r01.tray01.valve");
+    h.At(failed, [&] { CHECK(h.sim.SetValveOpening(valve, 0.15, kValveFault).ok()); });
+    h.At(restored, [&] { CHECK(h.sim.SetValveOpening(valve, 1.0, kValveFault).ok()); });
+    h.clock.RunUntil(Duration::Hours(3));
+    Seen seen;
+    for (const auto& [at, s] : h.seen.Of<TelemetrySample>()) {
+      if (s.component != gpu || at < restored - Duration::Seconds(60)) continue;
+      if (s.metric == Metric::kGpuTemperature) seen.temps.push_back({at, s.value});
+      if (s.metric == Metric::kThermalThrottle && s.value > 0) seen.throttled = true;
+    }
+    return seen;
+  };
+  const double line = 85;
+  const Seen all = run(-std::numeric_limits<double>::infinity()), below = run(line);
+  REQUIRE(!all.temps.empty());
+  CHECK(all.throttled);                  // it was hot when the valve came back: held at slowdown, 87 C
+  CHECK(all.temps.front().second >= line);
+  CHECK(all.temps.back().second < 70);   // and settled near its steady state by the end
+  // The same polls, value for value, as long as they go...
+  REQUIRE(!below.temps.empty());
+  REQUIRE(below.temps.size() < all.temps.size());
+  CHECK(std::equal(below.temps.begin(), below.temps.end(), all.temps.begin()));
+  // ...until one below the line, the last; every poll not made reads below the line.
+  CHECK(below.temps.back().second < line);
+  for (size_t k = below.temps.size(); k < all.temps.size(); ++k) CHECK(all.temps[k].second < line);
+  CHECK(all.temps.size() - below.temps.size() >= 3);  // the default polls on until within 0.5 C of steady
 }
 
 }  // namespace
