@@ -29,6 +29,10 @@ enum class Metric { kGpuTemperature, kGpuPower, kGpuClockFraction, kThermalThrot
                     kProbeOk, kSwitchTemperature, kPowerCapped };
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::kPowerCapped) + 1;
 const char* MetricName(Metric m);
+// Whether a GPU's own poll reports it (temperature, power, SM clock, thermal slowdown, power-cap event), as
+// opposed to a valve's, a shelf's, a part's, a region's or a switch tray's. Every metric is classified in
+// one switch: a new one that is not fails to compile (-Wswitch).
+bool IsGpuMetric(Metric m);
 
 // One polled telemetry value (DCGM-like): temperature in C, power in W, clock as a fraction of max,
 // throttle as 0/1 (HW thermal slowdown bit), flow in L/min for a tray's valve, a PSU's health as 1 (OK)

@@ -44,6 +44,25 @@ const char* MetricName(Metric m) {
   return "unknown";
 }
 
+bool IsGpuMetric(Metric m) {
+  switch (m) {
+    case Metric::kGpuTemperature:
+    case Metric::kGpuPower:
+    case Metric::kGpuClockFraction:
+    case Metric::kThermalThrottle:
+    case Metric::kPowerCapped:
+      return true;
+    case Metric::kCoolantFlow:
+    case Metric::kPsuOk:
+    case Metric::kLeak:
+    case Metric::kPartOk:
+    case Metric::kProbeOk:
+    case Metric::kSwitchTemperature:
+      return false;
+  }
+  return false;
+}
+
 // Each random process draws from its own stream, forked by name from the run's generator (not from its
 // position), so adding a part or a process shifts no other part's draws.
 SimBackend::SimBackend(const Topology& topology, VirtualClock& clock, Rng rng, EventSink& events, SimOptions options)

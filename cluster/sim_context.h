@@ -7,8 +7,8 @@
 // must outlive their use. Not thread-safe (the run's event loop).
 #pragma once
 
-#include <limits>
 #include <functional>
+#include <limits>
 #include <utility>
 
 #include <vector>

@@ -409,9 +409,9 @@ double Detector::GpuTemperatureLineC(const Policy& policy) const {
   using cluster::Metric;
   const size_t kind = reads();
   if (kind == kAllKinds || kind == KindOf<cluster::TelemetrySample>())
-    for (Metric m : {Metric::kGpuTemperature, Metric::kGpuPower, Metric::kGpuClockFraction, Metric::kThermalThrottle,
-                     Metric::kPowerCapped})
-      if (ReadsMetric(m, policy)) return -std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < cluster::kMetricCount; ++i)
+      if (const Metric m = static_cast<Metric>(i); cluster::IsGpuMetric(m) && ReadsMetric(m, policy))
+        return -std::numeric_limits<double>::infinity();
   return std::numeric_limits<double>::infinity();
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -284,6 +285,23 @@ TEST_CASE("a power cap on a running GPU is polled while it lasts: power-cap even
   CHECK(capped_polls.front() <= capped + Duration::Seconds(10));
   CHECK(capped_polls.back() < lifted);
   CHECK(after_lift);
+}
+
+// IsGpuMetric, which detectors' default GPU temperature lines rely on, says which samples a GPU's poll
+// makes: every sample of a GPU has a GPU metric, and no sample of anything else does.
+TEST_CASE("telemetry: the samples of a GPU are exactly those of GPU metrics") {
+  Harness h;
+  REQUIRE(h.sim.AddJob(Job(4)).ok());
+  h.sim.Start();
+  h.clock.RunUntil(Duration::Minutes(2));
+  std::set<Metric> gpu, other;
+  for (const auto& [at, s] : h.seen.Of<TelemetrySample>()) {
+    const bool of_gpu = h.topo.at(s.component).kind == Kind::kGpu;
+    CHECK(IsGpuMetric(s.metric) == of_gpu);
+    (of_gpu ? gpu : other).insert(s.metric);
+  }
+  CHECK(gpu.size() == 5);  // temperature, throttle, power, clock, power cap
+  CHECK(other.count(Metric::kCoolantFlow) == 1);
 }
 
 // One rack running a 4-GPU job (tray 1), its telemetry's line at `interest_c`.
